@@ -1,0 +1,255 @@
+//! The pipeline, end to end: source → sample → metrics → score → report.
+
+use crate::error::input_error;
+use crate::metrics::distribution::DistributionCounter;
+use crate::metrics::ranges::{Ranges, NUM_RANGES};
+use crate::metrics::shapes::shape_of;
+use crate::metrics::{cardinality, frequency, monotonicity};
+use crate::model::{Query, ShardKey};
+use crate::propose::{propose, Proposal};
+use crate::report::*;
+use crate::sample::{KeySample, Sample};
+use crate::score::score;
+use crate::sources::queries::QueryLog;
+use anyhow::Result;
+use bson::{Bson, Document};
+use std::collections::BTreeMap;
+
+/// Where documents come from: a file today, a live collection through the driver.
+pub trait DocumentSource {
+    /// For the report: a file path or a redacted URI and namespace.
+    fn describe(&self) -> String;
+    /// The first `n` documents, for proposing candidates.
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>>;
+    /// Every sampled document in insertion order, with its BSON size.
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()>;
+    /// The collection's document count when the source knows it (fast count).
+    fn num_docs_total(&self) -> Option<u64> {
+        None
+    }
+    /// Whether the key has a unique supporting index, when the source knows.
+    fn is_unique(&self, _key: &ShardKey) -> Option<bool> {
+        None
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub keys: Vec<ShardKey>,
+    pub namespace: Option<String>,
+    pub chunk_size_bytes: u64,
+    pub num_most_common: usize,
+    pub default_collation: Option<Document>,
+    /// The collection's size when the documents are a sample of it.
+    pub total_docs: Option<u64>,
+}
+
+pub const DEFAULT_CHUNK_MIB: u64 = 128;
+const PRESCAN_DOCS: usize = 1000;
+
+/// The namespace to analyse: given, or the only one the query logs name.
+pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<String>> {
+    if let Some(ns) = given {
+        return Ok(Some(ns.to_string()));
+    }
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for q in &log.queries {
+        *counts.entry(q.ns.as_str()).or_default() += 1;
+    }
+    match counts.len() {
+        0 => Ok(None),
+        1 => Ok(counts.keys().next().map(|s| s.to_string())),
+        _ => {
+            let mut by_count: Vec<(&str, u64)> = counts.into_iter().collect();
+            by_count.sort_by(|a, b| b.1.cmp(&a.1));
+            let list: Vec<String> = by_count.iter().take(5).map(|(n, c)| format!("{n} ({c})")).collect();
+            Err(input_error(format!(
+                "the query logs cover several collections ({}); name one with --collection db.coll",
+                list.join(", ")
+            )))
+        }
+    }
+}
+
+fn value_json(key: &ShardKey, value: &[Bson]) -> serde_json::Value {
+    let mut d = Document::new();
+    for (f, v) in key.fields.iter().zip(value) {
+        d.insert(f.path.clone(), v.clone());
+    }
+    Bson::Document(d).into_relaxed_extjson()
+}
+
+fn characteristics(ks: &KeySample, sample: &Sample, total: u64, opts: &Options, is_unique: Option<bool>) -> KeyCharacteristics {
+    let sampled = sample.num_docs;
+    let avg = if sampled > 0 { sample.total_bytes / sampled } else { 0 };
+    let counted = ks.docs_counted();
+    let mcv = frequency::most_common(&ks.values, opts.num_most_common)
+        .into_iter()
+        .map(|v| MostCommonValue { value: value_json(&ks.key, &v.value), frequency: v.count })
+        .collect();
+    let mono = match monotonicity::by_key_shape(&ks.key) {
+        Some(m) => m,
+        None => monotonicity::measure(&ks.key, &ks.insertion_positions_in_key_order()),
+    };
+    let jumbo = frequency::jumbo_values(&ks.values, counted.max(1), total, avg, opts.chunk_size_bytes)
+        .into_iter()
+        .take(opts.num_most_common)
+        .map(|j| JumboValueReport { value: value_json(&ks.key, &j.value), estimated_docs: j.estimated_docs, estimated_bytes: j.estimated_bytes })
+        .collect();
+    KeyCharacteristics {
+        num_docs_total: total,
+        num_docs_sampled: sampled,
+        avg_doc_size_bytes: avg,
+        num_distinct_values: ks.values.len() as u64,
+        most_common_values: mcv,
+        is_unique,
+        monotonicity: mono,
+        estimated_num_distinct_values: Estimate {
+            value: cardinality::estimate_distinct(ks.values.iter().map(|v| v.count), counted, total),
+            estimator: cardinality::ESTIMATOR,
+        },
+        top_value_percentage: frequency::top_share(&ks.values, counted) * 100.0,
+        num_docs_missing_key_fields: ks.docs_missing_fields,
+        num_docs_with_array_key_values: ks.docs_with_arrays,
+        jumbo_chunk_risk: JumboRisk { chunk_size_bytes: opts.chunk_size_bytes, values: jumbo },
+    }
+}
+
+/// Run the whole analysis.
+pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
+    let ns = resolve_namespace(opts.namespace.as_deref(), log)?;
+    let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
+    let diffs: Vec<&Document> =
+        log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
+
+    let mut notes = Vec::new();
+    let proposals: Vec<Proposal> = if opts.keys.is_empty() {
+        let pre = source.prescan(PRESCAN_DOCS)?;
+        if pre.is_empty() {
+            return Err(input_error(format!("{}: no documents to analyse", source.describe())));
+        }
+        let p = propose(&pre, &queries);
+        notes.push(format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len()));
+        p
+    } else {
+        opts.keys.iter().map(|k| Proposal { key: k.clone(), why: String::new() }).collect()
+    };
+    let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();
+
+    let mut sample = Sample::new(&keys);
+    source.scan(&mut |d, size| {
+        sample.add(d, size);
+        Ok(())
+    })?;
+    if sample.num_docs == 0 {
+        return Err(input_error(format!("{}: no documents to analyse", source.describe())));
+    }
+    let total = opts.total_docs.or(source.num_docs_total()).unwrap_or(0).max(sample.num_docs);
+    if total > sample.num_docs {
+        notes.push(format!(
+            "{} of {} documents sampled; counts of values are for the sample, estimates and jumbo risk are scaled to the collection",
+            sample.num_docs, total
+        ));
+    }
+
+    let mut candidates = Vec::with_capacity(keys.len());
+    for (ks, prop) in sample.keys.iter().zip(&proposals) {
+        let kc = characteristics(ks, &sample, total, opts, source.is_unique(&ks.key));
+        let ranges = Ranges::cut(&ks.key_space_values(), NUM_RANGES);
+        let mut dist = DistributionCounter::new(&ranges);
+        let mut shapes: BTreeMap<(String, crate::metrics::targeting::Label), (u64, BTreeMap<String, u64>)> = BTreeMap::new();
+        for q in &queries {
+            if let Some(label) = dist.add(&ks.key, q, opts.default_collation.as_ref(), &ranges) {
+                let e = shapes.entry((shape_of(&q.filter), label)).or_default();
+                e.0 += 1;
+                *e.1.entry(q.op.name().to_string()).or_default() += 1;
+            }
+        }
+        for d in &diffs {
+            dist.add_diff(&ks.key, d);
+        }
+        let reads = dist.read_distribution();
+        let writes = dist.write_distribution();
+        let s = score(&kc, &reads, &writes);
+        let mut query_shapes: Vec<QueryShapeReport> = shapes
+            .into_iter()
+            .map(|((shape, label), (count, ops))| QueryShapeReport { shape, ops, count, label })
+            .collect();
+        query_shapes.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.shape.cmp(&b.shape)));
+        candidates.push(CandidateReport {
+            key: ks.key.to_json(),
+            rank: 0,
+            score: s.score,
+            verdict: s.verdict,
+            reasons: s.reasons,
+            proposed_because: (!prop.why.is_empty()).then(|| prop.why.clone()),
+            key_characteristics: kc,
+            read_distribution: reads,
+            write_distribution: writes,
+            query_shapes,
+        });
+    }
+    candidates.sort_by(|a, b| b.score.cmp(&a.score));
+    for (i, c) in candidates.iter_mut().enumerate() {
+        c.rank = i + 1;
+    }
+
+    let mut skipped = log.skipped.clone();
+    skipped.retain(|_, v| *v > 0);
+    Ok(Report {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo { name: "shardkey", version: env!("CARGO_PKG_VERSION") },
+        namespace: ns,
+        inputs: Inputs {
+            documents: DocumentInput { source: source.describe(), num_docs_read: sample.num_docs },
+            queries: QueryInput {
+                sources: query_sources,
+                records_read: log.records,
+                queries_read: log.queries.len() as u64,
+                queries_used: queries.len() as u64,
+                queries_other_namespaces: (log.queries.len() - queries.len()) as u64,
+                skipped,
+                shard_key_update_diffs: diffs.len() as u64,
+            },
+        },
+        settings: Settings {
+            chunk_size_bytes: opts.chunk_size_bytes,
+            num_most_common_values: opts.num_most_common,
+            default_collation: opts.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
+        },
+        candidates,
+        notes,
+    })
+}
+
+/// A document file as a source (mongoexport JSON, mongodump BSON).
+pub struct FileSource {
+    pub path: std::path::PathBuf,
+}
+
+impl DocumentSource for FileSource {
+    fn describe(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        let mut out = Vec::with_capacity(n);
+        let stop = "stop-prescan";
+        let r = crate::sources::docs::for_each_document(&self.path, |d, _| {
+            if out.len() >= n {
+                anyhow::bail!(stop);
+            }
+            out.push(d.clone());
+            Ok(())
+        });
+        match r {
+            Ok(_) => Ok(out),
+            Err(e) if e.to_string() == stop => Ok(out),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+        crate::sources::docs::for_each_document(&self.path, f).map(|_| ())
+    }
+}

@@ -1,0 +1,16 @@
+//! shardkey: which MongoDB shard key to choose, and why.
+//!
+//! The pipeline is the architecture: `sources` → `sample` → `metrics` → `score` → `report`,
+//! put together in `analyze`.
+
+pub mod analyze;
+pub mod bsonx;
+pub mod cli;
+pub mod error;
+pub mod metrics;
+pub mod model;
+pub mod propose;
+pub mod report;
+pub mod sample;
+pub mod score;
+pub mod sources;

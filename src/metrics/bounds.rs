@@ -1,0 +1,425 @@
+//! Index bounds of a query filter on one shard key field, as the query planner
+//! would build them for an index on the shard key (what mongos targets with).
+//! Only what decides the targeting label and the ranges touched is modelled.
+
+use crate::bsonx::{cmp_bson, hash64, is_collatable};
+use bson::{Bson, Document, Regex};
+use std::cmp::Ordering;
+
+/// One interval of values; inclusive or exclusive at each end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interval {
+    pub lo: Bson,
+    pub lo_inc: bool,
+    pub hi: Bson,
+    pub hi_inc: bool,
+}
+
+impl Interval {
+    pub fn point(v: Bson) -> Interval {
+        Interval { lo: v.clone(), lo_inc: true, hi: v, hi_inc: true }
+    }
+
+    pub fn full() -> Interval {
+        Interval { lo: Bson::MinKey, lo_inc: true, hi: Bson::MaxKey, hi_inc: true }
+    }
+
+    pub fn is_point(&self) -> bool {
+        self.lo_inc && self.hi_inc && cmp_bson(&self.lo, &self.hi) == Ordering::Equal
+    }
+
+    pub fn is_full(&self) -> bool {
+        matches!(self.lo, Bson::MinKey) && matches!(self.hi, Bson::MaxKey)
+    }
+
+    fn is_empty(&self) -> bool {
+        match cmp_bson(&self.lo, &self.hi) {
+            Ordering::Greater => true,
+            Ordering::Equal => !(self.lo_inc && self.hi_inc),
+            Ordering::Less => false,
+        }
+    }
+
+    fn intersect(&self, o: &Interval) -> Option<Interval> {
+        let (lo, lo_inc) = match cmp_bson(&self.lo, &o.lo) {
+            Ordering::Greater => (self.lo.clone(), self.lo_inc),
+            Ordering::Less => (o.lo.clone(), o.lo_inc),
+            Ordering::Equal => (self.lo.clone(), self.lo_inc && o.lo_inc),
+        };
+        let (hi, hi_inc) = match cmp_bson(&self.hi, &o.hi) {
+            Ordering::Less => (self.hi.clone(), self.hi_inc),
+            Ordering::Greater => (o.hi.clone(), o.hi_inc),
+            Ordering::Equal => (self.hi.clone(), self.hi_inc && o.hi_inc),
+        };
+        let i = Interval { lo, lo_inc, hi, hi_inc };
+        (!i.is_empty()).then_some(i)
+    }
+}
+
+/// The bounds on one field: unconstrained, or a union of intervals (possibly none).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldBounds {
+    Any,
+    Set(Vec<Interval>),
+}
+
+impl FieldBounds {
+    fn intersect(self, o: FieldBounds) -> FieldBounds {
+        match (self, o) {
+            (FieldBounds::Any, x) | (x, FieldBounds::Any) => x,
+            (FieldBounds::Set(a), FieldBounds::Set(b)) => {
+                let mut out = Vec::new();
+                for x in &a {
+                    for y in &b {
+                        if let Some(i) = x.intersect(y) {
+                            out.push(i);
+                        }
+                    }
+                }
+                FieldBounds::Set(normalize(out))
+            }
+        }
+    }
+
+    fn union(self, o: FieldBounds) -> FieldBounds {
+        match (self, o) {
+            (FieldBounds::Any, _) | (_, FieldBounds::Any) => FieldBounds::Any,
+            (FieldBounds::Set(mut a), FieldBounds::Set(b)) => {
+                a.extend(b);
+                FieldBounds::Set(normalize(a))
+            }
+        }
+    }
+
+    /// True when the bounds are exactly one MinKey..MaxKey interval (or Any).
+    pub fn is_full(&self) -> bool {
+        match self {
+            FieldBounds::Any => true,
+            FieldBounds::Set(v) => v.len() == 1 && v[0].is_full(),
+        }
+    }
+}
+
+/// Sort and merge overlapping intervals.
+fn normalize(mut v: Vec<Interval>) -> Vec<Interval> {
+    v.sort_by(|a, b| cmp_bson(&a.lo, &b.lo).then_with(|| b.lo_inc.cmp(&a.lo_inc)));
+    let mut out: Vec<Interval> = Vec::with_capacity(v.len());
+    for i in v {
+        if let Some(last) = out.last_mut() {
+            let touch = match cmp_bson(&i.lo, &last.hi) {
+                Ordering::Less => true,
+                Ordering::Equal => i.lo_inc || last.hi_inc,
+                Ordering::Greater => false,
+            };
+            if touch {
+                match cmp_bson(&i.hi, &last.hi) {
+                    Ordering::Greater => {
+                        last.hi = i.hi;
+                        last.hi_inc = i.hi_inc;
+                    }
+                    Ordering::Equal => last.hi_inc |= i.hi_inc,
+                    Ordering::Less => {}
+                }
+                continue;
+            }
+        }
+        out.push(i);
+    }
+    out
+}
+
+/// How predicates may be turned into bounds on this field.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldContext {
+    pub hashed: bool,
+    /// The effective collation is simple (binary).
+    pub simple_collation: bool,
+}
+
+/// The bounds a filter puts on `path`. Only predicates on exactly `path` count:
+/// `{a: {x: 0}}` does not bound the index field `a.x`.
+pub fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Option<&Document>) -> FieldBounds {
+    let mut acc = FieldBounds::Any;
+    for (k, v) in filter {
+        let b = match k.as_str() {
+            "$and" => match v {
+                Bson::Array(items) => items
+                    .iter()
+                    .filter_map(|x| x.as_document())
+                    .fold(FieldBounds::Any, |a, d| a.intersect(bounds_for(d, path, cx, let_vars))),
+                _ => FieldBounds::Any,
+            },
+            "$or" => match v {
+                Bson::Array(items) if !items.is_empty() => {
+                    let mut u: Option<FieldBounds> = None;
+                    for d in items.iter().filter_map(|x| x.as_document()) {
+                        let b = bounds_for(d, path, cx, let_vars);
+                        u = Some(match u {
+                            None => b,
+                            Some(prev) => prev.union(b),
+                        });
+                    }
+                    u.unwrap_or(FieldBounds::Any)
+                }
+                _ => FieldBounds::Any,
+            },
+            "$expr" => match expr_equality(v, let_vars) {
+                Some((p, val)) if p == path => value_point(&val, cx),
+                _ => FieldBounds::Any,
+            },
+            _ if k.starts_with('$') => FieldBounds::Any,
+            _ if k == path => predicate_bounds(v, cx),
+            _ => FieldBounds::Any,
+        };
+        acc = acc.intersect(b);
+    }
+    acc
+}
+
+/// `{$eq: ["$field", <constant or $$var>]}` (either order) inside `$expr`.
+pub fn expr_equality(expr: &Bson, let_vars: Option<&Document>) -> Option<(String, Bson)> {
+    let d = expr.as_document()?;
+    if d.len() != 1 {
+        return None;
+    }
+    let args = d.get("$eq")?.as_array()?;
+    if args.len() != 2 {
+        return None;
+    }
+    let field_of = |b: &Bson| match b {
+        Bson::String(s) if s.starts_with('$') && !s.starts_with("$$") => Some(s[1..].to_string()),
+        _ => None,
+    };
+    let const_of = |b: &Bson| -> Option<Bson> {
+        match b {
+            Bson::String(s) if s.starts_with("$$") => let_vars?.get(&s[2..]).cloned(),
+            Bson::String(s) if s.starts_with('$') => None,
+            Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => {
+                d.get("$literal").cloned()
+            }
+            other => Some(other.clone()),
+        }
+    };
+    if let Some(f) = field_of(&args[0]) {
+        return Some((f, const_of(&args[1])?));
+    }
+    if let Some(f) = field_of(&args[1]) {
+        return Some((f, const_of(&args[0])?));
+    }
+    None
+}
+
+fn is_operator_doc(v: &Bson) -> Option<&Document> {
+    match v {
+        Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => Some(d),
+        _ => None,
+    }
+}
+
+fn predicate_bounds(v: &Bson, cx: FieldContext) -> FieldBounds {
+    let Some(ops) = is_operator_doc(v) else {
+        return match v {
+            Bson::RegularExpression(r) => regex_bounds(r, cx),
+            other => value_point(other, cx),
+        };
+    };
+    let mut acc = FieldBounds::Any;
+    for (op, arg) in ops {
+        let b = match op.as_str() {
+            "$eq" => value_point(arg, cx),
+            "$in" => match arg {
+                Bson::Array(items) => items.iter().fold(FieldBounds::Set(vec![]), |u, x| {
+                    let b = match x {
+                        Bson::RegularExpression(r) => regex_bounds(r, cx),
+                        other => value_point(other, cx),
+                    };
+                    u.union(b)
+                }),
+                _ => FieldBounds::Any,
+            },
+            "$all" => match arg {
+                Bson::Array(items) if !items.is_empty() => items
+                    .iter()
+                    .fold(FieldBounds::Any, |a, x| a.intersect(value_point(x, cx))),
+                _ => FieldBounds::Any,
+            },
+            "$gt" | "$gte" | "$lt" | "$lte" => range_bounds(op, arg, cx),
+            "$ne" => complement(value_point(arg, cx), cx),
+            "$nin" => match arg {
+                Bson::Array(items) => {
+                    let pts = items.iter().fold(FieldBounds::Set(vec![]), |u, x| u.union(value_point(x, cx)));
+                    complement(pts, cx)
+                }
+                _ => FieldBounds::Any,
+            },
+            "$exists" => {
+                let truthy = match arg {
+                    Bson::Boolean(b) => *b,
+                    Bson::Int32(i) => *i != 0,
+                    Bson::Int64(i) => *i != 0,
+                    Bson::Double(f) => *f != 0.0,
+                    _ => true,
+                };
+                if truthy {
+                    FieldBounds::Any
+                } else {
+                    value_point(&Bson::Null, cx)
+                }
+            }
+            "$regex" => {
+                let pattern = match arg {
+                    Bson::String(s) => s.clone(),
+                    Bson::RegularExpression(r) => r.pattern.clone(),
+                    _ => String::new(),
+                };
+                let options = ops.get_str("$options").unwrap_or("").to_string();
+                regex_bounds(&Regex { pattern, options }, cx)
+            }
+            "$not" => match arg {
+                Bson::RegularExpression(_) => FieldBounds::Any,
+                Bson::Document(d) if d.contains_key("$regex") => FieldBounds::Any,
+                other => complement(predicate_bounds(other, cx), cx),
+            },
+            _ => FieldBounds::Any,
+        };
+        acc = acc.intersect(b);
+    }
+    acc
+}
+
+/// Equality to one value. Hashed fields bound the hash; a non-simple collation
+/// makes strings, objects and arrays unusable for bounds on a simple-collation index.
+pub fn value_point(v: &Bson, cx: FieldContext) -> FieldBounds {
+    if !cx.simple_collation && is_collatable(v) {
+        return FieldBounds::Any;
+    }
+    if cx.hashed {
+        return match v {
+            Bson::Array(_) | Bson::RegularExpression(_) => FieldBounds::Any,
+            other => FieldBounds::Set(vec![Interval::point(Bson::Int64(hash64(other)))]),
+        };
+    }
+    FieldBounds::Set(vec![Interval::point(v.clone())])
+}
+
+fn complement(b: FieldBounds, cx: FieldContext) -> FieldBounds {
+    if cx.hashed {
+        return FieldBounds::Any;
+    }
+    match b {
+        FieldBounds::Any => FieldBounds::Any,
+        FieldBounds::Set(ints) => {
+            let mut out = Vec::new();
+            let mut lo = Bson::MinKey;
+            let mut lo_inc = true;
+            for i in ints {
+                out.push(Interval { lo: lo.clone(), lo_inc, hi: i.lo.clone(), hi_inc: !i.lo_inc });
+                lo = i.hi;
+                lo_inc = !i.hi_inc;
+            }
+            out.push(Interval { lo, lo_inc, hi: Bson::MaxKey, hi_inc: true });
+            FieldBounds::Set(out.into_iter().filter(|i| !i.is_empty()).collect())
+        }
+    }
+}
+
+/// Type-bracketed range: `{$gt: 5}` only matches numbers, so its bounds end at +inf.
+fn range_bounds(op: &str, v: &Bson, cx: FieldContext) -> FieldBounds {
+    if cx.hashed || (!cx.simple_collation && is_collatable(v)) {
+        return FieldBounds::Any;
+    }
+    let (tmin, tmax) = type_bracket(v);
+    let i = match op {
+        "$gt" => Interval { lo: v.clone(), lo_inc: false, hi: tmax, hi_inc: true },
+        "$gte" => Interval { lo: v.clone(), lo_inc: true, hi: tmax, hi_inc: true },
+        "$lt" => Interval { lo: tmin, lo_inc: true, hi: v.clone(), hi_inc: false },
+        _ => Interval { lo: tmin, lo_inc: true, hi: v.clone(), hi_inc: true },
+    };
+    FieldBounds::Set(if i.is_empty() { vec![] } else { vec![i] })
+}
+
+fn type_bracket(v: &Bson) -> (Bson, Bson) {
+    use bson::oid::ObjectId;
+    match v {
+        Bson::Double(_) | Bson::Int32(_) | Bson::Int64(_) | Bson::Decimal128(_) => {
+            (Bson::Double(f64::NEG_INFINITY), Bson::Double(f64::INFINITY))
+        }
+        Bson::String(_) | Bson::Symbol(_) => (Bson::String(String::new()), Bson::Document(Document::new())),
+        Bson::DateTime(_) => (
+            Bson::DateTime(bson::DateTime::from_millis(i64::MIN)),
+            Bson::DateTime(bson::DateTime::from_millis(i64::MAX)),
+        ),
+        Bson::ObjectId(_) => (
+            Bson::ObjectId(ObjectId::from_bytes([0; 12])),
+            Bson::ObjectId(ObjectId::from_bytes([0xff; 12])),
+        ),
+        Bson::Boolean(_) => (Bson::Boolean(false), Bson::Boolean(true)),
+        _ => (Bson::MinKey, Bson::MaxKey),
+    }
+}
+
+/// A regex bounds strings: a simple `^prefix` to that prefix's range, any other to all strings.
+fn regex_bounds(r: &Regex, cx: FieldContext) -> FieldBounds {
+    if cx.hashed || !cx.simple_collation {
+        return FieldBounds::Any;
+    }
+    let all_strings = Interval {
+        lo: Bson::String(String::new()),
+        lo_inc: true,
+        hi: Bson::Document(Document::new()),
+        hi_inc: false,
+    };
+    let prefix = r
+        .pattern
+        .strip_prefix('^')
+        .filter(|_| !r.options.contains('i') && !r.options.contains('x'))
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | ':' | '/' | '@' | ','))
+                .collect::<String>()
+        })
+        .unwrap_or_default();
+    if prefix.is_empty() {
+        return FieldBounds::Set(vec![all_strings]);
+    }
+    let mut end = prefix.clone().into_bytes();
+    // The smallest string above every string with this prefix.
+    while let Some(last) = end.pop() {
+        if last < 0x7f {
+            end.push(last + 1);
+            break;
+        }
+    }
+    let hi = if end.is_empty() {
+        Bson::Document(Document::new())
+    } else {
+        Bson::String(String::from_utf8_lossy(&end).into_owned())
+    };
+    FieldBounds::Set(vec![Interval { lo: Bson::String(prefix), lo_inc: true, hi, hi_inc: false }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    const CX: FieldContext = FieldContext { hashed: false, simple_collation: true };
+
+    #[test]
+    fn ranges_intersect_and_in_unions() {
+        let b = bounds_for(&doc! {"a": {"$gte": 1, "$lt": 5}}, "a", CX, None);
+        assert_eq!(
+            b,
+            FieldBounds::Set(vec![Interval { lo: Bson::Int32(1), lo_inc: true, hi: Bson::Int32(5), hi_inc: false }])
+        );
+        let b = bounds_for(&doc! {"a": {"$in": [3, 1, 3]}}, "a", CX, None);
+        assert_eq!(b, FieldBounds::Set(vec![Interval::point(Bson::Int32(1)), Interval::point(Bson::Int32(3))]));
+        let b = bounds_for(&doc! {"$or": [{"a": 1}, {"b": 2}]}, "a", CX, None);
+        assert_eq!(b, FieldBounds::Any);
+        let b = bounds_for(&doc! {"a": {"$ne": 1}}, "a", CX, None);
+        assert!(matches!(&b, FieldBounds::Set(v) if v.len() == 2));
+        assert!(!b.is_full());
+        let b = bounds_for(&doc! {"a": {"$gt": 5, "$lt": 3}}, "a", CX, None);
+        assert_eq!(b, FieldBounds::Set(vec![]));
+    }
+}

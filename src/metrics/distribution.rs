@@ -1,0 +1,195 @@
+//! readDistribution / writeDistribution with analyzeShardKey's names and rules.
+
+use super::key_updates::{diff_touches_key, update_touches_key};
+use super::ranges::Ranges;
+use super::targeting::{target_query, Label};
+use crate::model::{Op, Query, QueryOrigin, ShardKey};
+use bson::Document;
+use serde::Serialize;
+
+/// The server rounds percentages up at the 10th decimal.
+pub fn percentage(part: u64, total: u64) -> f64 {
+    if total == 0 {
+        return 0.0;
+    }
+    (part as f64 * 100.0 / total as f64 * 1e10).ceil() / 1e10
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ReadSampleSize {
+    pub total: u64,
+    pub find: u64,
+    pub aggregate: u64,
+    pub count: u64,
+    pub distinct: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct WriteSampleSize {
+    pub total: u64,
+    pub update: u64,
+    pub delete: u64,
+    #[serde(rename = "findAndModify")]
+    pub find_and_modify: u64,
+    /// Beyond the server: inserts seen in the logs (not in `total`, which follows the server).
+    pub insert: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadDistribution {
+    pub sample_size: ReadSampleSize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_single_shard_reads: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_multi_shard_reads: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_scatter_gather_reads: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub num_reads_by_range: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteDistribution {
+    pub sample_size: WriteSampleSize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_single_shard_writes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_multi_shard_writes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_scatter_gather_writes: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub num_writes_by_range: Vec<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_shard_key_updates: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_single_writes_without_shard_key: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_multi_writes_without_shard_key: Option<f64>,
+}
+
+/// Counts behind the two distributions, accumulated query by query.
+#[derive(Debug, Clone, Default)]
+pub struct DistributionCounter {
+    reads: ReadSampleSize,
+    writes: WriteSampleSize,
+    read_labels: [u64; 3],
+    write_labels: [u64; 3],
+    reads_by_range: Vec<u64>,
+    writes_by_range: Vec<u64>,
+    shard_key_updates: u64,
+    single_without_key: u64,
+    multi_without_key: u64,
+}
+
+fn slot(l: Label) -> usize {
+    match l {
+        Label::SingleShard => 0,
+        Label::MultiShard => 1,
+        Label::ScatterGather => 2,
+    }
+}
+
+impl DistributionCounter {
+    pub fn new(ranges: &Ranges) -> Self {
+        DistributionCounter {
+            reads_by_range: vec![0; ranges.len()],
+            writes_by_range: vec![0; ranges.len()],
+            ..Default::default()
+        }
+    }
+
+    /// Count one query; returns its label (None for inserts, which the server does not sample).
+    pub fn add(&mut self, key: &ShardKey, q: &Query, default_collation: Option<&Document>, ranges: &Ranges) -> Option<Label> {
+        if q.op == Op::Insert {
+            self.writes.insert += q.count;
+            return None;
+        }
+        let t = target_query(key, q, default_collation);
+        if q.op.is_read() {
+            self.reads.total += 1;
+            match q.op {
+                Op::Find => self.reads.find += 1,
+                Op::Aggregate => self.reads.aggregate += 1,
+                Op::Count => self.reads.count += 1,
+                _ => self.reads.distinct += 1,
+            }
+            self.read_labels[slot(t.label)] += 1;
+            ranges.count(&t.touched, &mut self.reads_by_range);
+        } else {
+            self.writes.total += 1;
+            match q.op {
+                Op::Update => self.writes.update += 1,
+                Op::Delete => self.writes.delete += 1,
+                _ => self.writes.find_and_modify += 1,
+            }
+            self.write_labels[slot(t.label)] += 1;
+            ranges.count(&t.touched, &mut self.writes_by_range);
+            if t.label != Label::SingleShard {
+                // findAndModify is always a single (non-multi) write.
+                if q.multi && q.op != Op::FindAndModify {
+                    self.multi_without_key += 1;
+                } else {
+                    self.single_without_key += 1;
+                }
+            }
+            // Sampled queries carry their key updates in separate diff documents.
+            if q.origin != QueryOrigin::SampledQueries {
+                if let Some(u) = &q.update {
+                    if update_touches_key(key, &q.filter, u) {
+                        self.shard_key_updates += 1;
+                    }
+                }
+            }
+        }
+        Some(t.label)
+    }
+
+    /// Count one `config.sampledQueriesDiff` document.
+    pub fn add_diff(&mut self, key: &ShardKey, diff: &Document) {
+        if diff_touches_key(key, diff) {
+            self.shard_key_updates += 1;
+        }
+    }
+
+    pub fn read_distribution(&self) -> ReadDistribution {
+        let n = self.reads.total;
+        let mut d = ReadDistribution { sample_size: self.reads.clone(), ..Default::default() };
+        if n > 0 {
+            d.percentage_of_single_shard_reads = Some(percentage(self.read_labels[0], n));
+            d.percentage_of_multi_shard_reads = Some(percentage(self.read_labels[1], n));
+            d.percentage_of_scatter_gather_reads = Some(percentage(self.read_labels[2], n));
+            d.num_reads_by_range = self.reads_by_range.clone();
+        }
+        d
+    }
+
+    pub fn write_distribution(&self) -> WriteDistribution {
+        let n = self.writes.total;
+        let mut d = WriteDistribution { sample_size: self.writes.clone(), ..Default::default() };
+        if n > 0 {
+            d.percentage_of_single_shard_writes = Some(percentage(self.write_labels[0], n));
+            d.percentage_of_multi_shard_writes = Some(percentage(self.write_labels[1], n));
+            d.percentage_of_scatter_gather_writes = Some(percentage(self.write_labels[2], n));
+            d.num_writes_by_range = self.writes_by_range.clone();
+            d.percentage_of_shard_key_updates = Some(percentage(self.shard_key_updates, n));
+            d.percentage_of_single_writes_without_shard_key = Some(percentage(self.single_without_key, n));
+            d.percentage_of_multi_writes_without_shard_key = Some(percentage(self.multi_without_key, n));
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_round_up_at_the_tenth_decimal() {
+        assert_eq!(percentage(1, 3), 33.3333333334);
+        assert_eq!(percentage(2, 3), 66.6666666667);
+        assert_eq!(percentage(0, 0), 0.0);
+        assert_eq!(percentage(5, 5), 100.0);
+    }
+}

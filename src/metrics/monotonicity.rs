@@ -1,0 +1,119 @@
+//! Monotonicity: Pearson correlation between a document's position in key order
+//! and its insertion position (the server uses recordIds), |r| >= 0.7 is monotonic.
+
+use crate::model::{KeyKind, ShardKey};
+use serde::Serialize;
+
+pub const THRESHOLD: f64 = 0.7;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum MonotonicityType {
+    #[serde(rename = "monotonic")]
+    Monotonic,
+    #[serde(rename = "not monotonic")]
+    NotMonotonic,
+    #[serde(rename = "unknown")]
+    Unknown,
+}
+
+impl MonotonicityType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MonotonicityType::Monotonic => "monotonic",
+            MonotonicityType::NotMonotonic => "not monotonic",
+            MonotonicityType::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Monotonicity {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_id_correlation_coefficient: Option<f64>,
+    #[serde(rename = "type")]
+    pub kind: MonotonicityType,
+}
+
+/// What the key's shape alone decides: hashed first field → not monotonic (0);
+/// hashed later field → unknown; otherwise it must be measured.
+pub fn by_key_shape(key: &ShardKey) -> Option<Monotonicity> {
+    match key.hashed_position() {
+        Some(0) => Some(Monotonicity { record_id_correlation_coefficient: Some(0.0), kind: MonotonicityType::NotMonotonic }),
+        Some(_) => Some(Monotonicity { record_id_correlation_coefficient: None, kind: MonotonicityType::Unknown }),
+        None => None,
+    }
+}
+
+/// Pearson correlation of (i, insertion_positions[i]), where the positions are
+/// listed in key order (equal keys in insertion order, as in an index).
+pub fn pearson_with_index(insertion_positions_in_key_order: &[u64]) -> Option<f64> {
+    let n = insertion_positions_in_key_order.len();
+    if n < 2 {
+        return None;
+    }
+    let nf = n as f64;
+    let mean_x = (nf - 1.0) / 2.0;
+    let mean_y = insertion_positions_in_key_order.iter().map(|&y| y as f64).sum::<f64>() / nf;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (i, &y) in insertion_positions_in_key_order.iter().enumerate() {
+        let dx = i as f64 - mean_x;
+        let dy = y as f64 - mean_y;
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        return None;
+    }
+    Some(sxy / (sxx * syy).sqrt())
+}
+
+pub fn classify(r: Option<f64>) -> Monotonicity {
+    match r {
+        Some(r) => Monotonicity {
+            record_id_correlation_coefficient: Some(r),
+            kind: if r.abs() >= THRESHOLD { MonotonicityType::Monotonic } else { MonotonicityType::NotMonotonic },
+        },
+        None => Monotonicity { record_id_correlation_coefficient: None, kind: MonotonicityType::Unknown },
+    }
+}
+
+/// Monotonicity of a key given its documents' insertion positions in key order.
+pub fn measure(key: &ShardKey, insertion_positions_in_key_order: &[u64]) -> Monotonicity {
+    if let Some(m) = by_key_shape(key) {
+        return m;
+    }
+    debug_assert!(key.fields.iter().all(|f| f.kind == KeyKind::Range));
+    classify(pearson_with_index(insertion_positions_in_key_order))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn increasing_decreasing_and_shuffled() {
+        let inc: Vec<u64> = (0..100).collect();
+        assert!((pearson_with_index(&inc).unwrap() - 1.0).abs() < 1e-12);
+        let dec: Vec<u64> = (0..100).rev().collect();
+        let r = pearson_with_index(&dec).unwrap();
+        assert!((r + 1.0).abs() < 1e-12);
+        assert_eq!(classify(Some(r)).kind, MonotonicityType::Monotonic);
+        // by hand: positions [1, 0, 3, 2]: x mean 1.5, y mean 1.5, sxy = 3, sxx = syy = 5 -> 0.6
+        let r = pearson_with_index(&[1, 0, 3, 2]).unwrap();
+        assert!((r - 0.6).abs() < 1e-12);
+        assert_eq!(classify(Some(r)).kind, MonotonicityType::NotMonotonic);
+        assert_eq!(classify(None).kind, MonotonicityType::Unknown);
+    }
+
+    #[test]
+    fn hashed_keys_by_shape() {
+        let k = ShardKey::parse("{a: \"hashed\"}").unwrap();
+        let m = measure(&k, &[0, 1, 2]);
+        assert_eq!(m.kind, MonotonicityType::NotMonotonic);
+        assert_eq!(m.record_id_correlation_coefficient, Some(0.0));
+        let k = ShardKey::parse("{a: 1, b: \"hashed\"}").unwrap();
+        assert_eq!(measure(&k, &[0, 1, 2]).kind, MonotonicityType::Unknown);
+    }
+}

@@ -1,0 +1,88 @@
+//! Synthetic chunk ranges cut from the sampled key values, for `num*ByRange`.
+//! The server cuts 100 ranges from a sorted sample (every 10th of 1000 docs); we
+//! cut up to 100 equal-count ranges from every distinct value we sampled.
+
+use super::targeting::KeyRange;
+use crate::bsonx::cmp_tuple;
+use bson::Bson;
+use std::cmp::Ordering;
+
+pub const NUM_RANGES: usize = 100;
+
+#[derive(Debug, Clone)]
+pub struct Ranges {
+    /// Sorted lower bounds of ranges 1..n (range 0 starts at MinKey).
+    pub split_points: Vec<Vec<Bson>>,
+}
+
+impl Ranges {
+    /// `sorted_values`: distinct key-space values in key order, with their document counts.
+    pub fn cut(sorted_values: &[(Vec<Bson>, u64)], num_ranges: usize) -> Ranges {
+        let total: u64 = sorted_values.iter().map(|(_, c)| *c).sum();
+        let mut split_points = Vec::new();
+        if total == 0 || num_ranges < 2 {
+            return Ranges { split_points };
+        }
+        let per_range = total as f64 / num_ranges as f64;
+        let mut seen = 0u64;
+        let mut next_cut = per_range;
+        for (v, c) in sorted_values {
+            if seen as f64 >= next_cut && split_points.len() + 1 < num_ranges {
+                split_points.push(v.clone());
+                while next_cut <= seen as f64 {
+                    next_cut += per_range;
+                }
+            }
+            seen += c;
+        }
+        Ranges { split_points }
+    }
+
+    pub fn len(&self) -> usize {
+        self.split_points.len() + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Index of the range holding `v`.
+    pub fn index_of(&self, v: &[Bson]) -> usize {
+        self.split_points.partition_point(|sp| cmp_tuple(sp, v) != Ordering::Greater)
+    }
+
+    /// Add one to every range a query touches (once per range).
+    pub fn count(&self, touched: &[KeyRange], counts: &mut [u64]) {
+        let mut hit = vec![false; self.len()];
+        for (lo, hi) in touched {
+            let (a, b) = (self.index_of(lo), self.index_of(hi));
+            for h in hit.iter_mut().take(b.max(a) + 1).skip(a.min(b)) {
+                *h = true;
+            }
+        }
+        for (c, h) in counts.iter_mut().zip(hit) {
+            *c += h as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_count_ranges_and_lookup() {
+        let vals: Vec<(Vec<Bson>, u64)> = (0..1000).map(|i| (vec![Bson::Int32(i)], 1)).collect();
+        let r = Ranges::cut(&vals, 10);
+        assert_eq!(r.len(), 10);
+        assert_eq!(r.split_points[0], vec![Bson::Int32(100)]);
+        assert_eq!(r.index_of(&[Bson::Int32(0)]), 0);
+        assert_eq!(r.index_of(&[Bson::Int32(100)]), 1);
+        assert_eq!(r.index_of(&[Bson::Int32(999)]), 9);
+        let mut counts = vec![0; 10];
+        r.count(&[(vec![Bson::MinKey], vec![Bson::MaxKey])], &mut counts);
+        assert_eq!(counts, vec![1; 10]);
+        let few: Vec<(Vec<Bson>, u64)> = (0..3).map(|i| (vec![Bson::Int32(i)], 10)).collect();
+        assert_eq!(Ranges::cut(&few, 100).len(), 3);
+    }
+}

@@ -1,0 +1,285 @@
+//! Query targeting: the label MongoDB's analyzeShardKey gives a query for a
+//! candidate key (single shard, multi shard, scatter-gather), from the shape of
+//! the query's bounds on the key, not from how many chunks it touches.
+//!
+//! 1. Equality on every key field (the server's `extractShardKeyFromQuery`
+//!    fast path) is single-shard, unless a non-simple collation meets a
+//!    string/object/array value (then multi-shard).
+//! 2. Otherwise the bounds on the key are planned as for an index on the key:
+//!    one MinKey..MaxKey range on every field is scatter-gather; anything else multi-shard.
+
+use super::bounds::{bounds_for, expr_equality, FieldBounds, FieldContext};
+use crate::bsonx::{hash64, is_collatable};
+use crate::model::{KeyKind, Query, ShardKey, UpdateSpec};
+use bson::{Bson, Document};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum Label {
+    SingleShard,
+    MultiShard,
+    ScatterGather,
+}
+
+impl Label {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::SingleShard => "single-shard",
+            Label::MultiShard => "multi-shard",
+            Label::ScatterGather => "scatter-gather",
+        }
+    }
+}
+
+/// A part of the key space a query reads, as inclusive (min, max) tuples over
+/// the key's fields; hashed fields carry hash values.
+pub type KeyRange = (Vec<Bson>, Vec<Bson>);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Targeting {
+    pub label: Label,
+    pub touched: Vec<KeyRange>,
+}
+
+/// Whether a collation spec is the simple (binary) one.
+pub fn collation_is_simple(c: Option<&Document>) -> Option<bool> {
+    let c = c?;
+    if c.is_empty() {
+        return None;
+    }
+    Some(c.get_str("locale").map(|l| l == "simple").unwrap_or(false))
+}
+
+/// The query's collation if it has one, else the collection default.
+pub fn effective_simple(query: Option<&Document>, default: Option<&Document>) -> bool {
+    collation_is_simple(query).or_else(|| collation_is_simple(default)).unwrap_or(true)
+}
+
+/// Equalities the fast path can see: top-level fields, `$and`, a one-branch `$or`, `$expr` `$eq`.
+fn collect_equalities(filter: &Document, let_vars: Option<&Document>, out: &mut Vec<(String, Bson)>) {
+    for (k, v) in filter {
+        match k.as_str() {
+            "$and" => {
+                if let Bson::Array(items) = v {
+                    for d in items.iter().filter_map(|x| x.as_document()) {
+                        collect_equalities(d, let_vars, out);
+                    }
+                }
+            }
+            "$or" => {
+                if let Bson::Array(items) = v {
+                    if items.len() == 1 {
+                        if let Some(d) = items[0].as_document() {
+                            collect_equalities(d, let_vars, out);
+                        }
+                    }
+                }
+            }
+            "$expr" => {
+                if let Some(eq) = expr_equality(v, let_vars) {
+                    out.push(eq);
+                }
+            }
+            _ if k.starts_with('$') => {}
+            _ => match v {
+                Bson::Document(d) if d.keys().next().is_some_and(|x| x.starts_with('$')) => {
+                    for (op, arg) in d {
+                        match (op.as_str(), arg) {
+                            ("$eq", x) => out.push((k.clone(), x.clone())),
+                            ("$in" | "$all", Bson::Array(a)) if a.len() == 1 => out.push((k.clone(), a[0].clone())),
+                            _ => {}
+                        }
+                    }
+                }
+                Bson::RegularExpression(_) => {}
+                other => out.push((k.clone(), other.clone())),
+            },
+        }
+    }
+}
+
+fn valid_key_value(v: &Bson) -> bool {
+    match v {
+        Bson::Array(_) | Bson::RegularExpression(_) | Bson::Undefined => false,
+        Bson::Document(d) => !d.keys().next().is_some_and(|k| k.starts_with('$')),
+        _ => true,
+    }
+}
+
+/// The key's value when the filter fixes every key field by equality (unhashed).
+pub fn extract_key_by_equality(key: &ShardKey, filter: &Document, let_vars: Option<&Document>) -> Option<Vec<Bson>> {
+    let mut eqs = Vec::new();
+    collect_equalities(filter, let_vars, &mut eqs);
+    let mut values = Vec::with_capacity(key.fields.len());
+    for f in &key.fields {
+        let related: Vec<&(String, Bson)> = eqs
+            .iter()
+            .filter(|(p, _)| {
+                p == &f.path || f.path.starts_with(&format!("{p}.")) || p.starts_with(&format!("{}.", f.path))
+            })
+            .collect();
+        if related.len() != 1 {
+            return None; // absent, or conflicting equalities
+        }
+        let (p, v) = related[0];
+        if p.len() > f.path.len() {
+            return None;
+        }
+        let mut cur = v;
+        if p != &f.path {
+            // Equality on a parent object: `{a: {b: 10}}` fixes `a.b`.
+            for part in f.path[p.len() + 1..].split('.') {
+                cur = match cur {
+                    Bson::Document(d) if !d.keys().next().is_some_and(|k| k.starts_with('$')) => d.get(part)?,
+                    _ => return None,
+                };
+            }
+        }
+        if !valid_key_value(cur) {
+            return None;
+        }
+        values.push(cur.clone());
+    }
+    Some(values)
+}
+
+/// The key's value in key space (hashed fields hashed).
+pub fn to_key_space(key: &ShardKey, values: &[Bson]) -> Vec<Bson> {
+    key.fields
+        .iter()
+        .zip(values)
+        .map(|(f, v)| match f.kind {
+            KeyKind::Hashed => Bson::Int64(hash64(v)),
+            KeyKind::Range => v.clone(),
+        })
+        .collect()
+}
+
+/// Flatten per-field bounds into key ranges, as the server's `flattenBounds`.
+fn flatten(per_field: &[FieldBounds]) -> Vec<KeyRange> {
+    const MAX_POINTS: usize = 4096;
+    let n = per_field.len();
+    let mut ranges: Vec<KeyRange> = vec![(Vec::with_capacity(n), Vec::with_capacity(n))];
+    for (i, fb) in per_field.iter().enumerate() {
+        let ints = match fb {
+            FieldBounds::Any => {
+                for r in &mut ranges {
+                    r.0.extend(std::iter::repeat_n(Bson::MinKey, n - i));
+                    r.1.extend(std::iter::repeat_n(Bson::MaxKey, n - i));
+                }
+                return ranges;
+            }
+            FieldBounds::Set(ints) => ints,
+        };
+        let all_points = ints.iter().all(|x| x.is_point());
+        let mut next = Vec::with_capacity(ranges.len() * ints.len().max(1));
+        for r in &ranges {
+            for iv in ints {
+                let mut lo = r.0.clone();
+                let mut hi = r.1.clone();
+                lo.push(iv.lo.clone());
+                hi.push(iv.hi.clone());
+                next.push((lo, hi));
+            }
+        }
+        ranges = next;
+        if ranges.is_empty() {
+            return ranges;
+        }
+        if !all_points || ranges.len() > MAX_POINTS {
+            for r in &mut ranges {
+                r.0.extend(std::iter::repeat_n(Bson::MinKey, n - i - 1));
+                r.1.extend(std::iter::repeat_n(Bson::MaxKey, n - i - 1));
+            }
+            return ranges;
+        }
+    }
+    ranges
+}
+
+fn bounds_ranges(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>) -> Vec<KeyRange> {
+    if has_text(filter) {
+        return flatten(&vec![FieldBounds::Any; key.fields.len()]);
+    }
+    let per_field: Vec<FieldBounds> = key
+        .fields
+        .iter()
+        .map(|f| {
+            let cx = FieldContext { hashed: f.kind == KeyKind::Hashed, simple_collation: simple };
+            bounds_for(filter, &f.path, cx, let_vars)
+        })
+        .collect();
+    flatten(&per_field)
+}
+
+fn has_text(filter: &Document) -> bool {
+    filter.iter().any(|(k, v)| {
+        k == "$text"
+            || (matches!(k.as_str(), "$and" | "$or" | "$nor")
+                && v.as_array().is_some_and(|a| a.iter().filter_map(|x| x.as_document()).any(has_text)))
+    })
+}
+
+fn is_full_range(r: &KeyRange) -> bool {
+    r.0.iter().all(|v| matches!(v, Bson::MinKey)) && r.1.iter().all(|v| matches!(v, Bson::MaxKey))
+}
+
+/// Label a filter for a key.
+pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>) -> Targeting {
+    if let Some(values) = extract_key_by_equality(key, filter, let_vars) {
+        if simple || !values.iter().any(is_collatable) {
+            let p = to_key_space(key, &values);
+            return Targeting { label: Label::SingleShard, touched: vec![(p.clone(), p)] };
+        }
+        return Targeting { label: Label::MultiShard, touched: bounds_ranges(key, filter, simple, let_vars) };
+    }
+    let touched = bounds_ranges(key, filter, simple, let_vars);
+    let label = if touched.len() == 1 && is_full_range(&touched[0]) {
+        Label::ScatterGather
+    } else {
+        Label::MultiShard
+    };
+    Targeting { label, touched }
+}
+
+/// `{_id: <value>}` and nothing else: a replacement update may then be routed by its new document.
+fn is_exact_id_query(filter: &Document) -> bool {
+    if filter.len() != 1 {
+        return false;
+    }
+    match filter.get("_id") {
+        Some(Bson::Document(d)) if d.keys().next().is_some_and(|k| k.starts_with('$')) => {
+            d.len() == 1 && d.get("$eq").is_some_and(valid_key_value)
+        }
+        Some(v) => valid_key_value(v),
+        None => false,
+    }
+}
+
+/// Label a sampled query (read or write) for a key under the collection's default collation.
+pub fn target_query(key: &ShardKey, q: &Query, default_collation: Option<&Document>) -> Targeting {
+    let simple = effective_simple(q.collation.as_ref(), default_collation);
+    let t = target_filter(key, &q.filter, simple, q.let_vars.as_ref());
+    if t.label != Label::SingleShard && !q.upsert && is_exact_id_query(&q.filter) {
+        if let Some(UpdateSpec::Replacement(doc)) = &q.update {
+            // The new document carries the full shard key (a missing field is null).
+            let values: Option<Vec<Bson>> = key
+                .fields
+                .iter()
+                .map(|f| match crate::bsonx::lookup(doc, &f.path) {
+                    crate::bsonx::Lookup::Value(v) => Some(v.clone()),
+                    crate::bsonx::Lookup::Missing => Some(Bson::Null),
+                    crate::bsonx::Lookup::Array => None,
+                })
+                .collect();
+            if let Some(values) = values {
+                if simple || !values.iter().any(is_collatable) {
+                    let p = to_key_space(key, &values);
+                    return Targeting { label: Label::SingleShard, touched: vec![(p.clone(), p)] };
+                }
+            }
+        }
+    }
+    t
+}

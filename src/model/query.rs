@@ -1,0 +1,105 @@
+//! One sampled operation on the analysed collection, whatever log it came from.
+
+use bson::{Bson, Document};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Find,
+    Aggregate,
+    Count,
+    Distinct,
+    Update,
+    Delete,
+    FindAndModify,
+    Insert,
+}
+
+impl Op {
+    pub fn is_read(self) -> bool {
+        matches!(self, Op::Find | Op::Aggregate | Op::Count | Op::Distinct)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Find => "find",
+            Op::Aggregate => "aggregate",
+            Op::Count => "count",
+            Op::Distinct => "distinct",
+            Op::Update => "update",
+            Op::Delete => "delete",
+            Op::FindAndModify => "findAndModify",
+            Op::Insert => "insert",
+        }
+    }
+}
+
+/// Where a query was read from; sampled queries carry their own shard key update diffs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryOrigin {
+    SlowQueryLog,
+    Profiler,
+    SampledQueries,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum UpdateSpec {
+    /// `{$set: ..., $unset: ...}`
+    Modifiers(Document),
+    /// A whole new document.
+    Replacement(Document),
+    /// An aggregation pipeline update.
+    Pipeline(Vec<Document>),
+    /// findAndModify with `remove: true`.
+    Remove,
+}
+
+impl UpdateSpec {
+    pub fn from_bson(u: &Bson) -> Option<UpdateSpec> {
+        match u {
+            Bson::Document(d) => {
+                if d.keys().next().is_some_and(|k| k.starts_with('$')) {
+                    Some(UpdateSpec::Modifiers(d.clone()))
+                } else {
+                    Some(UpdateSpec::Replacement(d.clone()))
+                }
+            }
+            Bson::Array(a) => Some(UpdateSpec::Pipeline(
+                a.iter().filter_map(|s| s.as_document().cloned()).collect(),
+            )),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Query {
+    pub op: Op,
+    pub ns: String,
+    pub filter: Document,
+    pub collation: Option<Document>,
+    pub let_vars: Option<Document>,
+    /// update `multi: true`, delete `limit: 0`; findAndModify is never multi.
+    pub multi: bool,
+    pub upsert: bool,
+    pub update: Option<UpdateSpec>,
+    pub origin: QueryOrigin,
+    /// Documents an insert wrote (1 for a logged insert statement).
+    pub count: u64,
+}
+
+impl Query {
+    pub fn new(op: Op, ns: impl Into<String>, filter: Document, origin: QueryOrigin) -> Query {
+        Query {
+            op,
+            ns: ns.into(),
+            filter,
+            collation: None,
+            let_vars: None,
+            multi: false,
+            upsert: false,
+            update: None,
+            origin,
+            count: 1,
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The report: what every writer formats. Its JSON form is the documented,
+//! versioned schema (README "JSON schema").
+
+use crate::metrics::distribution::{ReadDistribution, WriteDistribution};
+use crate::metrics::monotonicity::Monotonicity;
+use crate::metrics::targeting::Label;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub namespace: Option<String>,
+    pub inputs: Inputs,
+    pub settings: Settings,
+    pub candidates: Vec<CandidateReport>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolInfo {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inputs {
+    pub documents: DocumentInput,
+    pub queries: QueryInput,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentInput {
+    pub source: String,
+    pub num_docs_read: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryInput {
+    pub sources: Vec<String>,
+    /// Lines or documents read from the query sources.
+    pub records_read: u64,
+    /// Operations found, on every namespace.
+    pub queries_read: u64,
+    /// Operations on the analysed namespace (the ones classified).
+    pub queries_used: u64,
+    /// Operations on other namespaces.
+    pub queries_other_namespaces: u64,
+    /// Records that held no operation, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    pub shard_key_update_diffs: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    pub chunk_size_bytes: u64,
+    pub num_most_common_values: usize,
+    pub default_collation: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateReport {
+    pub key: Value,
+    pub rank: usize,
+    pub score: u32,
+    pub verdict: Verdict,
+    pub reasons: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposed_because: Option<String>,
+    pub key_characteristics: KeyCharacteristics,
+    pub read_distribution: ReadDistribution,
+    pub write_distribution: WriteDistribution,
+    pub query_shapes: Vec<QueryShapeReport>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Good,
+    Acceptable,
+    Poor,
+    Bad,
+    Invalid,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Good => "good",
+            Verdict::Acceptable => "acceptable",
+            Verdict::Poor => "poor",
+            Verdict::Bad => "bad",
+            Verdict::Invalid => "invalid",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MostCommonValue {
+    pub value: Value,
+    pub frequency: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Estimate {
+    pub value: u64,
+    pub estimator: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JumboRisk {
+    pub chunk_size_bytes: u64,
+    pub values: Vec<JumboValueReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JumboValueReport {
+    pub value: Value,
+    pub estimated_docs: u64,
+    pub estimated_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyCharacteristics {
+    pub num_docs_total: u64,
+    pub num_docs_sampled: u64,
+    pub avg_doc_size_bytes: u64,
+    pub num_distinct_values: u64,
+    pub most_common_values: Vec<MostCommonValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_unique: Option<bool>,
+    pub monotonicity: Monotonicity,
+    // Beyond the server:
+    pub estimated_num_distinct_values: Estimate,
+    /// Percentage of sampled documents holding the most common value.
+    pub top_value_percentage: f64,
+    pub num_docs_missing_key_fields: u64,
+    /// Documents with an array in a key field (the server refuses the key: BadValue).
+    pub num_docs_with_array_key_values: u64,
+    pub jumbo_chunk_risk: JumboRisk,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryShapeReport {
+    pub shape: String,
+    pub ops: BTreeMap<String, u64>,
+    pub count: u64,
+    pub label: Label,
+}

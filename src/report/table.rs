@@ -1,0 +1,76 @@
+//! Terminal writer: a ranked table, then each candidate's reasons and query shapes.
+
+use super::{pct, short_value, Report};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use std::fmt::Write;
+
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", super::markdown::summary_line(r));
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(160);
+    t.set_header(vec![
+        "rank", "key", "score", "verdict", "distinct", "top value", "monotonicity", "reads 1/n/all", "writes 1/n/all",
+    ]);
+    for c in &r.candidates {
+        let kc = &c.key_characteristics;
+        let rd = &c.read_distribution;
+        let wd = &c.write_distribution;
+        let top = kc
+            .most_common_values
+            .first()
+            .map(|m| format!("{} ({:.1}%)", short_value(&m.value), kc.top_value_percentage))
+            .unwrap_or_else(|| "-".into());
+        let mono = match kc.monotonicity.record_id_correlation_coefficient {
+            Some(x) => format!("{} ({x:.2})", kc.monotonicity.kind.as_str()),
+            None => kc.monotonicity.kind.as_str().to_string(),
+        };
+        let dist = |a: Option<f64>, b: Option<f64>, c: Option<f64>, n: u64| {
+            if n == 0 {
+                "no sample".to_string()
+            } else {
+                format!("{} / {} / {} of {n}", pct(a), pct(b), pct(c))
+            }
+        };
+        t.add_row(vec![
+            Cell::new(c.rank).set_alignment(CellAlignment::Right),
+            Cell::new(crate::model::ShardKey::parse(&c.key.to_string()).map(|k| k.to_string()).unwrap_or_default()),
+            Cell::new(c.score).set_alignment(CellAlignment::Right),
+            Cell::new(c.verdict.as_str()),
+            Cell::new(kc.estimated_num_distinct_values.value).set_alignment(CellAlignment::Right),
+            Cell::new(top),
+            Cell::new(mono),
+            Cell::new(dist(
+                rd.percentage_of_single_shard_reads,
+                rd.percentage_of_multi_shard_reads,
+                rd.percentage_of_scatter_gather_reads,
+                rd.sample_size.total,
+            )),
+            Cell::new(dist(
+                wd.percentage_of_single_shard_writes,
+                wd.percentage_of_multi_shard_writes,
+                wd.percentage_of_scatter_gather_writes,
+                wd.sample_size.total,
+            )),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    for c in &r.candidates {
+        let key = crate::model::ShardKey::parse(&c.key.to_string()).map(|k| k.to_string()).unwrap_or_default();
+        let _ = writeln!(out, "\n#{} {key}: {} ({})", c.rank, c.score, c.verdict.as_str());
+        if let Some(w) = &c.proposed_because {
+            let _ = writeln!(out, "  proposed: {w}");
+        }
+        for reason in &c.reasons {
+            let _ = writeln!(out, "  - {reason}");
+        }
+        for s in c.query_shapes.iter().take(8) {
+            let ops: Vec<String> = s.ops.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let _ = writeln!(out, "    {:>6}× {:<14} {} [{}]", s.count, s.label.as_str(), s.shape, ops.join(", "));
+        }
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "\nnote: {n}");
+    }
+    out
+}

@@ -1,0 +1,41 @@
+//! Documents from mongoexport (NDJSON or JSON array, relaxed or canonical
+//! Extended JSON) and mongodump (`.bson`, `.bson.gz`). File order is insertion order.
+
+use super::records::{for_each_record, json_to_document, parse_json_document, Record};
+use crate::error::input_error;
+use anyhow::Result;
+use bson::Document;
+use std::path::Path;
+
+/// Call `f(doc, bson_size)` for every document in file order.
+pub fn for_each_document(path: &Path, mut f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
+    let shown = path.display().to_string();
+    let mut size_buf = Vec::new();
+    let mut size_of = |d: &Document| -> usize {
+        size_buf.clear();
+        d.to_writer(&mut size_buf).map(|_| size_buf.len()).unwrap_or(0)
+    };
+    for_each_record(path, |rec| match rec {
+        Record::Line(text, lineno) => {
+            let d = parse_json_document(text)
+                .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON document: {e}")))?;
+            let n = size_of(&d);
+            f(&d, n)
+        }
+        Record::Json(v, i) => {
+            let d = json_to_document(v)
+                .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
+            let n = size_of(&d);
+            f(&d, n)
+        }
+        Record::Bson(d, size, _) => f(&d, size),
+    })
+}
+
+/// The namespace a mongodump path names: `dump/<db>/<coll>.bson[.gz]`.
+pub fn namespace_from_dump_path(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let coll = name.strip_suffix(".bson.gz").or_else(|| name.strip_suffix(".bson"))?;
+    let db = path.parent()?.file_name()?.to_str()?;
+    Some(format!("{db}.{coll}"))
+}

@@ -1,0 +1,170 @@
+//! Reading records from a file: JSON lines, a JSON array, or concatenated BSON
+//! (mongodump), each optionally gzip-compressed.
+
+use crate::error::input_error;
+use anyhow::{Context, Result};
+use bson::Document;
+use flate2::read::MultiGzDecoder;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// One record and where it was found (for error messages).
+pub enum Record<'a> {
+    /// A line of a line-oriented file (1-based line number); not yet parsed.
+    Line(&'a str, u64),
+    /// One element of a JSON array (1-based position).
+    Json(serde_json::Value, u64),
+    /// One BSON document with its size in bytes and its byte offset.
+    Bson(Document, usize, u64),
+}
+
+fn open_raw(path: &Path) -> Result<Box<dyn BufRead>> {
+    let f = File::open(path).map_err(|e| input_error(format!("cannot open {}: {e}", path.display())))?;
+    let mut r = BufReader::with_capacity(1 << 20, f);
+    let gz = {
+        let head = r.fill_buf().with_context(|| format!("reading {}", path.display()))?;
+        head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b
+    };
+    if gz {
+        Ok(Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(r))))
+    } else {
+        Ok(Box::new(r))
+    }
+}
+
+fn is_bson_name(path: &Path) -> bool {
+    let n = path.to_string_lossy().to_ascii_lowercase();
+    n.ends_with(".bson") || n.ends_with(".bson.gz")
+}
+
+/// Call `f` for every record of the file; stops at the first error `f` returns.
+pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
+    let shown = path.display().to_string();
+    let mut r = open_raw(path)?;
+    if is_bson_name(path) {
+        return read_bson(&mut r, &shown, f);
+    }
+    // Skip leading white space to see whether this is a JSON array.
+    let first = loop {
+        let buf = r.fill_buf().with_context(|| format!("reading {shown}"))?;
+        if buf.is_empty() {
+            break None;
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                let c = buf[i];
+                r.consume(i);
+                break Some(c);
+            }
+            None => {
+                let n = buf.len();
+                r.consume(n);
+            }
+        }
+    };
+    let Some(first) = first else {
+        return Err(input_error(format!("{shown} is empty")));
+    };
+    if first == b'[' {
+        let mut text = String::new();
+        r.read_to_string(&mut text).map_err(|e| input_error(format!("{shown}: not UTF-8 text: {e}")))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| input_error(format!("{shown}: malformed JSON array at line {}: {e}", e.line())))?;
+        let serde_json::Value::Array(items) = v else { unreachable!("starts with '['") };
+        let n = items.len() as u64;
+        for (i, item) in items.into_iter().enumerate() {
+            f(Record::Json(item, i as u64 + 1))?;
+        }
+        return Ok(n);
+    }
+    if first != b'{' && !first.is_ascii_graphic() {
+        // Not text: most likely BSON without the .bson name.
+        return read_bson(&mut r, &shown, f);
+    }
+    let mut line = String::new();
+    let mut n = 0u64;
+    let mut lineno = 0u64;
+    loop {
+        line.clear();
+        let got = r
+            .read_line(&mut line)
+            .map_err(|e| input_error(format!("{shown}: line {}: cannot read text: {e}", lineno + 1)))?;
+        if got == 0 {
+            break;
+        }
+        lineno += 1;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        n += 1;
+        f(Record::Line(t, lineno))?;
+    }
+    Ok(n)
+}
+
+fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
+    let mut offset = 0u64;
+    let mut n = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        let mut len_bytes = [0u8; 4];
+        let mut got = 0;
+        while got < 4 {
+            let k = r.read(&mut len_bytes[got..]).with_context(|| format!("reading {shown}"))?;
+            if k == 0 {
+                break;
+            }
+            got += k;
+        }
+        if got == 0 {
+            break;
+        }
+        if got < 4 {
+            return Err(input_error(format!("{shown}: truncated BSON at byte {offset} (a document length is cut)")));
+        }
+        let len = i32::from_le_bytes(len_bytes);
+        if !(5..=48 * 1024 * 1024).contains(&len) {
+            return Err(input_error(format!("{shown}: not BSON at byte {offset} (document length {len})")));
+        }
+        buf.clear();
+        buf.extend_from_slice(&len_bytes);
+        buf.resize(len as usize, 0);
+        r.read_exact(&mut buf[4..]).map_err(|_| {
+            input_error(format!("{shown}: truncated BSON at byte {offset} (document of {len} bytes is cut)"))
+        })?;
+        let doc = Document::from_reader(&buf[..])
+            .map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
+        n += 1;
+        f(Record::Bson(doc, len as usize, offset))?;
+        offset += len as u64;
+    }
+    if n == 0 {
+        return Err(input_error(format!("{shown} is empty")));
+    }
+    Ok(n)
+}
+
+/// Parse a JSON line as an Extended JSON document.
+pub fn parse_json_document(text: &str) -> std::result::Result<Document, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    json_to_document(v)
+}
+
+pub fn json_to_document(v: serde_json::Value) -> std::result::Result<Document, String> {
+    match bson::Bson::try_from(v).map_err(|e| e.to_string())? {
+        bson::Bson::Document(d) => Ok(d),
+        other => Err(format!("expected a document, found {}", type_name(&other))),
+    }
+}
+
+fn type_name(b: &bson::Bson) -> &'static str {
+    match b {
+        bson::Bson::Array(_) => "an array",
+        bson::Bson::String(_) => "a string",
+        bson::Bson::Null => "null",
+        bson::Bson::Boolean(_) => "a boolean",
+        _ => "a scalar value",
+    }
+}
