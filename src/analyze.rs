@@ -144,6 +144,17 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     if sample.num_docs == 0 {
         return Err(input_error(format!("{}: no documents to analyse", source.describe())));
     }
+    // A key the user named must be usable: the server refuses arrays in key fields.
+    if !opts.keys.is_empty() {
+        for ks in &sample.keys {
+            if let Some((pos, field)) = &ks.first_array {
+                return Err(input_error(format!(
+                    "key {}: {} documents hold an array in '{field}' (the first is document {} of {}); MongoDB refuses arrays in shard key fields (BadValue)",
+                    ks.key, ks.docs_with_arrays, pos + 1, source.describe()
+                )));
+            }
+        }
+    }
     let total = opts.total_docs.or(source.num_docs_total()).unwrap_or(0).max(sample.num_docs);
     if total > sample.num_docs {
         notes.push(format!(
@@ -251,5 +262,31 @@ impl DocumentSource for FileSource {
 
     fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
         crate::sources::docs::for_each_document(&self.path, f).map(|_| ())
+    }
+}
+
+/// Documents held in memory (tests, and sources that fetch before analysing).
+pub struct MemorySource {
+    pub name: String,
+    pub docs: Vec<Document>,
+}
+
+impl DocumentSource for MemorySource {
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        Ok(self.docs.iter().take(n).cloned().collect())
+    }
+
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+        let mut buf = Vec::new();
+        for d in &self.docs {
+            buf.clear();
+            d.to_writer(&mut buf)?;
+            f(d, buf.len())?;
+        }
+        Ok(())
     }
 }

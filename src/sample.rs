@@ -24,6 +24,8 @@ pub struct KeySample {
     pub docs_missing_fields: u64,
     /// Documents with an array in a key field: the server rejects them.
     pub docs_with_arrays: u64,
+    /// The first such document (0-based position in the sample) and the field.
+    pub first_array: Option<(u64, String)>,
     scratch: Vec<u8>,
     tuple: Vec<Bson>,
 }
@@ -37,6 +39,7 @@ impl KeySample {
             doc_values: Vec::new(),
             docs_missing_fields: 0,
             docs_with_arrays: 0,
+            first_array: None,
             scratch: Vec::new(),
             tuple: Vec::new(),
         }
@@ -54,6 +57,9 @@ impl KeySample {
                     Bson::Null
                 }
                 Lookup::Array => {
+                    if self.first_array.is_none() {
+                        self.first_array = Some((self.doc_values.len() as u64, f.path.clone()));
+                    }
                     self.docs_with_arrays += 1;
                     self.doc_values.push(ARRAY_DOC);
                     return;

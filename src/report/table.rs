@@ -19,7 +19,7 @@ pub fn render(r: &Report) -> String {
         let top = kc
             .most_common_values
             .first()
-            .map(|m| format!("{} ({:.1}%)", short_value(&m.value), kc.top_value_percentage))
+            .map(|m| if m.frequency <= 1 { "no value repeats".to_string() } else { format!("{} ({:.1}%)", short_value(&m.value), kc.top_value_percentage) })
             .unwrap_or_else(|| "-".into());
         let mono = match kc.monotonicity.record_id_correlation_coefficient {
             Some(x) => format!("{} ({x:.2})", kc.monotonicity.kind.as_str()),

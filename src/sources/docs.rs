@@ -37,5 +37,6 @@ pub fn namespace_from_dump_path(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let coll = name.strip_suffix(".bson.gz").or_else(|| name.strip_suffix(".bson"))?;
     let db = path.parent()?.file_name()?.to_str()?;
-    Some(format!("{db}.{coll}"))
+    let valid = |s: &str| !s.is_empty() && !s.starts_with('.') && !s.contains(['/', '\\', ' ', '"', '$', '.']);
+    (valid(db) && !coll.is_empty()).then(|| format!("{db}.{coll}"))
 }

@@ -6,7 +6,7 @@
 //!
 //! The format is detected per record, so one file may mix them.
 
-use super::records::{for_each_record, json_to_document, parse_json_document, Record};
+use super::records::{for_each_record, json_to_document, parse_json_document_lenient, Record};
 use crate::error::input_error;
 use crate::model::{Op, Query, QueryOrigin, UpdateSpec};
 use anyhow::Result;
@@ -64,11 +64,11 @@ pub fn read_query_file(path: &Path) -> Result<QueryLog> {
                     return Ok(());
                 }
                 // Cheap pre-filter: most log lines are not slow queries.
-                if text.starts_with("{\"t\":") && !text.contains("\"id\":51803") {
+                if text.starts_with("{\"t\":") && !text.contains("\"id\":51803") && !text.contains("Slow query") {
                     log.skip(NOT_SLOW_QUERY);
                     return Ok(());
                 }
-                parse_json_document(text)
+                parse_json_document_lenient(text)
                     .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))?
             }
             Record::Json(v, i) => json_to_document(v)

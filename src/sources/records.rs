@@ -152,6 +152,37 @@ pub fn parse_json_document(text: &str) -> std::result::Result<Document, String> 
     json_to_document(v)
 }
 
+/// Like `parse_json_document`, but a `$`-object that is not valid Extended JSON
+/// (logs print some values their own way) is kept as a plain sub-document.
+pub fn parse_json_document_lenient(text: &str) -> std::result::Result<Document, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if let Ok(d) = json_to_document(v) {
+        return Ok(d);
+    }
+    // Rare: parse again rather than clone every line on the fast path.
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    match lenient(v) {
+        bson::Bson::Document(d) => Ok(d),
+        _ => Err("expected a document".into()),
+    }
+}
+
+fn lenient(v: serde_json::Value) -> bson::Bson {
+    match v {
+        serde_json::Value::Object(m) => {
+            let special = m.keys().next().is_some_and(|k| k.starts_with('$'));
+            if special {
+                if let Ok(b) = bson::Bson::try_from(serde_json::Value::Object(m.clone())) {
+                    return b;
+                }
+            }
+            bson::Bson::Document(m.into_iter().map(|(k, v)| (k, lenient(v))).collect())
+        }
+        serde_json::Value::Array(a) => bson::Bson::Array(a.into_iter().map(lenient).collect()),
+        other => bson::Bson::try_from(other).unwrap_or(bson::Bson::Null),
+    }
+}
+
 pub fn json_to_document(v: serde_json::Value) -> std::result::Result<Document, String> {
     match bson::Bson::try_from(v).map_err(|e| e.to_string())? {
         bson::Bson::Document(d) => Ok(d),

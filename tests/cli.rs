@@ -1,0 +1,278 @@
+//! The binary on the bundled fixtures, on the shared real logs, and on bad input.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_shardkey"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> String {
+    root().join("fixtures").join(name).display().to_string()
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run shardkey")
+}
+
+fn json_of(o: &Output) -> Value {
+    assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+}
+
+const KEYS: [&str; 5] = ["{projectId: 1, _id: 1}", "{_id: \"hashed\"}", "{projectId: 1}", "{ts: 1}", "{country: 1}"];
+
+fn analyze_fixtures(extra: &[&str]) -> Value {
+    let docs = fixture("events.ndjson");
+    let log = fixture("mongod.log");
+    let mut args = vec!["analyze", "--docs", &docs, "--queries", &log, "--collection", "app.events", "--format", "json"];
+    for k in KEYS.iter() {
+        args.push("--key");
+        args.push(k);
+    }
+    args.extend_from_slice(extra);
+    json_of(&run(&args))
+}
+
+fn find<'a>(r: &'a Value, key: &str) -> &'a Value {
+    let want: Value = shardkey::model::ShardKey::parse(key).unwrap().to_json();
+    r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == want).unwrap_or_else(|| panic!("{key} missing"))
+}
+
+fn reasons(c: &Value) -> String {
+    c["reasons"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect::<Vec<_>>().join(" | ")
+}
+
+#[test]
+fn fixtures_rank_good_keys_above_bad_ones_with_reasons() {
+    let r = analyze_fixtures(&["--total-docs", "5000000"]);
+    assert_eq!(r["schemaVersion"], 1);
+    assert_eq!(r["namespace"], "app.events");
+    let rank = |k: &str| find(&r, k)["rank"].as_u64().unwrap();
+    for good in ["{projectId: 1, _id: 1}", "{_id: \"hashed\"}"] {
+        for bad in ["{projectId: 1}", "{ts: 1}", "{country: 1}"] {
+            assert!(rank(good) < rank(bad), "{good} (#{}) should rank above {bad} (#{})", rank(good), rank(bad));
+        }
+    }
+    let p = reasons(find(&r, "{projectId: 1}"));
+    assert!(p.contains("hot value") && p.contains("proj-0000"), "{p}");
+    assert!(p.contains("jumbo-chunk risk"), "{p}");
+    assert!(!find(&r, "{projectId: 1}")["keyCharacteristics"]["jumboChunkRisk"]["values"].as_array().unwrap().is_empty());
+    let t = reasons(find(&r, "{ts: 1}"));
+    assert!(t.contains("monotonic (increasing"), "{t}");
+    assert_eq!(find(&r, "{ts: 1}")["keyCharacteristics"]["monotonicity"]["type"], "monotonic");
+    let c = reasons(find(&r, "{country: 1}"));
+    assert!(c.contains("low cardinality") && c.contains("10 distinct values"), "{c}");
+    // query accounting: other namespaces and non-query lines are reported, not used
+    let q = &r["inputs"]["queries"];
+    assert!(q["queriesUsed"].as_u64().unwrap() > 1000);
+    assert!(q["queriesOtherNamespaces"].as_u64().unwrap() > 0);
+    assert!(q["skipped"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum::<u64>() > 0);
+    // every candidate carries the server-named fields
+    for c in r["candidates"].as_array().unwrap() {
+        for f in ["key", "score", "rank", "reasons", "keyCharacteristics", "readDistribution", "writeDistribution", "queryShapes"] {
+            assert!(c.get(f).is_some(), "{f} missing");
+        }
+        let rd = &c["readDistribution"];
+        let sum = rd["percentageOfSingleShardReads"].as_f64().unwrap()
+            + rd["percentageOfMultiShardReads"].as_f64().unwrap()
+            + rd["percentageOfScatterGatherReads"].as_f64().unwrap();
+        assert!((sum - 100.0).abs() < 1e-6);
+        assert_eq!(rd["numReadsByRange"].as_array().unwrap().len() <= 100, true);
+    }
+}
+
+#[test]
+fn without_keys_candidates_are_proposed() {
+    let docs = fixture("events.ndjson");
+    let log = fixture("mongod.log");
+    let r = json_of(&run(&["analyze", "--docs", &docs, "--queries", &log, "--collection", "app.events", "--format", "json"]));
+    let keys: Vec<String> = r["candidates"].as_array().unwrap().iter().map(|c| c["key"].to_string()).collect();
+    for want in [r#"{"_id":"hashed"}"#, r#"{"projectId":1}"#, r#"{"projectId":1,"_id":1}"#, r#"{"userId":1}"#] {
+        assert!(keys.contains(&want.to_string()), "{want} not in {keys:?}");
+    }
+    assert!(r["candidates"][0]["proposedBecause"].is_string());
+}
+
+#[test]
+fn sampled_queries_and_diffs_are_read() {
+    let docs = fixture("events.ndjson");
+    let sq = fixture("sampledQueries.ndjson");
+    let sqd = fixture("sampledQueriesDiff.ndjson");
+    let r = json_of(&run(&[
+        "analyze", "--docs", &docs, "--queries", &sq, "--queries", &sqd, "--key", "{projectId: 1}", "--format", "json",
+    ]));
+    assert_eq!(r["namespace"], "app.events");
+    let c = &r["candidates"][0];
+    let wd = &c["writeDistribution"];
+    assert!(wd["sampleSize"]["findAndModify"].as_u64().unwrap() > 0);
+    assert!(wd["percentageOfShardKeyUpdates"].as_f64().unwrap() > 0.0, "diffs on projectId count as key updates");
+    assert!(r["inputs"]["queries"]["shardKeyUpdateDiffs"].as_u64().unwrap() > 0);
+    // the same statements read from the slow-query log classify the same way
+    let shapes = c["queryShapes"].as_array().unwrap();
+    let label_of = |shape: &str| shapes.iter().find(|s| s["shape"] == shape).map(|s| s["label"].clone());
+    assert_eq!(label_of("{projectId: eq}"), Some(Value::from("singleShard")));
+    assert_eq!(label_of("{_id: eq}"), Some(Value::from("scatterGather")));
+}
+
+#[test]
+fn table_and_markdown_formats() {
+    let docs = fixture("events.ndjson");
+    let o = run(&["analyze", "--docs", &docs, "--key", "{country: 1}", "--key", "{_id: 1}"]);
+    assert!(o.status.success());
+    let t = String::from_utf8(o.stdout).unwrap();
+    assert!(t.contains("{country: 1}") && t.contains("low cardinality"), "{t}");
+    let o = run(&["analyze", "--docs", &docs, "--key", "{country: 1}", "--format", "markdown"]);
+    let m = String::from_utf8(o.stdout).unwrap();
+    assert!(m.contains("| rank | key |") && m.contains("`{country: 1}`"), "{m}");
+}
+
+#[test]
+fn mongodump_bson_gives_the_same_numbers_as_the_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("app");
+    std::fs::create_dir_all(&dump).unwrap();
+    let mut bytes = Vec::new();
+    for line in std::fs::read_to_string(fixture("events.ndjson")).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let bson::Bson::Document(d) = bson::Bson::try_from(v).unwrap() else { panic!() };
+        d.to_writer(&mut bytes).unwrap();
+    }
+    let path = dump.join("events.bson");
+    std::fs::write(&path, &bytes).unwrap();
+    let from_json = json_of(&run(&["analyze", "--docs", &fixture("events.ndjson"), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
+    let from_bson = json_of(&run(&["analyze", "--docs", path.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
+    assert_eq!(from_bson["namespace"], "app.events", "namespace from the dump path");
+    for i in 0..2 {
+        assert_eq!(from_json["candidates"][i]["keyCharacteristics"], from_bson["candidates"][i]["keyCharacteristics"]);
+    }
+    // gzip too
+    let gz = dump.join("events.bson.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, &bytes).unwrap();
+    enc.finish().unwrap();
+    let from_gz = json_of(&run(&["analyze", "--docs", gz.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
+    assert_eq!(from_gz["candidates"][0]["keyCharacteristics"], from_bson["candidates"][0]["keyCharacteristics"]);
+}
+
+/// A failing run: exit code 2, exactly one line on stderr, nothing on stdout.
+fn expect_user_error(args: &[&str], needle: &str) {
+    let o = run(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "args {args:?}: stderr {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "'{needle}' not in: {err}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_gives_one_line_and_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str, content: &[u8]| -> String {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        path.display().to_string()
+    };
+    let bad_line = p("bad.ndjson", b"{\"a\": 1}\n{\"a\": 2}\n{\"a\": oops}\n");
+    expect_user_error(&["analyze", "--docs", &bad_line, "--key", "{a: 1}"], "line 3");
+    let empty = p("empty.json", b"");
+    expect_user_error(&["analyze", "--docs", &empty, "--key", "{a: 1}"], "is empty");
+    let blank = p("blank.json", b"\n  \n");
+    expect_user_error(&["analyze", "--docs", &blank, "--key", "{a: 1}"], "is empty");
+    let arrays = p("arrays.ndjson", b"{\"a\": 1}\n{\"a\": [1, 2]}\n{\"a\": [3]}\n");
+    expect_user_error(&["analyze", "--docs", &arrays, "--key", "{a: 1}"], "2 documents hold an array in 'a'");
+    let ok = p("ok.ndjson", b"{\"a\": 1}\n");
+    expect_user_error(&["analyze", "--docs", &ok, "--key", "{a: 1"], "key {a: 1");
+    expect_user_error(&["analyze", "--docs", &ok, "--key", "{a: -1}"], "descending");
+    expect_user_error(&["analyze", "--docs", &ok, "--key", "{a: \"2d\"}"], "no other index types");
+    expect_user_error(&["analyze", "--docs", &ok, "--key", "{a: \"hashed\", b: \"hashed\"}"], "at most one field");
+    expect_user_error(&["analyze", "--docs", &ok, "--key", "a"], "key a");
+    expect_user_error(&["analyze", "--docs", &ok, "--collation", "{strength: 2}"], "locale");
+    expect_user_error(&["analyze", "--docs", &dir.path().join("nope.json").display().to_string()], "cannot open");
+    expect_user_error(&["analyze", "--docs", &ok, "--bogus"], "--bogus");
+    let mut bson_bytes = Vec::new();
+    bson::doc! {"a": 1, "b": "hello"}.to_writer(&mut bson_bytes).unwrap();
+    bson::doc! {"a": 2, "b": "world"}.to_writer(&mut bson_bytes).unwrap();
+    bson_bytes.truncate(bson_bytes.len() - 5);
+    let trunc = p("trunc.bson", &bson_bytes);
+    expect_user_error(&["analyze", "--docs", &trunc, "--key", "{a: 1}"], "truncated BSON");
+    let bad_log = p("bad.log", b"{\"t\": 1, \"id\": 51803, \"msg\": \"Slow query\"\n");
+    expect_user_error(&["analyze", "--docs", &ok, "--queries", &bad_log], "line 1");
+    let two_ns = p("two.ndjson", b"{\"op\":\"query\",\"ns\":\"a.x\",\"command\":{\"find\":\"x\",\"filter\":{},\"$db\":\"a\"}}\n{\"op\":\"query\",\"ns\":\"a.y\",\"command\":{\"find\":\"y\",\"filter\":{},\"$db\":\"a\"}}\n");
+    expect_user_error(&["analyze", "--docs", &ok, "--queries", &two_ns], "--collection");
+}
+
+#[test]
+fn fail_under_is_a_gate() {
+    let docs = fixture("events.ndjson");
+    let o = run(&["analyze", "--docs", &docs, "--key", "{country: 1}", "--fail-under", "90", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!o.stdout.is_empty(), "the report is still printed");
+    let o = run(&["analyze", "--docs", &docs, "--key", "{country: 1}", "--fail-under", "1", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+fn shared_logs() -> PathBuf {
+    let p = root().join("../shared/real-logs");
+    assert!(p.is_dir(), "the team's shared/real-logs must sit beside the project (as in CI): {}", p.display());
+    p
+}
+
+fn read_log(path: &Path) -> Value {
+    let docs = fixture("events.ndjson");
+    // A namespace that does not occur: every query is read and counted, none used.
+    json_of(&run(&["analyze", "--docs", &docs, "--key", "{_id: 1}", "--collection", "none.none", "--format", "json", "--queries", path.to_str().unwrap()]))
+}
+
+#[test]
+fn real_mongod_logs_and_profiles_are_read() {
+    let dir = shared_logs();
+    // (file, at least this many operations found)
+    let expect: &[(&str, u64)] = &[
+        ("hatchet__sample-mongod.log.gz", 10_000),
+        ("hatchet__replica.tar.gz__rs1.log.gz", 100),
+        ("mongo-log-parser__cluster0-shard-00-01.ufghn.mongodb.net_2025-08-17T19_50_00_2025-08-18T19_55_21_MONGODB.log.gz", 1000),
+        ("integrations-core__system.profile", 4),
+        ("percona-toolkit__profiles__all-ops_3.6.2.jsonl", 8),
+        ("percona-toolkit__profiles__all-ops_2.6.12.jsonl", 8),
+    ];
+    for (name, min) in expect {
+        let r = read_log(&dir.join(name));
+        let q = &r["inputs"]["queries"];
+        let n = q["queriesRead"].as_u64().unwrap();
+        assert!(n >= *min, "{name}: {n} operations read, expected at least {min}");
+        assert_eq!(q["queriesUsed"], 0);
+    }
+    // legacy text logs are recognised and skipped, not errors
+    let r = read_log(&dir.join("mtools__mongod.log"));
+    let skipped = &r["inputs"]["queries"]["skipped"];
+    assert!(skipped.as_object().unwrap().keys().any(|k| k.contains("legacy")), "{skipped}");
+}
+
+#[test]
+fn real_log_classification_on_one_namespace() {
+    // hatchet's sample log: testdb.__examples is read, updated and deleted by email
+    let dir = shared_logs();
+    let docs = fixture("events.ndjson");
+    let log = dir.join("hatchet__sample-mongod.log.gz");
+    let args = |key: &'static str| {
+        vec!["analyze".to_string(), "--docs".into(), docs.clone(), "--key".into(), key.into(), "--collection".into(),
+             "testdb.__examples".into(), "--format".into(), "json".into(), "--queries".into(), log.display().to_string()]
+    };
+    let by_email = json_of(&bin().args(args("{email: 1}")).output().unwrap());
+    let c = &by_email["candidates"][0];
+    assert_eq!(c["writeDistribution"]["sampleSize"]["update"], 2988);
+    assert_eq!(c["writeDistribution"]["sampleSize"]["delete"], 2988);
+    assert_eq!(c["readDistribution"]["percentageOfSingleShardReads"], 100.0);
+    assert_eq!(c["writeDistribution"]["percentageOfSingleShardWrites"], 100.0);
+    let by_id = json_of(&bin().args(args("{_id: 1}")).output().unwrap());
+    let c = &by_id["candidates"][0];
+    assert_eq!(c["writeDistribution"]["percentageOfScatterGatherWrites"], 100.0);
+    assert_eq!(c["writeDistribution"]["percentageOfSingleWritesWithoutShardKey"], 100.0);
+}
