@@ -27,15 +27,28 @@ pub trait DocumentSource {
     fn num_docs_total(&self) -> Option<u64> {
         None
     }
-    /// Whether the key has a unique supporting index, when the source knows.
-    fn is_unique(&self, _key: &ShardKey) -> Option<bool> {
+    /// The collection's average document size when the source knows it
+    /// (a live source projects only key fields, so it cannot measure it itself).
+    fn avg_doc_size_bytes(&self) -> Option<u64> {
         None
+    }
+    /// The key's supporting index, when the source knows the collection's indexes.
+    fn supporting_index(&self, _key: &ShardKey) -> Option<SupportingIndexReport> {
+        None
+    }
+    /// When `scan` is not in insertion order (e.g. `$sample`), a second stream
+    /// that is, for monotonicity. Returns false when `scan` already is.
+    fn scan_in_insertion_order(&mut self, _f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
+        Ok(false)
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// Keys the user named (`--key`); when empty, candidates are proposed.
     pub keys: Vec<ShardKey>,
+    /// Candidates a caller already proposed (used when `keys` is empty).
+    pub proposals: Vec<Proposal>,
     pub namespace: Option<String>,
     pub chunk_size_bytes: u64,
     pub num_most_common: usize,
@@ -79,9 +92,17 @@ fn value_json(key: &ShardKey, value: &[Bson]) -> serde_json::Value {
     Bson::Document(d).into_relaxed_extjson()
 }
 
-fn characteristics(ks: &KeySample, sample: &Sample, total: u64, opts: &Options, is_unique: Option<bool>) -> KeyCharacteristics {
+fn characteristics(
+    ks: &KeySample,
+    order: Option<&KeySample>,
+    sample: &Sample,
+    total: u64,
+    avg_doc_size: Option<u64>,
+    opts: &Options,
+    is_unique: Option<bool>,
+) -> KeyCharacteristics {
     let sampled = sample.num_docs;
-    let avg = if sampled > 0 { sample.total_bytes / sampled } else { 0 };
+    let avg = avg_doc_size.unwrap_or(if sampled > 0 { sample.total_bytes / sampled } else { 0 });
     let counted = ks.docs_counted();
     let mcv = frequency::most_common(&ks.values, opts.num_most_common)
         .into_iter()
@@ -89,7 +110,7 @@ fn characteristics(ks: &KeySample, sample: &Sample, total: u64, opts: &Options, 
         .collect();
     let mono = match monotonicity::by_key_shape(&ks.key) {
         Some(m) => m,
-        None => monotonicity::measure(&ks.key, &ks.insertion_positions_in_key_order()),
+        None => monotonicity::measure(&ks.key, &order.unwrap_or(ks).insertion_positions_in_key_order()),
     };
     let jumbo = frequency::jumbo_values(&ks.values, counted.max(1), total, avg, opts.chunk_size_bytes)
         .into_iter()
@@ -123,7 +144,9 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
 
     let mut notes = Vec::new();
-    let proposals: Vec<Proposal> = if opts.keys.is_empty() {
+    let proposals: Vec<Proposal> = if opts.keys.is_empty() && !opts.proposals.is_empty() {
+        opts.proposals.clone()
+    } else if opts.keys.is_empty() {
         let pre = source.prescan(PRESCAN_DOCS)?;
         if pre.is_empty() {
             return Err(input_error(format!("{}: no documents to analyse", source.describe())));
@@ -144,6 +167,11 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     if sample.num_docs == 0 {
         return Err(input_error(format!("{}: no documents to analyse", source.describe())));
     }
+    let mut in_order = Sample::new(&keys);
+    let separate_order = source.scan_in_insertion_order(&mut |d, size| {
+        in_order.add(d, size);
+        Ok(())
+    })?;
     // A key the user named must be usable: the server refuses arrays in key fields.
     if !opts.keys.is_empty() {
         for ks in &sample.keys {
@@ -164,8 +192,12 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     }
 
     let mut candidates = Vec::with_capacity(keys.len());
-    for (ks, prop) in sample.keys.iter().zip(&proposals) {
-        let kc = characteristics(ks, &sample, total, opts, source.is_unique(&ks.key));
+    let avg_doc_size = source.avg_doc_size_bytes();
+    for (i, (ks, prop)) in sample.keys.iter().zip(&proposals).enumerate() {
+        let support = source.supporting_index(&ks.key);
+        let is_unique = support.as_ref().map(|s| s.is_unique);
+        let order = separate_order.then(|| &in_order.keys[i]);
+        let kc = characteristics(ks, order, &sample, total, avg_doc_size, opts, is_unique);
         let ranges = Ranges::cut(&ks.key_space_values(), NUM_RANGES);
         let mut dist = DistributionCounter::new(&ranges);
         let mut shapes: BTreeMap<(String, crate::metrics::targeting::Label), (u64, BTreeMap<String, u64>)> = BTreeMap::new();
@@ -198,6 +230,8 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             read_distribution: reads,
             write_distribution: writes,
             query_shapes,
+            supporting_index: support,
+            server_analyze_shard_key: None,
         });
     }
     candidates.sort_by(|a, b| b.score.cmp(&a.score));

@@ -1,7 +1,10 @@
 //! Command-line options → a run of the pipeline → an exported report.
 
 use crate::analyze::{self, FileSource, Options, DEFAULT_CHUNK_MIB};
-use crate::error::{input_error, EXIT_GATE_FAILED, EXIT_OK};
+use crate::error::{exit_code_for, input_error, one_line, EXIT_GATE_FAILED, EXIT_OK};
+use crate::propose;
+use crate::sources::{live, server_compare};
+use std::time::Duration;
 use crate::model::ShardKey;
 use crate::report;
 use crate::sources::queries::{read_query_file, QueryLog};
@@ -32,22 +35,27 @@ pub enum Format {
 #[derive(Args, Debug)]
 pub struct AnalyzeArgs {
     /// Documents: mongoexport JSON/NDJSON (relaxed or canonical Extended JSON) or mongodump .bson[.gz], in insertion order.
-    #[arg(long, value_name = "FILE")]
-    pub docs: PathBuf,
+    #[arg(long, value_name = "FILE", conflicts_with = "uri")]
+    pub docs: Option<PathBuf>,
 
-    /// Query log: mongod JSON log, system.profile export, config.sampledQueries[Diff] export (repeatable).
-    #[arg(long = "queries", value_name = "FILE")]
-    pub queries: Vec<PathBuf>,
+    /// A live deployment (read-only). Defaults to $MONGODB_URI when set and --docs is not given.
+    #[arg(long, value_name = "URI")]
+    pub uri: Option<String>,
+
+    /// Query log: a file (mongod JSON log, system.profile export, config.sampledQueries[Diff] export), or with --uri
+    /// `profile` (<db>.system.profile) or `sampled` (sampled queries, 7.0+). Repeatable.
+    #[arg(long = "queries", value_name = "FILE|profile|sampled")]
+    pub queries: Vec<String>,
 
     /// Candidate key, e.g. '{projectId: 1, _id: 1}' or '{_id: "hashed"}' (repeatable). Without it, candidates are proposed.
     #[arg(long = "key", value_name = "KEY")]
     pub keys: Vec<String>,
 
-    /// The analysed namespace (db.coll). Default: from a mongodump path, or the only one in the query logs.
+    /// The analysed namespace (db.coll). Required with --uri; offline default: from a mongodump path, or the only one in the query logs.
     #[arg(long, value_name = "DB.COLL")]
     pub collection: Option<String>,
 
-    /// The collection's default collation, e.g. '{locale: "en", strength: 2}'.
+    /// The collection's default collation, e.g. '{locale: "en", strength: 2}' (read from the server with --uri).
     #[arg(long, value_name = "COLLATION")]
     pub collation: Option<String>,
 
@@ -58,6 +66,22 @@ pub struct AnalyzeArgs {
     /// The collection's document count when --docs holds a sample of it (scales estimates and jumbo risk).
     #[arg(long, value_name = "N")]
     pub total_docs: Option<u64>,
+
+    /// With --uri: documents to sample ($sample); the whole collection when it is smaller.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub sample_size: u64,
+
+    /// With --uri: seconds to find a server before giving up.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub server_selection_timeout: u64,
+
+    /// With --uri: maxTimeMS sent with every server operation.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub max_time_ms: u64,
+
+    /// With --uri on MongoDB 7.0+: also run the server's analyzeShardKey per candidate and show its numbers.
+    #[arg(long)]
+    pub compare_server: bool,
 
     /// How many most common values to report per key.
     #[arg(long, value_name = "N", default_value_t = 5)]
@@ -85,8 +109,28 @@ fn parse_collation(text: &str) -> Result<bson::Document> {
     }
 }
 
-/// Run `analyze`; returns the process exit code.
+fn check_namespace(ns: &str) -> Result<()> {
+    match ns.split_once('.') {
+        Some((db, coll)) if !db.is_empty() && !coll.is_empty() && !db.contains(['/', '\\', ' ', '"', '$']) => Ok(()),
+        _ => Err(input_error(format!("--collection {ns}: expected db.collection"))),
+    }
+}
+
+/// Run `analyze`; returns the process exit code. Errors carry no credentials.
 pub fn run_analyze(a: &AnalyzeArgs, out: &mut dyn std::io::Write) -> Result<i32> {
+    let uri = a.uri.clone().or_else(|| if a.docs.is_none() { std::env::var("MONGODB_URI").ok() } else { None });
+    let secrets = uri.as_deref().map(live::secrets_of).unwrap_or_default();
+    analyze_inner(a, uri, out).map_err(|e| {
+        let msg = live::scrub(&one_line(&e), &secrets);
+        if exit_code_for(&e) == crate::error::EXIT_USER_ERROR {
+            input_error(msg)
+        } else {
+            anyhow::anyhow!(msg)
+        }
+    })
+}
+
+fn analyze_inner(a: &AnalyzeArgs, uri: Option<String>, out: &mut dyn std::io::Write) -> Result<i32> {
     let keys = a.keys.iter().map(|k| ShardKey::parse(k).map_err(|e| input_error(e.to_string()))).collect::<Result<Vec<_>>>()?;
     if a.chunk_size == 0 {
         return Err(input_error("--chunk-size must be at least 1 MiB"));
@@ -94,28 +138,42 @@ pub fn run_analyze(a: &AnalyzeArgs, out: &mut dyn std::io::Write) -> Result<i32>
     if a.fail_under.is_some_and(|s| s > 100) {
         return Err(input_error("--fail-under takes a score from 0 to 100"));
     }
-    let default_collation = a.collation.as_deref().map(parse_collation).transpose()?.filter(|d| !d.is_empty());
-    let mut log = QueryLog::default();
-    for q in &a.queries {
-        log.merge(read_query_file(q)?);
+    if a.sample_size == 0 {
+        return Err(input_error("--sample-size must be at least 1"));
     }
-    let namespace = a.collection.clone().or_else(|| crate::sources::docs::namespace_from_dump_path(&a.docs));
-    if let Some(ns) = &namespace {
-        if !ns.contains('.') || ns.starts_with('.') || ns.ends_with('.') {
-            return Err(input_error(format!("--collection {ns}: expected db.collection")));
-        }
-    }
-    let opts = Options {
+    let given_collation = a.collation.as_deref().map(parse_collation).transpose()?.filter(|d| !d.is_empty());
+    let mut opts = Options {
         keys,
-        namespace,
+        proposals: vec![],
+        namespace: None,
         chunk_size_bytes: a.chunk_size * 1024 * 1024,
         num_most_common: a.top,
-        default_collation,
+        default_collation: given_collation,
         total_docs: a.total_docs,
     };
-    let mut source = FileSource { path: a.docs.clone() };
-    let sources = a.queries.iter().map(|p| p.display().to_string()).collect();
-    let r = analyze::run(&mut source, &log, sources, &opts)?;
+    let mut notes = Vec::new();
+    let r = match (&a.docs, uri) {
+        (Some(docs), _) => {
+            let mut log = QueryLog::default();
+            for q in &a.queries {
+                if (q == "profile" || q == "sampled") && !std::path::Path::new(q).exists() {
+                    return Err(input_error(format!("--queries {q} reads from a live deployment: give --uri")));
+                }
+                log.merge(read_query_file(std::path::Path::new(q))?);
+            }
+            let namespace = a.collection.clone().or_else(|| crate::sources::docs::namespace_from_dump_path(docs));
+            if let Some(ns) = &namespace {
+                check_namespace(ns)?;
+            }
+            opts.namespace = namespace;
+            let mut source = FileSource { path: docs.clone() };
+            analyze::run(&mut source, &log, a.queries.clone(), &opts)?
+        }
+        (None, Some(uri)) => run_live(a, &uri, &mut opts, &mut notes)?,
+        (None, None) => return Err(input_error("give --docs FILE or --uri URI (or set MONGODB_URI)")),
+    };
+    let mut r = r;
+    r.notes.extend(notes);
     let text = match a.format {
         Format::Table => report::table::render(&r),
         Format::Json => report::json::render(&r),
@@ -129,4 +187,89 @@ pub fn run_analyze(a: &AnalyzeArgs, out: &mut dyn std::io::Write) -> Result<i32>
         }
     }
     Ok(EXIT_OK)
+}
+
+/// The live path: connect, read what the deployment holds, then the same pipeline.
+fn run_live(a: &AnalyzeArgs, uri: &str, opts: &mut Options, notes: &mut Vec<String>) -> Result<report::Report> {
+    let ns = a.collection.clone().ok_or_else(|| input_error("--uri needs --collection db.coll"))?;
+    check_namespace(&ns)?;
+    opts.namespace = Some(ns.clone());
+    let lo = live::LiveOptions {
+        uri: uri.to_string(),
+        namespace: ns.clone(),
+        server_selection_timeout: Duration::from_secs(a.server_selection_timeout.max(1)),
+        max_time: Duration::from_millis(a.max_time_ms.max(1)),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    rt.block_on(async {
+        let session = live::LiveSession::open(&lo).await?;
+        let info = session.collection_info().await?;
+        if info.count == 0 {
+            return Err(input_error(format!("collection {ns} on {} is empty: nothing to analyse", session.redacted)));
+        }
+        if opts.default_collation.is_none() {
+            opts.default_collation = info.default_collation.clone();
+        }
+        // Query logs: what was asked for, or whatever exists.
+        let mut log = QueryLog::default();
+        let mut sources = Vec::new();
+        let auto = a.queries.is_empty();
+        let wanted: Vec<String> = if auto { vec!["profile".into(), "sampled".into()] } else { a.queries.clone() };
+        for q in &wanted {
+            match q.as_str() {
+                "profile" => {
+                    let l = session.read_profile().await?;
+                    let n = l.queries.len();
+                    if n > 0 || !auto {
+                        sources.push(format!("{}.system.profile", ns.split('.').next().unwrap_or("")));
+                        notes.push(format!("read {n} operations on {ns} from system.profile"));
+                        log.merge(l);
+                    }
+                }
+                "sampled" => {
+                    let (l, how) = session.read_sampled().await?;
+                    let n = l.queries.len() + l.diffs.len();
+                    if n > 0 || !auto {
+                        sources.push(how.to_string());
+                        notes.push(format!("read {n} sampled queries and diffs on {ns} through {how}"));
+                        log.merge(l);
+                    }
+                }
+                file => {
+                    sources.push(file.to_string());
+                    log.merge(read_query_file(std::path::Path::new(file))?);
+                }
+            }
+        }
+        if auto && sources.is_empty() {
+            notes.push(format!("no query sample found for {ns} (system.profile and sampled queries are empty): targeting is not measured"));
+        }
+        let prescan = if opts.keys.is_empty() { session.prescan(1000).await? } else { vec![] };
+        if opts.keys.is_empty() {
+            let queries: Vec<&crate::model::Query> = log.queries.iter().filter(|q| q.ns == ns).collect();
+            opts.proposals = propose::merge([propose::propose(&prescan, &queries), propose::from_indexes(&info.indexes)]);
+        }
+        let keys: Vec<ShardKey> = if opts.keys.is_empty() { opts.proposals.iter().map(|p| p.key.clone()).collect() } else { opts.keys.clone() };
+        let sample = session.sample(&keys, &info, a.sample_size).await?;
+        let coll_name = ns.split_once('.').map(|(_, c)| c.to_string()).unwrap_or_default();
+        let mut source = live::LiveSource { name: format!("{} ({ns})", session.redacted), coll_name, info: info.clone(), sample, prescan };
+        let mut r = analyze::run(&mut source, &log, sources, opts)?;
+        if a.compare_server {
+            if info.server_version >= (7, 0) {
+                for c in &mut r.candidates {
+                    let key = ShardKey::parse(&c.key.to_string())?;
+                    match session.analyze_shard_key(&key).await.and_then(|reply| server_compare::summarize_reply(&reply)) {
+                        Ok(v) => c.server_analyze_shard_key = Some(v),
+                        Err(e) => notes.push(format!("analyzeShardKey for {key}: {}", one_line(&e))),
+                    }
+                }
+            } else {
+                notes.push(format!(
+                    "--compare-server: the server is MongoDB {}.{}; analyzeShardKey needs 7.0 or newer",
+                    info.server_version.0, info.server_version.1
+                ));
+            }
+        }
+        Ok(r)
+    })
 }

@@ -12,6 +12,7 @@ fn analyse(docs: Vec<Document>, keys: &[&str]) -> Report {
     let mut src = MemorySource { name: "memory".into(), docs };
     let opts = Options {
         keys: keys.iter().map(|k| ShardKey::parse(k).unwrap()).collect(),
+        proposals: vec![],
         namespace: Some("d.c".into()),
         chunk_size_bytes: 128 << 20,
         num_most_common: 3,

@@ -1,6 +1,7 @@
 //! The types passed through the pipeline: a candidate `ShardKey`, a sampled
 //! `Query`, and the relaxed (shell-like) object syntax users type on the command line.
 
+pub mod index;
 pub mod query;
 pub mod relaxed;
 pub mod shard_key;

@@ -81,6 +81,26 @@ pub struct CandidateReport {
     pub read_distribution: ReadDistribution,
     pub write_distribution: WriteDistribution,
     pub query_shapes: Vec<QueryShapeReport>,
+    /// Live sources only: the index that would support this key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supporting_index: Option<SupportingIndexReport>,
+    /// `--compare-server` on 7.0+: the server's own analyzeShardKey numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_analyze_shard_key: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SupportingIndexReport {
+    /// The supporting index's name, or null when the collection has none.
+    pub name: Option<String>,
+    pub is_unique: bool,
+    /// The command that would create one, when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub create_index: Option<String>,
+    /// Indexes with the right fields that cannot support the key, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unusable: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -64,6 +64,23 @@ pub fn render(r: &Report) -> String {
         for reason in &c.reasons {
             let _ = writeln!(out, "  - {reason}");
         }
+        if let Some(si) = &c.supporting_index {
+            match (&si.name, &si.create_index) {
+                (Some(n), _) => {
+                    let _ = writeln!(out, "  supporting index: {n}{}", if si.is_unique { " (unique)" } else { "" });
+                }
+                (None, Some(cmd)) => {
+                    let _ = writeln!(out, "  no supporting index; sharding needs one: {cmd}");
+                }
+                _ => {}
+            }
+            for u in &si.unusable {
+                let _ = writeln!(out, "  index {u} cannot support this key");
+            }
+        }
+        if let Some(v) = &c.server_analyze_shard_key {
+            let _ = writeln!(out, "  server analyzeShardKey: {}", crate::sources::server_compare::headline(v));
+        }
         for s in c.query_shapes.iter().take(8) {
             let ops: Vec<String> = s.ops.iter().map(|(k, v)| format!("{k} {v}")).collect();
             let _ = writeln!(out, "    {:>6}× {:<14} {} [{}]", s.count, s.label.as_str(), s.shape, ops.join(", "));

@@ -2,5 +2,7 @@
 //! deployment) into documents and `Query` values. Nothing here computes a metric.
 
 pub mod docs;
+pub mod live;
 pub mod queries;
 pub mod records;
+pub mod server_compare;

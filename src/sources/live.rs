@@ -1,0 +1,578 @@
+//! A live deployment through the official driver. Read-only: it runs
+//! `$collStats`, `listCollections`, `listIndexes`, `explain`, `$sample`, `find`
+//! and reads `system.profile` / sampled queries; it never writes, builds an
+//! index or changes the profiler.
+
+use crate::analyze::DocumentSource;
+use crate::error::input_error;
+use crate::model::index::{supporting_index, IndexSpec};
+use crate::model::ShardKey;
+use crate::report::SupportingIndexReport;
+use crate::sources::queries::{add_record, QueryLog};
+use anyhow::Result;
+use bson::{doc, Bson, Document};
+use futures_util::TryStreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use mongodb::options::{ClientOptions, Hint, ReadPreference, SelectionCriteria};
+use mongodb::{Client, Collection, Database};
+use std::io::IsTerminal;
+use std::time::Duration;
+
+/// Connection settings from the command line.
+#[derive(Debug, Clone)]
+pub struct LiveOptions {
+    pub uri: String,
+    pub namespace: String,
+    pub server_selection_timeout: Duration,
+    pub max_time: Duration,
+}
+
+/// A URI with its credentials removed, safe to print.
+pub fn redact_uri(uri: &str) -> String {
+    match uri.split_once("://") {
+        Some((scheme, rest)) => {
+            let (hosts_part, tail) = match rest.find('/') {
+                Some(i) => (&rest[..i], &rest[i..]),
+                None => (rest, ""),
+            };
+            let hosts = hosts_part.rsplit_once('@').map(|(_, h)| h).unwrap_or(hosts_part);
+            // Drop the query string: it may hold credentials or tokens too.
+            let path = tail.split('?').next().unwrap_or("");
+            format!("{scheme}://{hosts}{path}")
+        }
+        None => "<uri>".into(),
+    }
+}
+
+/// Every form of the URI's password (raw and percent-decoded), to scrub from messages.
+pub fn secrets_of(uri: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((_, rest)) = uri.split_once("://") {
+        let hosts_part = rest.split('/').next().unwrap_or("");
+        if let Some((userinfo, _)) = hosts_part.rsplit_once('@') {
+            if let Some((_, pw)) = userinfo.split_once(':') {
+                if !pw.is_empty() {
+                    out.push(pw.to_string());
+                    let decoded = percent_decode(pw);
+                    if decoded != pw {
+                        out.push(decoded);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Replace every secret in a message.
+pub fn scrub(msg: &str, secrets: &[String]) -> String {
+    let mut m = msg.to_string();
+    for s in secrets {
+        if s.len() >= 2 {
+            m = m.replace(s.as_str(), "****");
+        }
+    }
+    m
+}
+
+/// A driver error as a one-line user error (exit code 2), with no credentials in it.
+fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> anyhow::Error {
+    use mongodb::error::ErrorKind;
+    let detail = match *e.kind {
+        ErrorKind::Authentication { ref message, .. } => format!("authentication failed: {message}"),
+        ErrorKind::ServerSelection { .. } => {
+            "no server reachable within the server selection timeout (is the host up and the URI right?)".to_string()
+        }
+        _ => e.to_string(),
+    };
+    input_error(scrub(&format!("{what}: {}", detail.replace('\n', " ")), secrets))
+}
+
+pub struct LiveSession {
+    client: Client,
+    db: Database,
+    coll_name: String,
+    pub namespace: String,
+    pub redacted: String,
+    secrets: Vec<String>,
+    max_time: Duration,
+    read: SelectionCriteria,
+}
+
+/// What we learn about the collection before sampling.
+#[derive(Debug, Clone)]
+pub struct CollectionInfo {
+    pub count: u64,
+    pub size_bytes: u64,
+    pub default_collation: Option<Document>,
+    pub indexes: Vec<IndexSpec>,
+    pub server_version: (u32, u32),
+}
+
+impl CollectionInfo {
+    pub fn avg_doc_size(&self) -> u64 {
+        if self.count == 0 {
+            0
+        } else {
+            self.size_bytes / self.count
+        }
+    }
+}
+
+fn progress(len: u64, what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} {per_sec} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
+impl LiveSession {
+    pub async fn open(o: &LiveOptions) -> Result<LiveSession> {
+        let secrets = secrets_of(&o.uri);
+        let redacted = redact_uri(&o.uri);
+        let (db_name, coll_name) = o
+            .namespace
+            .split_once('.')
+            .filter(|(d, c)| !d.is_empty() && !c.is_empty())
+            .ok_or_else(|| input_error(format!("--collection {}: expected db.collection", o.namespace)))?;
+        let mut opts = ClientOptions::parse(&o.uri)
+            .await
+            .map_err(|e| driver_error(&format!("invalid URI {redacted}"), e, &secrets))?;
+        opts.server_selection_timeout = Some(o.server_selection_timeout);
+        opts.connect_timeout = Some(o.server_selection_timeout);
+        opts.app_name.get_or_insert_with(|| "shardkey".to_string());
+        if opts.selection_criteria.is_none() {
+            opts.selection_criteria = Some(SelectionCriteria::ReadPreference(ReadPreference::SecondaryPreferred { options: None }));
+        }
+        let read = opts.selection_criteria.clone().expect("set above");
+        let client = Client::with_options(opts).map_err(|e| driver_error(&format!("cannot use {redacted}"), e, &secrets))?;
+        let db = client.database(db_name);
+        let s = LiveSession {
+            client,
+            db,
+            coll_name: coll_name.to_string(),
+            namespace: o.namespace.clone(),
+            redacted,
+            secrets,
+            max_time: o.max_time,
+            read,
+        };
+        // Fail fast (within the selection timeout) on a wrong host or password.
+        s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await?;
+        Ok(s)
+    }
+
+    fn err(&self, what: &str, e: mongodb::error::Error) -> anyhow::Error {
+        driver_error(&format!("{what} {}", self.redacted), e, &self.secrets)
+    }
+
+    async fn command(&self, db: &Database, mut cmd: Document, what: &str) -> Result<Document> {
+        let name = cmd.keys().next().cloned().unwrap_or_default();
+        if !matches!(name.as_str(), "ping" | "buildInfo" | "explain") {
+            cmd.insert("maxTimeMS", self.max_time.as_millis() as i64);
+        }
+        db.run_command(cmd).selection_criteria(self.read.clone()).await.map_err(|e| self.err(what, e))
+    }
+
+    fn coll(&self) -> Collection<Document> {
+        self.db.collection(&self.coll_name)
+    }
+
+    async fn server_version(&self) -> Result<(u32, u32)> {
+        let bi = self.command(&self.client.database("admin"), doc! {"buildInfo": 1}, "buildInfo on").await?;
+        let v = bi.get_str("version").unwrap_or("0.0");
+        let mut it = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        Ok((it.next().unwrap_or(0), it.next().unwrap_or(0)))
+    }
+
+    /// Existence, count, size, default collation and indexes. Errors on a
+    /// missing collection or a view.
+    pub async fn collection_info(&self) -> Result<CollectionInfo> {
+        let server_version = self.server_version().await?;
+        let lc = self
+            .command(&self.db, doc! {"listCollections": 1, "filter": {"name": &self.coll_name}}, "listCollections on")
+            .await?;
+        let first = lc
+            .get_document("cursor")
+            .ok()
+            .and_then(|c| c.get_array("firstBatch").ok())
+            .and_then(|b| b.first())
+            .and_then(|d| d.as_document())
+            .cloned();
+        let Some(entry) = first else {
+            return Err(input_error(format!("collection {} does not exist on {}", self.namespace, self.redacted)));
+        };
+        if entry.get_str("type").unwrap_or("collection") == "view" {
+            return Err(input_error(format!("{} is a view; analyse the collection it reads", self.namespace)));
+        }
+        let default_collation = entry
+            .get_document("options")
+            .ok()
+            .and_then(|o| o.get_document("collation").ok())
+            .filter(|c| c.get_str("locale").map(|l| l != "simple").unwrap_or(false))
+            .cloned();
+
+        // $collStats sums over shards when run through mongos.
+        let mut count = 0u64;
+        let mut size = 0u64;
+        let mut cur = self
+            .coll()
+            .aggregate(vec![doc! {"$collStats": {"storageStats": {}}}])
+            .max_time(self.max_time)
+            .selection_criteria(self.read.clone())
+            .await
+            .map_err(|e| self.err("$collStats on", e))?;
+        while let Some(d) = cur.try_next().await.map_err(|e| self.err("$collStats on", e))? {
+            if let Ok(ss) = d.get_document("storageStats") {
+                count += num(ss.get("count"));
+                size += num(ss.get("size"));
+            }
+        }
+
+        let li = self.command(&self.db, doc! {"listIndexes": &self.coll_name}, "listIndexes on").await?;
+        let mut indexes: Vec<IndexSpec> = li
+            .get_document("cursor")
+            .ok()
+            .and_then(|c| c.get_array("firstBatch").ok())
+            .map(|b| b.iter().filter_map(|d| d.as_document()).map(IndexSpec::from_list_indexes).collect())
+            .unwrap_or_default();
+        for ix in &mut indexes {
+            if !ix.sparse && !ix.partial {
+                ix.multikey = self.is_multikey(&ix.name).await?;
+            }
+        }
+        Ok(CollectionInfo { count, size_bytes: size, default_collation, indexes, server_version })
+    }
+
+    /// listIndexes does not say whether an index is multikey; explain does.
+    async fn is_multikey(&self, index: &str) -> Result<Option<bool>> {
+        let cmd = doc! {
+            "explain": {"find": &self.coll_name, "filter": {}, "hint": index, "limit": 1, "maxTimeMS": self.max_time.as_millis() as i64},
+            "verbosity": "queryPlanner",
+        };
+        let reply = self.command(&self.db, cmd, "explain on").await?;
+        fn find(d: &Document) -> Option<bool> {
+            if let Ok(b) = d.get_bool("isMultiKey") {
+                return Some(b);
+            }
+            for (_, v) in d {
+                match v {
+                    Bson::Document(x) => {
+                        if let Some(b) = find(x) {
+                            return Some(b);
+                        }
+                    }
+                    Bson::Array(a) => {
+                        for x in a.iter().filter_map(|x| x.as_document()) {
+                            if let Some(b) = find(x) {
+                                return Some(b);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        Ok(reply.get_document("queryPlanner").ok().and_then(find))
+    }
+
+    /// Up to `n` whole documents picked by `$sample` (for proposing candidates).
+    pub async fn prescan(&self, n: usize) -> Result<Vec<Document>> {
+        let mut cur = self
+            .coll()
+            .aggregate(vec![doc! {"$sample": {"size": n as i64}}])
+            .max_time(self.max_time)
+            .selection_criteria(self.read.clone())
+            .await
+            .map_err(|e| self.err("$sample on", e))?;
+        let mut out = Vec::new();
+        while let Some(d) = cur.try_next().await.map_err(|e| self.err("$sample on", e))? {
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    /// The sample for the candidates, projected to their fields:
+    /// - a collection no larger than `sample_size` is read whole, in recordId
+    ///   (insertion) order, once;
+    /// - a larger one: `$sample` for value counts, plus a `$sampleRate` scan in
+    ///   natural order with recordIds for monotonicity (aggregation cannot
+    ///   return recordIds, so `$sample` alone loses insertion order).
+    pub async fn sample(&self, keys: &[ShardKey], info: &CollectionInfo, sample_size: u64) -> Result<LiveSample> {
+        let projection = projection_for(keys);
+        if info.count <= sample_size {
+            let docs = self.natural_scan(&projection, None, info.count.max(1)).await?;
+            return Ok(LiveSample { docs, in_order: None });
+        }
+        let pb = progress(sample_size, "sampling ($sample)");
+        let mut pipeline = vec![doc! {"$sample": {"size": sample_size as i64}}];
+        pipeline.push(doc! {"$project": projection.clone()});
+        let mut cur = self
+            .coll()
+            .aggregate(pipeline)
+            .max_time(self.max_time)
+            .allow_disk_use(true)
+            .batch_size(10_000)
+            .selection_criteria(self.read.clone())
+            .await
+            .map_err(|e| self.err("$sample on", e))?;
+        let mut docs = Vec::with_capacity(sample_size as usize);
+        while let Some(d) = cur.try_next().await.map_err(|e| self.err("$sample on", e))? {
+            docs.push(d);
+            pb.inc(1);
+        }
+        pb.finish_and_clear();
+        let rate = (sample_size as f64 / info.count as f64).min(1.0);
+        let in_order = if info.server_version >= (4, 4) {
+            Some(self.natural_scan(&projection, Some(rate), sample_size).await?)
+        } else {
+            None
+        };
+        Ok(LiveSample { docs, in_order })
+    }
+
+    async fn natural_scan(&self, projection: &Document, rate: Option<f64>, expect: u64) -> Result<Vec<Document>> {
+        let filter = match rate {
+            Some(r) => doc! {"$sampleRate": r},
+            None => doc! {},
+        };
+        let pb = progress(expect, "reading in natural order");
+        let mut cur = self
+            .coll()
+            .find(filter)
+            .projection(projection.clone())
+            .hint(Hint::Keys(doc! {"$natural": 1}))
+            .show_record_id(true)
+            .max_time(self.max_time)
+            .batch_size(10_000)
+            .selection_criteria(self.read.clone())
+            .await
+            .map_err(|e| self.err("find on", e))?;
+        let mut docs = Vec::new();
+        while let Some(d) = cur.try_next().await.map_err(|e| self.err("find on", e))? {
+            docs.push(d);
+            pb.inc(1);
+        }
+        pb.finish_and_clear();
+        // Natural order is recordId order on WiredTiger; sort to be sure, then drop the field.
+        docs.sort_by_key(|d| match d.get("$recordId") {
+            Some(Bson::Int64(i)) => *i,
+            Some(Bson::Int32(i)) => *i as i64,
+            _ => 0,
+        });
+        for d in &mut docs {
+            d.remove("$recordId");
+        }
+        Ok(docs)
+    }
+
+    /// `<db>.system.profile` entries for the namespace.
+    pub async fn read_profile(&self) -> Result<QueryLog> {
+        let coll: Collection<Document> = self.db.collection("system.profile");
+        let mut log = QueryLog::default();
+        let mut cur = coll
+            .find(doc! {"ns": &self.namespace})
+            .max_time(self.max_time)
+            .selection_criteria(self.read.clone())
+            .await
+            .map_err(|e| self.err("reading system.profile on", e))?;
+        while let Some(d) = cur.try_next().await.map_err(|e| self.err("reading system.profile on", e))? {
+            log.records += 1;
+            add_record(&mut log, &d);
+        }
+        Ok(log)
+    }
+
+    /// Sampled queries: `$listSampledQueries` (7.0+, on mongos), else the
+    /// `config.sampledQueries` / `config.sampledQueriesDiff` collections.
+    pub async fn read_sampled(&self) -> Result<(QueryLog, &'static str)> {
+        let mut log = QueryLog::default();
+        let admin = self.client.database("admin");
+        let listed = admin
+            .aggregate(vec![doc! {"$listSampledQueries": {"namespace": &self.namespace}}])
+            .max_time(self.max_time)
+            .await;
+        if let Ok(mut cur) = listed {
+            let mut ok = true;
+            loop {
+                match cur.try_next().await {
+                    Ok(Some(d)) => {
+                        log.records += 1;
+                        add_record(&mut log, &d);
+                    }
+                    Ok(None) => break,
+                    Err(_) => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok {
+                return Ok((log, "$listSampledQueries"));
+            }
+            log = QueryLog::default();
+        }
+        let config = self.client.database("config");
+        for name in ["sampledQueries", "sampledQueriesDiff"] {
+            let coll: Collection<Document> = config.collection(name);
+            let mut cur = coll
+                .find(doc! {"ns": &self.namespace})
+                .max_time(self.max_time)
+                .selection_criteria(self.read.clone())
+                .await
+                .map_err(|e| self.err(&format!("reading config.{name} on"), e))?;
+            while let Some(d) = cur.try_next().await.map_err(|e| self.err(&format!("reading config.{name} on"), e))? {
+                log.records += 1;
+                add_record(&mut log, &d);
+            }
+        }
+        Ok((log, "config.sampledQueries"))
+    }
+
+    /// The server's own `analyzeShardKey` for a key (7.0+).
+    pub async fn analyze_shard_key(&self, key: &ShardKey) -> Result<Document> {
+        let cmd = doc! {
+            "analyzeShardKey": &self.namespace,
+            "key": key.to_document(),
+            "keyCharacteristics": true,
+            "readWriteDistribution": true,
+        };
+        self.command(&self.client.database("admin"), cmd, "analyzeShardKey on").await
+    }
+}
+
+fn num(v: Option<&Bson>) -> u64 {
+    match v {
+        Some(Bson::Int32(i)) => (*i).max(0) as u64,
+        Some(Bson::Int64(i)) => (*i).max(0) as u64,
+        Some(Bson::Double(f)) => f.max(0.0) as u64,
+        _ => 0,
+    }
+}
+
+/// Project only the candidates' fields (a parent path covers its children).
+pub fn projection_for(keys: &[ShardKey]) -> Document {
+    let mut paths: Vec<String> = keys.iter().flat_map(|k| k.paths().map(str::to_string)).collect();
+    paths.sort();
+    paths.dedup();
+    let kept: Vec<&String> = paths
+        .iter()
+        .filter(|p| !paths.iter().any(|q| q != *p && p.starts_with(&format!("{q}."))))
+        .collect();
+    let mut d = Document::new();
+    for p in &kept {
+        d.insert(p.as_str(), 1);
+    }
+    if !kept.iter().any(|p| p.as_str() == "_id") {
+        d.insert("_id", 0);
+    }
+    d
+}
+
+/// The documents a live run analyses.
+pub struct LiveSample {
+    pub docs: Vec<Document>,
+    /// A separate insertion-ordered sample, when `docs` came from `$sample`.
+    pub in_order: Option<Vec<Document>>,
+}
+
+/// A sampled live collection as a `DocumentSource`.
+pub struct LiveSource {
+    pub name: String,
+    pub coll_name: String,
+    pub info: CollectionInfo,
+    pub sample: LiveSample,
+    pub prescan: Vec<Document>,
+}
+
+impl DocumentSource for LiveSource {
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        Ok(self.prescan.iter().take(n).cloned().collect())
+    }
+
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+        for d in &self.sample.docs {
+            f(d, 0)?;
+        }
+        Ok(())
+    }
+
+    fn num_docs_total(&self) -> Option<u64> {
+        Some(self.info.count)
+    }
+
+    fn avg_doc_size_bytes(&self) -> Option<u64> {
+        Some(self.info.avg_doc_size())
+    }
+
+    fn supporting_index(&self, key: &ShardKey) -> Option<SupportingIndexReport> {
+        Some(supporting_index(key, &self.coll_name, &self.info.indexes))
+    }
+
+    fn scan_in_insertion_order(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
+        match &self.sample.in_order {
+            Some(docs) => {
+                for d in docs {
+                    f(d, 0)?;
+                }
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_redacted_and_passwords_found() {
+        let u = "mongodb://alice:s%40cret@db1:27017,db2/app?authSource=admin&tls=true";
+        assert_eq!(redact_uri(u), "mongodb://db1:27017,db2/app");
+        assert_eq!(secrets_of(u), vec!["s%40cret".to_string(), "s@cret".to_string()]);
+        assert_eq!(redact_uri("mongodb+srv://u:p@cluster0.x.net"), "mongodb+srv://cluster0.x.net");
+        assert!(secrets_of("mongodb://localhost").is_empty());
+        assert_eq!(scrub("bad s@cret here", &secrets_of(u)), "bad **** here");
+    }
+
+    #[test]
+    fn projection_keeps_parents_only() {
+        let keys = [ShardKey::parse("{a: 1, \"a.b\": 1}").err(), None];
+        assert!(keys[0].is_some(), "overlapping fields are rejected earlier");
+        let keys = [ShardKey::parse("{a: 1}").unwrap(), ShardKey::parse("{\"a.b\": 1, c: 1}").unwrap()];
+        assert_eq!(projection_for(&keys), doc! {"a": 1, "c": 1, "_id": 0});
+        let keys = [ShardKey::parse("{_id: \"hashed\"}").unwrap()];
+        assert_eq!(projection_for(&keys), doc! {"_id": 1});
+    }
+}

@@ -1,0 +1,122 @@
+//! `--compare-server`: the parts of MongoDB 7.0+'s `analyzeShardKey` reply we
+//! show beside our own numbers.
+
+use anyhow::{bail, Result};
+use bson::{Bson, Document};
+use serde_json::{Map, Value};
+
+const CHARACTERISTICS: [&str; 7] =
+    ["numDocsTotal", "numDocsSampled", "avgDocSizeBytes", "numDistinctValues", "isUnique", "mostCommonValues", "monotonicity"];
+const READS: [&str; 4] = [
+    "sampleSize",
+    "percentageOfSingleShardReads",
+    "percentageOfMultiShardReads",
+    "percentageOfScatterGatherReads",
+];
+const WRITES: [&str; 7] = [
+    "sampleSize",
+    "percentageOfSingleShardWrites",
+    "percentageOfMultiShardWrites",
+    "percentageOfScatterGatherWrites",
+    "percentageOfShardKeyUpdates",
+    "percentageOfSingleWritesWithoutShardKey",
+    "percentageOfMultiWritesWithoutShardKey",
+];
+
+fn pick(d: &Document, fields: &[&str]) -> Value {
+    let mut m = Map::new();
+    for f in fields {
+        if let Some(v) = d.get(*f) {
+            m.insert(f.to_string(), Bson::from(v.clone()).into_relaxed_extjson());
+        }
+    }
+    Value::Object(m)
+}
+
+/// The comparable subset of an `analyzeShardKey` reply.
+pub fn summarize_reply(reply: &Document) -> Result<Value> {
+    if let Ok(msg) = reply.get_str("errmsg") {
+        bail!("analyzeShardKey failed: {msg}");
+    }
+    let kc = reply.get_document("keyCharacteristics").ok();
+    let rd = reply.get_document("readDistribution").ok();
+    let wd = reply.get_document("writeDistribution").ok();
+    if kc.is_none() && rd.is_none() && wd.is_none() {
+        bail!("the analyzeShardKey reply has no keyCharacteristics, readDistribution or writeDistribution");
+    }
+    let mut out = Map::new();
+    if let Some(kc) = kc {
+        out.insert("keyCharacteristics".into(), pick(kc, &CHARACTERISTICS));
+    }
+    if let Some(rd) = rd {
+        out.insert("readDistribution".into(), pick(rd, &READS));
+    }
+    if let Some(wd) = wd {
+        out.insert("writeDistribution".into(), pick(wd, &WRITES));
+    }
+    Ok(Value::Object(out))
+}
+
+/// One line for the table: the server's headline numbers.
+pub fn headline(v: &Value) -> String {
+    let kc = &v["keyCharacteristics"];
+    let mut parts = Vec::new();
+    if let Some(n) = kc["numDistinctValues"].as_i64().or_else(|| kc["numDistinctValues"].as_f64().map(|f| f as i64)) {
+        parts.push(format!("distinct {n}"));
+    }
+    if let Some(t) = kc["monotonicity"]["type"].as_str() {
+        parts.push(t.to_string());
+    }
+    if let Some(p) = v["readDistribution"]["percentageOfSingleShardReads"].as_f64() {
+        parts.push(format!("single-shard reads {p:.1}%"));
+    }
+    if let Some(p) = v["writeDistribution"]["percentageOfSingleShardWrites"].as_f64() {
+        parts.push(format!("single-shard writes {p:.1}%"));
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    /// A reply in the 7.0 format (manual, analyzeShardKey output).
+    fn reply() -> Document {
+        doc! {
+            "keyCharacteristics": {
+                "numDocsTotal": 9039i64, "avgDocSizeBytes": 153i64, "numDocsSampled": 9039i64,
+                "isUnique": false, "numDistinctValues": 8939i64,
+                "mostCommonValues": [{"value": {"lastName": "Smith"}, "frequency": 19i64}],
+                "monotonicity": {"recordIdCorrelationCoefficient": 0.0, "type": "not monotonic"},
+            },
+            "readDistribution": {
+                "sampleSize": {"total": 61363, "find": 30000, "aggregate": 0, "count": 31363, "distinct": 0},
+                "percentageOfSingleShardReads": 50.0, "percentageOfMultiShardReads": 0.0,
+                "percentageOfScatterGatherReads": 50.0, "numReadsByRange": [688, 775],
+            },
+            "writeDistribution": {
+                "sampleSize": {"total": 49, "update": 30, "delete": 0, "findAndModify": 19},
+                "percentageOfSingleShardWrites": 100.0, "percentageOfMultiShardWrites": 0.0,
+                "percentageOfScatterGatherWrites": 0.0, "numWritesByRange": [20, 30],
+                "percentageOfShardKeyUpdates": 0.0, "percentageOfSingleWritesWithoutShardKey": 0.0,
+                "percentageOfMultiWritesWithoutShardKey": 0.0,
+            },
+            "ok": 1,
+        }
+    }
+
+    #[test]
+    fn parses_the_7_0_reply() {
+        let v = summarize_reply(&reply()).unwrap();
+        assert_eq!(v["keyCharacteristics"]["numDistinctValues"], 8939);
+        assert_eq!(v["keyCharacteristics"]["monotonicity"]["type"], "not monotonic");
+        assert_eq!(v["keyCharacteristics"]["mostCommonValues"][0]["value"]["lastName"], "Smith");
+        assert_eq!(v["readDistribution"]["percentageOfScatterGatherReads"], 50.0);
+        assert_eq!(v["writeDistribution"]["sampleSize"]["findAndModify"], 19);
+        assert!(v["readDistribution"].get("numReadsByRange").is_none());
+        assert_eq!(headline(&v), "distinct 8939, not monotonic, single-shard reads 50.0%, single-shard writes 100.0%");
+        assert!(summarize_reply(&doc! {"ok": 0, "errmsg": "no such command"}).is_err());
+        assert!(summarize_reply(&doc! {"ok": 1}).is_err());
+    }
+}

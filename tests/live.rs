@@ -1,0 +1,280 @@
+//! `shardkey analyze --uri` against a real mongod 6.0.5 (see tests/common).
+
+mod common;
+
+use common::{load_ndjson, rt, Mode, Mongod};
+use mongodb::bson::{doc, Document};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+fn shardkey(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().unwrap()
+}
+
+fn json_ok(o: &Output) -> Value {
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {
+    let want = shardkey::model::ShardKey::parse(key).unwrap().to_json();
+    r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == want).unwrap_or_else(|| panic!("{key} missing in {r}"))
+}
+
+#[test]
+fn live_fixtures_match_the_offline_run() {
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    assert_eq!(load_ndjson(&client, "app", "events", &fixture("events.ndjson")), 10_000);
+    let keys = ["{_id: 1}", "{ts: 1}", "{projectId: 1}", "{country: 1}", "{projectId: 1, _id: 1}", "{userId: \"hashed\"}"];
+    let mut live_args = vec!["analyze", "--format", "json", "--collection", "app.events", "--sample-size", "20000", "--compare-server"];
+    let uri = m.uri();
+    live_args.extend(["--uri", uri.as_str()]);
+    let docs = fixture("events.ndjson");
+    let mut off_args = vec!["analyze", "--format", "json", "--collection", "app.events", "--docs", docs.to_str().unwrap()];
+    for k in &keys {
+        live_args.extend(["--key", k]);
+        off_args.extend(["--key", k]);
+    }
+    let live = json_ok(&shardkey(&live_args));
+    let off = json_ok(&shardkey(&off_args));
+    assert_eq!(live["inputs"]["documents"]["numDocsRead"], 10_000);
+    for k in &keys {
+        let (l, o) = (&cand(&live, k)["keyCharacteristics"], &cand(&off, k)["keyCharacteristics"]);
+        assert_eq!(l["numDistinctValues"], o["numDistinctValues"], "{k}");
+        assert_eq!(l["mostCommonValues"], o["mostCommonValues"], "{k}");
+        assert_eq!(l["monotonicity"]["type"], o["monotonicity"]["type"], "{k}");
+        assert_eq!(l["numDocsTotal"], 10_000);
+        assert!(l["avgDocSizeBytes"].as_u64().unwrap() > 150, "from collStats, not the projected sample");
+    }
+    assert_eq!(cand(&live, "{_id: 1}")["keyCharacteristics"]["monotonicity"]["type"], "monotonic");
+    assert_eq!(cand(&live, "{ts: 1}")["keyCharacteristics"]["monotonicity"]["type"], "monotonic");
+    assert_eq!(cand(&live, "{projectId: 1}")["keyCharacteristics"]["monotonicity"]["type"], "not monotonic");
+    let notes = live["notes"].to_string();
+    assert!(notes.contains("analyzeShardKey needs 7.0"), "{notes}");
+
+    // A sample smaller than the collection: $sample plus an insertion-ordered scan.
+    let o = shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--sample-size", "3000", "--key", "{ts: 1}", "--key", "{country: 1}"]);
+    let r = json_ok(&o);
+    assert_eq!(r["inputs"]["documents"]["numDocsRead"], 3000);
+    assert_eq!(cand(&r, "{ts: 1}")["keyCharacteristics"]["monotonicity"]["type"], "monotonic");
+    assert_eq!(cand(&r, "{country: 1}")["keyCharacteristics"]["numDistinctValues"], 10);
+    assert_eq!(cand(&r, "{ts: 1}")["keyCharacteristics"]["numDocsTotal"], 10_000);
+}
+
+#[test]
+fn profiler_and_sampled_queries_are_read_and_classified() {
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    load_ndjson(&client, "app", "events", &fixture("events.ndjson"));
+    let db = client.database("app");
+    let events = db.collection::<Document>("events");
+    rt().block_on(async {
+        db.run_command(doc! {"profile": 2}).await.unwrap();
+        for p in ["proj-0000", "proj-0001", "proj-0002", "proj-0003", "proj-0004"] {
+            events.find_one(doc! {"projectId": p}).await.unwrap();
+        }
+        for _ in 0..3 {
+            events.find_one(doc! {"country": "DE", "type": "view"}).await.unwrap();
+        }
+        events.update_one(doc! {"userId": "user-00001"}, doc! {"$set": {"seen": true}}).await.unwrap();
+        events.update_many(doc! {"projectId": "proj-0007"}, doc! {"$set": {"seen": true}}).await.unwrap();
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+    });
+    let uri = m.uri();
+    let r = json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--queries", "profile", "--key", "{projectId: 1}"]));
+    let c = cand(&r, "{projectId: 1}");
+    let rd = &c["readDistribution"];
+    assert_eq!(rd["sampleSize"]["find"], 8, "{rd}");
+    assert_eq!(rd["percentageOfSingleShardReads"], 62.5);
+    assert_eq!(rd["percentageOfScatterGatherReads"], 37.5);
+    let wd = &c["writeDistribution"];
+    assert_eq!(wd["sampleSize"]["update"], 2, "{wd}");
+    assert_eq!(wd["percentageOfSingleShardWrites"], 50.0);
+    assert_eq!(wd["percentageOfSingleWritesWithoutShardKey"], 50.0);
+    assert!(r["inputs"]["queries"]["sources"][0].as_str().unwrap().contains("system.profile"));
+
+    // 7.0-format sampled queries stored in config.sampledQueries[Diff] by the test.
+    let load = |coll: &str, file: &str| {
+        let n = load_ndjson(&client, "config", coll, &fixture(file));
+        assert!(n > 0);
+    };
+    load("sampledQueries", "sampledQueries.ndjson");
+    load("sampledQueriesDiff", "sampledQueriesDiff.ndjson");
+    let live = json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--queries", "sampled", "--key", "{projectId: 1}", "--key", "{_id: \"hashed\"}"]));
+    let sq = fixture("sampledQueries.ndjson");
+    let sqd = fixture("sampledQueriesDiff.ndjson");
+    let docs = fixture("events.ndjson");
+    let off = json_ok(&shardkey(&[
+        "analyze", "--format", "json", "--docs", docs.to_str().unwrap(), "--collection", "app.events",
+        "--queries", sq.to_str().unwrap(), "--queries", sqd.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{_id: \"hashed\"}",
+    ]));
+    for k in ["{projectId: 1}", "{_id: \"hashed\"}"] {
+        let (l, o) = (cand(&live, k), cand(&off, k));
+        assert!(l["readDistribution"]["sampleSize"]["total"].as_u64().unwrap() > 100);
+        assert_eq!(l["readDistribution"], o["readDistribution"], "{k}");
+        assert_eq!(l["writeDistribution"], o["writeDistribution"], "{k}");
+        assert_eq!(l["queryShapes"], o["queryShapes"], "{k}");
+    }
+    assert!(cand(&live, "{projectId: 1}")["writeDistribution"]["percentageOfShardKeyUpdates"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn supporting_indexes_follow_the_real_indexes() {
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    let c = client.database("idx").collection::<Document>("c");
+    rt().block_on(async {
+        let docs: Vec<Document> = (0..500).map(|i| doc! {"_id": i, "u": i, "g": i % 10, "h": i * 7, "m": i % 5, "arr": [i, i + 1]}).collect();
+        c.insert_many(docs).await.unwrap();
+        let db = client.database("idx");
+        db.run_command(doc! {"createIndexes": "c", "indexes": [
+            {"key": {"u": 1}, "name": "u_1", "unique": true},
+            {"key": {"g": 1}, "name": "g_1"},
+            {"key": {"h": "hashed"}, "name": "h_hashed"},
+            {"key": {"m": 1, "arr": 1}, "name": "m_1_arr_1"},
+        ]}).await.unwrap();
+    });
+    let uri = m.uri();
+    let mut args = vec!["analyze", "--format", "json", "--uri", uri.as_str(), "--collection", "idx.c"];
+    let keys = ["{u: 1}", "{g: 1}", "{h: \"hashed\"}", "{m: 1}", "{_id: 1}", "{u: \"hashed\"}"];
+    for k in &keys {
+        args.extend(["--key", k]);
+    }
+    let r = json_ok(&shardkey(&args));
+    let si = |k: &str| cand(&r, k)["supportingIndex"].clone();
+    let uniq = |k: &str| cand(&r, k)["keyCharacteristics"]["isUnique"].clone();
+    assert_eq!(si("{u: 1}")["name"], "u_1");
+    assert_eq!(uniq("{u: 1}"), true);
+    assert_eq!(si("{g: 1}")["name"], "g_1");
+    assert_eq!(uniq("{g: 1}"), false);
+    assert_eq!(si("{h: \"hashed\"}")["name"], "h_hashed");
+    assert_eq!(uniq("{h: \"hashed\"}"), false);
+    assert_eq!(si("{m: 1}")["name"], Value::Null);
+    assert_eq!(si("{m: 1}")["unusable"][0], "m_1_arr_1 (multikey)");
+    assert_eq!(si("{m: 1}")["createIndex"], "db.c.createIndex({m: 1})");
+    assert_eq!(si("{_id: 1}")["name"], "_id_");
+    assert_eq!(uniq("{_id: 1}"), true);
+    assert_eq!(si("{u: \"hashed\"}")["name"], Value::Null);
+    assert_eq!(si("{u: \"hashed\"}")["createIndex"], "db.c.createIndex({u: \"hashed\"})");
+    // Without keys, existing indexes are proposed.
+    let r = json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "idx.c"]));
+    let proposed: Vec<String> = r["candidates"].as_array().unwrap().iter().map(|c| c["key"].to_string()).collect();
+    for want in [r#"{"g":1}"#, r#"{"u":1}"#, r#"{"h":"hashed"}"#, r#"{"_id":"hashed"}"#] {
+        assert!(proposed.contains(&want.to_string()), "{want} not in {proposed:?}");
+    }
+}
+
+#[test]
+fn a_full_run_writes_nothing() {
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    load_ndjson(&client, "app", "events", &fixture("events.ndjson"));
+    let before = m.write_opcounters(&client);
+    let uri = m.uri();
+    // proposals, profile and sampled-query reading, sampling smaller than the collection
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "app.events", "--sample-size", "5000", "--compare-server"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "app.events", "--format", "json", "--key", "{projectId: 1}"]);
+    assert!(o.status.success());
+    let after = m.write_opcounters(&client);
+    assert_eq!(before, after, "insert/update/delete opcounters moved");
+}
+
+#[test]
+fn credentials_never_leak() {
+    let m = Mongod::start(Mode::StandaloneAuth);
+    let password = "S3cret-Pa55word";
+    let wrong = "Wr0ng-Pa55word";
+    rt().block_on(async {
+        // The localhost exception lets the first user be created.
+        let c = mongodb::Client::with_uri_str(m.uri()).await.unwrap();
+        c.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
+        let root = mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port)).await.unwrap();
+        root.database("admin").run_command(doc! {"createUser": "dba", "pwd": password, "roles": [{"role": "read", "db": "app"}, "clusterMonitor"]}).await.unwrap();
+        let docs: Vec<Document> = (0..300).map(|i| doc! {"_id": i, "k": i % 17}).collect();
+        root.database("app").collection::<Document>("c").insert_many(docs).await.unwrap();
+    });
+    let uri = |pw: &str| format!("mongodb://dba:{pw}@127.0.0.1:{}/?authSource=admin", m.port);
+    let check_clean = |o: &Output, pw: &str| {
+        let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(!all.contains(pw), "password printed: {all}");
+    };
+    for format in ["table", "json", "markdown"] {
+        let o = shardkey(&["analyze", "--uri", &uri(password), "--collection", "app.c", "--key", "{k: 1}", "--format", format]);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        check_clean(&o, password);
+    }
+    let o = shardkey(&["analyze", "--uri", &uri(wrong), "--collection", "app.c", "--key", "{k: 1}", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("authentication failed"), "{err}");
+    check_clean(&o, wrong);
+    // other failure paths with the password in the URI
+    let o = shardkey(&["analyze", "--uri", &uri(password), "--collection", "app.missing", "--key", "{k: 1}"]);
+    assert_eq!(o.status.code(), Some(2));
+    check_clean(&o, password);
+    let o = shardkey(&["analyze", "--uri", &uri(password), "--collection", "app.c", "--key", "{k: -1}"]);
+    assert_eq!(o.status.code(), Some(2));
+    check_clean(&o, password);
+    let dead = format!("mongodb://dba:{password}@127.0.0.1:{}/?authSource=admin", common::free_port());
+    let o = shardkey(&["analyze", "--uri", &dead, "--collection", "app.c", "--server-selection-timeout", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    check_clean(&o, password);
+    // a percent-encoded password is scrubbed in both forms
+    let o = shardkey(&["analyze", "--uri", &format!("mongodb://dba:p%40ss-w0rd@127.0.0.1:{}/?authSource=admin", m.port), "--collection", "app.c"]);
+    assert_eq!(o.status.code(), Some(2));
+    check_clean(&o, "p@ss-w0rd");
+    check_clean(&o, "p%40ss-w0rd");
+    // MONGODB_URI is the default
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .args(["analyze", "--collection", "app.c", "--key", "{k: 1}", "--format", "json"])
+        .env("MONGODB_URI", uri(password))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    check_clean(&o, password);
+}
+
+#[test]
+fn unreachable_missing_empty_and_no_profile() {
+    let port = common::free_port();
+    let start = Instant::now();
+    let o = shardkey(&["analyze", "--uri", &format!("mongodb://127.0.0.1:{port}/"), "--collection", "a.b", "--server-selection-timeout", "2"]);
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(took < Duration::from_secs(8), "gave up after {took:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no server reachable"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1);
+
+    let m = Mongod::start(Mode::Standalone);
+    let client = m.client();
+    rt().block_on(async {
+        client.database("app").create_collection("empty").await.unwrap();
+        let docs: Vec<Document> = (0..50).map(|i| doc! {"_id": i, "k": i % 3}).collect();
+        client.database("app").collection::<Document>("c").insert_many(docs).await.unwrap();
+    });
+    let uri = m.uri();
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "app.nope", "--key", "{k: 1}"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not exist"));
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "app.empty", "--key", "{k: 1}"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is empty"));
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "nodot"]);
+    assert_eq!(o.status.code(), Some(2));
+    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.c", "--queries", "profile", "--key", "{k: 1}", "--format", "json"]));
+    assert_eq!(r["candidates"][0]["readDistribution"]["sampleSize"]["total"], 0);
+    assert!(r["notes"].to_string().contains("read 0 operations"), "{}", r["notes"]);
+    // nothing asked, nothing found: a note, not an error
+    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.c", "--key", "{k: 1}", "--format", "json"]));
+    assert!(r["notes"].to_string().contains("no query sample found"), "{}", r["notes"]);
+}
