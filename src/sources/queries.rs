@@ -221,16 +221,7 @@ fn from_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: Query
             }
             Err(_) => log.skip("delete commands logged without their statements (counted from their WRITE lines)"),
         },
-        n if n.eq_ignore_ascii_case("findAndModify") => {
-            let mut q = read_query(Op::FindAndModify, ns, filter_of("query"), cmd, origin);
-            q.upsert = cmd.get_bool("upsert").unwrap_or(false);
-            q.update = if cmd.get_bool("remove").unwrap_or(false) {
-                Some(UpdateSpec::Remove)
-            } else {
-                cmd.get("update").and_then(UpdateSpec::from_bson)
-            };
-            log.queries.push(q);
-        }
+        n if n.eq_ignore_ascii_case("findAndModify") => log.queries.push(find_and_modify(cmd, ns, origin)),
         "insert" => {
             let n = cmd
                 .get_array("documents")
@@ -244,6 +235,18 @@ fn from_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: Query
         }
         _ => log.skip(NOT_CRUD),
     }
+}
+
+/// findAndModify: `query`, `update` or `remove`, `upsert`; always a single write.
+fn find_and_modify(cmd: &Document, ns: String, origin: QueryOrigin) -> Query {
+    let mut q = read_query(Op::FindAndModify, ns, cmd.get_document("query").cloned().unwrap_or_default(), cmd, origin);
+    q.upsert = cmd.get_bool("upsert").unwrap_or(false);
+    q.update = if cmd.get_bool("remove").unwrap_or(false) {
+        Some(UpdateSpec::Remove)
+    } else {
+        cmd.get("update").and_then(UpdateSpec::from_bson)
+    };
+    q
 }
 
 /// A statement inherits the command's `let` (and nothing else).
@@ -275,7 +278,6 @@ fn from_profile(log: &mut QueryLog, d: &Document) {
     let op = d.get_str("op").unwrap_or("");
     let origin = QueryOrigin::Profiler;
     let cmd = d.get_document("command").ok();
-    let before = log.queries.len();
     match op {
         "query" | "command" => match cmd {
             Some(c) if !c.is_empty() => from_command(log, c, &ns, origin, Some(d)),
@@ -320,9 +322,6 @@ fn from_profile(log: &mut QueryLog, d: &Document) {
         }
         _ => log.skip(NOT_CRUD),
     }
-    if log.queries.len() == before && op != "command" && op != "query" && op != "getmore" {
-        // counted above already for the other cases
-    }
 }
 
 /// A 7.0 `config.sampledQueries` document.
@@ -349,16 +348,7 @@ fn from_sampled_query(log: &mut QueryLog, d: &Document) {
                 statement_delete(log, &with_outer(s, cmd), &ns, origin);
             }
         }
-        "findAndModify" => {
-            let mut q = read_query(Op::FindAndModify, ns, filter_of("query"), cmd, origin);
-            q.upsert = cmd.get_bool("upsert").unwrap_or(false);
-            q.update = if cmd.get_bool("remove").unwrap_or(false) {
-                Some(UpdateSpec::Remove)
-            } else {
-                cmd.get("update").and_then(UpdateSpec::from_bson)
-            };
-            log.queries.push(q);
-        }
+        "findAndModify" => log.queries.push(find_and_modify(cmd, ns, origin)),
         _ => log.skip(NOT_CRUD),
     }
 }
