@@ -4,7 +4,7 @@ use crate::error::input_error;
 use crate::metrics::distribution::DistributionCounter;
 use crate::metrics::ranges::{Ranges, NUM_RANGES};
 use crate::metrics::shapes::shape_of;
-use crate::metrics::{cardinality, frequency, monotonicity};
+use crate::metrics::{cardinality, cluster, frequency, monotonicity};
 use crate::model::{Query, ShardKey};
 use crate::propose::{propose, Proposal};
 use crate::report::*;
@@ -36,6 +36,10 @@ pub trait DocumentSource {
     fn supporting_index(&self, _key: &ShardKey) -> Option<SupportingIndexReport> {
         None
     }
+    /// The real chunks of the collection's current shard key, when it is sharded.
+    fn actual_chunks(&self, _key: &ShardKey) -> Option<crate::predict::ActualChunks> {
+        None
+    }
     /// When `scan` is not in insertion order (e.g. `$sample`), a second stream
     /// that is, for monotonicity. Returns false when `scan` already is.
     fn scan_in_insertion_order(&mut self, _f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
@@ -55,6 +59,8 @@ pub struct Options {
     pub default_collation: Option<Document>,
     /// The collection's size when the documents are a sample of it.
     pub total_docs: Option<u64>,
+    /// `--shards N`: predict the cluster with N shards.
+    pub shards: Option<usize>,
 }
 
 pub const DEFAULT_CHUNK_MIB: u64 = 128;
@@ -201,16 +207,45 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         let ranges = Ranges::cut(&ks.key_space_values(), NUM_RANGES);
         let mut dist = DistributionCounter::new(&ranges);
         let mut shapes: BTreeMap<(String, crate::metrics::targeting::Label), (u64, BTreeMap<String, u64>)> = BTreeMap::new();
+        let actual = source.actual_chunks(&ks.key);
+        let want_cluster = opts.shards.is_some() || actual.is_some();
+        let mut touches = Vec::new();
         for q in &queries {
-            if let Some(label) = dist.add(&ks.key, q, opts.default_collation.as_ref(), &ranges) {
-                let e = shapes.entry((shape_of(&q.filter), label)).or_default();
+            if let Some(t) = dist.add(&ks.key, q, opts.default_collation.as_ref(), &ranges) {
+                let e = shapes.entry((shape_of(&q.filter), t.label)).or_default();
                 e.0 += 1;
                 *e.1.entry(q.op.name().to_string()).or_default() += 1;
+                if want_cluster {
+                    touches.push(crate::predict::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
+                }
             }
         }
         for d in &diffs {
             dist.add_diff(&ks.key, d);
         }
+        let cluster = want_cluster.then(|| {
+            let order_ks = order.unwrap_or(ks);
+            let r = kc.monotonicity.record_id_correlation_coefficient.unwrap_or(0.0);
+            let inserts = match kc.monotonicity.kind {
+                monotonicity::MonotonicityType::Monotonic if r < 0.0 => cluster::InsertPattern::Decreasing,
+                monotonicity::MonotonicityType::Monotonic => cluster::InsertPattern::Increasing,
+                _ => cluster::InsertPattern::LikeRecent,
+            };
+            let values = ks.key_space_values();
+            let recent = order_ks.recent_key_space_values(0.1);
+            let inp = crate::predict::Inputs {
+                key: &ks.key,
+                values: &values,
+                docs_per_sampled: total as f64 / ks.docs_counted().max(1) as f64,
+                avg_doc_size: kc.avg_doc_size_bytes,
+                chunk_size: opts.chunk_size_bytes,
+                shards: opts.shards.unwrap_or(1),
+                queries: &touches,
+                inserts,
+                recent: &recent,
+            };
+            crate::predict::predict(&inp, actual.as_ref())
+        });
         let reads = dist.read_distribution();
         let writes = dist.write_distribution();
         let s = score(&kc, &reads, &writes);
@@ -230,6 +265,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             read_distribution: reads,
             write_distribution: writes,
             query_shapes,
+            cluster,
             supporting_index: support,
             server_analyze_shard_key: None,
         });

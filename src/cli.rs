@@ -63,6 +63,10 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_MIB)]
     pub chunk_size: u64,
 
+    /// Predict the cluster with N shards: chunks, jumbo chunks, and each shard's share of data, reads, writes and inserts.
+    #[arg(long, value_name = "N")]
+    pub shards: Option<usize>,
+
     /// The collection's document count when --docs holds a sample of it (scales estimates and jumbo risk).
     #[arg(long, value_name = "N")]
     pub total_docs: Option<u64>,
@@ -138,6 +142,9 @@ fn analyze_inner(a: &AnalyzeArgs, uri: Option<String>, out: &mut dyn std::io::Wr
     if a.fail_under.is_some_and(|s| s > 100) {
         return Err(input_error("--fail-under takes a score from 0 to 100"));
     }
+    if a.shards.is_some_and(|n| n == 0 || n > 10_000) {
+        return Err(input_error("--shards takes a number of shards from 1 to 10000"));
+    }
     if a.sample_size == 0 {
         return Err(input_error("--sample-size must be at least 1"));
     }
@@ -150,6 +157,7 @@ fn analyze_inner(a: &AnalyzeArgs, uri: Option<String>, out: &mut dyn std::io::Wr
         num_most_common: a.top,
         default_collation: given_collation,
         total_docs: a.total_docs,
+        shards: a.shards,
     };
     let mut notes = Vec::new();
     let r = match (&a.docs, uri) {

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod error;
 pub mod metrics;
 pub mod model;
+pub mod predict;
 pub mod propose;
 pub mod report;
 pub mod sample;

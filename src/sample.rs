@@ -124,6 +124,17 @@ impl KeySample {
         out
     }
 
+    /// Key-space values of the newest `fraction` of documents (insertion order).
+    pub fn recent_key_space_values(&self, fraction: f64) -> Vec<Vec<Bson>> {
+        let n = self.doc_values.len();
+        let take = ((n as f64 * fraction).ceil() as usize).clamp(1.min(n), n);
+        self.doc_values[n - take..]
+            .iter()
+            .filter(|&&v| v != ARRAY_DOC)
+            .map(|&v| to_key_space(&self.key, &self.values[v as usize].value))
+            .collect()
+    }
+
     /// Distinct values in key space (hashed fields hashed), sorted, with counts.
     pub fn key_space_values(&self) -> Vec<(Vec<Bson>, u64)> {
         let mut v: Vec<(Vec<Bson>, u64)> =

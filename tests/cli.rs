@@ -276,3 +276,29 @@ fn real_log_classification_on_one_namespace() {
     assert_eq!(c["writeDistribution"]["percentageOfScatterGatherWrites"], 100.0);
     assert_eq!(c["writeDistribution"]["percentageOfSingleWritesWithoutShardKey"], 100.0);
 }
+
+#[test]
+fn cluster_prediction_with_four_shards() {
+    let r = analyze_fixtures(&["--total-docs", "5000000", "--shards", "4"]);
+    let cl = |k: &str| find(&r, k)["cluster"].clone();
+    let inserts: Vec<f64> = cl("{ts: 1}")["shards"].as_array().unwrap().iter().map(|s| s["insertsPercent"].as_f64().unwrap()).collect();
+    assert_eq!(inserts.iter().filter(|p| **p == 100.0).count(), 1, "{inserts:?}");
+    assert_eq!(inserts.iter().filter(|p| **p == 0.0).count(), 3, "{inserts:?}");
+    assert!(cl("{ts: 1}")["verdict"].as_str().unwrap().contains("inserts: all on"));
+    let hashed = cl("{_id: \"hashed\"}");
+    let data: Vec<f64> = hashed["shards"].as_array().unwrap().iter().map(|s| s["dataBytes"].as_f64().unwrap()).collect();
+    let (max, min) = (data.iter().cloned().fold(0.0, f64::max), data.iter().cloned().fold(f64::MAX, f64::min));
+    assert!(max / min <= 1.10, "hashed _id data within 10%: {data:?}");
+    assert!(hashed["jumboChunks"].as_array().unwrap().is_empty());
+    let p = cl("{projectId: 1}");
+    let jumbo = p["jumboChunks"].as_array().unwrap();
+    assert_eq!(jumbo.len(), 1, "{p}");
+    assert_eq!(jumbo[0]["min"]["projectId"], "proj-0000");
+    assert!(jumbo[0]["estimatedBytes"].as_u64().unwrap() > 128 * 1024 * 1024);
+    assert_eq!(p["numShards"], 4);
+    // the same numbers draw bars in the table
+    let docs = fixture("events.ndjson");
+    let o = run(&["analyze", "--docs", &docs, "--collection", "app.events", "--total-docs", "5000000", "--shards", "4", "--key", "{projectId: 1}"]);
+    let t = String::from_utf8(o.stdout).unwrap();
+    assert!(t.contains("jumbo chunk {\"projectId\":\"proj-0000\"}") && t.contains("█"), "{t}");
+}

@@ -18,6 +18,7 @@ fn analyse(docs: Vec<Document>, keys: &[&str]) -> Report {
         num_most_common: 3,
         default_collation: None,
         total_docs: None,
+        shards: None,
     };
     run(&mut src, &QueryLog::default(), vec![], &opts).unwrap()
 }

@@ -1,6 +1,7 @@
 //! MongoDB's `hash64` (hasher.cpp), the value a hashed index and a hashed shard
 //! key store: MD5 over the seed, the canonical type and the value bytes, with
-//! every number squashed to a truncated int64 and sub-documents recursed.
+//! every number squashed to a truncated int64 and sub-documents recursed
+//! (including their EOO terminator, as checked against a real mongod).
 
 use super::order::canonical_type;
 use bson::Bson;
@@ -41,15 +42,19 @@ fn feed(h: &mut Md5, field: Option<&str>, v: &Bson) {
             let f = d.to_string().parse::<f64>().unwrap_or(f64::NAN);
             h.update(safe_i64(f).to_le_bytes())
         }
+        // Sub-documents: every element with its name, then the terminating EOO
+        // element, which contributes its canonical type (0) and no name.
         Bson::Document(d) => {
             for (k, x) in d {
                 feed(h, Some(k), x);
             }
+            h.update(0i32.to_le_bytes());
         }
         Bson::Array(a) => {
             for (i, x) in a.iter().enumerate() {
                 feed(h, Some(&i.to_string()), x);
             }
+            h.update(0i32.to_le_bytes());
         }
         // Everything else: the element's value bytes exactly as BSON stores them.
         Bson::String(s) | Bson::Symbol(s) | Bson::JavaScriptCode(s) => {

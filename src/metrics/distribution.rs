@@ -2,7 +2,7 @@
 
 use super::key_updates::{diff_touches_key, update_touches_key};
 use super::ranges::Ranges;
-use super::targeting::{target_query, Label};
+use super::targeting::{target_query, Label, Targeting};
 use crate::model::{Op, Query, QueryOrigin, ShardKey};
 use bson::Document;
 use serde::Serialize;
@@ -100,8 +100,8 @@ impl DistributionCounter {
         }
     }
 
-    /// Count one query; returns its label (None for inserts, which the server does not sample).
-    pub fn add(&mut self, key: &ShardKey, q: &Query, default_collation: Option<&Document>, ranges: &Ranges) -> Option<Label> {
+    /// Count one query; returns its targeting (None for inserts, which the server does not sample).
+    pub fn add(&mut self, key: &ShardKey, q: &Query, default_collation: Option<&Document>, ranges: &Ranges) -> Option<Targeting> {
         if q.op == Op::Insert {
             self.writes.insert += q.count;
             return None;
@@ -143,7 +143,7 @@ impl DistributionCounter {
                 }
             }
         }
-        Some(t.label)
+        Some(t)
     }
 
     /// Count one `config.sampledQueriesDiff` document.

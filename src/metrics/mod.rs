@@ -3,6 +3,7 @@
 
 pub mod bounds;
 pub mod cardinality;
+pub mod cluster;
 pub mod distribution;
 pub mod frequency;
 pub mod key_updates;

@@ -81,6 +81,9 @@ pub struct CandidateReport {
     pub read_distribution: ReadDistribution,
     pub write_distribution: WriteDistribution,
     pub query_shapes: Vec<QueryShapeReport>,
+    /// `--shards N`: where data, reads, writes and inserts would go.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterReport>,
     /// Live sources only: the index that would support this key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supporting_index: Option<SupportingIndexReport>,
@@ -182,4 +185,51 @@ pub struct QueryShapeReport {
     pub ops: BTreeMap<String, u64>,
     pub count: u64,
     pub label: Label,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterReport {
+    /// "simulated" (our layout and balancer model) or "actual chunks" (config.chunks).
+    pub basis: String,
+    pub num_shards: usize,
+    pub chunk_size_bytes: u64,
+    pub num_chunks: usize,
+    pub shards: Vec<ShardLoad>,
+    pub jumbo_chunks: Vec<JumboChunkReport>,
+    /// Largest over smallest shard; null when a shard gets none.
+    pub imbalance: Imbalance,
+    pub verdict: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShardLoad {
+    pub shard: String,
+    pub num_chunks: usize,
+    pub data_bytes: u64,
+    pub data_percent: f64,
+    /// Percentage of sampled reads (writes) sent to this shard; a query sent to several shards counts on each.
+    pub reads_percent: f64,
+    pub writes_percent: f64,
+    pub inserts_percent: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JumboChunkReport {
+    pub min: Value,
+    pub max: Value,
+    pub shard: String,
+    pub estimated_bytes: u64,
+    pub estimated_docs: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Imbalance {
+    pub data: Option<f64>,
+    pub reads: Option<f64>,
+    pub writes: Option<f64>,
+    pub inserts: Option<f64>,
 }

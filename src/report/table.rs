@@ -64,6 +64,32 @@ pub fn render(r: &Report) -> String {
         for reason in &c.reasons {
             let _ = writeln!(out, "  - {reason}");
         }
+        if let Some(cl) = &c.cluster {
+            let _ = writeln!(out, "  cluster ({}, {} chunks): {}", cl.basis, cl.num_chunks, cl.verdict);
+            for sh in &cl.shards {
+                let _ = writeln!(
+                    out,
+                    "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts ({} chunks)",
+                    sh.shard,
+                    bar(sh.data_percent),
+                    sh.data_percent,
+                    sh.reads_percent,
+                    sh.writes_percent,
+                    sh.inserts_percent,
+                    sh.num_chunks
+                );
+            }
+            for j in &cl.jumbo_chunks {
+                let _ = writeln!(
+                    out,
+                    "    jumbo chunk {} .. {} on {}: ~{} MiB",
+                    j.min,
+                    j.max,
+                    j.shard,
+                    j.estimated_bytes / (1024 * 1024)
+                );
+            }
+        }
         if let Some(si) = &c.supporting_index {
             match (&si.name, &si.create_index) {
                 (Some(n), _) => {
@@ -90,4 +116,10 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "\nnote: {n}");
     }
     out
+}
+
+/// A 20-character bar for a percentage.
+fn bar(percent: f64) -> String {
+    let full = ((percent / 5.0).round() as usize).min(20);
+    format!("{}{}", "█".repeat(full), "░".repeat(20 - full))
 }
