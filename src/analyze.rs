@@ -299,6 +299,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             default_collation: opts.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
         },
         candidates,
+        audit: None,
         notes,
     })
 }

@@ -75,6 +75,11 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub sample_size: u64,
 
+    /// With --uri: where to read sharding metadata (config.collections/chunks/shards) when --uri is not a mongos,
+    /// e.g. the config server replica set. Default: the --uri deployment.
+    #[arg(long, value_name = "URI")]
+    pub config_uri: Option<String>,
+
     /// With --uri: seconds to find a server before giving up.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     pub server_selection_timeout: u64,
@@ -123,7 +128,8 @@ fn check_namespace(ns: &str) -> Result<()> {
 /// Run `analyze`; returns the process exit code. Errors carry no credentials.
 pub fn run_analyze(a: &AnalyzeArgs, out: &mut dyn std::io::Write) -> Result<i32> {
     let uri = a.uri.clone().or_else(|| if a.docs.is_none() { std::env::var("MONGODB_URI").ok() } else { None });
-    let secrets = uri.as_deref().map(live::secrets_of).unwrap_or_default();
+    let mut secrets = uri.as_deref().map(live::secrets_of).unwrap_or_default();
+    secrets.extend(a.config_uri.as_deref().map(live::secrets_of).unwrap_or_default());
     analyze_inner(a, uri, out).map_err(|e| {
         let msg = live::scrub(&one_line(&e), &secrets);
         if exit_code_for(&e) == crate::error::EXIT_USER_ERROR {
@@ -218,6 +224,27 @@ fn run_live(a: &AnalyzeArgs, uri: &str, opts: &mut Options, notes: &mut Vec<Stri
         if opts.default_collation.is_none() {
             opts.default_collation = info.default_collation.clone();
         }
+        // Already sharded? Then audit its chunks and analyse its key beside the candidates.
+        let sharding = match session.read_sharding(a.config_uri.as_deref(), lo.server_selection_timeout).await {
+            Ok(m) => m,
+            Err(e) if a.config_uri.is_none() => {
+                notes.push(format!("sharding metadata not read: {}", one_line(&e)));
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(m) = &sharding {
+            notes.push(format!(
+                "{ns} is sharded on {} ({} chunks on {} shards, config.chunks by {}); the current key is analysed on its real chunks",
+                m.key,
+                m.chunks.len(),
+                m.shards.len(),
+                m.chunk_format
+            ));
+            if !opts.keys.is_empty() && !opts.keys.contains(&m.key) {
+                opts.keys.push(m.key.clone());
+            }
+        }
         // Query logs: what was asked for, or whatever exists.
         let mut log = QueryLog::default();
         let mut sources = Vec::new();
@@ -255,13 +282,16 @@ fn run_live(a: &AnalyzeArgs, uri: &str, opts: &mut Options, notes: &mut Vec<Stri
         let prescan = if opts.keys.is_empty() { session.prescan(1000).await? } else { vec![] };
         if opts.keys.is_empty() {
             let queries: Vec<&crate::model::Query> = log.queries.iter().filter(|q| q.ns == ns).collect();
-            opts.proposals = propose::merge([propose::propose(&prescan, &queries), propose::from_indexes(&info.indexes)]);
+            let current: Vec<propose::Proposal> =
+                sharding.iter().map(|m| propose::Proposal { key: m.key.clone(), why: "current shard key".into() }).collect();
+            opts.proposals = propose::merge([current, propose::propose(&prescan, &queries), propose::from_indexes(&info.indexes)]);
         }
         let keys: Vec<ShardKey> = if opts.keys.is_empty() { opts.proposals.iter().map(|p| p.key.clone()).collect() } else { opts.keys.clone() };
         let sample = session.sample(&keys, &info, a.sample_size).await?;
         let coll_name = ns.split_once('.').map(|(_, c)| c.to_string()).unwrap_or_default();
-        let mut source = live::LiveSource { name: format!("{} ({ns})", session.redacted), coll_name, info: info.clone(), sample, prescan };
+        let mut source = live::LiveSource { name: format!("{} ({ns})", session.redacted), coll_name, info: info.clone(), sample, prescan, sharding: sharding.clone() };
         let mut r = analyze::run(&mut source, &log, sources, opts)?;
+        r.audit = sharding.as_ref().map(|m| m.audit_report());
         if a.compare_server {
             if info.server_version >= (7, 0) {
                 for c in &mut r.candidates {

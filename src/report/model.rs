@@ -19,7 +19,39 @@ pub struct Report {
     pub inputs: Inputs,
     pub settings: Settings,
     pub candidates: Vec<CandidateReport>,
+    /// The collection is already sharded: its real chunks (live only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditReport>,
     pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditReport {
+    pub shard_key: Value,
+    /// "uuid" (5.0+) or "ns" (before 5.0): how config.chunks names the collection.
+    pub chunk_format: String,
+    pub num_chunks: usize,
+    pub shards: Vec<AuditShard>,
+    pub jumbo_flagged_chunks: Vec<AuditChunk>,
+    /// Most over fewest chunks per shard; null when a shard holds none.
+    pub chunk_count_imbalance: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditShard {
+    pub shard: String,
+    pub num_chunks: usize,
+    pub num_jumbo_chunks: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditChunk {
+    pub min: Value,
+    pub max: Value,
+    pub shard: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

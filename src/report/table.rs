@@ -7,6 +7,21 @@ use std::fmt::Write;
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", super::markdown::summary_line(r));
+    if let Some(a) = &r.audit {
+        let per: Vec<String> = a.shards.iter().map(|s| format!("{} {} ({} jumbo)", s.shard, s.num_chunks, s.num_jumbo_chunks)).collect();
+        let _ = writeln!(
+            out,
+            "sharded on {}: {} chunks (config.chunks by {}); per shard: {}; chunk-count imbalance {}",
+            a.shard_key,
+            a.num_chunks,
+            a.chunk_format,
+            per.join(", "),
+            a.chunk_count_imbalance.map(|x| format!("{x:.1}×")).unwrap_or_else(|| "∞ (a shard holds none)".into())
+        );
+        for j in &a.jumbo_flagged_chunks {
+            let _ = writeln!(out, "  jumbo-flagged chunk {} .. {} on {}", j.min, j.max, j.shard);
+        }
+    }
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(160);
     t.set_header(vec![

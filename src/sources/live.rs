@@ -9,6 +9,7 @@ use crate::model::index::{supporting_index, IndexSpec};
 use crate::model::ShardKey;
 use crate::report::SupportingIndexReport;
 use crate::sources::queries::{add_record, QueryLog};
+use crate::sources::sharding::ShardingMetadata;
 use anyhow::Result;
 use bson::{doc, Bson, Document};
 use futures_util::TryStreamExt;
@@ -106,6 +107,23 @@ fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> any
     input_error(scrub(&format!("{what}: {}", detail.replace('\n', " ")), secrets))
 }
 
+/// A client for a URI, with our timeouts and read preference; plus the URI
+/// redacted for display and the secrets to scrub from messages.
+async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCriteria, String, Vec<String>)> {
+    let secrets = secrets_of(uri);
+    let redacted = redact_uri(uri);
+    let mut opts = ClientOptions::parse(uri).await.map_err(|e| driver_error(&format!("invalid URI {redacted}"), e, &secrets))?;
+    opts.server_selection_timeout = Some(timeout);
+    opts.connect_timeout = Some(timeout);
+    opts.app_name.get_or_insert_with(|| "shardkey".to_string());
+    if opts.selection_criteria.is_none() {
+        opts.selection_criteria = Some(SelectionCriteria::ReadPreference(ReadPreference::SecondaryPreferred { options: None }));
+    }
+    let read = opts.selection_criteria.clone().expect("set above");
+    let client = Client::with_options(opts).map_err(|e| driver_error(&format!("cannot use {redacted}"), e, &secrets))?;
+    Ok((client, read, redacted, secrets))
+}
+
 pub struct LiveSession {
     client: Client,
     db: Database,
@@ -153,24 +171,12 @@ fn progress(len: u64, what: &str) -> ProgressBar {
 
 impl LiveSession {
     pub async fn open(o: &LiveOptions) -> Result<LiveSession> {
-        let secrets = secrets_of(&o.uri);
-        let redacted = redact_uri(&o.uri);
         let (db_name, coll_name) = o
             .namespace
             .split_once('.')
             .filter(|(d, c)| !d.is_empty() && !c.is_empty())
             .ok_or_else(|| input_error(format!("--collection {}: expected db.collection", o.namespace)))?;
-        let mut opts = ClientOptions::parse(&o.uri)
-            .await
-            .map_err(|e| driver_error(&format!("invalid URI {redacted}"), e, &secrets))?;
-        opts.server_selection_timeout = Some(o.server_selection_timeout);
-        opts.connect_timeout = Some(o.server_selection_timeout);
-        opts.app_name.get_or_insert_with(|| "shardkey".to_string());
-        if opts.selection_criteria.is_none() {
-            opts.selection_criteria = Some(SelectionCriteria::ReadPreference(ReadPreference::SecondaryPreferred { options: None }));
-        }
-        let read = opts.selection_criteria.clone().expect("set above");
-        let client = Client::with_options(opts).map_err(|e| driver_error(&format!("cannot use {redacted}"), e, &secrets))?;
+        let (client, read, redacted, secrets) = connect(&o.uri, o.server_selection_timeout).await?;
         let db = client.database(db_name);
         let s = LiveSession {
             client,
@@ -185,6 +191,51 @@ impl LiveSession {
         // Fail fast (within the selection timeout) on a wrong host or password.
         s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await?;
         Ok(s)
+    }
+
+    /// Sharding metadata for the namespace, from this deployment (mongos) or
+    /// from `config_uri` (the config servers). None when it is not sharded.
+    pub async fn read_sharding(&self, config_uri: Option<&str>, timeout: Duration) -> Result<Option<ShardingMetadata>> {
+        let other;
+        let (client, redacted, secrets) = match config_uri {
+            Some(u) => {
+                let (c, _, r, sec) = connect(u, timeout).await?;
+                other = c;
+                (&other, r, sec)
+            }
+            None => (&self.client, self.redacted.clone(), self.secrets.clone()),
+        };
+        let err = |what: &str, e: mongodb::error::Error| driver_error(&format!("{what} on {redacted}"), e, &secrets);
+        let config = client.database("config");
+        let find_all = |name: &'static str, filter: Document| {
+            let coll: Collection<Document> = config.collection(name);
+            let max_time = self.max_time;
+            async move {
+                let mut cur = coll.find(filter).max_time(max_time).await?;
+                let mut out = Vec::new();
+                while let Some(d) = cur.try_next().await? {
+                    out.push(d);
+                }
+                Ok::<Vec<Document>, mongodb::error::Error>(out)
+            }
+        };
+        let colls = find_all("collections", doc! {"_id": &self.namespace}).await.map_err(|e| err("reading config.collections", e))?;
+        let Some(coll) = colls.into_iter().find(|c| !c.get_bool("dropped").unwrap_or(false)) else {
+            return Ok(None);
+        };
+        let by_uuid = match coll.get("uuid") {
+            Some(u) => find_all("chunks", doc! {"uuid": u.clone()}).await.map_err(|e| err("reading config.chunks", e))?,
+            None => vec![],
+        };
+        let by_ns = if by_uuid.is_empty() {
+            find_all("chunks", doc! {"ns": &self.namespace}).await.map_err(|e| err("reading config.chunks", e))?
+        } else {
+            vec![]
+        };
+        let shards = find_all("shards", doc! {}).await.map_err(|e| err("reading config.shards", e))?;
+        let meta = crate::sources::sharding::parse(&coll, &by_uuid, &by_ns, &shards)
+            .map_err(|e| input_error(format!("sharding metadata for {}: {e}", self.namespace)))?;
+        Ok(Some(meta))
     }
 
     fn err(&self, what: &str, e: mongodb::error::Error) -> anyhow::Error {
@@ -509,6 +560,7 @@ pub struct LiveSource {
     pub info: CollectionInfo,
     pub sample: LiveSample,
     pub prescan: Vec<Document>,
+    pub sharding: Option<ShardingMetadata>,
 }
 
 impl DocumentSource for LiveSource {
@@ -537,6 +589,10 @@ impl DocumentSource for LiveSource {
 
     fn supporting_index(&self, key: &ShardKey) -> Option<SupportingIndexReport> {
         Some(supporting_index(key, &self.coll_name, &self.info.indexes))
+    }
+
+    fn actual_chunks(&self, key: &ShardKey) -> Option<crate::predict::ActualChunks> {
+        self.sharding.as_ref().filter(|m| &m.key == key).map(|m| m.actual_chunks())
     }
 
     fn scan_in_insertion_order(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {

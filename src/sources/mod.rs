@@ -6,3 +6,4 @@ pub mod live;
 pub mod queries;
 pub mod records;
 pub mod server_compare;
+pub mod sharding;
