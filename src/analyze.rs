@@ -61,6 +61,8 @@ pub struct Options {
     pub total_docs: Option<u64>,
     /// `--shards N`: predict the cluster with N shards.
     pub shards: Option<usize>,
+    /// `--redact`: show values as type and hash.
+    pub redact: bool,
 }
 
 pub const DEFAULT_CHUNK_MIB: u64 = 128;
@@ -90,14 +92,6 @@ pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<S
     }
 }
 
-fn value_json(key: &ShardKey, value: &[Bson]) -> serde_json::Value {
-    let mut d = Document::new();
-    for (f, v) in key.fields.iter().zip(value) {
-        d.insert(f.path.clone(), v.clone());
-    }
-    Bson::Document(d).into_relaxed_extjson()
-}
-
 fn characteristics(
     ks: &KeySample,
     order: Option<&KeySample>,
@@ -112,7 +106,7 @@ fn characteristics(
     let counted = ks.docs_counted();
     let mcv = frequency::most_common(&ks.values, opts.num_most_common)
         .into_iter()
-        .map(|v| MostCommonValue { value: value_json(&ks.key, &v.value), frequency: v.count })
+        .map(|v| MostCommonValue { value: ks.key.value_json(&v.value, opts.redact), frequency: v.count })
         .collect();
     let mono = match monotonicity::by_key_shape(&ks.key) {
         Some(m) => m,
@@ -121,7 +115,7 @@ fn characteristics(
     let jumbo = frequency::jumbo_values(&ks.values, counted.max(1), total, avg, opts.chunk_size_bytes)
         .into_iter()
         .take(opts.num_most_common)
-        .map(|j| JumboValueReport { value: value_json(&ks.key, &j.value), estimated_docs: j.estimated_docs, estimated_bytes: j.estimated_bytes })
+        .map(|j| JumboValueReport { value: ks.key.value_json(&j.value, opts.redact), estimated_docs: j.estimated_docs, estimated_bytes: j.estimated_bytes })
         .collect();
     KeyCharacteristics {
         num_docs_total: total,
@@ -243,6 +237,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
                 queries: &touches,
                 inserts,
                 recent: &recent,
+                redact: opts.redact,
             };
             crate::predict::predict(&inp, actual.as_ref())
         });

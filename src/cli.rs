@@ -23,6 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Measure, score and rank candidate shard keys.
     Analyze(AnalyzeArgs),
+    /// Gate CI on a policy file: exit 0 pass, 1 violated, 2 usage/configuration/connection error.
+    Check(crate::check::CheckArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -32,8 +34,9 @@ pub enum Format {
     Markdown,
 }
 
-#[derive(Args, Debug)]
-pub struct AnalyzeArgs {
+/// Where the documents and queries come from, and how to measure: shared by `analyze` and `check`.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
     /// Documents: mongoexport JSON/NDJSON (relaxed or canonical Extended JSON) or mongodump .bson[.gz], in insertion order.
     #[arg(long, value_name = "FILE", conflicts_with = "uri")]
     pub docs: Option<PathBuf>,
@@ -46,10 +49,6 @@ pub struct AnalyzeArgs {
     /// `profile` (<db>.system.profile) or `sampled` (sampled queries, 7.0+). Repeatable.
     #[arg(long = "queries", value_name = "FILE|profile|sampled")]
     pub queries: Vec<String>,
-
-    /// Candidate key, e.g. '{projectId: 1, _id: 1}' or '{_id: "hashed"}' (repeatable). Without it, candidates are proposed.
-    #[arg(long = "key", value_name = "KEY")]
-    pub keys: Vec<String>,
 
     /// The analysed namespace (db.coll). Required with --uri; offline default: from a mongodump path, or the only one in the query logs.
     #[arg(long, value_name = "DB.COLL")]
@@ -88,13 +87,27 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub max_time_ms: u64,
 
-    /// With --uri on MongoDB 7.0+: also run the server's analyzeShardKey per candidate and show its numbers.
-    #[arg(long)]
-    pub compare_server: bool,
-
     /// How many most common values to report per key.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
+
+    /// Replace every sampled value in the output with its BSON type and a stable short hash.
+    #[arg(long)]
+    pub redact: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Candidate key, e.g. '{projectId: 1, _id: 1}' or '{_id: "hashed"}' (repeatable). Without it, candidates are proposed.
+    #[arg(long = "key", value_name = "KEY")]
+    pub keys: Vec<String>,
+
+    /// With --uri on MongoDB 7.0+: also run the server's analyzeShardKey per candidate and show its numbers.
+    #[arg(long)]
+    pub compare_server: bool,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -125,12 +138,16 @@ fn check_namespace(ns: &str) -> Result<()> {
     }
 }
 
-/// Run `analyze`; returns the process exit code. Errors carry no credentials.
-pub fn run_analyze(a: &AnalyzeArgs, out: &mut dyn std::io::Write) -> Result<i32> {
-    let uri = a.uri.clone().or_else(|| if a.docs.is_none() { std::env::var("MONGODB_URI").ok() } else { None });
-    let mut secrets = uri.as_deref().map(live::secrets_of).unwrap_or_default();
-    secrets.extend(a.config_uri.as_deref().map(live::secrets_of).unwrap_or_default());
-    analyze_inner(a, uri, out).map_err(|e| {
+/// The URI to use: `--uri`, else `MONGODB_URI` when no --docs is given.
+pub fn effective_uri(input: &InputArgs) -> Option<String> {
+    input.uri.clone().or_else(|| if input.docs.is_none() { std::env::var("MONGODB_URI").ok() } else { None })
+}
+
+/// Run `f` so that no error it returns carries a credential from the URIs.
+pub fn scrubbed<T>(input: &InputArgs, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let mut secrets = effective_uri(input).as_deref().map(live::secrets_of).unwrap_or_default();
+    secrets.extend(input.config_uri.as_deref().map(live::secrets_of).unwrap_or_default());
+    f().map_err(|e| {
         let msg = live::scrub(&one_line(&e), &secrets);
         if exit_code_for(&e) == crate::error::EXIT_USER_ERROR {
             input_error(msg)
@@ -140,19 +157,48 @@ pub fn run_analyze(a: &AnalyzeArgs, out: &mut dyn std::io::Write) -> Result<i32>
     })
 }
 
-fn analyze_inner(a: &AnalyzeArgs, uri: Option<String>, out: &mut dyn std::io::Write) -> Result<i32> {
-    let keys = a.keys.iter().map(|k| ShardKey::parse(k).map_err(|e| input_error(e.to_string()))).collect::<Result<Vec<_>>>()?;
+pub fn parse_keys(keys: &[String]) -> Result<Vec<ShardKey>> {
+    keys.iter().map(|k| ShardKey::parse(k).map_err(|e| input_error(e.to_string()))).collect()
+}
+
+/// Run `analyze`; returns the process exit code. Errors carry no credentials.
+pub fn run_analyze(a: &AnalyzeArgs, out: &mut dyn std::io::Write) -> Result<i32> {
+    scrubbed(&a.input, || {
+        if a.fail_under.is_some_and(|s| s > 100) {
+            return Err(input_error("--fail-under takes a score from 0 to 100"));
+        }
+        let keys = parse_keys(&a.keys)?;
+        let r = build_report(&a.input, a.input.collection.clone(), keys, a.compare_server)?;
+        out.write_all(render(&r, a.format).as_bytes())?;
+        if let (Some(min), Some(best)) = (a.fail_under, r.candidates.first()) {
+            if best.score < min {
+                eprintln!("shardkey: best candidate scores {} (below --fail-under {min})", best.score);
+                return Ok(EXIT_GATE_FAILED);
+            }
+        }
+        Ok(EXIT_OK)
+    })
+}
+
+pub fn render(r: &report::Report, format: Format) -> String {
+    match format {
+        Format::Table => report::table::render(r),
+        Format::Json => report::json::render(r),
+        Format::Markdown => report::markdown::render(r),
+    }
+}
+
+/// One report for a namespace: named keys, or proposals when there are none.
+pub fn build_report(input: &InputArgs, namespace: Option<String>, keys: Vec<ShardKey>, compare_server: bool) -> Result<report::Report> {
+    let a = input;
     if a.chunk_size == 0 {
         return Err(input_error("--chunk-size must be at least 1 MiB"));
     }
-    if a.fail_under.is_some_and(|s| s > 100) {
-        return Err(input_error("--fail-under takes a score from 0 to 100"));
+    if a.sample_size == 0 {
+        return Err(input_error("--sample-size must be at least 1"));
     }
     if a.shards.is_some_and(|n| n == 0 || n > 10_000) {
         return Err(input_error("--shards takes a number of shards from 1 to 10000"));
-    }
-    if a.sample_size == 0 {
-        return Err(input_error("--sample-size must be at least 1"));
     }
     let given_collation = a.collation.as_deref().map(parse_collation).transpose()?.filter(|d| !d.is_empty());
     let mut opts = Options {
@@ -164,9 +210,10 @@ fn analyze_inner(a: &AnalyzeArgs, uri: Option<String>, out: &mut dyn std::io::Wr
         default_collation: given_collation,
         total_docs: a.total_docs,
         shards: a.shards,
+        redact: a.redact,
     };
     let mut notes = Vec::new();
-    let r = match (&a.docs, uri) {
+    let mut r = match (&a.docs, effective_uri(a)) {
         (Some(docs), _) => {
             let mut log = QueryLog::default();
             for q in &a.queries {
@@ -175,7 +222,7 @@ fn analyze_inner(a: &AnalyzeArgs, uri: Option<String>, out: &mut dyn std::io::Wr
                 }
                 log.merge(read_query_file(std::path::Path::new(q))?);
             }
-            let namespace = a.collection.clone().or_else(|| crate::sources::docs::namespace_from_dump_path(docs));
+            let namespace = namespace.or_else(|| crate::sources::docs::namespace_from_dump_path(docs));
             if let Some(ns) = &namespace {
                 check_namespace(ns)?;
             }
@@ -183,29 +230,26 @@ fn analyze_inner(a: &AnalyzeArgs, uri: Option<String>, out: &mut dyn std::io::Wr
             let mut source = FileSource { path: docs.clone() };
             analyze::run(&mut source, &log, a.queries.clone(), &opts)?
         }
-        (None, Some(uri)) => run_live(a, &uri, &mut opts, &mut notes)?,
+        (None, Some(uri)) => run_live(a, &uri, namespace, compare_server, &mut opts, &mut notes)?,
         (None, None) => return Err(input_error("give --docs FILE or --uri URI (or set MONGODB_URI)")),
     };
-    let mut r = r;
     r.notes.extend(notes);
-    let text = match a.format {
-        Format::Table => report::table::render(&r),
-        Format::Json => report::json::render(&r),
-        Format::Markdown => report::markdown::render(&r),
-    };
-    out.write_all(text.as_bytes())?;
-    if let (Some(min), Some(best)) = (a.fail_under, r.candidates.first()) {
-        if best.score < min {
-            eprintln!("shardkey: best candidate scores {} (below --fail-under {min})", best.score);
-            return Ok(EXIT_GATE_FAILED);
-        }
+    if a.redact {
+        r.notes.push("--redact: values are shown as <BSON type>#<hash>; the hash is stable across runs, not secret for values that are easy to guess".into());
     }
-    Ok(EXIT_OK)
+    Ok(r)
 }
 
 /// The live path: connect, read what the deployment holds, then the same pipeline.
-fn run_live(a: &AnalyzeArgs, uri: &str, opts: &mut Options, notes: &mut Vec<String>) -> Result<report::Report> {
-    let ns = a.collection.clone().ok_or_else(|| input_error("--uri needs --collection db.coll"))?;
+fn run_live(
+    a: &InputArgs,
+    uri: &str,
+    namespace: Option<String>,
+    compare_server: bool,
+    opts: &mut Options,
+    notes: &mut Vec<String>,
+) -> Result<report::Report> {
+    let ns = namespace.ok_or_else(|| input_error("--uri needs --collection db.coll"))?;
     check_namespace(&ns)?;
     opts.namespace = Some(ns.clone());
     let lo = live::LiveOptions {
@@ -291,8 +335,8 @@ fn run_live(a: &AnalyzeArgs, uri: &str, opts: &mut Options, notes: &mut Vec<Stri
         let coll_name = ns.split_once('.').map(|(_, c)| c.to_string()).unwrap_or_default();
         let mut source = live::LiveSource { name: format!("{} ({ns})", session.redacted), coll_name, info: info.clone(), sample, prescan, sharding: sharding.clone() };
         let mut r = analyze::run(&mut source, &log, sources, opts)?;
-        r.audit = sharding.as_ref().map(|m| m.audit_report());
-        if a.compare_server {
+        r.audit = sharding.as_ref().map(|m| m.audit_report(opts.redact));
+        if compare_server {
             if info.server_version >= (7, 0) {
                 for c in &mut r.candidates {
                     let key = ShardKey::parse(&c.key.to_string())?;

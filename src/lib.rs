@@ -5,10 +5,12 @@
 
 pub mod analyze;
 pub mod bsonx;
+pub mod check;
 pub mod cli;
 pub mod error;
 pub mod metrics;
 pub mod model;
+pub mod policy;
 pub mod predict;
 pub mod propose;
 pub mod report;

@@ -34,6 +34,7 @@ fn main() {
     let mut out = stdout.lock();
     let result = match &cli.command {
         Command::Analyze(a) => run_analyze(a, &mut out),
+        Command::Check(a) => shardkey::check::run_check(a, &mut out),
     };
     let _ = out.flush();
     match result {

@@ -6,7 +6,7 @@ use crate::metrics::cluster::{self, Chunk, InsertPattern, ValueCounts};
 use crate::metrics::targeting::KeyRange;
 use crate::model::{KeyKind, ShardKey};
 use crate::report::{ClusterReport, Imbalance, JumboChunkReport, ShardLoad};
-use bson::{Bson, Document};
+use bson::Bson;
 
 /// What one sampled query touches, in key space.
 pub struct QueryTouch {
@@ -32,14 +32,7 @@ pub struct Inputs<'a> {
     pub queries: &'a [QueryTouch],
     pub inserts: InsertPattern,
     pub recent: &'a [Vec<Bson>],
-}
-
-fn bound_json(key: &ShardKey, t: &[Bson]) -> serde_json::Value {
-    let mut d = Document::new();
-    for (f, v) in key.fields.iter().zip(t) {
-        d.insert(f.path.clone(), v.clone());
-    }
-    Bson::Document(d).into_relaxed_extjson()
+    pub redact: bool,
 }
 
 fn pct(part: f64, whole: f64) -> f64 {
@@ -124,8 +117,8 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
         .iter()
         .filter(|c| c.jumbo || c.bytes > chunk_size)
         .map(|c| JumboChunkReport {
-            min: bound_json(inp.key, &c.min),
-            max: bound_json(inp.key, &c.max),
+            min: inp.key.value_json(&c.min, inp.redact),
+            max: inp.key.value_json(&c.max, inp.redact),
             shard: names[c.shard].clone(),
             estimated_bytes: c.bytes.round() as u64,
             estimated_docs: c.docs.round() as u64,

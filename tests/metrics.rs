@@ -19,6 +19,7 @@ fn analyse(docs: Vec<Document>, keys: &[&str]) -> Report {
         default_collation: None,
         total_docs: None,
         shards: None,
+        redact: false,
     };
     run(&mut src, &QueryLog::default(), vec![], &opts).unwrap()
 }

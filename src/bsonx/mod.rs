@@ -4,6 +4,7 @@
 pub mod hash;
 pub mod order;
 pub mod path;
+pub mod redact;
 
 pub use hash::hash64;
 pub use order::{canonical_type, cmp_bson, cmp_tuple, group_bytes, is_collatable};

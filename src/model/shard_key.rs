@@ -106,6 +106,17 @@ impl ShardKey {
         Value::Object(m)
     }
 
+    /// A value of this key (one entry per field) as `{field: value}` relaxed
+    /// Extended JSON, each value redacted when asked.
+    pub fn value_json(&self, values: &[Bson], redact: bool) -> Value {
+        let mut d = Document::new();
+        for (f, v) in self.fields.iter().zip(values) {
+            let v = if redact { crate::bsonx::redact::redact(v) } else { v.clone() };
+            d.insert(f.path.clone(), v);
+        }
+        Bson::Document(d).into_relaxed_extjson()
+    }
+
     pub fn to_document(&self) -> Document {
         let mut d = Document::new();
         for f in &self.fields {

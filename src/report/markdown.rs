@@ -1,6 +1,6 @@
 //! Markdown writer, sized for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
 
-use super::{pct, short_value, Report};
+use super::{pct, short_value, CheckReport, Report};
 use std::fmt::Write;
 
 /// One line saying what was analysed.
@@ -63,6 +63,47 @@ pub fn render(r: &Report) -> String {
     }
     for n in &r.notes {
         let _ = writeln!(out, "\n> {}", esc(n));
+    }
+    out
+}
+
+fn key_text(k: &serde_json::Value) -> String {
+    crate::model::ShardKey::parse(&k.to_string()).map(|k| k.to_string()).unwrap_or_else(|_| k.to_string())
+}
+
+pub fn render_check(r: &CheckReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "### Shard key policy: {}\n", if r.passed { "passed ✅" } else { "failed ❌" });
+    for c in &r.collections {
+        let _ = writeln!(
+            out,
+            "**{}** `{}`: score {} ({}), {}\n",
+            c.namespace,
+            esc(&key_text(&c.key)),
+            c.score,
+            c.verdict.as_str(),
+            if c.passed { "pass" } else { "FAIL" }
+        );
+        let _ = writeln!(out, "| rule | result | detail |\n|---|---|---|");
+        for x in &c.rules {
+            let res = if x.skipped.is_some() { "skipped" } else if x.passed { "pass" } else { "**FAIL**" };
+            let _ = writeln!(out, "| `{}` | {} | {} |", x.rule, res, esc(&x.message));
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "_policy: {}_", esc(&r.policy));
+    out
+}
+
+/// GitHub Actions workflow commands, one `::error` per violated rule.
+pub fn annotations(r: &CheckReport) -> String {
+    let mut out = String::new();
+    for c in &r.collections {
+        for x in c.rules.iter().filter(|x| !x.passed) {
+            let msg = format!("{} {}: {} ({})", c.namespace, key_text(&c.key), x.message, x.rule);
+            let msg = msg.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+            let _ = writeln!(out, "::error title=shardkey policy::{msg}");
+        }
     }
     out
 }

@@ -265,3 +265,26 @@ pub struct Imbalance {
     pub writes: Option<f64>,
     pub inserts: Option<f64>,
 }
+
+/// `shardkey check`: the policy's verdict per collection (JSON schema in README).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckReport {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub policy: String,
+    pub passed: bool,
+    pub collections: Vec<CollectionCheck>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionCheck {
+    pub namespace: String,
+    pub key: Value,
+    pub score: u32,
+    pub verdict: Verdict,
+    pub passed: bool,
+    pub rules: Vec<crate::policy::RuleResult>,
+    pub reasons: Vec<String>,
+}

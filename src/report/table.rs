@@ -1,6 +1,6 @@
 //! Terminal writer: a ranked table, then each candidate's reasons and query shapes.
 
-use super::{pct, short_value, Report};
+use super::{pct, short_value, CheckReport, Report};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
 
@@ -137,4 +137,26 @@ pub fn render(r: &Report) -> String {
 fn bar(percent: f64) -> String {
     let full = ((percent / 5.0).round() as usize).min(20);
     format!("{}{}", "█".repeat(full), "░".repeat(20 - full))
+}
+
+/// `check` as text: one block per collection, one line per rule.
+pub fn render_check(r: &CheckReport) -> String {
+    let mut out = String::new();
+    for c in &r.collections {
+        let key = crate::model::ShardKey::parse(&c.key.to_string()).map(|k| k.to_string()).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{} {} {key}: score {} ({})",
+            if c.passed { "PASS" } else { "FAIL" },
+            c.namespace,
+            c.score,
+            c.verdict.as_str()
+        );
+        for x in &c.rules {
+            let mark = if x.skipped.is_some() { "-" } else if x.passed { "ok" } else { "FAIL" };
+            let _ = writeln!(out, "  {mark:<4} {:<38} {}", x.rule, x.message);
+        }
+    }
+    let _ = writeln!(out, "policy {}: {}", r.policy, if r.passed { "passed" } else { "failed" });
+    out
 }

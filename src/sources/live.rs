@@ -99,6 +99,8 @@ fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> any
     use mongodb::error::ErrorKind;
     let detail = match *e.kind {
         ErrorKind::Authentication { ref message, .. } => format!("authentication failed: {message}"),
+        ErrorKind::InvalidArgument { ref message, .. } => message.clone(),
+        ErrorKind::Command(ref c) => format!("{} ({})", c.message, c.code_name),
         ErrorKind::ServerSelection { .. } => {
             "no server reachable within the server selection timeout (is the host up and the URI right?)".to_string()
         }

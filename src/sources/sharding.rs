@@ -72,14 +72,8 @@ pub fn parse(
 
 impl ShardingMetadata {
     /// Chunks per shard, jumbo-flagged chunks and chunk-count imbalance.
-    pub fn audit_report(&self) -> AuditReport {
-        let json = |t: &[Bson]| {
-            let mut d = Document::new();
-            for (f, v) in self.key.fields.iter().zip(t) {
-                d.insert(f.path.clone(), v.clone());
-            }
-            Bson::Document(d).into_relaxed_extjson()
-        };
+    pub fn audit_report(&self, redact: bool) -> AuditReport {
+        let json = |t: &[Bson]| self.key.value_json(t, redact);
         let shards: Vec<AuditShard> = self
             .shards
             .iter()
@@ -146,7 +140,7 @@ mod tests {
         assert_eq!(m.shards, vec!["sh0", "sh1", "sh2"]);
         let a = m.actual_chunks();
         assert_eq!(a.chunks[1].shard, 1);
-        let audit = m.audit_report();
+        let audit = m.audit_report(false);
         assert_eq!(audit.num_chunks, 2);
         assert_eq!(audit.jumbo_flagged_chunks.len(), 1);
         assert_eq!(audit.jumbo_flagged_chunks[0].shard, "sh1");

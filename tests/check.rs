@@ -1,0 +1,206 @@
+//! `shardkey check`: exact output and exit code for a pass, a violation of each
+//! rule kind, bad policy files and a bad URI (insta snapshots in tests/snapshots),
+//! GitHub annotations, README's CI example against the real mongod, and --redact.
+
+mod common;
+
+use common::{rt, Mode, Mongod};
+use mongodb::bson::{doc, Document};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> String {
+    root().join("fixtures").join(name).display().to_string()
+}
+
+/// Run in `dir` (so the policy path prints short); exit code, stdout and stderr as one text.
+fn run_in(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_shardkey"));
+    cmd.current_dir(dir).args(args).env_remove("GITHUB_ACTIONS").env_remove("MONGODB_URI");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn policy_dir(policy: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("shardkey.toml"), policy).unwrap();
+    d
+}
+
+fn offline(dir: &Path, extra: &[&str]) -> String {
+    let docs = fixture("events.ndjson");
+    let log = fixture("mongod.log");
+    let mut args = vec!["check", "--docs", &docs, "--queries", &log];
+    args.extend_from_slice(extra);
+    run_in(dir, &args, &[])
+}
+
+#[test]
+fn passing_policy() {
+    let d = policy_dir(
+        "[defaults]\nmin_score = 60\nforbid_monotonic = true\nforbid_jumbo_risk = true\nmax_top_value_percent = 5.0\n\n[[collection]]\nnamespace = \"app.events\"\nkey = \"{projectId: 1, _id: 1}\"\n",
+    );
+    let out = offline(d.path(), &[]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+    insta::assert_snapshot!("check_pass", out);
+}
+
+#[test]
+fn each_rule_kind_can_fail() {
+    // (rule line, key, extra args)
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("min_score = 90", "{country: 1}", &[]),
+        ("max_scatter_gather_reads_percent = 10.0", "{_id: \"hashed\"}", &[]),
+        ("max_writes_without_shard_key_percent = 10.0", "{ts: 1}", &[]),
+        ("forbid_monotonic = true", "{ts: 1}", &[]),
+        ("max_top_value_percent = 10.0", "{projectId: 1}", &[]),
+        ("forbid_jumbo_risk = true", "{projectId: 1}", &["--total-docs", "5000000"]),
+        ("min_distinct_values = 100", "{country: 1}", &[]),
+        ("max_shard_key_updates_percent = 5.0", "{projectId: 1}", &[]),
+    ];
+    for (rule, key, extra) in cases {
+        let d = policy_dir(&format!("[[collection]]\nnamespace = \"app.events\"\nkey = '{key}'\n{rule}\n"));
+        let out = offline(d.path(), extra);
+        assert!(out.starts_with("exit: 1"), "{rule}: {out}");
+        let name = rule.split(' ').next().unwrap();
+        insta::assert_snapshot!(format!("check_fail_{name}"), out);
+    }
+}
+
+#[test]
+fn bad_policy_files_and_bad_uri() {
+    let cases = [
+        ("unknown_field", "[defaults]\nmin_scor = 60\n[[collection]]\nnamespace = \"app.events\"\nkey = '{a: 1}'\n"),
+        ("wrong_type", "[defaults]\nmin_score = \"high\"\n[[collection]]\nnamespace = \"app.events\"\nkey = '{a: 1}'\n"),
+        ("bad_key", "[[collection]]\nnamespace = \"app.events\"\nkey = '{a: -1}'\n"),
+        ("not_toml", "[[collection]\nnamespace = \"app.events\"\n"),
+        ("no_collection", "[defaults]\nmin_score = 60\n"),
+    ];
+    for (name, text) in cases {
+        let d = policy_dir(text);
+        let out = offline(d.path(), &[]);
+        assert!(out.starts_with("exit: 2"), "{name}: {out}");
+        insta::assert_snapshot!(format!("check_bad_policy_{name}"), out);
+    }
+    let d = policy_dir("[[collection]]\nnamespace = \"app.events\"\nkey = '{a: 1}'\n");
+    let out = run_in(d.path(), &["check", "--uri", "notauri://x"], &[]);
+    assert!(out.starts_with("exit: 2"), "{out}");
+    insta::assert_snapshot!("check_bad_uri", out);
+    let out = run_in(d.path(), &["check", "--docs", &fixture("events.ndjson"), "--policy", "missing.toml"], &[]);
+    assert!(out.starts_with("exit: 2"), "{out}");
+    insta::assert_snapshot!("check_missing_policy", out);
+}
+
+#[test]
+fn init_prints_a_policy_that_parses() {
+    let d = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(["check", "--init"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    std::fs::write(d.path().join("shardkey.toml"), &o.stdout).unwrap();
+    let out = offline(d.path(), &[]);
+    // the starting policy is strict: the fixtures' compound key breaks some of its rules
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(out.contains("max_scatter_gather_reads_percent"));
+}
+
+#[test]
+fn github_annotations_and_json() {
+    let d = policy_dir("[[collection]]\nnamespace = \"app.events\"\nkey = '{ts: 1}'\nforbid_monotonic = true\n");
+    let docs = fixture("events.ndjson");
+    let out = run_in(d.path(), &["check", "--docs", &docs], &[("GITHUB_ACTIONS", "true")]);
+    assert!(out.contains("::error title=shardkey policy::app.events {ts: 1}: monotonicity: monotonic (forbid_monotonic)"), "{out}");
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(d.path())
+        .args(["check", "--docs", &docs, "--format", "json"])
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout stays JSON");
+    assert_eq!(v["schemaVersion"], 1);
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["collections"][0]["rules"][0]["rule"], "forbid_monotonic");
+    assert_eq!(v["collections"][0]["rules"][0]["passed"], false);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("::error"));
+}
+
+#[test]
+fn readme_ci_example_runs_against_the_real_mongod() {
+    common::mongod_binary();
+    let o = Command::new(root().join("scripts/gate-demo.sh"))
+        .arg(env!("CARGO_BIN_EXE_shardkey"))
+        .env("SHARDKEY_MONGOD", std::env::var("SHARDKEY_MONGOD").unwrap())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("passed") && out.contains("supporting index projectId_1__id_1"), "{out}");
+}
+
+#[test]
+fn live_supporting_index_rule() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let docs: Vec<Document> = (0..100).map(|i| doc! {"_id": i, "k": i}).collect();
+        c.database("app").collection::<Document>("c").insert_many(docs).await.unwrap();
+    });
+    let d = policy_dir("[[collection]]\nnamespace = \"app.c\"\nkey = '{k: 1}'\nrequire_supporting_index = true\n");
+    let out = run_in(d.path(), &["check", "--uri", &m.uri()], &[]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    insta::assert_snapshot!("check_fail_require_supporting_index", out);
+}
+
+#[test]
+fn redact_hides_every_sampled_value() {
+    let docs = fixture("events.ndjson");
+    let log = fixture("mongod.log");
+    // values that are in the sample, of every type the keys hold
+    let secrets = ["proj-00", "user-0", "\"US\"", "\"DE\"", "665a6", "2024-06-0", "1717200"];
+    let keys = ["{projectId: 1}", "{country: 1}", "{userId: 1}", "{_id: 1}", "{ts: 1}", "{projectId: 1, _id: 1}"];
+    let mut outputs = Vec::new();
+    for format in ["table", "json", "markdown"] {
+        let mut args = vec!["analyze", "--docs", &docs, "--queries", &log, "--collection", "app.events", "--redact", "--format", format,
+                            "--total-docs", "5000000", "--shards", "4"];
+        for k in &keys {
+            args.extend(["--key", k]);
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        outputs.push(String::from_utf8(o.stdout).unwrap());
+    }
+    let d = policy_dir("[[collection]]\nnamespace = \"app.events\"\nkey = '{projectId: 1}'\nmin_score = 90\nforbid_jumbo_risk = true\n");
+    for format in ["table", "json", "markdown"] {
+        outputs.push(offline(d.path(), &["--redact", "--format", format, "--total-docs", "5000000"]));
+    }
+    for out in &outputs {
+        for s in secrets {
+            assert!(!out.contains(s), "{s} leaked in:\n{out}");
+        }
+    }
+    assert!(outputs[1].contains("string#"), "values are replaced by type#hash");
+    assert!(outputs[1].contains("objectId#") && outputs[1].contains("date#"));
+    // the same value gets the same token in every run and format
+    let token = |s: &str| s.split("string#").nth(1).map(|t| t[..8].to_string());
+    assert_eq!(token(&outputs[0]).is_some(), true);
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .args(["analyze", "--docs", &docs, "--key", "{projectId: 1}", "--redact", "--format", "json"])
+        .output()
+        .unwrap();
+    let again = String::from_utf8(o.stdout).unwrap();
+    let first: serde_json::Value = serde_json::from_str(&again).unwrap();
+    let mcv = first["candidates"][0]["keyCharacteristics"]["mostCommonValues"][0]["value"]["projectId"].as_str().unwrap().to_string();
+    assert!(outputs[1].contains(&mcv), "stable token {mcv}");
+}
