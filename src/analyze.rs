@@ -104,7 +104,7 @@ fn characteristics(
     let sampled = sample.num_docs;
     let avg = avg_doc_size.unwrap_or(if sampled > 0 { sample.total_bytes / sampled } else { 0 });
     let counted = ks.docs_counted();
-    let mcv = frequency::most_common(&ks.values, opts.num_most_common)
+    let mcv = frequency::most_common(ks.frequencies(), opts.num_most_common)
         .into_iter()
         .map(|v| MostCommonValue { value: ks.key.value_json(&v.value, opts.redact), frequency: v.count })
         .collect();
@@ -112,7 +112,7 @@ fn characteristics(
         Some(m) => m,
         None => monotonicity::measure(&ks.key, &order.unwrap_or(ks).insertion_positions_in_key_order()),
     };
-    let jumbo = frequency::jumbo_values(&ks.values, counted.max(1), total, avg, opts.chunk_size_bytes)
+    let jumbo = frequency::jumbo_values(ks.frequencies(), counted.max(1), total, avg, opts.chunk_size_bytes)
         .into_iter()
         .take(opts.num_most_common)
         .map(|j| JumboValueReport { value: ks.key.value_json(&j.value, opts.redact), estimated_docs: j.estimated_docs, estimated_bytes: j.estimated_bytes })
@@ -121,15 +121,31 @@ fn characteristics(
         num_docs_total: total,
         num_docs_sampled: sampled,
         avg_doc_size_bytes: avg,
-        num_distinct_values: ks.values.len() as u64,
+        num_distinct_values: ks.num_distinct(),
         most_common_values: mcv,
         is_unique,
         monotonicity: mono,
-        estimated_num_distinct_values: Estimate {
-            value: cardinality::estimate_distinct(ks.values.iter().map(|v| v.count), counted, total),
-            estimator: cardinality::ESTIMATOR,
+        estimated_num_distinct_values: if ks.is_exact() {
+            Estimate {
+                value: cardinality::estimate_distinct(ks.frequencies().iter().map(|v| v.count), counted, total),
+                estimator: cardinality::ESTIMATOR,
+            }
+        } else {
+            Estimate { value: ks.num_distinct(), estimator: "HyperLogLog over the sample (see sketch)" }
         },
-        top_value_percentage: frequency::top_share(&ks.values, counted) * 100.0,
+        top_value_percentage: frequency::top_share(ks.frequencies(), counted) * 100.0,
+        sketch: ks.sketch_info().map(|i| SketchReport {
+            distinct_values: format!(
+                "HyperLogLog, 2^{} registers: standard error {:.2}%",
+                i.hll_precision,
+                i.distinct_standard_error * 100.0
+            ),
+            most_common_values: format!(
+                "Misra-Gries, {} counters: each frequency is a lower bound, at most {} below the true count",
+                i.heavy_hitter_counters, i.frequency_error_bound
+            ),
+            frequency_error_bound: i.frequency_error_bound,
+        }),
         num_docs_missing_key_fields: ks.docs_missing_fields,
         num_docs_with_array_key_values: ks.docs_with_arrays,
         jumbo_chunk_risk: JumboRisk { chunk_size_bytes: opts.chunk_size_bytes, values: jumbo },
@@ -164,6 +180,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         sample.add(d, size);
         Ok(())
     })?;
+    sample.finish();
     if sample.num_docs == 0 {
         return Err(input_error(format!("{}: no documents to analyse", source.describe())));
     }
@@ -172,6 +189,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         in_order.add(d, size);
         Ok(())
     })?;
+    in_order.finish();
     // A key the user named must be usable: the server refuses arrays in key fields.
     if !opts.keys.is_empty() {
         for ks in &sample.keys {

@@ -1,25 +1,60 @@
 //! The sample pass: one read of the documents feeds every candidate key at once.
-//! Per key it keeps each distinct value's count and each document's value (for
-//! monotonicity); nothing is computed here beyond counting.
+//! Memory stays bounded whatever the sample size:
+//! - value counts are exact up to `EXACT_LIMIT` distinct values per key, then a
+//!   HyperLogLog counts distinct values and Misra-Gries keeps the most common ones;
+//! - monotonicity, chunk ranges and the cluster layout use a uniform reservoir of
+//!   up to `RESERVOIR` (insertion position, value) pairs per key, which holds
+//!   every document of a smaller sample.
 
 use crate::bsonx::{cmp_tuple, group_bytes, lookup, Lookup};
 use crate::metrics::frequency::ValueCount;
+use crate::metrics::sketch::{HyperLogLog, MisraGries};
 use crate::metrics::targeting::to_key_space;
 use crate::model::ShardKey;
 use bson::{Bson, Document};
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
-const ARRAY_DOC: u32 = u32::MAX;
+/// Distinct values counted exactly per key before switching to sketches.
+pub const EXACT_LIMIT: usize = 100_000;
+/// Documents kept per key for order-based metrics.
+pub const RESERVOIR: usize = 50_000;
+/// HyperLogLog precision (2^16 registers: 0.41% standard error).
+pub const HLL_PRECISION: u32 = 16;
+/// Misra-Gries counters.
+pub const HEAVY_HITTERS: usize = 1024;
+
+/// How the value counts of a key were kept, for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SketchInfo {
+    pub distinct_standard_error: f64,
+    pub hll_precision: u32,
+    pub heavy_hitter_counters: usize,
+    /// Reported most-common-value counts are at most this much below the truth.
+    pub frequency_error_bound: u64,
+}
+
+enum Counts {
+    Exact { index: HashMap<Vec<u8>, u32>, values: Vec<ValueCount> },
+    Sketch { hll: Box<HyperLogLog>, hitters: MisraGries<Vec<Bson>>, top: Vec<ValueCount> },
+}
+
+fn hash_bytes(b: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    b.hash(&mut h);
+    h.finish()
+}
 
 /// Everything one candidate key needs from the documents.
-#[derive(Debug)]
 pub struct KeySample {
     pub key: ShardKey,
-    index: HashMap<Vec<u8>, u32>,
-    /// Distinct (unhashed) key values and their counts.
-    pub values: Vec<ValueCount>,
-    /// Per document in insertion order: its value's index in `values` (or an array marker).
-    doc_values: Vec<u32>,
+    counts: Counts,
+    /// Uniform sample of (insertion position, value), Algorithm R.
+    reservoir: Vec<(u64, Vec<Bson>)>,
+    rng: u64,
+    /// Documents seen (arrays included): the insertion position of the next one.
+    seen: u64,
+    counted: u64,
     /// Documents missing at least one key field (their value holds null there).
     pub docs_missing_fields: u64,
     /// Documents with an array in a key field: the server rejects them.
@@ -27,27 +62,51 @@ pub struct KeySample {
     /// The first such document (0-based position in the sample) and the field.
     pub first_array: Option<(u64, String)>,
     scratch: Vec<u8>,
-    tuple: Vec<Bson>,
+    exact_limit: usize,
+    reservoir_cap: usize,
+}
+
+impl std::fmt::Debug for KeySample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeySample({}, {} docs)", self.key, self.counted)
+    }
 }
 
 impl KeySample {
     pub fn new(key: ShardKey) -> Self {
+        Self::with_limits(key, EXACT_LIMIT, RESERVOIR)
+    }
+
+    pub fn with_limits(key: ShardKey, exact_limit: usize, reservoir_cap: usize) -> Self {
         KeySample {
             key,
-            index: HashMap::new(),
-            values: Vec::new(),
-            doc_values: Vec::new(),
+            counts: Counts::Exact { index: HashMap::new(), values: Vec::new() },
+            reservoir: Vec::new(),
+            rng: 0x5eed_5a3d_1e5c_0ffe,
+            seen: 0,
+            counted: 0,
             docs_missing_fields: 0,
             docs_with_arrays: 0,
             first_array: None,
             scratch: Vec::new(),
-            tuple: Vec::new(),
+            exact_limit,
+            reservoir_cap,
         }
     }
 
+    fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
     pub fn add(&mut self, doc: &Document) {
+        let pos = self.seen;
+        self.seen += 1;
         self.scratch.clear();
-        self.tuple.clear();
+        let mut tuple = Vec::with_capacity(self.key.fields.len());
         let mut missing = false;
         for f in &self.key.fields {
             let v = match lookup(doc, &f.path) {
@@ -58,89 +117,153 @@ impl KeySample {
                 }
                 Lookup::Array => {
                     if self.first_array.is_none() {
-                        self.first_array = Some((self.doc_values.len() as u64, f.path.clone()));
+                        self.first_array = Some((pos, f.path.clone()));
                     }
                     self.docs_with_arrays += 1;
-                    self.doc_values.push(ARRAY_DOC);
                     return;
                 }
             };
             group_bytes(&v, &mut self.scratch);
-            self.tuple.push(v);
+            tuple.push(v);
         }
         if missing {
             self.docs_missing_fields += 1;
         }
-        let id = match self.index.get(&self.scratch) {
-            Some(&id) => id,
-            None => {
-                let id = self.values.len() as u32;
-                self.index.insert(self.scratch.clone(), id);
-                self.values.push(ValueCount { value: self.tuple.clone(), count: 0 });
-                id
+        self.counted += 1;
+        self.count_value(&tuple);
+        // Reservoir: keep every document until full, then each with probability cap/counted.
+        if self.reservoir.len() < self.reservoir_cap {
+            self.reservoir.push((pos, tuple));
+        } else {
+            let j = self.next_random() % self.counted;
+            if (j as usize) < self.reservoir_cap {
+                self.reservoir[j as usize] = (pos, tuple);
             }
+        }
+    }
+
+    fn count_value(&mut self, tuple: &[Bson]) {
+        let key_bytes = &self.scratch;
+        match &mut self.counts {
+            Counts::Exact { index, values } => {
+                if let Some(&id) = index.get(key_bytes) {
+                    values[id as usize].count += 1;
+                    return;
+                }
+                index.insert(key_bytes.clone(), values.len() as u32);
+                values.push(ValueCount { value: tuple.to_vec(), count: 1 });
+                if values.len() > self.exact_limit {
+                    self.switch_to_sketch();
+                }
+            }
+            Counts::Sketch { hll, hitters, .. } => {
+                hll.add_hash(hash_bytes(key_bytes));
+                hitters.add(key_bytes, || tuple.to_vec());
+            }
+        }
+    }
+
+    fn switch_to_sketch(&mut self) {
+        let Counts::Exact { index, values } = std::mem::replace(
+            &mut self.counts,
+            Counts::Sketch { hll: Box::new(HyperLogLog::new(HLL_PRECISION)), hitters: MisraGries::new(0), top: vec![] },
+        ) else {
+            return;
         };
-        self.values[id as usize].count += 1;
-        self.doc_values.push(id);
+        let mut hll = HyperLogLog::new(HLL_PRECISION);
+        let mut items = Vec::with_capacity(values.len());
+        let mut values: Vec<Option<ValueCount>> = values.into_iter().map(Some).collect();
+        for (bytes, id) in index {
+            hll.add_hash(hash_bytes(&bytes));
+            let v = values[id as usize].take().expect("each id once");
+            items.push((bytes, v.count, v.value));
+        }
+        self.counts =
+            Counts::Sketch { hll: Box::new(hll), hitters: MisraGries::from_counts(HEAVY_HITTERS, items), top: vec![] };
+    }
+
+    /// Call once after the pass: freezes the heavy hitters into a value list.
+    pub fn finish(&mut self) {
+        if let Counts::Sketch { hitters, top, .. } = &mut self.counts {
+            *top = hitters.items().map(|(v, c)| ValueCount { value: v.clone(), count: c }).collect();
+        }
     }
 
     /// Documents counted (arrays excluded).
     pub fn docs_counted(&self) -> u64 {
-        self.values.iter().map(|v| v.count).sum()
+        self.counted
     }
 
-    /// Value indexes sorted in key order.
-    fn value_order(&self) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..self.values.len() as u32).collect();
-        order.sort_by(|&a, &b| cmp_tuple(&self.values[a as usize].value, &self.values[b as usize].value));
-        order
+    /// Distinct values: exact, or the HyperLogLog estimate.
+    pub fn num_distinct(&self) -> u64 {
+        match &self.counts {
+            Counts::Exact { values, .. } => values.len() as u64,
+            Counts::Sketch { hll, .. } => hll.estimate().round() as u64,
+        }
+    }
+
+    /// Values with their counts: every value (exact), or the heavy hitters (lower bounds).
+    pub fn frequencies(&self) -> &[ValueCount] {
+        match &self.counts {
+            Counts::Exact { values, .. } => values,
+            Counts::Sketch { top, .. } => top,
+        }
+    }
+
+    pub fn is_exact(&self) -> bool {
+        matches!(self.counts, Counts::Exact { .. })
+    }
+
+    pub fn sketch_info(&self) -> Option<SketchInfo> {
+        match &self.counts {
+            Counts::Exact { .. } => None,
+            Counts::Sketch { hll, hitters, .. } => Some(SketchInfo {
+                distinct_standard_error: hll.standard_error(),
+                hll_precision: hll.precision(),
+                heavy_hitter_counters: hitters.capacity(),
+                frequency_error_bound: hitters.error_bound(),
+            }),
+        }
     }
 
     /// Insertion positions listed in key order, equal keys in insertion order:
-    /// what an index scan on the key returns as recordIds.
+    /// what an index scan on the key returns as recordIds (over the reservoir).
     pub fn insertion_positions_in_key_order(&self) -> Vec<u64> {
-        let order = self.value_order();
-        let mut rank = vec![0u32; self.values.len()];
-        for (r, &v) in order.iter().enumerate() {
-            rank[v as usize] = r as u32;
-        }
-        // Counting sort by rank keeps insertion order within a value.
-        let mut start = vec![0usize; self.values.len() + 1];
-        for &v in order.iter() {
-            start[rank[v as usize] as usize + 1] = self.values[v as usize].count as usize;
-        }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
-        let mut out = vec![0u64; *start.last().unwrap_or(&0)];
-        for (pos, &v) in self.doc_values.iter().enumerate() {
-            if v == ARRAY_DOC {
-                continue;
+        let mut order: Vec<&(u64, Vec<Bson>)> = self.reservoir.iter().collect();
+        order.sort_by(|a, b| cmp_tuple(&a.1, &b.1).then(a.0.cmp(&b.0)));
+        order.into_iter().map(|(p, _)| *p).collect()
+    }
+
+    /// Distinct values in key space (hashed fields hashed), sorted, with document counts.
+    /// Exact counts when every value was counted; else the reservoir, weighted to the sample.
+    pub fn key_space_values(&self) -> Vec<(Vec<Bson>, u64)> {
+        let mut v: Vec<(Vec<Bson>, u64)> = if self.is_exact() {
+            self.frequencies().iter().map(|x| (to_key_space(&self.key, &x.value), x.count)).collect()
+        } else {
+            let weight = self.counted as f64 / self.reservoir.len().max(1) as f64;
+            let mut acc: HashMap<Vec<u8>, (Vec<Bson>, f64)> = HashMap::new();
+            for (_, t) in &self.reservoir {
+                let ks = to_key_space(&self.key, t);
+                let mut b = Vec::new();
+                for x in &ks {
+                    group_bytes(x, &mut b);
+                }
+                acc.entry(b).or_insert_with(|| (ks, 0.0)).1 += weight;
             }
-            let r = rank[v as usize] as usize;
-            out[start[r]] = pos as u64;
-            start[r] += 1;
-        }
-        out
+            acc.into_values().map(|(k, w)| (k, (w.round() as u64).max(1))).collect()
+        };
+        v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
+        v
     }
 
     /// Key-space values of the newest `fraction` of documents (insertion order).
     pub fn recent_key_space_values(&self, fraction: f64) -> Vec<Vec<Bson>> {
-        let n = self.doc_values.len();
-        let take = ((n as f64 * fraction).ceil() as usize).clamp(1.min(n), n);
-        self.doc_values[n - take..]
-            .iter()
-            .filter(|&&v| v != ARRAY_DOC)
-            .map(|&v| to_key_space(&self.key, &self.values[v as usize].value))
-            .collect()
-    }
-
-    /// Distinct values in key space (hashed fields hashed), sorted, with counts.
-    pub fn key_space_values(&self) -> Vec<(Vec<Bson>, u64)> {
-        let mut v: Vec<(Vec<Bson>, u64)> =
-            self.values.iter().map(|x| (to_key_space(&self.key, &x.value), x.count)).collect();
-        v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
-        v
+        let cutoff = (self.seen as f64 * (1.0 - fraction)).floor() as u64;
+        let mut recent: Vec<&(u64, Vec<Bson>)> = self.reservoir.iter().filter(|(p, _)| *p >= cutoff).collect();
+        if recent.is_empty() {
+            recent = self.reservoir.iter().max_by_key(|(p, _)| *p).into_iter().collect();
+        }
+        recent.into_iter().map(|(_, t)| to_key_space(&self.key, t)).collect()
     }
 }
 
@@ -164,6 +287,10 @@ impl Sample {
             k.add(doc);
         }
     }
+
+    pub fn finish(&mut self) {
+        self.keys.iter_mut().for_each(KeySample::finish);
+    }
 }
 
 #[cfg(test)]
@@ -179,9 +306,29 @@ mod tests {
         }
         assert_eq!(s.docs_with_arrays, 1);
         assert_eq!(s.docs_missing_fields, 1);
-        assert_eq!(s.values.len(), 2, "null+missing together, 2 and 2.0 together");
+        assert_eq!(s.frequencies().len(), 2, "null+missing together, 2 and 2.0 together");
         assert_eq!(s.docs_counted(), 4);
         // key order: null (pos 1, 2), then 2 (pos 0, 4)
         assert_eq!(s.insertion_positions_in_key_order(), vec![1, 2, 0, 4]);
+    }
+
+    #[test]
+    fn switches_to_sketches_past_the_limit() {
+        let mut s = KeySample::with_limits(ShardKey::parse("{a: 1}").unwrap(), 1000, 500);
+        for i in 0..20_000i64 {
+            let v = if i % 4 == 0 { -1 } else { i };
+            s.add(&doc! {"a": v});
+        }
+        s.finish();
+        assert!(!s.is_exact());
+        let d = s.num_distinct() as f64;
+        assert!((d - 15_001.0).abs() / 15_001.0 < 0.02, "{d}");
+        let top = s.frequencies().iter().max_by_key(|v| v.count).unwrap();
+        assert_eq!(top.value, vec![Bson::Int64(-1)]);
+        let info = s.sketch_info().unwrap();
+        assert!(5_000 - top.count <= info.frequency_error_bound);
+        assert_eq!(s.insertion_positions_in_key_order().len(), 500);
+        let total: u64 = s.key_space_values().iter().map(|x| x.1).sum();
+        assert!((total as i64 - 20_000).abs() < 500, "{total}");
     }
 }

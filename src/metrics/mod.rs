@@ -10,4 +10,5 @@ pub mod key_updates;
 pub mod monotonicity;
 pub mod ranges;
 pub mod shapes;
+pub mod sketch;
 pub mod targeting;

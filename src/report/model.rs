@@ -208,6 +208,17 @@ pub struct KeyCharacteristics {
     /// Documents with an array in a key field (the server refuses the key: BadValue).
     pub num_docs_with_array_key_values: u64,
     pub jumbo_chunk_risk: JumboRisk,
+    /// Present when the sample had too many distinct values to count exactly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sketch: Option<SketchReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SketchReport {
+    pub distinct_values: String,
+    pub most_common_values: String,
+    pub frequency_error_bound: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
