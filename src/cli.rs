@@ -259,7 +259,8 @@ fn run_live(
         max_time: Duration::from_millis(a.max_time_ms.max(1)),
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    rt.block_on(async {
+    // Connect and read what the deployment holds; the sample then streams during the pass.
+    let (session, info, log, sources, sharding, prescan, keys) = rt.block_on(async {
         let session = live::LiveSession::open(&lo).await?;
         let info = session.collection_info().await?;
         if info.count == 0 {
@@ -331,27 +332,37 @@ fn run_live(
             opts.proposals = propose::merge([current, propose::propose(&prescan, &queries), propose::from_indexes(&info.indexes)]);
         }
         let keys: Vec<ShardKey> = if opts.keys.is_empty() { opts.proposals.iter().map(|p| p.key.clone()).collect() } else { opts.keys.clone() };
-        let sample = session.sample(&keys, &info, a.sample_size).await?;
-        let coll_name = ns.split_once('.').map(|(_, c)| c.to_string()).unwrap_or_default();
-        let mut source = live::LiveSource { name: format!("{} ({ns})", session.redacted), coll_name, info: info.clone(), sample, prescan, sharding: sharding.clone() };
-        let mut r = analyze::run(&mut source, &log, sources, opts)?;
-        r.audit = sharding.as_ref().map(|m| m.audit_report(opts.redact));
-        if compare_server {
-            if info.server_version >= (7, 0) {
-                for c in &mut r.candidates {
-                    let key = ShardKey::parse(&c.key.to_string())?;
-                    match session.analyze_shard_key(&key).await.and_then(|reply| server_compare::summarize_reply(&reply)) {
-                        Ok(v) => c.server_analyze_shard_key = Some(v),
-                        Err(e) => notes.push(format!("analyzeShardKey for {key}: {}", one_line(&e))),
-                    }
+        Ok::<_, anyhow::Error>((session, info, log, sources, sharding, prescan, keys))
+    })?;
+    let coll_name = ns.split_once('.').map(|(_, c)| c.to_string()).unwrap_or_default();
+    let mut source = live::LiveSource {
+        name: format!("{} ({ns})", session.redacted),
+        coll_name,
+        session: &session,
+        rt: &rt,
+        keys,
+        info: info.clone(),
+        sample_size: a.sample_size,
+        prescan,
+        sharding: sharding.clone(),
+    };
+    let mut r = analyze::run(&mut source, &log, sources, opts)?;
+    r.audit = sharding.as_ref().map(|m| m.audit_report(opts.redact));
+    if compare_server {
+        if info.server_version >= (7, 0) {
+            for c in &mut r.candidates {
+                let key = ShardKey::parse(&c.key.to_string())?;
+                match rt.block_on(session.analyze_shard_key(&key)).and_then(|reply| server_compare::summarize_reply(&reply)) {
+                    Ok(v) => c.server_analyze_shard_key = Some(v),
+                    Err(e) => notes.push(format!("analyzeShardKey for {key}: {}", one_line(&e))),
                 }
-            } else {
-                notes.push(format!(
-                    "--compare-server: the server is MongoDB {}.{}; analyzeShardKey needs 7.0 or newer",
-                    info.server_version.0, info.server_version.1
-                ));
             }
+        } else {
+            notes.push(format!(
+                "--compare-server: the server is MongoDB {}.{}; analyzeShardKey needs 7.0 or newer",
+                info.server_version.0, info.server_version.1
+            ));
         }
-        Ok(r)
-    })
+    }
+    Ok(r)
 }

@@ -371,78 +371,140 @@ impl LiveSession {
         Ok(out)
     }
 
-    /// The sample for the candidates, projected to their fields:
-    /// - a collection no larger than `sample_size` is read whole, in recordId
-    ///   (insertion) order, once;
-    /// - a larger one: `$sample` for value counts, plus a `$sampleRate` scan in
-    ///   natural order with recordIds for monotonicity (aggregation cannot
-    ///   return recordIds, so `$sample` alone loses insertion order).
-    pub async fn sample(&self, keys: &[ShardKey], info: &CollectionInfo, sample_size: u64) -> Result<LiveSample> {
+    /// Stream the sample for the candidates, projected to their fields, into `f`:
+    /// - a collection no larger than `sample_size` is read whole, in natural
+    ///   (recordId, i.e. insertion) order, with `showRecordId`;
+    /// - a larger one through `$sample` (random order; see `stream_in_order`).
+    ///
+    /// A reader task fetches and decodes batches while the caller analyses the
+    /// previous one, so the two cores work in parallel.
+    pub fn stream_sample(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        keys: &[ShardKey],
+        info: &CollectionInfo,
+        sample_size: u64,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<()> {
         let projection = projection_for(keys);
         if info.count <= sample_size {
-            let docs = self.natural_scan(&projection, None, info.count.max(1)).await?;
-            return Ok(LiveSample { docs, in_order: None });
+            return self.stream_natural(rt, projection, None, info.count.max(1), f);
         }
-        let pb = progress(sample_size, "sampling ($sample)");
-        let mut pipeline = vec![doc! {"$sample": {"size": sample_size as i64}}];
-        pipeline.push(doc! {"$project": projection.clone()});
-        let mut cur = self
-            .coll()
-            .aggregate(pipeline)
-            .max_time(self.max_time)
-            .allow_disk_use(true)
-            .batch_size(10_000)
-            .selection_criteria(self.read.clone())
-            .await
-            .map_err(|e| self.err("$sample on", e))?;
-        let mut docs = Vec::with_capacity(sample_size as usize);
-        while let Some(d) = cur.try_next().await.map_err(|e| self.err("$sample on", e))? {
-            docs.push(d);
-            pb.inc(1);
-        }
-        pb.finish_and_clear();
-        let rate = (sample_size as f64 / info.count as f64).min(1.0);
-        let in_order = if info.server_version >= (4, 4) {
-            Some(self.natural_scan(&projection, Some(rate), sample_size).await?)
-        } else {
-            None
+        let pipeline = vec![doc! {"$sample": {"size": sample_size as i64}}, doc! {"$project": projection}];
+        let coll = self.coll();
+        let (max_time, read) = (self.max_time, self.read.clone());
+        let open = async move {
+            coll.aggregate(pipeline).max_time(max_time).allow_disk_use(true).batch_size(10_000).selection_criteria(read).await
         };
-        Ok(LiveSample { docs, in_order })
+        self.pump(rt, open, sample_size, "sampling ($sample)", "$sample on", f)
     }
 
-    async fn natural_scan(&self, projection: &Document, rate: Option<f64>, expect: u64) -> Result<Vec<Document>> {
+    /// When `stream_sample` used `$sample`, a second, insertion-ordered sample for
+    /// monotonicity (aggregation cannot return recordIds, so `$sample` loses the
+    /// order): a `$sampleRate` scan in natural order of up to `order_size` documents.
+    /// Returns false when `stream_sample` already was in insertion order.
+    pub fn stream_in_order(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        keys: &[ShardKey],
+        info: &CollectionInfo,
+        sample_size: u64,
+        order_size: u64,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<bool> {
+        if info.count <= sample_size || info.server_version < (4, 4) {
+            return Ok(false);
+        }
+        let rate = (order_size.min(sample_size) as f64 / info.count as f64).min(1.0);
+        self.stream_natural(rt, projection_for(keys), Some(rate), order_size.min(sample_size), f)?;
+        Ok(true)
+    }
+
+    fn stream_natural(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        projection: Document,
+        rate: Option<f64>,
+        expect: u64,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<()> {
         let filter = match rate {
             Some(r) => doc! {"$sampleRate": r},
             None => doc! {},
         };
-        let pb = progress(expect, "reading in natural order");
-        let mut cur = self
-            .coll()
-            .find(filter)
-            .projection(projection.clone())
-            .hint(Hint::Keys(doc! {"$natural": 1}))
-            .show_record_id(true)
-            .max_time(self.max_time)
-            .batch_size(10_000)
-            .selection_criteria(self.read.clone())
-            .await
-            .map_err(|e| self.err("find on", e))?;
-        let mut docs = Vec::new();
-        while let Some(d) = cur.try_next().await.map_err(|e| self.err("find on", e))? {
-            docs.push(d);
-            pb.inc(1);
-        }
-        pb.finish_and_clear();
-        // Natural order is recordId order on WiredTiger; sort to be sure, then drop the field.
-        docs.sort_by_key(|d| match d.get("$recordId") {
-            Some(Bson::Int64(i)) => *i,
-            Some(Bson::Int32(i)) => *i as i64,
-            _ => 0,
+        let coll = self.coll();
+        let (max_time, read) = (self.max_time, self.read.clone());
+        // Natural order is recordId order on WiredTiger: insertion order.
+        let open = async move {
+            coll.find(filter)
+                .projection(projection)
+                .hint(Hint::Keys(doc! {"$natural": 1}))
+                .show_record_id(true)
+                .max_time(max_time)
+                .batch_size(10_000)
+                .selection_criteria(read)
+                .await
+        };
+        self.pump(rt, open, expect, "reading in natural order", "find on", f)
+    }
+
+    /// Run a cursor on a reader task and feed its documents to `f` in batches.
+    fn pump(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        open: impl std::future::Future<Output = mongodb::error::Result<mongodb::Cursor<Document>>> + Send + 'static,
+        expect: u64,
+        label: &str,
+        what: &str,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<()> {
+        const BATCH: usize = 2048;
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<mongodb::error::Result<Vec<Document>>>(8);
+        let reader = rt.spawn(async move {
+            let mut cur = match open.await {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    return;
+                }
+            };
+            let mut batch = Vec::with_capacity(BATCH);
+            loop {
+                match cur.try_next().await {
+                    Ok(Some(d)) => {
+                        batch.push(d);
+                        if batch.len() == BATCH && tx.send(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => {
+                        if !batch.is_empty() {
+                            let _ = tx.send(Ok(batch)).await;
+                        }
+                        return;
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e)).await;
+                        return;
+                    }
+                }
+            }
         });
-        for d in &mut docs {
-            d.remove("$recordId");
-        }
-        Ok(docs)
+        let pb = progress(expect, label);
+        let result = (|| {
+            while let Some(batch) = rx.blocking_recv() {
+                let batch = batch.map_err(|e| self.err(what, e))?;
+                for d in &batch {
+                    f(d)?;
+                }
+                pb.inc(batch.len() as u64);
+            }
+            Ok(())
+        })();
+        pb.finish_and_clear();
+        drop(rx);
+        let _ = rt.block_on(reader);
+        result
     }
 
     /// `<db>.system.profile` entries for the namespace.
@@ -548,24 +610,22 @@ pub fn projection_for(keys: &[ShardKey]) -> Document {
     d
 }
 
-/// The documents a live run analyses.
-pub struct LiveSample {
-    pub docs: Vec<Document>,
-    /// A separate insertion-ordered sample, when `docs` came from `$sample`.
-    pub in_order: Option<Vec<Document>>,
-}
-
-/// A sampled live collection as a `DocumentSource`.
-pub struct LiveSource {
+/// A live collection as a `DocumentSource`: documents stream from the server
+/// during the pass, never all held at once.
+pub struct LiveSource<'a> {
     pub name: String,
     pub coll_name: String,
+    pub session: &'a LiveSession,
+    pub rt: &'a tokio::runtime::Runtime,
+    /// The candidates, for the projection.
+    pub keys: Vec<ShardKey>,
     pub info: CollectionInfo,
-    pub sample: LiveSample,
+    pub sample_size: u64,
     pub prescan: Vec<Document>,
     pub sharding: Option<ShardingMetadata>,
 }
 
-impl DocumentSource for LiveSource {
+impl DocumentSource for LiveSource<'_> {
     fn describe(&self) -> String {
         self.name.clone()
     }
@@ -575,10 +635,7 @@ impl DocumentSource for LiveSource {
     }
 
     fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
-        for d in &self.sample.docs {
-            f(d, 0)?;
-        }
-        Ok(())
+        self.session.stream_sample(self.rt, &self.keys, &self.info, self.sample_size, &mut |d| f(d, 0))
     }
 
     fn num_docs_total(&self) -> Option<u64> {
@@ -598,15 +655,8 @@ impl DocumentSource for LiveSource {
     }
 
     fn scan_in_insertion_order(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
-        match &self.sample.in_order {
-            Some(docs) => {
-                for d in docs {
-                    f(d, 0)?;
-                }
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        let order_size = crate::sample::RESERVOIR as u64;
+        self.session.stream_in_order(self.rt, &self.keys, &self.info, self.sample_size, order_size, &mut |d| f(d, 0))
     }
 }
 
