@@ -1,0 +1,120 @@
+"""The measurements of scripts/bench.sh (README "Performance"). Prints a table
+and writes the figures as JSON to the path given last."""
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from pymongo import MongoClient
+
+URI, NS, SAMPLE, LOG, MEM_DOCS, OUT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+BIN, BENCH = "target/release/shardkey", "target/release/shardkey-bench"
+KEYS = ["_id", "ts", "u", "user", "g", "country", "status", "tenant", "sku", "a.b"]
+KEY_ARGS = [x for k in KEYS for x in ("--key", "{\"%s\": 1}" % k)]
+RUNS = 3
+
+
+def machine():
+    cpu = "unknown"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores, {cpu}, {mem:.0f} GiB RAM, {platform.platform()}"
+
+
+def timed(cmd):
+    """Wall seconds and the child's peak RSS (bytes) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    secs = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return secs, rss * 1024 if rss > before else None, out.stdout
+
+
+def median_run(cmd):
+    runs = [timed(cmd) for _ in range(RUNS)]
+    return statistics.median(r[0] for r in runs), runs
+
+
+def server_pipeline(client):
+    """(b): per candidate, analyzeShardKey's cardinality/frequency pipeline."""
+    db, coll = NS.split(".", 1)
+    c = client[db][coll]
+    t = time.perf_counter()
+    for k in KEYS:
+        pipeline = [
+            {"$sample": {"size": SAMPLE}},
+            {"$project": {"_id": 0, "k": "$" + k}},
+            {"$group": {"_id": "$k", "frequency": {"$sum": 1}}},
+            {"$group": {"_id": None, "numDistinctValues": {"$sum": 1},
+                        "mostCommonValues": {"$topN": {"n": 5, "sortBy": {"frequency": -1},
+                                                       "output": {"value": "$_id", "frequency": "$frequency"}}}}},
+        ]
+        list(c.aggregate(pipeline, allowDiskUse=True))
+    return time.perf_counter() - t
+
+
+def python_json_baseline(path):
+    t = time.perf_counter()
+    n = 0
+    with open(path, "rb") as f:
+        for line in f:
+            d = json.loads(line)
+            if d.get("id") == 51803:
+                n += 1
+    return time.perf_counter() - t, n
+
+
+def main():
+    client = MongoClient(URI)
+    res = {"machine": machine(), "sampleSize": SAMPLE, "candidates": len(KEYS)}
+    db, coll = NS.split(".", 1)
+    res["documents"] = client[db][coll].estimated_document_count()
+    floor_cmd = [BENCH, "io-floor", "--uri", URI, "--collection", NS, "--sample-size", str(SAMPLE)] + KEY_ARGS
+    ours_cmd = [BIN, "analyze", "--uri", URI, "--collection", NS, "--sample-size", str(SAMPLE), "--format", "json",
+                "--queries", "profile"] + KEY_ARGS
+    subprocess.run(floor_cmd, check=True, stdout=subprocess.DEVNULL)  # warm the cache
+    res["a_io_floor_s"], _ = median_run(floor_cmd)
+    res["b_server_pipeline_s"] = statistics.median(server_pipeline(client) for _ in range(RUNS))
+    res["c_shardkey_s"], runs = median_run(ours_cmd)
+    res["c_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
+    res["c_over_a"] = res["c_shardkey_s"] / res["a_io_floor_s"]
+    res["b_over_c"] = res["b_server_pipeline_s"] / res["c_shardkey_s"]
+
+    mem = json.loads(subprocess.run([BENCH, "memcheck", "--docs", MEM_DOCS], check=True, stdout=subprocess.PIPE).stdout)
+    res["memcheck"] = mem
+
+    size = os.path.getsize(LOG)
+    log_cmd = [BIN, "analyze", "--docs", "fixtures/events.ndjson", "--collection", NS, "--key", "{_id: 1}",
+               "--queries", LOG, "--format", "json"]
+    secs, _ = median_run(log_cmd)
+    res["log_bytes"] = size
+    res["log_shardkey_MBps"] = size / 1e6 / secs
+    py_secs, py_n = python_json_baseline(LOG)
+    res["log_python_json_MBps"] = size / 1e6 / py_secs
+    res["log_slow_queries"] = py_n
+
+    print(f"machine: {res['machine']}")
+    print(f"collection: {res['documents']:,} documents; sample {SAMPLE:,}; {len(KEYS)} candidates")
+    print(f"(a) I/O floor (same driver reads, nothing done):   {res['a_io_floor_s']:.2f} s")
+    print(f"(b) server pipeline x {len(KEYS)} (pymongo):            {res['b_server_pipeline_s']:.2f} s")
+    print(f"(c) shardkey analyze, {len(KEYS)} candidates:            {res['c_shardkey_s']:.2f} s, peak RSS {res['c_peak_rss_bytes'] / 2**20:.0f} MiB")
+    print(f"(c)/(a) = {res['c_over_a']:.2f}   (b)/(c) = {res['b_over_c']:.2f}")
+    worst = max(c["errorPercent"] for c in mem["candidates"])
+    print(f"memory: {int(MEM_DOCS):,} values x 4 candidates: peak RSS {mem['peakRssBytes'] / 2**20:.0f} MiB, "
+          f"worst distinct-count error {worst:.2f}%, {mem['seconds']:.1f} s")
+    print(f"log: {size / 1e6:,.0f} MB: shardkey {res['log_shardkey_MBps']:.0f} MB/s, "
+          f"python json.loads baseline {res['log_python_json_MBps']:.0f} MB/s ({py_n:,} slow queries)")
+    with open(OUT, "w") as f:
+        json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The benchmark (README "Performance"): a real mongod with a generated
+# collection (1,000,000 documents, 12 candidate fields), then side by side
+# (a) the I/O floor, (b) the server's own pipeline per candidate, (c) shardkey;
+# bounded memory on 10M values; log reading speed on a 1 GB log.
+# Sizes can be lowered for a quick run: DOCS=100000 MEM_DOCS=1000000 LOG_BYTES=100000000 scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DOCS="${DOCS:-1000000}"
+SAMPLE="${SAMPLE:-100000}"
+MEM_DOCS="${MEM_DOCS:-10000000}"
+LOG_BYTES="${LOG_BYTES:-1000000000}"
+cache="${SHARDKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shardkey}"
+
+cargo build --release --locked --quiet
+MONGOD="$(scripts/mongod.sh install)"
+if ! python3 -c 'import pymongo' 2>/dev/null; then
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --target "$cache/pymongo" pymongo >&2
+  export PYTHONPATH="$cache/pymongo${PYTHONPATH:+:$PYTHONPATH}"
+fi
+
+DB="$(mktemp -d)"
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$MONGOD" --port "$PORT" --bind_ip 127.0.0.1 --dbpath "$DB" --fork --logpath "$DB/mongod.log" --wiredTigerCacheSizeGB 2 >/dev/null
+trap '"$MONGOD" --shutdown --dbpath "$DB" >/dev/null 2>&1 || true; rm -rf "$DB"' EXIT
+URI="mongodb://127.0.0.1:$PORT/?directConnection=true"
+
+echo "loading $DOCS documents..." >&2
+start=$(date +%s)
+target/release/shardkey-bench load --uri "$URI" --collection bench.orders --docs "$DOCS"
+echo "loaded in $(( $(date +%s) - start )) s" >&2
+target/release/shardkey-bench gen-log --out "$DB/big.log" --bytes "$LOG_BYTES" >/dev/null
+
+# mtools' mloginfo is the usual log tool: does it read 4.4+ JSON logs?
+if [ ! -x "$cache/mtools/bin/mloginfo" ]; then
+  python3 -m venv "$cache/mtools" >/dev/null 2>&1 && "$cache/mtools/bin/pip" install --quiet mtools python-dateutil >/dev/null 2>&1 || true
+fi
+if [ -x "$cache/mtools/bin/mloginfo" ]; then
+  head -c 10000000 "$DB/big.log" > "$DB/small.log"
+  echo "mtools: $(script -qc "$cache/mtools/bin/mloginfo $DB/small.log --queries" /dev/null 2>&1 | head -1 | tr -d '\r')"
+else
+  echo "mtools: could not be installed from PyPI"
+fi
+
+python3 scripts/bench.py "$URI" bench.orders "$SAMPLE" "$DB/big.log" "$MEM_DOCS" "${BENCH_OUT:-target/bench.json}"

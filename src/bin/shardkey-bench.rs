@@ -1,0 +1,212 @@
+//! Helpers for `scripts/bench.sh` (README "Performance"); not part of the product.
+//! - `load`: insert a generated collection with 12 candidate fields of varied cardinality;
+//! - `io-floor`: the same driver reads `shardkey analyze --uri` makes, doing nothing with them;
+//! - `memcheck`: feed N synthetic documents to the sample pass; peak RSS and distinct-count error;
+//! - `gen-log`: write a mongod JSON log of a given size.
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use mongodb::bson::{doc, oid::ObjectId, DateTime, Document};
+use serde_json::json;
+use shardkey::model::ShardKey;
+use shardkey::sample::Sample;
+use shardkey::sources::live::{LiveOptions, LiveSession};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    Load {
+        #[arg(long)]
+        uri: String,
+        #[arg(long)]
+        collection: String,
+        #[arg(long, default_value_t = 1_000_000)]
+        docs: u64,
+    },
+    IoFloor {
+        #[arg(long)]
+        uri: String,
+        #[arg(long)]
+        collection: String,
+        #[arg(long)]
+        sample_size: u64,
+        #[arg(long = "key")]
+        keys: Vec<String>,
+    },
+    Memcheck {
+        #[arg(long, default_value_t = 10_000_000)]
+        docs: u64,
+    },
+    GenLog {
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[arg(long, default_value_t = 1_000_000_000)]
+        bytes: u64,
+    },
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const COUNTRIES: [&str; 20] = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "AU", "ES", "MX", "IT", "NL", "SE", "PL", "KR", "ZA", "AR", "NG", "EG"];
+const STATUSES: [&str; 5] = ["new", "paid", "shipped", "done", "void"];
+
+/// One generated document: 12 candidate fields from 2 to ~1M distinct values.
+fn bench_doc(i: u64, r: &mut Rng) -> Document {
+    let tenant = {
+        // skewed: tenant 0 holds ~20%
+        let x = r.below(100);
+        if x < 20 { 0 } else { 1 + r.below(499) }
+    };
+    doc! {
+        "_id": ObjectId::from_bytes({
+            let mut b = [0u8; 12];
+            b[..4].copy_from_slice(&(1_700_000_000u32 + (i / 10) as u32).to_be_bytes());
+            b[4..12].copy_from_slice(&i.to_be_bytes());
+            b
+        }),
+        "ts": DateTime::from_millis(1_700_000_000_000 + i as i64 * 100),
+        "u": r.next() as i64,
+        "user": format!("user-{:06}", r.below(100_000)),
+        "g": r.below(1000) as i64,
+        "country": COUNTRIES[r.below(20) as usize],
+        "status": STATUSES[r.below(5) as usize],
+        "flag": r.below(2) == 1,
+        "tenant": tenant as i64,
+        "sku": format!("sku-{}", r.below(50_000)),
+        "price": (r.below(10_000_000) as f64) / 100.0,
+        "a": {"b": r.below(10_000) as i64, "note": "padding to a realistic document size"},
+        "payload": "x".repeat(120),
+    }
+}
+
+fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|x| x.parse::<u64>().ok()))
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().cmd {
+        Cmd::Load { uri, collection, docs } => {
+            let rt = tokio::runtime::Runtime::new()?;
+            rt.block_on(async {
+                let client = mongodb::Client::with_uri_str(&uri).await?;
+                let (db, coll) = collection.split_once('.').expect("db.coll");
+                let c = client.database(db).collection::<Document>(coll);
+                c.drop().await?;
+                let mut r = Rng(42);
+                let mut batch = Vec::with_capacity(10_000);
+                for i in 0..docs {
+                    batch.push(bench_doc(i, &mut r));
+                    if batch.len() == 10_000 {
+                        c.insert_many(std::mem::take(&mut batch)).await?;
+                    }
+                }
+                if !batch.is_empty() {
+                    c.insert_many(batch).await?;
+                }
+                Ok::<_, anyhow::Error>(())
+            })?;
+        }
+        Cmd::IoFloor { uri, collection, sample_size, keys } => {
+            let keys: Vec<ShardKey> = keys.iter().map(|k| ShardKey::parse(k)).collect::<Result<_>>()?;
+            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+            let start = Instant::now();
+            let lo = LiveOptions {
+                uri,
+                namespace: collection,
+                server_selection_timeout: Duration::from_secs(10),
+                max_time: Duration::from_secs(600),
+            };
+            let session = rt.block_on(LiveSession::open(&lo))?;
+            let info = rt.block_on(session.collection_info())?;
+            let mut n = 0u64;
+            session.stream_sample(&rt, &keys, &info, sample_size, &mut |_| {
+                n += 1;
+                Ok(())
+            })?;
+            let mut m = 0u64;
+            session.stream_in_order(&rt, &keys, &info, sample_size, shardkey::sample::RESERVOIR as u64, &mut |_| {
+                m += 1;
+                Ok(())
+            })?;
+            println!("{}", json!({"docs": n, "orderDocs": m, "seconds": start.elapsed().as_secs_f64()}));
+        }
+        Cmd::Memcheck { docs } => {
+            // Four candidates: unique, 50k values, 500k strings, compound unique.
+            let keys: Vec<ShardKey> = ["{u: 1}", "{m: 1}", "{s: 1}", "{g: 1, u: 1}"].iter().map(|k| ShardKey::parse(k).unwrap()).collect();
+            let truth = [docs, docs.min(50_000), docs.min(500_000), docs];
+            let start = Instant::now();
+            let mut sample = Sample::new(&keys);
+            for i in 0..docs {
+                let d = doc! {"u": i as i64, "m": (i % 50_000) as i64, "s": format!("user-{}", (i * 7919) % 500_000), "g": (i % 100) as i64};
+                sample.add(&d, 64);
+            }
+            sample.finish();
+            let candidates: Vec<_> = sample
+                .keys
+                .iter()
+                .zip(truth)
+                .map(|(k, t)| {
+                    let d = k.num_distinct();
+                    json!({"key": k.key.to_string(), "distinct": d, "truth": t, "errorPercent": (d as f64 - t as f64).abs() * 100.0 / t as f64,
+                           "exact": k.is_exact()})
+                })
+                .collect();
+            println!("{}", json!({"docs": docs, "seconds": start.elapsed().as_secs_f64(), "peakRssBytes": peak_rss_bytes(), "candidates": candidates}));
+        }
+        Cmd::GenLog { out, bytes } => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
+            let mut r = Rng(7);
+            let mut written = 0u64;
+            let mut i = 0u64;
+            while written < bytes {
+                i += 1;
+                let line = if i % 5 == 0 {
+                    json!({"t": {"$date": "2024-06-04T11:19:48.298Z"}, "s": "I", "c": "NETWORK", "id": 22943, "ctx": "listener",
+                           "msg": "Connection accepted", "attr": {"remote": "10.0.0.7:51234", "connectionCount": 12}})
+                } else {
+                    let filter = match r.below(3) {
+                        0 => json!({"tenant": r.below(500), "ts": {"$gte": {"$date": "2024-06-01T00:00:00Z"}}}),
+                        1 => json!({"_id": {"$oid": format!("{:024x}", r.next() as u128)}}),
+                        _ => json!({"user": format!("user-{:06}", r.below(100_000))}),
+                    };
+                    json!({"t": {"$date": "2024-06-04T11:19:48.298Z"}, "s": "I", "c": "COMMAND", "id": 51803, "ctx": format!("conn{}", r.below(50)),
+                           "msg": "Slow query", "attr": {"type": "command", "ns": "bench.orders", "appName": "bench",
+                           "command": {"find": "orders", "filter": filter, "limit": 10, "$db": "bench"},
+                           "planSummary": "IXSCAN { tenant: 1, ts: 1 }", "keysExamined": 10, "docsExamined": 10, "nreturned": 10,
+                           "queryHash": "7C953B42", "durationMillis": 100 + r.below(400)}})
+                };
+                let s = line.to_string();
+                w.write_all(s.as_bytes())?;
+                w.write_all(b"\n")?;
+                written += s.len() as u64 + 1;
+            }
+            w.flush()?;
+            println!("{}", json!({"bytes": written, "lines": i}));
+        }
+    }
+    Ok(())
+}
