@@ -184,7 +184,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     if sample.num_docs == 0 {
         return Err(input_error(format!("{}: no documents to analyse", source.describe())));
     }
-    let mut in_order = Sample::new(&keys);
+    let mut in_order = Sample::order_only(&keys);
     let separate_order = source.scan_in_insertion_order(&mut |d, size| {
         in_order.add(d, size);
         Ok(())
@@ -216,7 +216,8 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         let is_unique = support.as_ref().map(|s| s.is_unique);
         let order = separate_order.then(|| &in_order.keys[i]);
         let kc = characteristics(ks, order, &sample, total, avg_doc_size, opts, is_unique);
-        let ranges = Ranges::cut(&ks.key_space_values(), NUM_RANGES);
+        let key_space = ks.key_space_values();
+        let ranges = Ranges::cut(&key_space, NUM_RANGES);
         let mut dist = DistributionCounter::new(&ranges);
         let mut shapes: BTreeMap<(String, crate::metrics::targeting::Label), (u64, BTreeMap<String, u64>)> = BTreeMap::new();
         let actual = source.actual_chunks(&ks.key);
@@ -243,11 +244,11 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
                 monotonicity::MonotonicityType::Monotonic => cluster::InsertPattern::Increasing,
                 _ => cluster::InsertPattern::LikeRecent,
             };
-            let values = ks.key_space_values();
+            let values = &key_space;
             let recent = order_ks.recent_key_space_values(0.1);
             let inp = crate::predict::Inputs {
                 key: &ks.key,
-                values: &values,
+                values,
                 docs_per_sampled: total as f64 / ks.docs_counted().max(1) as f64,
                 avg_doc_size: kc.avg_doc_size_bytes,
                 chunk_size: opts.chunk_size_bytes,

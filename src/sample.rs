@@ -12,13 +12,19 @@ use crate::metrics::sketch::{HyperLogLog, MisraGries};
 use crate::metrics::targeting::to_key_space;
 use crate::model::ShardKey;
 use bson::{Bson, Document};
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
-/// Distinct values counted exactly per key before switching to sketches.
-pub const EXACT_LIMIT: usize = 100_000;
-/// Documents kept per key for order-based metrics.
-pub const RESERVOIR: usize = 50_000;
+type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
+
+/// Fixed seeds: the same sample gives the same sketches on every run.
+fn hasher() -> ahash::RandomState {
+    ahash::RandomState::with_seeds(0x5eed, 0xcafe, 0xf00d, 0xbeef)
+}
+
+/// Distinct values counted exactly per key before switching to sketches: a key
+/// with more distinct values in the sample is high-cardinality anyway.
+pub const EXACT_LIMIT: usize = 20_000;
+/// Documents kept per key for order-based metrics (monotonicity, ranges, cluster).
+pub const RESERVOIR: usize = 20_000;
 /// HyperLogLog precision (2^16 registers: 0.41% standard error).
 pub const HLL_PRECISION: u32 = 16;
 /// Misra-Gries counters.
@@ -40,9 +46,7 @@ enum Counts {
 }
 
 fn hash_bytes(b: &[u8]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    b.hash(&mut h);
-    h.finish()
+    hasher().hash_one(b)
 }
 
 /// Everything one candidate key needs from the documents.
@@ -64,6 +68,8 @@ pub struct KeySample {
     scratch: Vec<u8>,
     exact_limit: usize,
     reservoir_cap: usize,
+    /// Only the reservoir is kept (a second, insertion-ordered pass).
+    order_only: bool,
 }
 
 impl std::fmt::Debug for KeySample {
@@ -77,10 +83,16 @@ impl KeySample {
         Self::with_limits(key, EXACT_LIMIT, RESERVOIR)
     }
 
+    /// For a pass that only serves order-based metrics: no value counts.
+    pub fn order_only(key: ShardKey) -> Self {
+        KeySample { order_only: true, ..Self::new(key) }
+    }
+
     pub fn with_limits(key: ShardKey, exact_limit: usize, reservoir_cap: usize) -> Self {
         KeySample {
             key,
-            counts: Counts::Exact { index: HashMap::new(), values: Vec::new() },
+            order_only: false,
+            counts: Counts::Exact { index: HashMap::with_hasher(hasher()), values: Vec::new() },
             reservoir: Vec::new(),
             rng: 0x5eed_5a3d_1e5c_0ffe,
             seen: 0,
@@ -106,14 +118,17 @@ impl KeySample {
         let pos = self.seen;
         self.seen += 1;
         self.scratch.clear();
-        let mut tuple = Vec::with_capacity(self.key.fields.len());
+        // Borrow the values; clone only what is kept.
+        let mut refs: [Option<&Bson>; 8] = [None; 8];
+        let mut owned: Vec<&Bson> = Vec::new();
+        let many = self.key.fields.len() > refs.len();
         let mut missing = false;
-        for f in &self.key.fields {
+        for (i, f) in self.key.fields.iter().enumerate() {
             let v = match lookup(doc, &f.path) {
-                Lookup::Value(v) => v.clone(),
+                Lookup::Value(v) => v,
                 Lookup::Missing => {
                     missing = true;
-                    Bson::Null
+                    &Bson::Null
                 }
                 Lookup::Array => {
                     if self.first_array.is_none() {
@@ -123,42 +138,56 @@ impl KeySample {
                     return;
                 }
             };
-            group_bytes(&v, &mut self.scratch);
-            tuple.push(v);
+            group_bytes(v, &mut self.scratch);
+            if many {
+                owned.push(v);
+            } else {
+                refs[i] = Some(v);
+            }
         }
+        let n = self.key.fields.len();
+        let tuple = || -> Vec<Bson> {
+            if many {
+                owned.iter().map(|v| (*v).clone()).collect()
+            } else {
+                refs[..n].iter().map(|v| v.expect("set above").clone()).collect()
+            }
+        };
         if missing {
             self.docs_missing_fields += 1;
         }
         self.counted += 1;
-        self.count_value(&tuple);
+        if !self.order_only {
+            self.count_value(&tuple);
+        }
         // Reservoir: keep every document until full, then each with probability cap/counted.
         if self.reservoir.len() < self.reservoir_cap {
-            self.reservoir.push((pos, tuple));
+            self.reservoir.push((pos, tuple()));
         } else {
             let j = self.next_random() % self.counted;
             if (j as usize) < self.reservoir_cap {
-                self.reservoir[j as usize] = (pos, tuple);
+                self.reservoir[j as usize] = (pos, tuple());
             }
         }
     }
 
-    fn count_value(&mut self, tuple: &[Bson]) {
+    fn count_value(&mut self, tuple: &dyn Fn() -> Vec<Bson>) {
         let key_bytes = &self.scratch;
         match &mut self.counts {
             Counts::Exact { index, values } => {
-                if let Some(&id) = index.get(key_bytes) {
+                if let Some(&id) = index.get(key_bytes.as_slice()) {
                     values[id as usize].count += 1;
                     return;
                 }
                 index.insert(key_bytes.clone(), values.len() as u32);
-                values.push(ValueCount { value: tuple.to_vec(), count: 1 });
+                values.push(ValueCount { value: tuple(), count: 1 });
                 if values.len() > self.exact_limit {
                     self.switch_to_sketch();
                 }
             }
             Counts::Sketch { hll, hitters, .. } => {
                 hll.add_hash(hash_bytes(key_bytes));
-                hitters.add(key_bytes, || tuple.to_vec());
+                hitters.add(key_bytes, tuple);
             }
         }
     }
@@ -241,7 +270,7 @@ impl KeySample {
             self.frequencies().iter().map(|x| (to_key_space(&self.key, &x.value), x.count)).collect()
         } else {
             let weight = self.counted as f64 / self.reservoir.len().max(1) as f64;
-            let mut acc: HashMap<Vec<u8>, (Vec<Bson>, f64)> = HashMap::new();
+            let mut acc: HashMap<Vec<u8>, (Vec<Bson>, f64)> = HashMap::with_hasher(hasher());
             for (_, t) in &self.reservoir {
                 let ks = to_key_space(&self.key, t);
                 let mut b = Vec::new();
@@ -278,6 +307,11 @@ pub struct Sample {
 impl Sample {
     pub fn new(keys: &[ShardKey]) -> Self {
         Sample { num_docs: 0, total_bytes: 0, keys: keys.iter().cloned().map(KeySample::new).collect() }
+    }
+
+    /// A pass that only keeps each key's reservoir (insertion order).
+    pub fn order_only(keys: &[ShardKey]) -> Self {
+        Sample { num_docs: 0, total_bytes: 0, keys: keys.iter().cloned().map(KeySample::order_only).collect() }
     }
 
     pub fn add(&mut self, doc: &Document, bson_size: usize) {

@@ -2,7 +2,7 @@
 //! (Ertl's improved estimator, accurate over the whole range) and Misra-Gries
 //! for the most common values.
 
-use std::collections::HashMap;
+type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
 
 /// HyperLogLog with 2^p registers.
 #[derive(Debug, Clone)]
@@ -98,7 +98,7 @@ pub struct MisraGries<V> {
 
 impl<V: Clone> MisraGries<V> {
     pub fn new(k: usize) -> Self {
-        MisraGries { k, counters: HashMap::with_capacity(k + 1), total: 0 }
+        MisraGries { k, counters: HashMap::with_capacity_and_hasher(k + 1, ahash::RandomState::with_seeds(1, 2, 3, 4)), total: 0 }
     }
 
     pub fn capacity(&self) -> usize {
@@ -109,11 +109,12 @@ impl<V: Clone> MisraGries<V> {
     pub fn from_counts(k: usize, mut items: Vec<(Vec<u8>, u64, V)>) -> Self {
         let total = items.iter().map(|x| x.1).sum();
         items.sort_by(|a, b| b.1.cmp(&a.1));
-        let counters = items.into_iter().take(k).map(|(key, c, v)| (key, (c, v))).collect();
+        let mut counters = HashMap::with_capacity_and_hasher(k + 1, ahash::RandomState::with_seeds(1, 2, 3, 4));
+        counters.extend(items.into_iter().take(k).map(|(key, c, v)| (key, (c, v))));
         MisraGries { k, counters, total }
     }
 
-    pub fn add(&mut self, key: &[u8], value: impl FnOnce() -> V) {
+    pub fn add(&mut self, key: &[u8], value: &dyn Fn() -> V) {
         self.total += 1;
         if let Some(e) = self.counters.get_mut(key) {
             e.0 += 1;
@@ -167,15 +168,15 @@ mod tests {
     #[test]
     fn misra_gries_finds_heavy_hitters_within_its_bound() {
         let mut mg: MisraGries<u32> = MisraGries::new(10);
-        let mut truth = HashMap::new();
+        let mut truth = std::collections::HashMap::new();
         for i in 0..10_000u32 {
             let v = if i % 3 == 0 { 7 } else if i % 7 == 0 { 8 } else { i };
             *truth.entry(v).or_insert(0u64) += 1;
-            mg.add(&v.to_le_bytes(), || v);
+            mg.add(&v.to_le_bytes(), &|| v);
         }
         let bound = mg.error_bound();
         assert_eq!(bound, 10_000 / 11);
-        let got: HashMap<u32, u64> = mg.items().map(|(v, c)| (*v, c)).collect();
+        let got: std::collections::HashMap<u32, u64> = mg.items().map(|(v, c)| (*v, c)).collect();
         for hot in [7u32, 8] {
             let c = got[&hot];
             assert!(c <= truth[&hot] && truth[&hot] - c <= bound, "{hot}: {c} vs {}", truth[&hot]);

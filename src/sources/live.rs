@@ -374,7 +374,12 @@ impl LiveSession {
     /// Stream the sample for the candidates, projected to their fields, into `f`:
     /// - a collection no larger than `sample_size` is read whole, in natural
     ///   (recordId, i.e. insertion) order, with `showRecordId`;
-    /// - a larger one through `$sample` (random order; see `stream_in_order`).
+    /// - a sample of at least 5% of the collection: a `$sampleRate` scan in
+    ///   natural order. `$sample` would scan and randomly sort the whole
+    ///   collection at that size anyway; the scan gives the same uniform sample
+    ///   in one read, in insertion order;
+    /// - a smaller sample: `$sample`, which then uses a random cursor (cheap),
+    ///   in random order (see `stream_in_order`).
     ///
     /// A reader task fetches and decodes batches while the caller analyses the
     /// previous one, so the two cores work in parallel.
@@ -387,21 +392,29 @@ impl LiveSession {
         f: &mut dyn FnMut(&Document) -> Result<()>,
     ) -> Result<()> {
         let projection = projection_for(keys);
-        if info.count <= sample_size {
-            return self.stream_natural(rt, projection, None, info.count.max(1), f);
+        match sampling_method(info, sample_size) {
+            SamplingMethod::Whole => self.stream_natural(rt, projection, None, info.count.max(1), f),
+            SamplingMethod::RateScan(rate) => self.stream_natural(rt, projection, Some(rate), sample_size, f),
+            SamplingMethod::Sample => {
+                let pipeline = vec![doc! {"$sample": {"size": sample_size as i64}}, doc! {"$project": projection}];
+                let coll = self.coll();
+                let (max_time, read) = (self.max_time, self.read.clone());
+                let open = async move {
+                    coll.aggregate(pipeline)
+                        .max_time(max_time)
+                        .allow_disk_use(true)
+                        .batch_size(10_000)
+                        .selection_criteria(read)
+                        .await
+                };
+                self.pump(rt, open, sample_size, "sampling ($sample)", "$sample on", f)
+            }
         }
-        let pipeline = vec![doc! {"$sample": {"size": sample_size as i64}}, doc! {"$project": projection}];
-        let coll = self.coll();
-        let (max_time, read) = (self.max_time, self.read.clone());
-        let open = async move {
-            coll.aggregate(pipeline).max_time(max_time).allow_disk_use(true).batch_size(10_000).selection_criteria(read).await
-        };
-        self.pump(rt, open, sample_size, "sampling ($sample)", "$sample on", f)
     }
 
     /// When `stream_sample` used `$sample`, a second, insertion-ordered sample for
     /// monotonicity (aggregation cannot return recordIds, so `$sample` loses the
-    /// order): a `$sampleRate` scan in natural order of up to `order_size` documents.
+    /// order): a `$sampleRate` scan in natural order of about `order_size` documents.
     /// Returns false when `stream_sample` already was in insertion order.
     pub fn stream_in_order(
         &self,
@@ -412,7 +425,7 @@ impl LiveSession {
         order_size: u64,
         f: &mut dyn FnMut(&Document) -> Result<()>,
     ) -> Result<bool> {
-        if info.count <= sample_size || info.server_version < (4, 4) {
+        if sampling_method(info, sample_size) != SamplingMethod::Sample || info.server_version < (4, 4) {
             return Ok(false);
         }
         let rate = (order_size.min(sample_size) as f64 / info.count as f64).min(1.0);
@@ -588,6 +601,30 @@ fn num(v: Option<&Bson>) -> u64 {
         Some(Bson::Int64(i)) => (*i).max(0) as u64,
         Some(Bson::Double(f)) => f.max(0.0) as u64,
         _ => 0,
+    }
+}
+
+/// How a live sample is read (see `LiveSession::stream_sample`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SamplingMethod {
+    Whole,
+    RateScan(f64),
+    Sample,
+}
+
+/// The server switches `$sample` from a random cursor to a scan and random
+/// sort at 5% of the collection; so do we, to a `$sampleRate` scan.
+pub fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMethod {
+    if info.count <= sample_size {
+        SamplingMethod::Whole
+    } else if sample_size as f64 >= 0.05 * info.count as f64 || info.server_version < (4, 4) {
+        if info.server_version < (4, 4) {
+            SamplingMethod::Sample
+        } else {
+            SamplingMethod::RateScan(sample_size as f64 / info.count as f64)
+        }
+    } else {
+        SamplingMethod::Sample
     }
 }
 
