@@ -73,10 +73,7 @@ pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<S
     if let Some(ns) = given {
         return Ok(Some(ns.to_string()));
     }
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
-    for q in &log.queries {
-        *counts.entry(q.ns.as_str()).or_default() += 1;
-    }
+    let counts: BTreeMap<&str, u64> = log.by_namespace.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     match counts.len() {
         0 => Ok(None),
         1 => Ok(counts.keys().next().map(|s| s.to_string())),
@@ -160,6 +157,13 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
 
     let mut notes = Vec::new();
+    let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
+    if on_ns > queries.len() as u64 {
+        notes.push(format!(
+            "{on_ns} operations on the collection in the logs; a uniform sample of {} was classified",
+            queries.len()
+        ));
+    }
     let proposals: Vec<Proposal> = if opts.keys.is_empty() && !opts.proposals.is_empty() {
         opts.proposals.clone()
     } else if opts.keys.is_empty() {
@@ -294,15 +298,21 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         tool: ToolInfo { name: "shardkey", version: env!("CARGO_PKG_VERSION") },
-        namespace: ns,
+        namespace: ns.clone(),
         inputs: Inputs {
             documents: DocumentInput { source: source.describe(), num_docs_read: sample.num_docs },
             queries: QueryInput {
                 sources: query_sources,
                 records_read: log.records,
-                queries_read: log.queries.len() as u64,
-                queries_used: queries.len() as u64,
-                queries_other_namespaces: (log.queries.len() - queries.len()) as u64,
+                queries_read: log.by_namespace.values().sum(),
+                queries_used: ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(queries.len() as u64),
+                queries_classified: queries.len() as u64,
+                queries_other_namespaces: log
+                    .by_namespace
+                    .iter()
+                    .filter(|(k, _)| ns.as_deref().is_some_and(|n| n != k.as_str()))
+                    .map(|(_, v)| *v)
+                    .sum(),
                 skipped,
                 shard_key_update_diffs: diffs.len() as u64,
             },

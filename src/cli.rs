@@ -7,7 +7,7 @@ use crate::sources::{live, server_compare};
 use std::time::Duration;
 use crate::model::ShardKey;
 use crate::report;
-use crate::sources::queries::{read_query_file, QueryLog};
+use crate::sources::queries::{read_query_file_into, QueryLog};
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -215,16 +215,16 @@ pub fn build_report(input: &InputArgs, namespace: Option<String>, keys: Vec<Shar
     let mut notes = Vec::new();
     let mut r = match (&a.docs, effective_uri(a)) {
         (Some(docs), _) => {
-            let mut log = QueryLog::default();
+            let namespace = namespace.or_else(|| crate::sources::docs::namespace_from_dump_path(docs));
+            if let Some(ns) = &namespace {
+                check_namespace(ns)?;
+            }
+            let mut log = QueryLog::for_namespace(namespace.clone());
             for q in &a.queries {
                 if (q == "profile" || q == "sampled") && !std::path::Path::new(q).exists() {
                     return Err(input_error(format!("--queries {q} reads from a live deployment: give --uri")));
                 }
-                log.merge(read_query_file(std::path::Path::new(q))?);
-            }
-            let namespace = namespace.or_else(|| crate::sources::docs::namespace_from_dump_path(docs));
-            if let Some(ns) = &namespace {
-                check_namespace(ns)?;
+                read_query_file_into(std::path::Path::new(q), &mut log)?;
             }
             opts.namespace = namespace;
             let mut source = FileSource { path: docs.clone() };
@@ -291,7 +291,7 @@ fn run_live(
             }
         }
         // Query logs: what was asked for, or whatever exists.
-        let mut log = QueryLog::default();
+        let mut log = QueryLog::for_namespace(Some(ns.clone()));
         let mut sources = Vec::new();
         let auto = a.queries.is_empty();
         let wanted: Vec<String> = if auto { vec!["profile".into(), "sampled".into()] } else { a.queries.clone() };
@@ -317,7 +317,7 @@ fn run_live(
                 }
                 file => {
                     sources.push(file.to_string());
-                    log.merge(read_query_file(std::path::Path::new(file))?);
+                    read_query_file_into(std::path::Path::new(file), &mut log)?;
                 }
             }
         }

@@ -155,13 +155,13 @@ fn main() -> Result<()> {
             println!("{}", json!({"docs": n, "orderDocs": m, "seconds": start.elapsed().as_secs_f64()}));
         }
         Cmd::Memcheck { docs } => {
-            // Four candidates: unique, 50k values, 500k strings, compound unique.
+            // Four candidates: unique, 10k values, 500k strings, compound unique.
             let keys: Vec<ShardKey> = ["{u: 1}", "{m: 1}", "{s: 1}", "{g: 1, u: 1}"].iter().map(|k| ShardKey::parse(k).unwrap()).collect();
-            let truth = [docs, docs.min(50_000), docs.min(500_000), docs];
+            let truth = [docs, docs.min(10_000), docs.min(500_000), docs];
             let start = Instant::now();
             let mut sample = Sample::new(&keys);
             for i in 0..docs {
-                let d = doc! {"u": i as i64, "m": (i % 50_000) as i64, "s": format!("user-{}", (i * 7919) % 500_000), "g": (i % 100) as i64};
+                let d = doc! {"u": i as i64, "m": (i % 10_000) as i64, "s": format!("user-{}", (i * 7919) % 500_000), "g": (i % 100) as i64};
                 sample.add(&d, 64);
             }
             sample.finish();

@@ -82,8 +82,10 @@ pub struct QueryInput {
     pub records_read: u64,
     /// Operations found, on every namespace.
     pub queries_read: u64,
-    /// Operations on the analysed namespace (the ones classified).
+    /// Operations on the analysed namespace.
     pub queries_used: u64,
+    /// Of those, how many were classified (all, or a uniform sample of 100,000).
+    pub queries_classified: u64,
     /// Operations on other namespaces.
     pub queries_other_namespaces: u64,
     /// Records that held no operation, by reason.

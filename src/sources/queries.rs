@@ -21,7 +21,10 @@ pub struct KeyDiff {
     pub diff: Document,
 }
 
-#[derive(Debug, Default)]
+/// Operations read from query logs. Memory stays bounded: at most `limit`
+/// operations are kept, a uniform sample (Algorithm R) of those offered; every
+/// operation is still counted per namespace.
+#[derive(Debug)]
 pub struct QueryLog {
     pub queries: Vec<Query>,
     pub diffs: Vec<KeyDiff>,
@@ -29,19 +32,91 @@ pub struct QueryLog {
     pub records: u64,
     /// Records not turned into a query, by reason.
     pub skipped: BTreeMap<String, u64>,
+    /// Operations found, per namespace.
+    pub by_namespace: BTreeMap<String, u64>,
+    /// When set, only this namespace's operations are kept.
+    pub only: Option<String>,
+    /// Operations offered to the sample (after the namespace filter).
+    pub offered: u64,
+    /// Operations found (before the namespace filter).
+    pub found: u64,
+    pub limit: usize,
+    rng: u64,
+}
+
+/// Operations kept for classification; beyond, a uniform sample.
+pub const QUERY_SAMPLE: usize = 100_000;
+
+impl Default for QueryLog {
+    fn default() -> Self {
+        QueryLog {
+            queries: Vec::new(),
+            diffs: Vec::new(),
+            records: 0,
+            skipped: BTreeMap::new(),
+            by_namespace: BTreeMap::new(),
+            only: None,
+            offered: 0,
+            found: 0,
+            limit: QUERY_SAMPLE,
+            rng: 0x9e37_79b9,
+        }
+    }
 }
 
 impl QueryLog {
+    /// A log that keeps only `ns`'s operations (all when None).
+    pub fn for_namespace(ns: Option<String>) -> Self {
+        QueryLog { only: ns, ..Default::default() }
+    }
+
     fn skip(&mut self, reason: &str) {
         *self.skipped.entry(reason.to_string()).or_default() += 1;
     }
 
+    /// Count an operation and offer it to the sample.
+    pub fn push(&mut self, q: Query) {
+        self.found += 1;
+        match self.by_namespace.get_mut(&q.ns) {
+            Some(n) => *n += 1,
+            None => {
+                self.by_namespace.insert(q.ns.clone(), 1);
+            }
+        }
+        self.offer(q);
+    }
+
+    fn offer(&mut self, q: Query) {
+        if self.only.as_ref().is_some_and(|ns| ns != &q.ns) {
+            return;
+        }
+        self.offered += 1;
+        if self.queries.len() < self.limit {
+            self.queries.push(q);
+        } else {
+            self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.rng;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let j = (z ^ (z >> 31)) % self.offered;
+            if (j as usize) < self.limit {
+                self.queries[j as usize] = q;
+            }
+        }
+    }
+
     pub fn merge(&mut self, other: QueryLog) {
-        self.queries.extend(other.queries);
-        self.diffs.extend(other.diffs);
+        for q in other.queries {
+            self.offer(q);
+        }
+        self.diffs.extend(other.diffs.into_iter().filter(|d| self.only.as_ref().is_none_or(|ns| ns == &d.ns)));
         self.records += other.records;
+        self.found += other.found;
         for (k, v) in other.skipped {
             *self.skipped.entry(k).or_default() += v;
+        }
+        for (k, v) in other.by_namespace {
+            *self.by_namespace.entry(k).or_default() += v;
         }
     }
 }
@@ -51,34 +126,145 @@ const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/up
 const LEGACY: &str = "legacy text log lines (MongoDB < 4.4), not read";
 const UNKNOWN: &str = "records in no known format";
 
-/// Read one query file (any supported format).
+/// What one line of a text file holds.
+enum Line<'a> {
+    Skip(&'static str),
+    Doc(Document),
+    Slow(SlowQuery<'a>),
+}
+
+/// The fields of a slow-query line we use. Parsed in one pass straight into
+/// these types (bson reads Extended JSON itself); everything else is skipped.
+#[derive(serde::Deserialize)]
+struct FastLogLine<'a> {
+    id: Option<i64>,
+    #[serde(borrow)]
+    attr: Option<SlowQuery<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct SlowQuery<'a> {
+    #[serde(rename = "type", borrow)]
+    typ: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    ns: Option<std::borrow::Cow<'a, str>>,
+    ninserted: Option<i64>,
+    command: Option<Document>,
+    #[serde(rename = "originatingCommand")]
+    originating_command: Option<Document>,
+}
+
+fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>> {
+    if !text.starts_with('{') {
+        return Ok(Line::Skip(LEGACY));
+    }
+    // Cheap pre-filter: most log lines are not slow queries.
+    if text.starts_with("{\"t\":") {
+        if !text.contains("\"id\":51803") && !text.contains("Slow query") {
+            return Ok(Line::Skip(NOT_SLOW_QUERY));
+        }
+        if let Ok(FastLogLine { id: Some(51803), attr: Some(sq) }) = serde_json::from_str::<FastLogLine>(text) {
+            return Ok(Line::Slow(sq));
+        }
+    }
+    parse_json_document_lenient(text)
+        .map(Line::Doc)
+        .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))
+}
+
+/// Process a block of whole lines in parallel; results merge in file order.
+fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog) -> Result<u64> {
+    use rayon::prelude::*;
+    let mut lines: Vec<(u64, &[u8])> = Vec::new();
+    let mut n = first_line;
+    for l in block.split(|&b| b == b'\n') {
+        n += 1;
+        let t = l.trim_ascii();
+        if !t.is_empty() {
+            lines.push((n, t));
+        }
+    }
+    let last_line = n.saturating_sub(1);
+    let parts: Vec<Result<QueryLog>> = lines
+        .par_chunks(2048)
+        .map(|chunk| {
+            let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
+            for (lineno, raw) in chunk {
+                let text = std::str::from_utf8(raw)
+                    .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
+                part.records += 1;
+                match classify_line(text, *lineno, shown)? {
+                    Line::Skip(why) => part.skip(why),
+                    Line::Doc(d) => add_record(&mut part, &d),
+                    Line::Slow(sq) => from_slow_query(&mut part, sq),
+                }
+            }
+            Ok(part)
+        })
+        .collect();
+    for p in parts {
+        log.merge(p?);
+    }
+    Ok(last_line)
+}
+
+/// Read one query file (any supported format) into a new log.
 pub fn read_query_file(path: &Path) -> Result<QueryLog> {
-    let shown = path.display().to_string();
     let mut log = QueryLog::default();
+    read_query_file_into(path, &mut log)?;
+    Ok(log)
+}
+
+/// Read one query file into `log`. Line files are read in blocks and parsed on every core.
+pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
+    let shown = path.display().to_string();
+    if let Some(mut r) = super::records::open_lines(path)? {
+        const BLOCK: usize = 8 << 20;
+        let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
+        let mut line = 0u64;
+        loop {
+            let start = buf.len();
+            buf.resize(start + BLOCK, 0);
+            let mut got = 0;
+            while got < BLOCK {
+                let k = std::io::Read::read(&mut r, &mut buf[start + got..])
+                    .map_err(|e| input_error(format!("{shown}: cannot read: {e}")))?;
+                if k == 0 {
+                    break;
+                }
+                got += k;
+            }
+            buf.truncate(start + got);
+            if got == 0 {
+                if !buf.is_empty() {
+                    process_block(&buf, line, &shown, log)?;
+                }
+                return Ok(());
+            }
+            // Parse up to the last complete line; carry the rest over.
+            match buf.iter().rposition(|&b| b == b'\n') {
+                Some(cut) => {
+                    let rest = buf.split_off(cut + 1);
+                    line = process_block(&buf, line, &shown, log)?;
+                    buf = rest;
+                }
+                None => continue,
+            }
+        }
+    }
     for_each_record(path, |rec| {
         log.records += 1;
-        let doc = match rec {
-            Record::Line(text, lineno) => {
-                if !text.starts_with('{') {
-                    log.skip(LEGACY);
-                    return Ok(());
-                }
-                // Cheap pre-filter: most log lines are not slow queries.
-                if text.starts_with("{\"t\":") && !text.contains("\"id\":51803") && !text.contains("Slow query") {
-                    log.skip(NOT_SLOW_QUERY);
-                    return Ok(());
-                }
-                parse_json_document_lenient(text)
-                    .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))?
+        match rec {
+            Record::Line(..) => unreachable!("line files are read in blocks"),
+            Record::Json(v, i) => {
+                let d = json_to_document(v).map_err(|e| input_error(format!("{shown}: array element {i}: {e}")))?;
+                add_record(log, &d);
             }
-            Record::Json(v, i) => json_to_document(v)
-                .map_err(|e| input_error(format!("{shown}: array element {i}: {e}")))?,
-            Record::Bson(d, _, _) => d,
-        };
-        add_record(&mut log, &doc);
+            Record::Bson(d, _, _) => add_record(log, &d),
+        }
         Ok(())
     })?;
-    Ok(log)
+    Ok(())
 }
 
 /// Classify one record by its fields and add what it holds.
@@ -89,6 +275,7 @@ pub fn add_record(log: &mut QueryLog, d: &Document) {
         from_sampled_query(log, d);
     } else if d.contains_key("diff") && d.contains_key("ns") {
         match (d.get_str("ns"), d.get_document("diff")) {
+            (Ok(ns), Ok(_)) if log.only.as_ref().is_some_and(|o| o != ns) => {}
             (Ok(ns), Ok(diff)) => log.diffs.push(KeyDiff { ns: ns.to_string(), diff: diff.clone() }),
             _ => log.skip(UNKNOWN),
         }
@@ -117,33 +304,47 @@ fn from_log_line(log: &mut QueryLog, d: &Document) {
         log.skip(UNKNOWN);
         return;
     };
-    let ns = attr.get_str("ns").unwrap_or("");
-    let Ok(cmd) = attr.get_document("command") else {
+    from_slow_query(
+        log,
+        SlowQuery {
+            typ: attr.get_str("type").ok().map(Into::into),
+            ns: attr.get_str("ns").ok().map(Into::into),
+            ninserted: get_i64(attr, "ninserted"),
+            command: attr.get_document("command").ok().cloned(),
+            originating_command: attr.get_document("originatingCommand").ok().cloned(),
+        },
+    );
+}
+
+fn from_slow_query(log: &mut QueryLog, sq: SlowQuery) {
+    let ns = sq.ns.as_deref().unwrap_or("");
+    let Some(cmd) = &sq.command else {
         log.skip(NOT_CRUD);
         return;
     };
-    let before = log.queries.len();
-    match attr.get_str("type").unwrap_or("command") {
-        "update" => statement_update(log, cmd, ns, QueryOrigin::SlowQueryLog),
-        "remove" => statement_delete(log, cmd, ns, QueryOrigin::SlowQueryLog),
+    let (found, skipped) = (log.found, log.skipped.values().sum::<u64>());
+    let origin = QueryOrigin::SlowQueryLog;
+    match sq.typ.as_deref().unwrap_or("command") {
+        "update" => statement_update(log, cmd, ns, origin),
+        "remove" => statement_delete(log, cmd, ns, origin),
         "insert" => {
-            let mut q = Query::new(Op::Insert, ns, Document::new(), QueryOrigin::SlowQueryLog);
-            q.count = get_i64(attr, "ninserted").unwrap_or(1).max(0) as u64;
-            log.queries.push(q);
+            let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
+            q.count = sq.ninserted.unwrap_or(1).max(0) as u64;
+            log.push(q);
         }
         _ => {
             let cmd_name = cmd.keys().next().map(String::as_str).unwrap_or("");
             if cmd_name.eq_ignore_ascii_case("getMore") {
-                match attr.get_document("originatingCommand") {
-                    Ok(orig) => from_command(log, orig, ns, QueryOrigin::SlowQueryLog, Some(attr)),
-                    Err(_) => log.skip(NOT_CRUD),
+                match &sq.originating_command {
+                    Some(orig) => from_command(log, orig, ns, origin, sq.ninserted),
+                    None => log.skip(NOT_CRUD),
                 }
             } else {
-                from_command(log, cmd, ns, QueryOrigin::SlowQueryLog, Some(attr));
+                from_command(log, cmd, ns, origin, sq.ninserted);
             }
         }
     }
-    if log.queries.len() == before && !log.skipped.contains_key(NOT_CRUD) {
+    if log.found == found && log.skipped.values().sum::<u64>() == skipped {
         log.skip(NOT_CRUD);
     }
 }
@@ -171,7 +372,7 @@ fn read_query(op: Op, ns: String, filter: Document, cmd: &Document, origin: Quer
 }
 
 /// A command document (as logged, profiled or stored in `originatingCommand`).
-fn from_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: QueryOrigin, attr: Option<&Document>) {
+fn from_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: QueryOrigin, ninserted: Option<i64>) {
     let Some(name) = cmd.keys().next().cloned() else {
         log.skip(NOT_CRUD);
         return;
@@ -191,9 +392,9 @@ fn from_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: Query
     };
     let filter_of = |k: &str| cmd.get_document(k).cloned().unwrap_or_default();
     match name.as_str() {
-        "find" => log.queries.push(read_query(Op::Find, ns, filter_of("filter"), cmd, origin)),
-        "count" => log.queries.push(read_query(Op::Count, ns, filter_of("query"), cmd, origin)),
-        "distinct" => log.queries.push(read_query(Op::Distinct, ns, filter_of("query"), cmd, origin)),
+        "find" => log.push(read_query(Op::Find, ns, filter_of("filter"), cmd, origin)),
+        "count" => log.push(read_query(Op::Count, ns, filter_of("query"), cmd, origin)),
+        "distinct" => log.push(read_query(Op::Distinct, ns, filter_of("query"), cmd, origin)),
         "aggregate" => {
             let filter = cmd
                 .get_array("pipeline")
@@ -203,7 +404,7 @@ fn from_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: Query
                 .and_then(|s| s.get_document("$match").ok())
                 .cloned()
                 .unwrap_or_default();
-            log.queries.push(read_query(Op::Aggregate, ns, filter, cmd, origin));
+            log.push(read_query(Op::Aggregate, ns, filter, cmd, origin));
         }
         "update" => match cmd.get_array("updates") {
             Ok(stmts) => {
@@ -221,17 +422,17 @@ fn from_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: Query
             }
             Err(_) => log.skip("delete commands logged without their statements (counted from their WRITE lines)"),
         },
-        n if n.eq_ignore_ascii_case("findAndModify") => log.queries.push(find_and_modify(cmd, ns, origin)),
+        n if n.eq_ignore_ascii_case("findAndModify") => log.push(find_and_modify(cmd, ns, origin)),
         "insert" => {
             let n = cmd
                 .get_array("documents")
                 .map(|a| a.len() as i64)
                 .ok()
-                .or_else(|| attr.and_then(|a| get_i64(a, "ninserted")))
+                .or(ninserted)
                 .unwrap_or(1);
             let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
             q.count = n.max(0) as u64;
-            log.queries.push(q);
+            log.push(q);
         }
         _ => log.skip(NOT_CRUD),
     }
@@ -263,13 +464,13 @@ fn statement_update(log: &mut QueryLog, s: &Document, ns: &str, origin: QueryOri
     q.multi = s.get_bool("multi").unwrap_or(false);
     q.upsert = s.get_bool("upsert").unwrap_or(false);
     q.update = s.get("u").and_then(UpdateSpec::from_bson);
-    log.queries.push(q);
+    log.push(q);
 }
 
 fn statement_delete(log: &mut QueryLog, s: &Document, ns: &str, origin: QueryOrigin) {
     let mut q = read_query(Op::Delete, ns.to_string(), s.get_document("q").cloned().unwrap_or_default(), s, origin);
     q.multi = get_i64(s, "limit").unwrap_or(0) == 0;
-    log.queries.push(q);
+    log.push(q);
 }
 
 /// `<db>.system.profile` documents, 2.6 to 8.x.
@@ -280,17 +481,17 @@ fn from_profile(log: &mut QueryLog, d: &Document) {
     let cmd = d.get_document("command").ok();
     match op {
         "query" | "command" => match cmd {
-            Some(c) if !c.is_empty() => from_command(log, c, &ns, origin, Some(d)),
+            Some(c) if !c.is_empty() => from_command(log, c, &ns, origin, get_i64(d, "ninserted")),
             // Before 3.2 a query was profiled as `query: {filter}` or `{$query: filter}`.
             _ if op == "query" => {
                 let q = d.get_document("query").cloned().unwrap_or_default();
                 let filter = q.get_document("$query").cloned().unwrap_or(q);
-                log.queries.push(Query::new(Op::Find, ns, filter, origin));
+                log.push(Query::new(Op::Find, ns, filter, origin));
             }
             _ => log.skip(NOT_CRUD),
         },
         "getmore" => match d.get_document("originatingCommand") {
-            Ok(o) => from_command(log, o, &ns, origin, Some(d)),
+            Ok(o) => from_command(log, o, &ns, origin, None),
             Err(_) => log.skip(NOT_CRUD),
         },
         "update" => match cmd.filter(|c| c.contains_key("q")) {
@@ -318,7 +519,7 @@ fn from_profile(log: &mut QueryLog, d: &Document) {
         "insert" => {
             let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
             q.count = get_i64(d, "ninserted").unwrap_or(1).max(0) as u64;
-            log.queries.push(q);
+            log.push(q);
         }
         _ => log.skip(NOT_CRUD),
     }
@@ -334,10 +535,10 @@ fn from_sampled_query(log: &mut QueryLog, d: &Document) {
     let origin = QueryOrigin::SampledQueries;
     let filter_of = |k: &str| cmd.get_document(k).cloned().unwrap_or_default();
     match d.get_str("cmdName").unwrap_or("") {
-        "find" => log.queries.push(read_query(Op::Find, ns, filter_of("filter"), cmd, origin)),
-        "aggregate" => log.queries.push(read_query(Op::Aggregate, ns, filter_of("filter"), cmd, origin)),
-        "count" => log.queries.push(read_query(Op::Count, ns, filter_of("filter"), cmd, origin)),
-        "distinct" => log.queries.push(read_query(Op::Distinct, ns, filter_of("filter"), cmd, origin)),
+        "find" => log.push(read_query(Op::Find, ns, filter_of("filter"), cmd, origin)),
+        "aggregate" => log.push(read_query(Op::Aggregate, ns, filter_of("filter"), cmd, origin)),
+        "count" => log.push(read_query(Op::Count, ns, filter_of("filter"), cmd, origin)),
+        "distinct" => log.push(read_query(Op::Distinct, ns, filter_of("filter"), cmd, origin)),
         "update" => {
             for s in cmd.get_array("updates").map(|a| a.as_slice()).unwrap_or(&[]).iter().filter_map(|s| s.as_document()) {
                 statement_update(log, &with_outer(s, cmd), &ns, origin);
@@ -348,7 +549,7 @@ fn from_sampled_query(log: &mut QueryLog, d: &Document) {
                 statement_delete(log, &with_outer(s, cmd), &ns, origin);
             }
         }
-        "findAndModify" => log.queries.push(find_and_modify(cmd, ns, origin)),
+        "findAndModify" => log.push(find_and_modify(cmd, ns, origin)),
         _ => log.skip(NOT_CRUD),
     }
 }

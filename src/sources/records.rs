@@ -38,6 +38,32 @@ fn is_bson_name(path: &Path) -> bool {
     n.ends_with(".bson") || n.ends_with(".bson.gz")
 }
 
+/// A line-oriented text file (JSON lines or a text log), opened for reading;
+/// None for a JSON array or BSON. Errors on an empty file.
+pub fn open_lines(path: &Path) -> Result<Option<Box<dyn BufRead>>> {
+    if is_bson_name(path) {
+        return Ok(None);
+    }
+    let shown = path.display().to_string();
+    let mut r = open_raw(path)?;
+    let first = loop {
+        let buf = r.fill_buf().with_context(|| format!("reading {shown}"))?;
+        if buf.is_empty() {
+            return Err(input_error(format!("{shown} is empty")));
+        }
+        if let Some(i) = buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            break buf[i];
+        }
+        let n = buf.len();
+        r.consume(n);
+    };
+    if first == b'[' || (first != b'{' && !first.is_ascii_graphic()) {
+        return Ok(None);
+    }
+    // Re-open: the skipped white space may hold line breaks that count.
+    Ok(Some(open_raw(path)?))
+}
+
 /// Call `f` for every record of the file; stops at the first error `f` returns.
 pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
     let shown = path.display().to_string();
