@@ -149,6 +149,102 @@ fn characteristics(
     }
 }
 
+/// What every candidate's evaluation shares.
+struct Context<'a> {
+    sample: &'a Sample,
+    total: u64,
+    avg_doc_size: Option<u64>,
+    opts: &'a Options,
+    queries: &'a [&'a Query],
+    /// Each query's normalised shape, computed once.
+    shapes: &'a [String],
+    diffs: &'a [&'a Document],
+}
+
+/// Metrics, cluster prediction and score for one candidate.
+fn evaluate(
+    cx: &Context,
+    ks: &KeySample,
+    order: Option<&KeySample>,
+    prop: &Proposal,
+    support: Option<SupportingIndexReport>,
+    actual: Option<&crate::predict::ActualChunks>,
+) -> CandidateReport {
+    let opts = cx.opts;
+    let is_unique = support.as_ref().map(|s| s.is_unique);
+    let kc = characteristics(ks, order, cx.sample, cx.total, cx.avg_doc_size, opts, is_unique);
+    let key_space = ks.key_space_values();
+    let ranges = Ranges::cut(&key_space, NUM_RANGES);
+    let mut dist = DistributionCounter::new(&ranges);
+    let mut shapes: BTreeMap<(&str, crate::metrics::targeting::Label), (u64, BTreeMap<&'static str, u64>)> = BTreeMap::new();
+    let want_cluster = opts.shards.is_some() || actual.is_some();
+    let mut touches = Vec::new();
+    for (q, shape) in cx.queries.iter().zip(cx.shapes) {
+        if let Some(t) = dist.add(&ks.key, q, opts.default_collation.as_ref(), &ranges) {
+            let e = shapes.entry((shape.as_str(), t.label)).or_default();
+            e.0 += 1;
+            *e.1.entry(q.op.name()).or_default() += 1;
+            if want_cluster {
+                touches.push(crate::predict::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
+            }
+        }
+    }
+    for d in cx.diffs {
+        dist.add_diff(&ks.key, d);
+    }
+    let cluster = want_cluster.then(|| {
+        let order_ks = order.unwrap_or(ks);
+        let r = kc.monotonicity.record_id_correlation_coefficient.unwrap_or(0.0);
+        let inserts = match kc.monotonicity.kind {
+            monotonicity::MonotonicityType::Monotonic if r < 0.0 => cluster::InsertPattern::Decreasing,
+            monotonicity::MonotonicityType::Monotonic => cluster::InsertPattern::Increasing,
+            _ => cluster::InsertPattern::LikeRecent,
+        };
+        let recent = order_ks.recent_key_space_values(0.1);
+        let inp = crate::predict::Inputs {
+            key: &ks.key,
+            values: &key_space,
+            docs_per_sampled: cx.total as f64 / ks.docs_counted().max(1) as f64,
+            avg_doc_size: kc.avg_doc_size_bytes,
+            chunk_size: opts.chunk_size_bytes,
+            shards: opts.shards.unwrap_or(1),
+            queries: &touches,
+            inserts,
+            recent: &recent,
+            redact: opts.redact,
+        };
+        crate::predict::predict(&inp, actual)
+    });
+    let reads = dist.read_distribution();
+    let writes = dist.write_distribution();
+    let s = score(&kc, &reads, &writes);
+    let mut query_shapes: Vec<QueryShapeReport> = shapes
+        .into_iter()
+        .map(|((shape, label), (count, ops))| QueryShapeReport {
+            shape: shape.to_string(),
+            ops: ops.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            count,
+            label,
+        })
+        .collect();
+    query_shapes.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.shape.cmp(&b.shape)));
+    CandidateReport {
+        key: ks.key.to_json(),
+        rank: 0,
+        score: s.score,
+        verdict: s.verdict,
+        reasons: s.reasons,
+        proposed_because: (!prop.why.is_empty()).then(|| prop.why.clone()),
+        key_characteristics: kc,
+        read_distribution: reads,
+        write_distribution: writes,
+        query_shapes,
+        cluster,
+        supporting_index: support,
+        server_analyze_shard_key: None,
+    }
+}
+
 /// Run the whole analysis.
 pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
     let ns = resolve_namespace(opts.namespace.as_deref(), log)?;
@@ -213,81 +309,27 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         ));
     }
 
-    let mut candidates = Vec::with_capacity(keys.len());
-    let avg_doc_size = source.avg_doc_size_bytes();
-    for (i, (ks, prop)) in sample.keys.iter().zip(&proposals).enumerate() {
-        let support = source.supporting_index(&ks.key);
-        let is_unique = support.as_ref().map(|s| s.is_unique);
-        let order = separate_order.then(|| &in_order.keys[i]);
-        let kc = characteristics(ks, order, &sample, total, avg_doc_size, opts, is_unique);
-        let key_space = ks.key_space_values();
-        let ranges = Ranges::cut(&key_space, NUM_RANGES);
-        let mut dist = DistributionCounter::new(&ranges);
-        let mut shapes: BTreeMap<(String, crate::metrics::targeting::Label), (u64, BTreeMap<String, u64>)> = BTreeMap::new();
-        let actual = source.actual_chunks(&ks.key);
-        let want_cluster = opts.shards.is_some() || actual.is_some();
-        let mut touches = Vec::new();
-        for q in &queries {
-            if let Some(t) = dist.add(&ks.key, q, opts.default_collation.as_ref(), &ranges) {
-                let e = shapes.entry((shape_of(&q.filter), t.label)).or_default();
-                e.0 += 1;
-                *e.1.entry(q.op.name().to_string()).or_default() += 1;
-                if want_cluster {
-                    touches.push(crate::predict::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
-                }
-            }
-        }
-        for d in &diffs {
-            dist.add_diff(&ks.key, d);
-        }
-        let cluster = want_cluster.then(|| {
-            let order_ks = order.unwrap_or(ks);
-            let r = kc.monotonicity.record_id_correlation_coefficient.unwrap_or(0.0);
-            let inserts = match kc.monotonicity.kind {
-                monotonicity::MonotonicityType::Monotonic if r < 0.0 => cluster::InsertPattern::Decreasing,
-                monotonicity::MonotonicityType::Monotonic => cluster::InsertPattern::Increasing,
-                _ => cluster::InsertPattern::LikeRecent,
-            };
-            let values = &key_space;
-            let recent = order_ks.recent_key_space_values(0.1);
-            let inp = crate::predict::Inputs {
-                key: &ks.key,
-                values,
-                docs_per_sampled: total as f64 / ks.docs_counted().max(1) as f64,
-                avg_doc_size: kc.avg_doc_size_bytes,
-                chunk_size: opts.chunk_size_bytes,
-                shards: opts.shards.unwrap_or(1),
-                queries: &touches,
-                inserts,
-                recent: &recent,
-                redact: opts.redact,
-            };
-            crate::predict::predict(&inp, actual.as_ref())
-        });
-        let reads = dist.read_distribution();
-        let writes = dist.write_distribution();
-        let s = score(&kc, &reads, &writes);
-        let mut query_shapes: Vec<QueryShapeReport> = shapes
-            .into_iter()
-            .map(|((shape, label), (count, ops))| QueryShapeReport { shape, ops, count, label })
-            .collect();
-        query_shapes.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.shape.cmp(&b.shape)));
-        candidates.push(CandidateReport {
-            key: ks.key.to_json(),
-            rank: 0,
-            score: s.score,
-            verdict: s.verdict,
-            reasons: s.reasons,
-            proposed_because: (!prop.why.is_empty()).then(|| prop.why.clone()),
-            key_characteristics: kc,
-            read_distribution: reads,
-            write_distribution: writes,
-            query_shapes,
-            cluster,
-            supporting_index: support,
-            server_analyze_shard_key: None,
-        });
-    }
+    let ctx = Context {
+        sample: &sample,
+        total,
+        avg_doc_size: source.avg_doc_size_bytes(),
+        opts,
+        queries: &queries,
+        shapes: &queries.iter().map(|q| shape_of(&q.filter)).collect::<Vec<_>>(),
+        diffs: &diffs,
+    };
+    // What the source knows per key, then every candidate on its own core.
+    let known: Vec<_> = keys.iter().map(|k| (source.supporting_index(k), source.actual_chunks(k))).collect();
+    let mut candidates: Vec<CandidateReport> = {
+        use rayon::prelude::*;
+        (0..keys.len())
+            .into_par_iter()
+            .map(|i| {
+                let order = separate_order.then(|| &in_order.keys[i]);
+                evaluate(&ctx, &sample.keys[i], order, &proposals[i], known[i].0.clone(), known[i].1.as_ref())
+            })
+            .collect()
+    };
     candidates.sort_by(|a, b| b.score.cmp(&a.score));
     for (i, c) in candidates.iter_mut().enumerate() {
         c.rank = i + 1;

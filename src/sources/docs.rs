@@ -7,9 +7,48 @@ use anyhow::Result;
 use bson::Document;
 use std::path::Path;
 
-/// Call `f(doc, bson_size)` for every document in file order.
+/// Call `f(doc, bson_size)` for every document in file order. JSON lines are
+/// parsed in parallel blocks; `f` still sees them one by one, in order.
 pub fn for_each_document(path: &Path, mut f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
     let shown = path.display().to_string();
+    let mut count = 0u64;
+    let mut stop: Option<anyhow::Error> = None;
+    let lines = super::records::for_each_line_block(path, |block, before| {
+        use rayon::prelude::*;
+        let (lines, last) = super::records::numbered_lines(block, before);
+        let parsed: Vec<Result<(Document, usize)>> = lines
+            .par_iter()
+            .map(|(lineno, raw)| {
+                let text = std::str::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
+                let d = parse_json_document(text)
+                    .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON document: {e}")))?;
+                let mut buf = Vec::new();
+                let n = d.to_writer(&mut buf).map(|_| buf.len()).unwrap_or(0);
+                Ok((d, n))
+            })
+            .collect();
+        for p in parsed {
+            let (d, n) = p?;
+            count += 1;
+            if let Err(e) = f(&d, n) {
+                // The caller asked to stop (e.g. the pre-scan has enough).
+                stop = Some(e);
+                return Err(anyhow::anyhow!("stopped"));
+            }
+        }
+        Ok(last)
+    });
+    match (lines, stop) {
+        (_, Some(e)) => return Err(e),
+        (Ok(true), None) => {
+            if count == 0 {
+                return Err(input_error(format!("{shown} is empty")));
+            }
+            return Ok(count);
+        }
+        (Ok(false), None) => {}
+        (Err(e), None) => return Err(e),
+    }
     let mut size_buf = Vec::new();
     let mut size_of = |d: &Document| -> usize {
         size_buf.clear();

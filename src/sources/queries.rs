@@ -175,16 +175,7 @@ fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>
 /// Process a block of whole lines in parallel; results merge in file order.
 fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog) -> Result<u64> {
     use rayon::prelude::*;
-    let mut lines: Vec<(u64, &[u8])> = Vec::new();
-    let mut n = first_line;
-    for l in block.split(|&b| b == b'\n') {
-        n += 1;
-        let t = l.trim_ascii();
-        if !t.is_empty() {
-            lines.push((n, t));
-        }
-    }
-    let last_line = n.saturating_sub(1);
+    let (lines, last_line) = super::records::numbered_lines(block, first_line);
     let parts: Vec<Result<QueryLog>> = lines
         .par_chunks(2048)
         .map(|chunk| {
@@ -218,39 +209,8 @@ pub fn read_query_file(path: &Path) -> Result<QueryLog> {
 /// Read one query file into `log`. Line files are read in blocks and parsed on every core.
 pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
     let shown = path.display().to_string();
-    if let Some(mut r) = super::records::open_lines(path)? {
-        const BLOCK: usize = 8 << 20;
-        let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
-        let mut line = 0u64;
-        loop {
-            let start = buf.len();
-            buf.resize(start + BLOCK, 0);
-            let mut got = 0;
-            while got < BLOCK {
-                let k = std::io::Read::read(&mut r, &mut buf[start + got..])
-                    .map_err(|e| input_error(format!("{shown}: cannot read: {e}")))?;
-                if k == 0 {
-                    break;
-                }
-                got += k;
-            }
-            buf.truncate(start + got);
-            if got == 0 {
-                if !buf.is_empty() {
-                    process_block(&buf, line, &shown, log)?;
-                }
-                return Ok(());
-            }
-            // Parse up to the last complete line; carry the rest over.
-            match buf.iter().rposition(|&b| b == b'\n') {
-                Some(cut) => {
-                    let rest = buf.split_off(cut + 1);
-                    line = process_block(&buf, line, &shown, log)?;
-                    buf = rest;
-                }
-                None => continue,
-            }
-        }
+    if super::records::for_each_line_block(path, |block, first_line| process_block(block, first_line, &shown, log))? {
+        return Ok(());
     }
     for_each_record(path, |rec| {
         log.records += 1;

@@ -64,6 +64,56 @@ pub fn open_lines(path: &Path) -> Result<Option<Box<dyn BufRead>>> {
     Ok(Some(open_raw(path)?))
 }
 
+/// For a line-oriented file: call `f(block, lines_before)` on blocks of about
+/// 8 MB of whole lines, in order; `f` returns the number of the block's last
+/// line. Returns false (and reads nothing) for a JSON array or BSON file.
+pub fn for_each_line_block(path: &Path, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<bool> {
+    let shown = path.display().to_string();
+    let Some(mut r) = open_lines(path)? else { return Ok(false) };
+    const BLOCK: usize = 8 << 20;
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
+    let mut line = 0u64;
+    loop {
+        let start = buf.len();
+        buf.resize(start + BLOCK, 0);
+        let mut got = 0;
+        while got < BLOCK {
+            let k = r.read(&mut buf[start + got..]).map_err(|e| input_error(format!("{shown}: cannot read: {e}")))?;
+            if k == 0 {
+                break;
+            }
+            got += k;
+        }
+        buf.truncate(start + got);
+        if got == 0 {
+            if !buf.is_empty() {
+                f(&buf, line)?;
+            }
+            return Ok(true);
+        }
+        // Up to the last complete line; the rest is carried over.
+        if let Some(cut) = buf.iter().rposition(|&b| b == b'\n') {
+            let rest = buf.split_off(cut + 1);
+            line = f(&buf, line)?;
+            buf = rest;
+        }
+    }
+}
+
+/// The non-blank lines of a block with their 1-based numbers, and the block's last line number.
+pub fn numbered_lines(block: &[u8], lines_before: u64) -> (Vec<(u64, &[u8])>, u64) {
+    let mut out = Vec::new();
+    let mut n = lines_before;
+    for l in block.split(|&b| b == b'\n') {
+        n += 1;
+        let t = l.trim_ascii();
+        if !t.is_empty() {
+            out.push((n, t));
+        }
+    }
+    (out, n.saturating_sub(1))
+}
+
 /// Call `f` for every record of the file; stops at the first error `f` returns.
 pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
     let shown = path.display().to_string();
