@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # The project's test command (README "Tests"): installs the real mongod the
-# integration tests use, then runs every test.
+# integration tests use, then runs every test and sums up the results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDKEY_MONGOD="$(scripts/mongod.sh install)"
 export SHARDKEY_MONGOD
-cargo test --locked "$@"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --locked "$@" 2>&1 | tee "$log" || status=$?
+# One closing line over every test binary.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "%d passed, %d failed\n", p, f }' "$log"
+exit "$status"
