@@ -176,7 +176,9 @@ fn evaluate(
     let key_space = ks.key_space_values();
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
     let mut dist = DistributionCounter::new(&ranges);
-    let mut shapes: BTreeMap<(&str, crate::metrics::targeting::Label), (u64, BTreeMap<&'static str, u64>)> = BTreeMap::new();
+    // (shape, label) → (queries, queries per command)
+    type ShapeCounts<'s> = BTreeMap<(&'s str, crate::metrics::targeting::Label), (u64, BTreeMap<&'static str, u64>)>;
+    let mut shapes: ShapeCounts = BTreeMap::new();
     let want_cluster = opts.shards.is_some() || actual.is_some();
     let mut touches = Vec::new();
     for (q, shape) in cx.queries.iter().zip(cx.shapes) {

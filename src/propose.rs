@@ -136,6 +136,26 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
     out
 }
 
+/// Candidates from a collection's existing indexes (each index key that is a valid shard key).
+pub fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal> {
+    indexes
+        .iter()
+        .filter(|ix| ix.name != "_id_")
+        .filter_map(|ix| ix.as_shard_key().map(|k| Proposal { key: k, why: format!("existing index {}", ix.name) }))
+        .collect()
+}
+
+/// Merge proposal lists, first one wins for a key already proposed.
+pub fn merge(lists: impl IntoIterator<Item = Vec<Proposal>>) -> Vec<Proposal> {
+    let mut out: Vec<Proposal> = Vec::new();
+    for p in lists.into_iter().flatten() {
+        if !out.iter().any(|q| q.key == p.key) {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,24 +180,4 @@ mod tests {
         assert!(keys.contains(&"{u: 1}".to_string()));
         assert!(!keys.iter().any(|k| k.contains("missing")));
     }
-}
-
-/// Candidates from a collection's existing indexes (each index key that is a valid shard key).
-pub fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal> {
-    indexes
-        .iter()
-        .filter(|ix| ix.name != "_id_")
-        .filter_map(|ix| ix.as_shard_key().map(|k| Proposal { key: k, why: format!("existing index {}", ix.name) }))
-        .collect()
-}
-
-/// Merge proposal lists, first one wins for a key already proposed.
-pub fn merge(lists: impl IntoIterator<Item = Vec<Proposal>>) -> Vec<Proposal> {
-    let mut out: Vec<Proposal> = Vec::new();
-    for p in lists.into_iter().flatten() {
-        if !out.iter().any(|q| q.key == p.key) {
-            out.push(p);
-        }
-    }
-    out
 }

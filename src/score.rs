@@ -5,6 +5,7 @@
 //! - frequency: 1 when the top value holds ≤ 2% of documents, 0 at ≥ 25%, linear between
 //! - monotonicity: not monotonic 1, unknown 0.7, monotonic 0
 //! - targeting: (single-shard + ½·multi-shard) / all sampled reads and writes; 0.5 with no queries
+//!
 //! Caps: an array in a key field → 0 (invalid); jumbo-chunk risk → ≤ 40; top value ≥ 25% → ≤ 45;
 //! fewer than 100 distinct values → ≤ 35; monotonic → ≤ 50.
 
@@ -23,7 +24,7 @@ fn fmt_count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -83,7 +83,7 @@ fn fixtures_rank_good_keys_above_bad_ones_with_reasons() {
             + rd["percentageOfMultiShardReads"].as_f64().unwrap()
             + rd["percentageOfScatterGatherReads"].as_f64().unwrap();
         assert!((sum - 100.0).abs() < 1e-6);
-        assert_eq!(rd["numReadsByRange"].as_array().unwrap().len() <= 100, true);
+        assert!(rd["numReadsByRange"].as_array().unwrap().len() <= 100);
     }
 }
 

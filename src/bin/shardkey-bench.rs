@@ -184,7 +184,7 @@ fn main() -> Result<()> {
             let mut i = 0u64;
             while written < bytes {
                 i += 1;
-                let line = if i % 5 == 0 {
+                let line = if i.is_multiple_of(5) {
                     json!({"t": {"$date": "2024-06-04T11:19:48.298Z"}, "s": "I", "c": "NETWORK", "id": 22943, "ctx": "listener",
                            "msg": "Connection accepted", "attr": {"remote": "10.0.0.7:51234", "connectionCount": 12}})
                 } else {

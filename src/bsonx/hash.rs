@@ -19,9 +19,9 @@ pub fn hash64(v: &Bson) -> i64 {
 fn safe_i64(f: f64) -> i64 {
     if f.is_nan() {
         0
-    } else if f >= 9.223_372_036_854_775_807e18 {
+    } else if f >= 9.223_372_036_854_776e18 {
         i64::MAX
-    } else if f < -9.223_372_036_854_775_808e18 {
+    } else if f < -9.223_372_036_854_776e18 {
         i64::MIN
     } else {
         f.trunc() as i64

@@ -2,7 +2,7 @@
 //! show beside our own numbers.
 
 use anyhow::{bail, Result};
-use bson::{Bson, Document};
+use bson::Document;
 use serde_json::{Map, Value};
 
 const CHARACTERISTICS: [&str; 7] =
@@ -27,7 +27,7 @@ fn pick(d: &Document, fields: &[&str]) -> Value {
     let mut m = Map::new();
     for f in fields {
         if let Some(v) = d.get(*f) {
-            m.insert(f.to_string(), Bson::from(v.clone()).into_relaxed_extjson());
+            m.insert(f.to_string(), v.clone().into_relaxed_extjson());
         }
     }
     Value::Object(m)
