@@ -10,23 +10,7 @@ use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io::Write;
 
-/// splitmix64: small, fast and the same on every machine.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use shardkey::rand::SplitMix64 as Rng;
 
 const NUM_DOCS: usize = 10_000;
 const NUM_PROJECTS: u64 = 200;

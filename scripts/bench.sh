@@ -13,16 +13,13 @@ LOG_BYTES="${LOG_BYTES:-1000000000}"
 cache="${SHARDKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shardkey}"
 
 cargo build --release --locked --quiet
-MONGOD="$(scripts/mongod.sh install)"
-if ! python3 -c 'import pymongo' 2>/dev/null; then
-  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --target "$cache/pymongo" pymongo >&2
-  export PYTHONPATH="$cache/pymongo${PYTHONPATH:+:$PYTHONPATH}"
-fi
+scripts/mongod.sh install >/dev/null
+PY="$(scripts/mongod.sh pymongo)"
+export PYTHONPATH="${PY}${PYTHONPATH:+:$PYTHONPATH}"
 
 DB="$(mktemp -d)"
-PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-"$MONGOD" --port "$PORT" --bind_ip 127.0.0.1 --dbpath "$DB" --fork --logpath "$DB/mongod.log" --wiredTigerCacheSizeGB 2 >/dev/null
-trap '"$MONGOD" --shutdown --dbpath "$DB" >/dev/null 2>&1 || true; rm -rf "$DB"' EXIT
+trap 'scripts/mongod.sh stop "$DB"' EXIT
+PORT="$(scripts/mongod.sh start "$DB" 2)"
 URI="mongodb://127.0.0.1:$PORT/?directConnection=true"
 
 echo "loading $DOCS documents..." >&2

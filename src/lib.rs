@@ -13,6 +13,7 @@ pub mod model;
 pub mod policy;
 pub mod predict;
 pub mod propose;
+pub mod rand;
 pub mod report;
 pub mod sample;
 pub mod score;

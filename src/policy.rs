@@ -54,6 +54,8 @@ pub struct Rules {
 }
 
 /// One `[[collection]]`: its namespace, its key, and rule overrides (same names as [defaults]).
+/// The rule fields are repeated rather than `#[serde(flatten)]`ed: serde cannot
+/// combine flatten with `deny_unknown_fields`, and a typo must be an error.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CollectionPolicy {

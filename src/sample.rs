@@ -55,7 +55,7 @@ pub struct KeySample {
     counts: Counts,
     /// Uniform sample of (insertion position, value), Algorithm R.
     reservoir: Vec<(u64, Vec<Bson>)>,
-    rng: u64,
+    rng: crate::rand::SplitMix64,
     /// Documents seen (arrays included): the insertion position of the next one.
     seen: u64,
     counted: u64,
@@ -94,7 +94,7 @@ impl KeySample {
             order_only: false,
             counts: Counts::Exact { index: HashMap::with_hasher(hasher()), values: Vec::new() },
             reservoir: Vec::new(),
-            rng: 0x5eed_5a3d_1e5c_0ffe,
+            rng: crate::rand::SplitMix64(0x5eed_5a3d_1e5c_0ffe),
             seen: 0,
             counted: 0,
             docs_missing_fields: 0,
@@ -104,14 +104,6 @@ impl KeySample {
             exact_limit,
             reservoir_cap,
         }
-    }
-
-    fn next_random(&mut self) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 
     pub fn add(&mut self, doc: &Document) {
@@ -164,7 +156,7 @@ impl KeySample {
         if self.reservoir.len() < self.reservoir_cap {
             self.reservoir.push((pos, tuple()));
         } else {
-            let j = self.next_random() % self.counted;
+            let j = self.rng.below(self.counted);
             if (j as usize) < self.reservoir_cap {
                 self.reservoir[j as usize] = (pos, tuple());
             }

@@ -52,19 +52,7 @@ enum Cmd {
     },
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use shardkey::rand::SplitMix64 as Rng;
 
 const COUNTRIES: [&str; 20] = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "AU", "ES", "MX", "IT", "NL", "SE", "PL", "KR", "ZA", "AR", "NG", "EG"];
 const STATUSES: [&str; 5] = ["new", "paid", "shipped", "done", "void"];
@@ -84,7 +72,7 @@ fn bench_doc(i: u64, r: &mut Rng) -> Document {
             b
         }),
         "ts": DateTime::from_millis(1_700_000_000_000 + i as i64 * 100),
-        "u": r.next() as i64,
+        "u": r.next_u64() as i64,
         "user": format!("user-{:06}", r.below(100_000)),
         "g": r.below(1000) as i64,
         "country": COUNTRIES[r.below(20) as usize],
@@ -190,7 +178,7 @@ fn main() -> Result<()> {
                 } else {
                     let filter = match r.below(3) {
                         0 => json!({"tenant": r.below(500), "ts": {"$gte": {"$date": "2024-06-01T00:00:00Z"}}}),
-                        1 => json!({"_id": {"$oid": format!("{:024x}", r.next() as u128)}}),
+                        1 => json!({"_id": {"$oid": format!("{:024x}", r.next_u64() as u128)}}),
                         _ => json!({"user": format!("user-{:06}", r.below(100_000))}),
                     };
                     json!({"t": {"$date": "2024-06-04T11:19:48.298Z"}, "s": "I", "c": "COMMAND", "id": 51803, "ctx": format!("conn{}", r.below(50)),

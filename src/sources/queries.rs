@@ -41,7 +41,7 @@ pub struct QueryLog {
     /// Operations found (before the namespace filter).
     pub found: u64,
     pub limit: usize,
-    rng: u64,
+    rng: crate::rand::SplitMix64,
 }
 
 /// Operations kept for classification; beyond, a uniform sample.
@@ -59,7 +59,7 @@ impl Default for QueryLog {
             offered: 0,
             found: 0,
             limit: QUERY_SAMPLE,
-            rng: 0x9e37_79b9,
+            rng: crate::rand::SplitMix64(0x9e37_79b9),
         }
     }
 }
@@ -94,11 +94,7 @@ impl QueryLog {
         if self.queries.len() < self.limit {
             self.queries.push(q);
         } else {
-            self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.rng;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            let j = (z ^ (z >> 31)) % self.offered;
+            let j = self.rng.below(self.offered);
             if (j as usize) < self.limit {
                 self.queries[j as usize] = q;
             }
