@@ -19,5 +19,6 @@ PORT="$(scripts/mongod.sh start "$DB")"
 python3 scripts/load_ndjson.py "mongodb://127.0.0.1:$PORT" app.events fixtures/events.ndjson "projectId:1,_id:1"
 
 # 4. The gate: exit 0 pass, 1 policy violated, 2 usage/configuration/connection error.
-"$SHARDKEY" check --uri "mongodb://127.0.0.1:$PORT" --policy fixtures/shardkey.toml \
-  --queries fixtures/mongod.log --format markdown
+#    In GitHub Actions, violations become annotations and the Markdown report
+#    goes to the job summary ($GITHUB_STEP_SUMMARY).
+"$SHARDKEY" check --uri "mongodb://127.0.0.1:$PORT" --policy fixtures/shardkey.toml --queries fixtures/mongod.log

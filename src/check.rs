@@ -94,6 +94,16 @@ pub fn run_check(a: &CheckArgs, out: &mut dyn std::io::Write) -> Result<i32> {
             Format::Markdown => report::markdown::render_check(&cr),
         };
         out.write_all(text.as_bytes())?;
+        // In GitHub Actions the Markdown also goes to the job summary page.
+        if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+            use std::io::Write as _;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&summary)
+                .map_err(|e| input_error(format!("cannot write GITHUB_STEP_SUMMARY: {e}")))?;
+            f.write_all(report::markdown::render_check(&cr).as_bytes())?;
+        }
         if std::env::var_os("GITHUB_ACTIONS").is_some() {
             // Workflow commands; on stderr when stdout carries JSON.
             let lines = report::markdown::annotations(&cr);

@@ -20,7 +20,7 @@ fn fixture(name: &str) -> String {
 /// Run in `dir` (so the policy path prints short); exit code, stdout and stderr as one text.
 fn run_in(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_shardkey"));
-    cmd.current_dir(dir).args(args).env_remove("GITHUB_ACTIONS").env_remove("MONGODB_URI");
+    cmd.current_dir(dir).args(args).env_remove("GITHUB_ACTIONS").env_remove("GITHUB_STEP_SUMMARY").env_remove("MONGODB_URI");
     for (k, v) in envs {
         cmd.env(k, v);
     }
@@ -119,8 +119,12 @@ fn init_prints_a_policy_that_parses() {
 fn github_annotations_and_json() {
     let d = policy_dir("[[collection]]\nnamespace = \"app.events\"\nkey = '{ts: 1}'\nforbid_monotonic = true\n");
     let docs = fixture("events.ndjson");
-    let out = run_in(d.path(), &["check", "--docs", &docs], &[("GITHUB_ACTIONS", "true")]);
+    let summary = d.path().join("summary.md");
+    let summary_env = summary.display().to_string();
+    let out = run_in(d.path(), &["check", "--docs", &docs], &[("GITHUB_ACTIONS", "true"), ("GITHUB_STEP_SUMMARY", &summary_env)]);
     assert!(out.contains("::error title=shardkey policy::app.events {ts: 1}: monotonicity: monotonic (forbid_monotonic)"), "{out}");
+    let md = std::fs::read_to_string(&summary).expect("the job summary is written");
+    assert!(md.contains("### Shard key policy: failed") && md.contains("| `forbid_monotonic` | **FAIL** |"), "{md}");
     let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
         .current_dir(d.path())
         .args(["check", "--docs", &docs, "--format", "json"])
@@ -146,7 +150,7 @@ fn readme_ci_example_runs_against_the_real_mongod() {
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(out.contains("passed") && out.contains("supporting index projectId_1__id_1"), "{out}");
+    assert!(out.contains("policy fixtures/shardkey.toml: passed") && out.contains("supporting index projectId_1__id_1"), "{out}");
 }
 
 #[test]
