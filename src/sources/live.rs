@@ -14,6 +14,7 @@ use anyhow::Result;
 use bson::{doc, Bson, Document};
 use futures_util::TryStreamExt;
 use indicatif::{ProgressBar, ProgressStyle};
+
 use mongodb::options::{ClientOptions, Hint, ReadPreference, SelectionCriteria};
 use mongodb::{Client, Collection, Database};
 use std::io::IsTerminal;
@@ -157,13 +158,23 @@ impl CollectionInfo {
     }
 }
 
-fn progress(len: u64, what: &str) -> ProgressBar {
+/// A progress bar on stderr when it is a terminal; nothing otherwise.
+pub fn progress(len: u64, what: &str) -> ProgressBar {
+    progress_with(len, what, "{pos}/{len} {per_sec}")
+}
+
+/// The same, counting bytes.
+pub fn progress_bytes(len: u64, what: &str) -> ProgressBar {
+    progress_with(len, what, "{bytes}/{total_bytes} {bytes_per_sec}")
+}
+
+fn progress_with(len: u64, what: &str, counts: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(len);
     pb.set_style(
-        ProgressStyle::with_template("{msg:>22} [{bar:40}] {pos}/{len} {per_sec} eta {eta}")
+        ProgressStyle::with_template(&format!("{{msg:>22}} [{{bar:40}}] {counts} eta {{eta}}"))
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );

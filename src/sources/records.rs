@@ -70,6 +70,9 @@ pub fn open_lines(path: &Path) -> Result<Option<Box<dyn BufRead>>> {
 pub fn for_each_line_block(path: &Path, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<bool> {
     let shown = path.display().to_string();
     let Some(mut r) = open_lines(path)? else { return Ok(false) };
+    // Progress in uncompressed bytes; the file size is only a guess for gzip.
+    let on_disk = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let pb = super::live::progress_bytes(on_disk, &format!("reading {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("")));
     const BLOCK: usize = 8 << 20;
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
     let mut line = 0u64;
@@ -85,10 +88,15 @@ pub fn for_each_line_block(path: &Path, mut f: impl FnMut(&[u8], u64) -> Result<
             got += k;
         }
         buf.truncate(start + got);
+        pb.inc(got as u64);
+        if pb.position() > pb.length().unwrap_or(0) {
+            pb.set_length(pb.position());
+        }
         if got == 0 {
             if !buf.is_empty() {
                 f(&buf, line)?;
             }
+            pb.finish_and_clear();
             return Ok(true);
         }
         // Up to the last complete line; the rest is carried over.
