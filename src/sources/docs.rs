@@ -55,12 +55,6 @@ pub fn for_each_document(path: &Path, mut f: impl FnMut(&Document, usize) -> Res
         d.to_writer(&mut size_buf).map(|_| size_buf.len()).unwrap_or(0)
     };
     for_each_record(path, |rec| match rec {
-        Record::Line(text, lineno) => {
-            let d = parse_json_document(text)
-                .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON document: {e}")))?;
-            let n = size_of(&d);
-            f(&d, n)
-        }
         Record::Json(v, i) => {
             let d = json_to_document(v)
                 .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;

@@ -626,14 +626,11 @@ pub enum SamplingMethod {
 /// The server switches `$sample` from a random cursor to a scan and random
 /// sort at 5% of the collection; so do we, to a `$sampleRate` scan.
 pub fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMethod {
+    // `$sampleRate` exists from 4.4 on.
     if info.count <= sample_size {
         SamplingMethod::Whole
-    } else if sample_size as f64 >= 0.05 * info.count as f64 || info.server_version < (4, 4) {
-        if info.server_version < (4, 4) {
-            SamplingMethod::Sample
-        } else {
-            SamplingMethod::RateScan(sample_size as f64 / info.count as f64)
-        }
+    } else if sample_size as f64 >= 0.05 * info.count as f64 && info.server_version >= (4, 4) {
+        SamplingMethod::RateScan(sample_size as f64 / info.count as f64)
     } else {
         SamplingMethod::Sample
     }

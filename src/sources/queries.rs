@@ -211,7 +211,6 @@ pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
     for_each_record(path, |rec| {
         log.records += 1;
         match rec {
-            Record::Line(..) => unreachable!("line files are read in blocks"),
             Record::Json(v, i) => {
                 let d = json_to_document(v).map_err(|e| input_error(format!("{shown}: array element {i}: {e}")))?;
                 add_record(log, &d);

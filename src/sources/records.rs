@@ -9,10 +9,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-/// One record and where it was found (for error messages).
-pub enum Record<'a> {
-    /// A line of a line-oriented file (1-based line number); not yet parsed.
-    Line(&'a str, u64),
+/// One record of a JSON array or BSON file, and where it was found (for error messages).
+pub enum Record {
     /// One element of a JSON array (1-based position).
     Json(serde_json::Value, u64),
     /// One BSON document with its size in bytes and its byte offset.
@@ -38,30 +36,49 @@ fn is_bson_name(path: &Path) -> bool {
     n.ends_with(".bson") || n.ends_with(".bson.gz")
 }
 
-/// A line-oriented text file (JSON lines or a text log), opened for reading;
-/// None for a JSON array or BSON. Errors on an empty file.
-pub fn open_lines(path: &Path) -> Result<Option<Box<dyn BufRead>>> {
+/// How a file's records are laid out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Layout {
+    /// JSON lines or a text log.
+    Lines,
+    JsonArray,
+    Bson,
+}
+
+/// Peek at the first non-blank byte (consuming the blanks before it). Errors on an empty file.
+fn layout(path: &Path, r: &mut dyn BufRead) -> Result<Layout> {
     if is_bson_name(path) {
-        return Ok(None);
+        return Ok(Layout::Bson);
     }
-    let shown = path.display().to_string();
-    let mut r = open_raw(path)?;
-    let first = loop {
-        let buf = r.fill_buf().with_context(|| format!("reading {shown}"))?;
+    loop {
+        let buf = r.fill_buf().with_context(|| format!("reading {}", path.display()))?;
         if buf.is_empty() {
-            return Err(input_error(format!("{shown} is empty")));
+            return Err(input_error(format!("{} is empty", path.display())));
         }
         if let Some(i) = buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            break buf[i];
+            let first = buf[i];
+            r.consume(i);
+            return Ok(match first {
+                b'[' => Layout::JsonArray,
+                // Not text: most likely BSON without the .bson name.
+                c if c != b'{' && !c.is_ascii_graphic() => Layout::Bson,
+                _ => Layout::Lines,
+            });
         }
         let n = buf.len();
         r.consume(n);
-    };
-    if first == b'[' || (first != b'{' && !first.is_ascii_graphic()) {
-        return Ok(None);
     }
-    // Re-open: the skipped white space may hold line breaks that count.
-    Ok(Some(open_raw(path)?))
+}
+
+/// A line-oriented text file (JSON lines or a text log), opened for reading;
+/// None for a JSON array or BSON. Errors on an empty file.
+fn open_lines(path: &Path) -> Result<Option<Box<dyn BufRead>>> {
+    let mut r = open_raw(path)?;
+    match layout(path, &mut r)? {
+        // Re-open: the skipped white space may hold line breaks that count.
+        Layout::Lines => Ok(Some(open_raw(path)?)),
+        _ => Ok(None),
+    }
 }
 
 /// For a line-oriented file: call `f(block, lines_before)` on blocks of about
@@ -122,70 +139,27 @@ pub fn numbered_lines(block: &[u8], lines_before: u64) -> (Vec<(u64, &[u8])>, u6
     (out, n.saturating_sub(1))
 }
 
-/// Call `f` for every record of the file; stops at the first error `f` returns.
+/// Call `f` for every record of a JSON array or BSON file; stops at the first
+/// error `f` returns. Line files are read with `for_each_line_block`.
 pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
     let shown = path.display().to_string();
     let mut r = open_raw(path)?;
-    if is_bson_name(path) {
-        return read_bson(&mut r, &shown, f);
-    }
-    // Skip leading white space to see whether this is a JSON array.
-    let first = loop {
-        let buf = r.fill_buf().with_context(|| format!("reading {shown}"))?;
-        if buf.is_empty() {
-            break None;
-        }
-        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => {
-                let c = buf[i];
-                r.consume(i);
-                break Some(c);
+    match layout(path, &mut r)? {
+        Layout::Bson => read_bson(&mut r, &shown, f),
+        Layout::JsonArray => {
+            let mut text = String::new();
+            r.read_to_string(&mut text).map_err(|e| input_error(format!("{shown}: not UTF-8 text: {e}")))?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| input_error(format!("{shown}: malformed JSON array at line {}: {e}", e.line())))?;
+            let serde_json::Value::Array(items) = v else { unreachable!("starts with '['") };
+            let n = items.len() as u64;
+            for (i, item) in items.into_iter().enumerate() {
+                f(Record::Json(item, i as u64 + 1))?;
             }
-            None => {
-                let n = buf.len();
-                r.consume(n);
-            }
+            Ok(n)
         }
-    };
-    let Some(first) = first else {
-        return Err(input_error(format!("{shown} is empty")));
-    };
-    if first == b'[' {
-        let mut text = String::new();
-        r.read_to_string(&mut text).map_err(|e| input_error(format!("{shown}: not UTF-8 text: {e}")))?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| input_error(format!("{shown}: malformed JSON array at line {}: {e}", e.line())))?;
-        let serde_json::Value::Array(items) = v else { unreachable!("starts with '['") };
-        let n = items.len() as u64;
-        for (i, item) in items.into_iter().enumerate() {
-            f(Record::Json(item, i as u64 + 1))?;
-        }
-        return Ok(n);
+        Layout::Lines => Err(anyhow::anyhow!("internal: {shown} is a line file; read it with for_each_line_block")),
     }
-    if first != b'{' && !first.is_ascii_graphic() {
-        // Not text: most likely BSON without the .bson name.
-        return read_bson(&mut r, &shown, f);
-    }
-    let mut line = String::new();
-    let mut n = 0u64;
-    let mut lineno = 0u64;
-    loop {
-        line.clear();
-        let got = r
-            .read_line(&mut line)
-            .map_err(|e| input_error(format!("{shown}: line {}: cannot read text: {e}", lineno + 1)))?;
-        if got == 0 {
-            break;
-        }
-        lineno += 1;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
-        n += 1;
-        f(Record::Line(t, lineno))?;
-    }
-    Ok(n)
 }
 
 fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
