@@ -1,0 +1,94 @@
+//! The main product output pinned as snapshots: `shardkey analyze` on the bundled
+//! fixtures in every format, with and without the cluster model, and redacted.
+//! Any change to these files must be one a commit explains.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The README's main command (relative paths, so the snapshot holds no machine path), plus `extra`.
+fn analyze(extra: &[&str]) -> String {
+    let mut args = vec![
+        "analyze",
+        "--docs",
+        "fixtures/events.ndjson",
+        "--queries",
+        "fixtures/mongod.log",
+        "--collection",
+        "app.events",
+        "--total-docs",
+        "5000000",
+    ];
+    args.extend_from_slice(extra);
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).current_dir(root()).args(&args).output().expect("run shardkey");
+    assert!(o.status.success(), "exit {:?}, stderr: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "stderr on success: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).expect("UTF-8 output")
+}
+
+#[test]
+fn analyze_table() {
+    insta::assert_snapshot!(analyze(&[]));
+}
+
+#[test]
+fn analyze_json() {
+    insta::assert_snapshot!(analyze(&["--format", "json"]));
+}
+
+#[test]
+fn analyze_markdown() {
+    insta::assert_snapshot!(analyze(&["--format", "markdown"]));
+}
+
+#[test]
+fn analyze_table_shards_4() {
+    insta::assert_snapshot!(analyze(&["--shards", "4"]));
+}
+
+#[test]
+fn analyze_json_shards_4() {
+    insta::assert_snapshot!(analyze(&["--shards", "4", "--format", "json"]));
+}
+
+#[test]
+fn analyze_markdown_shards_4() {
+    insta::assert_snapshot!(analyze(&["--shards", "4", "--format", "markdown"]));
+}
+
+#[test]
+fn analyze_table_redacted() {
+    insta::assert_snapshot!(analyze(&["--shards", "4", "--redact"]));
+}
+
+#[test]
+fn analyze_json_redacted() {
+    insta::assert_snapshot!(analyze(&["--shards", "4", "--redact", "--format", "json"]));
+}
+
+#[test]
+fn analyze_markdown_redacted() {
+    insta::assert_snapshot!(analyze(&["--shards", "4", "--redact", "--format", "markdown"]));
+}
+
+/// Named keys (no proposals) in JSON: the path every `check` takes.
+#[test]
+fn analyze_json_named_keys() {
+    insta::assert_snapshot!(analyze(&[
+        "--key",
+        "{projectId: 1, _id: 1}",
+        "--key",
+        "{_id: \"hashed\"}",
+        "--key",
+        "{ts: 1}",
+        "--key",
+        "{country: 1}",
+        "--shards",
+        "4",
+        "--format",
+        "json"
+    ]));
+}
