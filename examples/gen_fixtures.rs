@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io::Write;
 
-use shardkey::rand::SplitMix64 as Rng;
+use shardkey::util::splitmix::SplitMix64 as Rng;
 
 const NUM_DOCS: usize = 10_000;
 const NUM_PROJECTS: u64 = 200;

@@ -1,20 +1,28 @@
 //! shardkey: which MongoDB shard key to choose, and why.
 //!
-//! The pipeline is the architecture: `sources` → `sample` → `metrics` → `score` → `report`,
-//! put together in `analyze`.
+//! The pipeline is the architecture: `sources` → `sample` → `metrics` → `score` → `report`.
+//! Dependencies point one way (checked by `tests/architecture.rs`):
+//!
+//! ```text
+//! main → cli → app → { pipeline, sources, policy, report, propose, … }
+//! pipeline → { sources (the DocumentSource port), sample, metrics, score, report, propose }
+//! report → { policy, score, metrics };  policy → { score, metrics };  score → metrics
+//! metrics → { sample, targeting, model };  sample → model;  targeting → model
+//! sources → { model, util };  model → bsonx;  util, bsonx, error → nothing
+//! ```
 
-pub mod analyze;
+pub mod app;
 pub mod bsonx;
-pub mod check;
 pub mod cli;
 pub mod error;
 pub mod metrics;
 pub mod model;
+pub mod pipeline;
 pub mod policy;
-pub mod predict;
 pub mod propose;
-pub mod rand;
 pub mod report;
 pub mod sample;
 pub mod score;
 pub mod sources;
+pub mod targeting;
+pub mod util;

@@ -1,10 +1,13 @@
-use clap::Parser;
-use shardkey::cli::{run_analyze, Cli, Command};
-use shardkey::error::{exit_code_for, one_line, EXIT_INTERNAL, EXIT_OK, EXIT_USER_ERROR};
-use std::io::Write;
+//! `shardkey`: parse the arguments, run the request, map the outcome to an exit code.
 
-fn main() {
-    // A bug must still end in one line and a documented code, not a backtrace.
+use shardkey::error::{exit_code, is_broken_pipe, one_line, Exit};
+use shardkey::util::uri::{scrub, secrets_in_environment};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // A bug must still end in one line and a documented code, never a backtrace
+    // or a credential from the command line.
     std::panic::set_hook(Box::new(|info| {
         let msg = info
             .payload()
@@ -13,35 +16,28 @@ fn main() {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown".into());
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        eprintln!("shardkey: internal error: {}{at} (please report it)", msg.replace('\n', " "));
-        std::process::exit(EXIT_INTERNAL);
+        let line = scrub(&shardkey::error::printable(&msg), &secrets_in_environment());
+        eprintln!("shardkey: internal error: {line}{at} (please report it)");
+        std::process::exit(Exit::Internal as i32);
     }));
-    let cli = match Cli::try_parse() {
+    let cli = match shardkey::cli::parse() {
         Ok(c) => c,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-                let _ = e.print();
-                std::process::exit(if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { EXIT_USER_ERROR } else { EXIT_OK });
-            }
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            eprintln!("shardkey: {first} (see shardkey --help)");
-            std::process::exit(EXIT_USER_ERROR);
-        }
+        Err(exit) => return exit.into(),
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let result = match &cli.command {
-        Command::Analyze(a) => run_analyze(a, &mut out),
-        Command::Check(a) => shardkey::check::run_check(a, &mut out),
-    };
-    let _ = out.flush();
+    let result = cli.into_request().and_then(|req| {
+        let outcome = shardkey::app::run(&req, &mut out)?;
+        out.flush()?;
+        Ok(outcome)
+    });
     match result {
-        Ok(code) => std::process::exit(code),
+        Ok(outcome) => Exit::from(outcome).into(),
+        // `shardkey ... | head`: the reader has what it wanted.
+        Err(e) if is_broken_pipe(&e) => Exit::Success.into(),
         Err(e) => {
-            eprintln!("shardkey: {}", one_line(&e));
-            std::process::exit(exit_code_for(&e));
+            eprintln!("shardkey: {}", scrub(&one_line(&e), &secrets_in_environment()));
+            exit_code(&e).into()
         }
     }
 }

@@ -7,10 +7,38 @@ use crate::model::{KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, HashMap};
 
+/// A candidate and where it comes from.
 #[derive(Debug, Clone)]
 pub struct Proposal {
     pub key: ShardKey,
-    pub why: String,
+    pub origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The user named it (`--key`, a policy's `key`).
+    Named,
+    /// The collection is already sharded on it.
+    CurrentShardKey,
+    /// Proposed, and why.
+    Proposed(String),
+}
+
+impl Origin {
+    /// The report's `proposedBecause`.
+    pub fn proposed_because(&self) -> Option<String> {
+        match self {
+            Origin::Named => None,
+            Origin::CurrentShardKey => Some("current shard key".into()),
+            Origin::Proposed(why) => Some(why.clone()),
+        }
+    }
+}
+
+impl Proposal {
+    pub fn named(key: ShardKey) -> Proposal {
+        Proposal { key, origin: Origin::Named }
+    }
 }
 
 /// Presence, arrays and value spread of one field in the pre-scan.
@@ -73,7 +101,7 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
     let mut out: Vec<Proposal> = Vec::new();
     let mut push = |key: ShardKey, why: String| {
         if !out.iter().any(|p| p.key == key) {
-            out.push(Proposal { key, why });
+            out.push(Proposal { key, origin: Origin::Proposed(why) });
         }
     };
     push(
@@ -141,7 +169,7 @@ pub fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal>
     indexes
         .iter()
         .filter(|ix| ix.name != "_id_")
-        .filter_map(|ix| ix.as_shard_key().map(|k| Proposal { key: k, why: format!("existing index {}", ix.name) }))
+        .filter_map(|ix| ix.as_shard_key().map(|k| Proposal { key: k, origin: Origin::Proposed(format!("existing index {}", ix.name)) }))
         .collect()
 }
 

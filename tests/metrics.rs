@@ -2,8 +2,10 @@
 
 use bson::{doc, Document};
 use serde_json::json;
-use shardkey::analyze::{run, MemorySource, Options};
 use shardkey::metrics::monotonicity::MonotonicityType;
+use shardkey::metrics::Settings;
+use shardkey::pipeline::{run, Candidates, Options};
+use shardkey::sources::files::MemorySource;
 use shardkey::model::ShardKey;
 use shardkey::report::{CandidateReport, Report};
 use shardkey::sources::queries::QueryLog;
@@ -11,21 +13,16 @@ use shardkey::sources::queries::QueryLog;
 fn analyse(docs: Vec<Document>, keys: &[&str]) -> Report {
     let mut src = MemorySource { name: "memory".into(), docs };
     let opts = Options {
-        keys: keys.iter().map(|k| ShardKey::parse(k).unwrap()).collect(),
-        proposals: vec![],
+        candidates: Candidates::Named(keys.iter().map(|k| ShardKey::parse(k).unwrap()).collect()),
         namespace: Some("d.c".into()),
-        chunk_size_bytes: 128 << 20,
-        num_most_common: 3,
-        default_collation: None,
+        settings: Settings { chunk_size_bytes: 128 << 20, num_most_common: 3, default_collation: None, shards: None, redact: false },
         total_docs: None,
-        shards: None,
-        redact: false,
     };
     run(&mut src, &QueryLog::default(), vec![], &opts).unwrap()
 }
 
 fn cand<'a>(r: &'a Report, key: &str) -> &'a CandidateReport {
-    let want = ShardKey::parse(key).unwrap().to_json();
+    let want = ShardKey::parse(key).unwrap();
     r.candidates.iter().find(|c| c.key == want).unwrap()
 }
 
@@ -42,7 +39,7 @@ fn ties_missing_fields_and_most_common_values() {
         doc! {"_id": 6, "a": null},
     ];
     let r = analyse(docs, &["{a: 1}"]);
-    let kc = &cand(&r, "{a: 1}").key_characteristics;
+    let kc = &cand(&r, "{a: 1}").metrics.key_characteristics;
     assert_eq!(kc.num_docs_sampled, 7);
     assert_eq!(kc.num_distinct_values, 4);
     assert_eq!(kc.num_docs_missing_key_fields, 1);
@@ -56,10 +53,10 @@ fn ties_missing_fields_and_most_common_values() {
 fn monotonic_increasing_and_decreasing() {
     let docs: Vec<Document> = (0..50).map(|i| doc! {"_id": i, "up": i * 2, "down": 1000 - i}).collect();
     let r = analyse(docs, &["{up: 1}", "{down: 1}"]);
-    let up = &cand(&r, "{up: 1}").key_characteristics.monotonicity;
+    let up = &cand(&r, "{up: 1}").metrics.key_characteristics.monotonicity;
     assert_eq!(up.kind, MonotonicityType::Monotonic);
     assert!((up.record_id_correlation_coefficient.unwrap() - 1.0).abs() < 1e-12);
-    let down = &cand(&r, "{down: 1}").key_characteristics.monotonicity;
+    let down = &cand(&r, "{down: 1}").metrics.key_characteristics.monotonicity;
     assert_eq!(down.kind, MonotonicityType::Monotonic);
     assert!((down.record_id_correlation_coefficient.unwrap() + 1.0).abs() < 1e-12, "decreasing key: r = -1");
 }
@@ -70,13 +67,13 @@ fn monotonicity_by_hand_with_ties() {
     // positions [1, 3, 0, 2], means 1.5: sxy = (-1.5)(-0.5) + (-0.5)(1.5) + (0.5)(-1.5) + (1.5)(0.5) = 0 -> r = 0
     let docs = vec![doc! {"k": "b"}, doc! {"k": "a"}, doc! {"k": "b"}, doc! {"k": "a"}];
     let r = analyse(docs, &["{k: 1}"]);
-    let m = &cand(&r, "{k: 1}").key_characteristics.monotonicity;
+    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.monotonicity;
     assert_eq!(m.record_id_correlation_coefficient, Some(0.0));
     assert_eq!(m.kind, MonotonicityType::NotMonotonic);
     // a, a, b, b -> positions [0, 1, 2, 3] -> r = 1
     let docs = vec![doc! {"k": "a"}, doc! {"k": "a"}, doc! {"k": "b"}, doc! {"k": "b"}];
     let r = analyse(docs, &["{k: 1}"]);
-    let m = &cand(&r, "{k: 1}").key_characteristics.monotonicity;
+    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.monotonicity;
     assert!((m.record_id_correlation_coefficient.unwrap() - 1.0).abs() < 1e-12);
 }
 
@@ -84,14 +81,14 @@ fn monotonicity_by_hand_with_ties() {
 fn hashed_keys_count_like_their_field_and_are_not_monotonic() {
     let docs: Vec<Document> = (0..40).map(|i| doc! {"_id": i, "g": i % 4}).collect();
     let r = analyse(docs, &["{_id: \"hashed\"}", "{g: \"hashed\"}", "{g: 1, _id: \"hashed\"}"]);
-    let h = &cand(&r, "{_id: \"hashed\"}").key_characteristics;
+    let h = &cand(&r, "{_id: \"hashed\"}").metrics.key_characteristics;
     assert_eq!(h.num_distinct_values, 40);
     assert_eq!(h.monotonicity.kind, MonotonicityType::NotMonotonic);
     assert_eq!(h.monotonicity.record_id_correlation_coefficient, Some(0.0));
-    let g = &cand(&r, "{g: \"hashed\"}").key_characteristics;
+    let g = &cand(&r, "{g: \"hashed\"}").metrics.key_characteristics;
     assert_eq!(g.num_distinct_values, 4);
     assert_eq!(g.most_common_values[0].frequency, 10);
-    let c = &cand(&r, "{g: 1, _id: \"hashed\"}").key_characteristics;
+    let c = &cand(&r, "{g: 1, _id: \"hashed\"}").metrics.key_characteristics;
     assert_eq!(c.monotonicity.kind, MonotonicityType::Unknown);
     assert_eq!(c.num_distinct_values, 40);
 }
@@ -101,11 +98,11 @@ fn compound_keys() {
     // (g, x): g in {0, 1}, x in {0, 1, 2}; 12 docs, each pair twice
     let docs: Vec<Document> = (0..12).map(|i| doc! {"g": i % 2, "x": (i / 2) % 3}).collect();
     let r = analyse(docs, &["{g: 1, x: 1}", "{g: 1}"]);
-    let c = &cand(&r, "{g: 1, x: 1}").key_characteristics;
+    let c = &cand(&r, "{g: 1, x: 1}").metrics.key_characteristics;
     assert_eq!(c.num_distinct_values, 6);
     assert_eq!(c.most_common_values[0].value, json!({"g": 0, "x": 0}));
     assert_eq!(c.most_common_values[0].frequency, 2);
-    let g = &cand(&r, "{g: 1}").key_characteristics;
+    let g = &cand(&r, "{g: 1}").metrics.key_characteristics;
     assert_eq!(g.num_distinct_values, 2);
     assert_eq!(g.top_value_percentage, 50.0);
 }
@@ -114,5 +111,5 @@ fn compound_keys() {
 fn average_document_size_is_integer_bson_bytes() {
     // {"_id": 1}: 4 + 1 + 4 ("_id\0") + 4 + 1 = 14 bytes; {"_id": 1, "a": 1}: 14 + 1 + 2 + 4 = 21
     let r = analyse(vec![doc! {"_id": 1}, doc! {"_id": 1, "a": 1}], &["{_id: 1}"]);
-    assert_eq!(cand(&r, "{_id: 1}").key_characteristics.avg_doc_size_bytes, (14 + 21) / 2);
+    assert_eq!(cand(&r, "{_id: 1}").metrics.key_characteristics.avg_doc_size_bytes, (14 + 21) / 2);
 }

@@ -4,7 +4,7 @@
 use bson::{doc, Document};
 use shardkey::metrics::distribution::DistributionCounter;
 use shardkey::metrics::ranges::Ranges;
-use shardkey::metrics::targeting::{target_filter, target_query, Label, Label::*};
+use shardkey::targeting::{target_filter, target_query, Label, Label::*};
 use shardkey::model::{Op, Query, QueryOrigin, ShardKey, UpdateSpec};
 
 fn key(k: &str) -> ShardKey {

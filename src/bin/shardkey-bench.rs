@@ -52,7 +52,7 @@ enum Cmd {
     },
 }
 
-use shardkey::rand::SplitMix64 as Rng;
+use shardkey::util::splitmix::SplitMix64 as Rng;
 
 const COUNTRIES: [&str; 20] = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "AU", "ES", "MX", "IT", "NL", "SE", "PL", "KR", "ZA", "AR", "NG", "EG"];
 const STATUSES: [&str; 5] = ["new", "paid", "shipped", "done", "void"];
@@ -124,7 +124,7 @@ fn main() -> Result<()> {
             let start = Instant::now();
             let lo = LiveOptions {
                 uri,
-                namespace: collection,
+                namespace: shardkey::model::Namespace::parse(&collection).map_err(anyhow::Error::msg)?,
                 server_selection_timeout: Duration::from_secs(10),
                 max_time: Duration::from_secs(600),
             };

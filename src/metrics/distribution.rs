@@ -2,7 +2,7 @@
 
 use super::key_updates::{diff_touches_key, update_touches_key};
 use super::ranges::Ranges;
-use super::targeting::{target_query, Label, Targeting};
+use crate::targeting::{target_query, Label, Targeting};
 use crate::model::{Op, Query, QueryOrigin, ShardKey};
 use bson::Document;
 use serde::Serialize;

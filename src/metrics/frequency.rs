@@ -2,14 +2,8 @@
 //! risk (a value's documents cannot be split across chunks).
 
 use crate::bsonx::cmp_tuple;
+use crate::sample::ValueCount;
 use bson::Bson;
-
-/// One distinct key value and how many sampled documents hold it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ValueCount {
-    pub value: Vec<Bson>,
-    pub count: u64,
-}
 
 /// The `k` most frequent values, highest first; ties in key order.
 pub fn most_common(values: &[ValueCount], k: usize) -> Vec<ValueCount> {

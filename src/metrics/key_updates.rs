@@ -7,7 +7,7 @@
 //!   it in `$set`/`$unset`/`$rename`/...; a replacement counts when the filter
 //!   fixes the key by equality and the new document holds another value.
 
-use super::targeting::extract_key_by_equality;
+use crate::targeting::extract_key_by_equality;
 use crate::bsonx::{cmp_bson, lookup, Lookup};
 use crate::model::{ShardKey, UpdateSpec};
 use bson::{Bson, Document};

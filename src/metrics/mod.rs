@@ -1,14 +1,153 @@
-//! Pure metric modules: values in, numbers out, no I/O. Each computes one of
-//! the numbers in the report and is named after it.
+//! Metrics: values in, numbers out, no I/O. One module per number (or group of
+//! numbers) in the report, each owning its output type and its unit tests.
+//! `measure` is the registry: it runs every metric for one candidate, in report order.
+//!
+//! JSON field of a candidate → where it is computed (README "Code map" has the full table):
+//!
+//! | JSON field | module |
+//! |---|---|
+//! | `keyCharacteristics.numDocsTotal`, `numDocsSampled`, `avgDocSizeBytes`, `numDistinctValues`, `mostCommonValues`, `isUnique` | `characteristics` |
+//! | `keyCharacteristics.estimatedNumDistinctValues` | `cardinality` (exact counts) or the sample's HyperLogLog (`sample::sketch`) |
+//! | `keyCharacteristics.topValuePercentage`, `jumboChunkRisk` | `frequency` |
+//! | `keyCharacteristics.monotonicity` | `monotonicity` |
+//! | `readDistribution`, `writeDistribution` (labels, `num*ByRange`, shard key updates) | `distribution` (with `targeting`, `ranges`, `key_updates`) |
+//! | `queryShapes` | `query_shapes` |
+//! | `cluster` | `cluster` (rules in `cluster/layout.rs`) |
+//! | `supportingIndex` | `supporting_index` |
+//! | `audit` (report level) | `audit` |
 
-pub mod bounds;
+pub mod audit;
 pub mod cardinality;
+pub mod characteristics;
 pub mod cluster;
 pub mod distribution;
 pub mod frequency;
 pub mod key_updates;
 pub mod monotonicity;
+pub mod query_shapes;
 pub mod ranges;
-pub mod shapes;
-pub mod sketch;
-pub mod targeting;
+pub mod supporting_index;
+
+use crate::model::Query;
+use crate::sample::{KeySample, Sample};
+use bson::Document;
+use characteristics::{CollectionSize, KeyCharacteristics};
+use cluster::{ActualChunks, ClusterReport};
+use distribution::{DistributionCounter, ReadDistribution, WriteDistribution};
+use monotonicity::MonotonicityType;
+use query_shapes::{QueryShapeReport, ShapeCounter};
+use ranges::{Ranges, NUM_RANGES};
+use serde::Serialize;
+use supporting_index::SupportingIndexReport;
+
+/// How to measure, the same for every candidate.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub chunk_size_bytes: u64,
+    pub num_most_common: usize,
+    /// The collection's default collation, used when a query names none.
+    pub default_collation: Option<Document>,
+    /// `--shards N`: predict the cluster with N shards.
+    pub shards: Option<usize>,
+    /// `--redact`: show values as type and hash.
+    pub redact: bool,
+}
+
+/// Every metric of one candidate, in report order.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateMetrics {
+    pub key_characteristics: KeyCharacteristics,
+    pub read_distribution: ReadDistribution,
+    pub write_distribution: WriteDistribution,
+    pub query_shapes: Vec<QueryShapeReport>,
+    /// `--shards N`: where data, reads, writes and inserts would go.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterReport>,
+    /// Live sources only: the index that would support this key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supporting_index: Option<SupportingIndexReport>,
+}
+
+/// What every candidate's measurement shares.
+pub struct Workload<'a> {
+    pub sample: &'a Sample,
+    pub size: CollectionSize,
+    pub settings: &'a Settings,
+    pub queries: &'a [&'a Query],
+    /// Each query's normalised shape (`targeting::shapes`), computed once.
+    pub shapes: &'a [String],
+    /// `config.sampledQueriesDiff` diffs, for shard key updates.
+    pub diffs: &'a [&'a Document],
+}
+
+/// Every metric for one key. `order` is a separate insertion-ordered sample when
+/// the main one is not in insertion order; `support` and `actual` come from the source.
+pub fn measure(
+    w: &Workload,
+    ks: &KeySample,
+    order: Option<&KeySample>,
+    support: Option<SupportingIndexReport>,
+    actual: Option<&ActualChunks>,
+) -> CandidateMetrics {
+    let settings = w.settings;
+    let is_unique = support.as_ref().map(|s| s.is_unique);
+    let kc = characteristics::measure(ks, order, w.sample, w.size, settings, is_unique);
+    let key_space = ks.key_space_values();
+    let ranges = Ranges::cut(&key_space, NUM_RANGES);
+    let mut dist = DistributionCounter::new(&ranges);
+    let mut shapes = ShapeCounter::default();
+    let want_cluster = settings.shards.is_some() || actual.is_some();
+    let mut touches = Vec::new();
+    for (q, shape) in w.queries.iter().zip(w.shapes) {
+        if let Some(t) = dist.add(&ks.key, q, settings.default_collation.as_ref(), &ranges) {
+            shapes.add(shape, t.label, q.op.name());
+            if want_cluster {
+                touches.push(cluster::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
+            }
+        }
+    }
+    for d in w.diffs {
+        dist.add_diff(&ks.key, d);
+    }
+    let cluster = want_cluster.then(|| predict_cluster(ks, order.unwrap_or(ks), &kc, &key_space, w, &touches, actual));
+    CandidateMetrics {
+        read_distribution: dist.read_distribution(),
+        write_distribution: dist.write_distribution(),
+        key_characteristics: kc,
+        query_shapes: shapes.finish(),
+        cluster,
+        supporting_index: support,
+    }
+}
+
+fn predict_cluster(
+    ks: &KeySample,
+    order: &KeySample,
+    kc: &KeyCharacteristics,
+    key_space: &[(Vec<bson::Bson>, u64)],
+    w: &Workload,
+    touches: &[cluster::QueryTouch],
+    actual: Option<&ActualChunks>,
+) -> ClusterReport {
+    let r = kc.monotonicity.record_id_correlation_coefficient.unwrap_or(0.0);
+    let inserts = match kc.monotonicity.kind {
+        MonotonicityType::Monotonic if r < 0.0 => cluster::layout::InsertPattern::Decreasing,
+        MonotonicityType::Monotonic => cluster::layout::InsertPattern::Increasing,
+        _ => cluster::layout::InsertPattern::LikeRecent,
+    };
+    let recent = order.recent_key_space_values(0.1);
+    let inp = cluster::Inputs {
+        key: &ks.key,
+        values: key_space,
+        docs_per_sampled: w.size.num_docs_total as f64 / ks.docs_counted().max(1) as f64,
+        avg_doc_size: kc.avg_doc_size_bytes,
+        chunk_size: w.settings.chunk_size_bytes,
+        shards: w.settings.shards.unwrap_or(1),
+        queries: touches,
+        inserts,
+        recent: &recent,
+        redact: w.settings.redact,
+    };
+    cluster::predict(&inp, actual)
+}

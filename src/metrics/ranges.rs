@@ -2,7 +2,7 @@
 //! The server cuts 100 ranges from a sorted sample (every 10th of 1000 docs); we
 //! cut up to 100 equal-count ranges from every distinct value we sampled.
 
-use super::targeting::KeyRange;
+use crate::model::KeyRange;
 use crate::bsonx::cmp_tuple;
 use bson::Bson;
 use std::cmp::Ordering;
@@ -54,8 +54,8 @@ impl Ranges {
     /// Add one to every range a query touches (once per range).
     pub fn count(&self, touched: &[KeyRange], counts: &mut [u64]) {
         let mut hit = vec![false; self.len()];
-        for (lo, hi) in touched {
-            let (a, b) = (self.index_of(lo), self.index_of(hi));
+        for r in touched {
+            let (a, b) = (self.index_of(&r.min), self.index_of(&r.max));
             for h in hit.iter_mut().take(b.max(a) + 1).skip(a.min(b)) {
                 *h = true;
             }
@@ -80,7 +80,7 @@ mod tests {
         assert_eq!(r.index_of(&[Bson::Int32(100)]), 1);
         assert_eq!(r.index_of(&[Bson::Int32(999)]), 9);
         let mut counts = vec![0; 10];
-        r.count(&[(vec![Bson::MinKey], vec![Bson::MaxKey])], &mut counts);
+        r.count(&[KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] }], &mut counts);
         assert_eq!(counts, vec![1; 10]);
         let few: Vec<(Vec<Bson>, u64)> = (0..3).map(|i| (vec![Bson::Int32(i)], 10)).collect();
         assert_eq!(Ranges::cut(&few, 100).len(), 3);

@@ -3,7 +3,6 @@
 //! otherwise), and it is not multikey, sparse or partial, and has the simple collation.
 
 use super::{KeyField, KeyKind, ShardKey};
-use crate::report::SupportingIndexReport;
 use bson::{Bson, Document};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +73,8 @@ impl IndexSpec {
         ShardKey::new(fields?).ok()
     }
 
-    fn unusable_because(&self) -> Vec<&'static str> {
+    /// Why the index cannot support a shard key (empty when it can).
+    pub fn unusable_because(&self) -> Vec<&'static str> {
         let mut why = Vec::new();
         if self.multikey == Some(true) {
             why.push("multikey");
@@ -92,66 +92,19 @@ impl IndexSpec {
     }
 }
 
-/// The supporting index for a key among a collection's indexes.
-pub fn supporting_index(key: &ShardKey, coll: &str, indexes: &[IndexSpec]) -> SupportingIndexReport {
-    let mut unusable = Vec::new();
-    let mut best: Option<&IndexSpec> = None;
-    for ix in indexes.iter().filter(|ix| ix.has_prefix(key)) {
-        let why = ix.unusable_because();
-        if !why.is_empty() {
-            unusable.push(format!("{} ({})", ix.name, why.join(", ")));
-            continue;
-        }
-        let exact_unique = ix.unique && ix.key.len() == key.fields.len();
-        if best.is_none() || exact_unique {
-            best = Some(ix);
-        }
-    }
-    match best {
-        Some(ix) => SupportingIndexReport {
-            name: Some(ix.name.clone()),
-            is_unique: ix.unique && ix.key.len() == key.fields.len(),
-            create_index: None,
-            unusable,
-        },
-        None => SupportingIndexReport {
-            name: None,
-            is_unique: false,
-            create_index: Some(format!("db.{coll}.createIndex({key})")),
-            unusable,
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use bson::doc;
 
-    fn ix(name: &str, key: Document, unique: bool) -> IndexSpec {
-        IndexSpec { name: name.into(), key, unique, sparse: false, partial: false, simple_collation: true, multikey: Some(false) }
-    }
-
     #[test]
-    fn server_rules_for_the_supporting_index() {
-        let k = ShardKey::parse("{a: 1}").unwrap();
-        let r = supporting_index(&k, "c", &[ix("a_1_b_1", doc! {"a": 1, "b": 1}, true)]);
-        assert_eq!(r.name.as_deref(), Some("a_1_b_1"));
-        assert!(!r.is_unique, "unique only with exactly the key's fields");
-        let r = supporting_index(&k, "c", &[ix("a_1", doc! {"a": 1}, true)]);
-        assert!(r.is_unique);
-        let r = supporting_index(&k, "c", &[ix("a_-1", doc! {"a": -1}, false), ix("b_1_a_1", doc! {"b": 1, "a": 1}, false)]);
-        assert_eq!(r.name, None);
-        assert_eq!(r.create_index.as_deref(), Some("db.c.createIndex({a: 1})"));
-        let mut m = ix("a_1", doc! {"a": 1}, false);
-        m.multikey = Some(true);
-        let r = supporting_index(&k, "c", &[m]);
-        assert_eq!(r.name, None);
-        assert_eq!(r.unusable, vec!["a_1 (multikey)".to_string()]);
-        let h = ShardKey::parse("{a: \"hashed\"}").unwrap();
-        assert_eq!(supporting_index(&h, "c", &[ix("a_1", doc! {"a": 1}, false)]).name, None);
-        assert_eq!(supporting_index(&h, "c", &[ix("a_hashed", doc! {"a": "hashed"}, false)]).name.as_deref(), Some("a_hashed"));
+    fn list_indexes_documents() {
         let id = IndexSpec::from_list_indexes(&doc! {"v": 2, "key": {"_id": 1}, "name": "_id_"});
-        assert!(supporting_index(&ShardKey::parse("{_id: 1}").unwrap(), "c", &[id]).is_unique);
+        assert!(id.unique, "the _id index is unique");
+        let ix = IndexSpec::from_list_indexes(&doc! {"v": 2, "key": {"a": 1, "b": "hashed"}, "name": "a_1_b_hashed", "sparse": 1, "collation": {"locale": "fr"}});
+        assert!(ix.sparse && !ix.simple_collation && !ix.unique);
+        assert_eq!(ix.as_shard_key().map(|k| k.to_string()).as_deref(), Some("{a: 1, b: \"hashed\"}"));
+        assert!(ix.has_prefix(&ShardKey::parse("{a: 1}").unwrap()));
+        assert!(!ix.has_prefix(&ShardKey::parse("{b: 1}").unwrap()));
     }
 }

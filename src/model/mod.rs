@@ -1,10 +1,17 @@
 //! The types passed through the pipeline: a candidate `ShardKey`, a sampled
-//! `Query`, and the relaxed (shell-like) object syntax users type on the command line.
+//! `Query`, a `KeyRange`, a `Namespace`, indexes and sharding metadata as the
+//! server describes them, and the relaxed (shell-like) object syntax users type
+//! on the command line.
 
 pub mod index;
+pub mod key_range;
+pub mod namespace;
+pub mod sharding;
 pub mod query;
 pub mod relaxed;
 pub mod shard_key;
 
+pub use key_range::KeyRange;
+pub use namespace::Namespace;
 pub use query::{Op, Query, QueryOrigin, UpdateSpec};
 pub use shard_key::{KeyField, KeyKind, ShardKey};

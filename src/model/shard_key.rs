@@ -117,6 +117,18 @@ impl ShardKey {
         Bson::Document(d).into_relaxed_extjson()
     }
 
+    /// A value of this key in key space: hashed fields replaced by MongoDB's hash64.
+    pub fn to_key_space(&self, values: &[Bson]) -> Vec<Bson> {
+        self.fields
+            .iter()
+            .zip(values)
+            .map(|(f, v)| match f.kind {
+                KeyKind::Hashed => Bson::Int64(crate::bsonx::hash64(v)),
+                KeyKind::Range => v.clone(),
+            })
+            .collect()
+    }
+
     pub fn to_document(&self) -> Document {
         let mut d = Document::new();
         for f in &self.fields {
@@ -126,6 +138,13 @@ impl ShardKey {
             };
         }
         d
+    }
+}
+
+/// In JSON reports a key is the object a user would type: `{"projectId": 1, "_id": 1}`.
+impl serde::Serialize for ShardKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
     }
 }
 

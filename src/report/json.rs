@@ -1,15 +1,21 @@
-//! JSON writer: the `Report` as documented in README ("JSON schema").
+//! JSON writer: the reports as documented in README ("JSON schema").
 
-use super::{CheckReport, Report};
+use super::{CheckReport, Report, Writer};
+use serde::Serialize;
 
-pub fn render(r: &Report) -> String {
-    let mut s = serde_json::to_string_pretty(r).expect("the report serialises");
-    s.push('\n');
-    s
+pub(super) struct JsonWriter;
+
+fn write_pretty(v: &impl Serialize, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, v)?;
+    out.write_all(b"\n")
 }
 
-pub fn render_check(r: &CheckReport) -> String {
-    let mut s = serde_json::to_string_pretty(r).expect("the check report serialises");
-    s.push('\n');
-    s
+impl Writer for JsonWriter {
+    fn analyze(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_pretty(r, out)
+    }
+
+    fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_pretty(r, out)
+    }
 }

@@ -1,36 +1,163 @@
-//! Report writers: they only format the `Report` the pipeline built.
+//! Reports: the `Report` (analyze) and `CheckReport` (check) every writer formats,
+//! and the one dispatch from a `Format` to its writer. Writers only format: every
+//! number they print was computed in `metrics` or `score`. The JSON form is the
+//! documented, versioned schema (README "JSON schema").
 
 pub mod json;
 pub mod markdown;
-pub mod model;
 pub mod table;
+pub mod text;
 
-pub use model::*;
+use crate::metrics::audit::AuditReport;
+use crate::metrics::CandidateMetrics;
+use crate::model::ShardKey;
+use crate::policy::RuleResult;
+use crate::score::Verdict;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{self, Write};
 
-/// Short display of an Extended JSON value for tables and Markdown.
-pub fn short_value(v: &serde_json::Value) -> String {
-    let s = match v {
-        serde_json::Value::Object(m) if m.len() == 1 => {
-            let (_, inner) = m.iter().next().expect("one field");
-            match inner {
-                serde_json::Value::Object(x) if x.len() == 1 && x.keys().next().is_some_and(|k| k.starts_with('$')) => {
-                    x.values().next().map(|y| y.to_string()).unwrap_or_default()
-                }
-                other => other.to_string(),
-            }
-        }
-        other => other.to_string(),
-    };
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(39).collect::<String>())
-    } else {
-        s
+/// The output formats, for `analyze` and `check` alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Markdown,
+}
+
+/// What a format writes for each report.
+trait Writer {
+    fn analyze(&self, r: &Report, out: &mut dyn Write) -> io::Result<()>;
+    fn check(&self, r: &CheckReport, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// The one dispatch from a format to its writer.
+fn writer(format: Format) -> &'static dyn Writer {
+    match format {
+        Format::Table => &table::TableWriter,
+        Format::Json => &json::JsonWriter,
+        Format::Markdown => &markdown::MarkdownWriter,
     }
 }
 
-pub fn pct(v: Option<f64>) -> String {
-    match v {
-        Some(x) => format!("{:.1}%", x),
-        None => "-".into(),
+/// Write an analysis report.
+pub fn write_report(r: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    writer(format).analyze(r, out)
+}
+
+/// Write a policy check report.
+pub fn write_check(r: &CheckReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    writer(format).check(r, out)
+}
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub namespace: Option<String>,
+    pub inputs: Inputs,
+    pub settings: ReportSettings,
+    pub candidates: Vec<CandidateReport>,
+    /// The collection is already sharded: its real chunks (live only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit: Option<AuditReport>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolInfo {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+impl ToolInfo {
+    pub fn this() -> ToolInfo {
+        ToolInfo { name: "shardkey", version: env!("CARGO_PKG_VERSION") }
     }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inputs {
+    pub documents: DocumentInput,
+    pub queries: QueryInput,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentInput {
+    pub source: String,
+    pub num_docs_read: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryInput {
+    pub sources: Vec<String>,
+    /// Lines or documents read from the query sources.
+    pub records_read: u64,
+    /// Operations found, on every namespace.
+    pub queries_read: u64,
+    /// Operations on the analysed namespace.
+    pub queries_used: u64,
+    /// Of those, how many were classified (all, or a uniform sample of 100,000).
+    pub queries_classified: u64,
+    /// Operations on other namespaces.
+    pub queries_other_namespaces: u64,
+    /// Records that held no operation, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    pub shard_key_update_diffs: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportSettings {
+    pub chunk_size_bytes: u64,
+    pub num_most_common_values: usize,
+    pub default_collation: Option<Value>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateReport {
+    pub key: ShardKey,
+    pub rank: usize,
+    pub score: u32,
+    pub verdict: Verdict,
+    pub reasons: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposed_because: Option<String>,
+    /// keyCharacteristics, readDistribution, writeDistribution, queryShapes, cluster, supportingIndex.
+    #[serde(flatten)]
+    pub metrics: CandidateMetrics,
+    /// `--compare-server` on 7.0+: the server's own analyzeShardKey numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_analyze_shard_key: Option<Value>,
+}
+
+/// `shardkey check`: the policy's verdict per collection (JSON schema in README).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckReport {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub policy: String,
+    pub passed: bool,
+    pub collections: Vec<CollectionCheck>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectionCheck {
+    pub namespace: String,
+    pub key: ShardKey,
+    pub score: u32,
+    pub verdict: Verdict,
+    pub passed: bool,
+    pub rules: Vec<RuleResult>,
+    pub reasons: Vec<String>,
 }

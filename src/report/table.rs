@@ -1,12 +1,26 @@
 //! Terminal writer: a ranked table, then each candidate's reasons and query shapes.
 
-use super::{pct, short_value, CheckReport, Report};
+use super::text::{server_headline, summary_line, top_value};
+use super::{CheckReport, Report, Writer};
+use crate::util::text::pct;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
 
-pub fn render(r: &Report) -> String {
+pub(super) struct TableWriter;
+
+impl Writer for TableWriter {
+    fn analyze(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render(r).as_bytes())
+    }
+
+    fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render_check(r).as_bytes())
+    }
+}
+
+fn render(r: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", super::markdown::summary_line(r));
+    let _ = writeln!(out, "{}", summary_line(r));
     if let Some(a) = &r.audit {
         let per: Vec<String> = a.shards.iter().map(|s| format!("{} {} ({} jumbo)", s.shard, s.num_chunks, s.num_jumbo_chunks)).collect();
         let _ = writeln!(
@@ -28,14 +42,10 @@ pub fn render(r: &Report) -> String {
         "rank", "key", "score", "verdict", "distinct", "top value", "monotonicity", "reads 1/n/all", "writes 1/n/all",
     ]);
     for c in &r.candidates {
-        let kc = &c.key_characteristics;
-        let rd = &c.read_distribution;
-        let wd = &c.write_distribution;
-        let top = kc
-            .most_common_values
-            .first()
-            .map(|m| if m.frequency <= 1 { "no value repeats".to_string() } else { format!("{} ({:.1}%)", short_value(&m.value), kc.top_value_percentage) })
-            .unwrap_or_else(|| "-".into());
+        let kc = &c.metrics.key_characteristics;
+        let rd = &c.metrics.read_distribution;
+        let wd = &c.metrics.write_distribution;
+        let top = top_value(kc);
         let mono = match kc.monotonicity.record_id_correlation_coefficient {
             Some(x) => format!("{} ({x:.2})", kc.monotonicity.kind.as_str()),
             None => kc.monotonicity.kind.as_str().to_string(),
@@ -49,7 +59,7 @@ pub fn render(r: &Report) -> String {
         };
         t.add_row(vec![
             Cell::new(c.rank).set_alignment(CellAlignment::Right),
-            Cell::new(crate::model::ShardKey::parse(&c.key.to_string()).map(|k| k.to_string()).unwrap_or_default()),
+            Cell::new(c.key.to_string()),
             Cell::new(c.score).set_alignment(CellAlignment::Right),
             Cell::new(c.verdict.as_str()),
             Cell::new(kc.estimated_num_distinct_values.value).set_alignment(CellAlignment::Right),
@@ -71,15 +81,14 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(out, "{t}");
     for c in &r.candidates {
-        let key = crate::model::ShardKey::parse(&c.key.to_string()).map(|k| k.to_string()).unwrap_or_default();
-        let _ = writeln!(out, "\n#{} {key}: {} ({})", c.rank, c.score, c.verdict.as_str());
+        let _ = writeln!(out, "\n#{} {}: {} ({})", c.rank, c.key, c.score, c.verdict.as_str());
         if let Some(w) = &c.proposed_because {
             let _ = writeln!(out, "  proposed: {w}");
         }
         for reason in &c.reasons {
             let _ = writeln!(out, "  - {reason}");
         }
-        if let Some(cl) = &c.cluster {
+        if let Some(cl) = &c.metrics.cluster {
             let _ = writeln!(out, "  cluster ({}, {} chunks): {}", cl.basis, cl.num_chunks, cl.verdict);
             for sh in &cl.shards {
                 let _ = writeln!(
@@ -105,7 +114,7 @@ pub fn render(r: &Report) -> String {
                 );
             }
         }
-        if let Some(si) = &c.supporting_index {
+        if let Some(si) = &c.metrics.supporting_index {
             match (&si.name, &si.create_index) {
                 (Some(n), _) => {
                     let _ = writeln!(out, "  supporting index: {n}{}", if si.is_unique { " (unique)" } else { "" });
@@ -120,9 +129,9 @@ pub fn render(r: &Report) -> String {
             }
         }
         if let Some(v) = &c.server_analyze_shard_key {
-            let _ = writeln!(out, "  server analyzeShardKey: {}", crate::sources::server_compare::headline(v));
+            let _ = writeln!(out, "  server analyzeShardKey: {}", server_headline(v));
         }
-        for s in c.query_shapes.iter().take(8) {
+        for s in c.metrics.query_shapes.iter().take(8) {
             let ops: Vec<String> = s.ops.iter().map(|(k, v)| format!("{k} {v}")).collect();
             let _ = writeln!(out, "    {:>6}× {:<14} {} [{}]", s.count, s.label.as_str(), s.shape, ops.join(", "));
         }
@@ -140,15 +149,15 @@ fn bar(percent: f64) -> String {
 }
 
 /// `check` as text: one block per collection, one line per rule.
-pub fn render_check(r: &CheckReport) -> String {
+fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
     for c in &r.collections {
-        let key = crate::model::ShardKey::parse(&c.key.to_string()).map(|k| k.to_string()).unwrap_or_default();
         let _ = writeln!(
             out,
-            "{} {} {key}: score {} ({})",
+            "{} {} {}: score {} ({})",
             if c.passed { "PASS" } else { "FAIL" },
             c.namespace,
+            c.key,
             c.score,
             c.verdict.as_str()
         );

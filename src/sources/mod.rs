@@ -1,9 +1,56 @@
-//! Sources sit at the edge of the pipeline: they turn files (and, later, a live
-//! deployment) into documents and `Query` values. Nothing here computes a metric.
+//! Sources sit at the edge of the pipeline: they turn files and live deployments
+//! into documents, `Query` values and facts about the collection. Nothing here
+//! computes a metric.
+//!
+//! - `DocumentSource`: the port the pipeline reads documents through
+//!   (`files::FileSource`, `files::MemorySource`, `live::LiveSource`);
+//! - `records`/`docs`: document files (mongoexport JSON, mongodump BSON);
+//! - `queries`: query logs in every format we read;
+//! - `sharding`: `config.*` documents → `model::sharding::ShardingMetadata`;
+//! - `live`: a deployment through the driver.
 
 pub mod docs;
+pub mod files;
 pub mod live;
 pub mod queries;
 pub mod records;
-pub mod server_compare;
 pub mod sharding;
+
+use crate::model::index::IndexSpec;
+use crate::model::sharding::ShardingMetadata;
+use anyhow::Result;
+use bson::Document;
+
+/// What a source knows about the collection beyond its documents.
+#[derive(Debug, Clone, Default)]
+pub struct CollectionFacts {
+    /// The collection's document count (fast count), when known.
+    pub num_docs_total: Option<u64>,
+    /// The average document size, when known (a live source projects only key
+    /// fields, so the sample cannot measure it).
+    pub avg_doc_size_bytes: Option<u64>,
+    /// The collection's indexes, when known (live).
+    pub indexes: Option<Vec<IndexSpec>>,
+    /// The collection is already sharded: its key and chunks.
+    pub sharding: Option<ShardingMetadata>,
+}
+
+/// A stream of documents in insertion order, plus what the source knows about the collection.
+pub trait DocumentSource {
+    /// For the report: a file path or a redacted URI and namespace.
+    fn describe(&self) -> String;
+    /// The first `n` documents, whole, for proposing candidates.
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>>;
+    /// Every sampled document with its BSON size in bytes (0 when the source
+    /// cannot know it; `CollectionFacts::avg_doc_size_bytes` then says it).
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()>;
+    /// When `scan` is not in insertion order (e.g. `$sample`), a second stream
+    /// that is, for monotonicity. Returns false when `scan` already is.
+    fn scan_in_insertion_order(&mut self, _f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
+        Ok(false)
+    }
+    /// What the source knows about the collection.
+    fn facts(&self) -> CollectionFacts {
+        CollectionFacts::default()
+    }
+}

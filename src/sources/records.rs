@@ -89,7 +89,7 @@ pub fn for_each_line_block(path: &Path, mut f: impl FnMut(&[u8], u64) -> Result<
     let Some(mut r) = open_lines(path)? else { return Ok(false) };
     // Progress in uncompressed bytes; the file size is only a guess for gzip.
     let on_disk = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let pb = super::live::progress_bytes(on_disk, &format!("reading {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("")));
+    let pb = crate::util::progress::progress_bytes(on_disk, &format!("reading {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("")));
     const BLOCK: usize = 8 << 20;
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
     let mut line = 0u64;

@@ -3,31 +3,10 @@
 //! `config.shards`, read through mongos or from the config servers.
 
 use crate::bsonx::cmp_tuple;
-use crate::metrics::cluster::Chunk;
+use crate::model::sharding::{ChunkDoc, ShardingMetadata};
 use crate::model::ShardKey;
-use crate::predict::ActualChunks;
-use crate::report::{AuditChunk, AuditReport, AuditShard};
 use anyhow::{anyhow, Result};
 use bson::{Bson, Document};
-
-#[derive(Debug, Clone)]
-pub struct ChunkDoc {
-    pub min: Vec<Bson>,
-    pub max: Vec<Bson>,
-    pub shard: String,
-    pub jumbo: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct ShardingMetadata {
-    pub namespace: String,
-    pub key: ShardKey,
-    /// "uuid" (5.0+) or "ns" (before 5.0): how `config.chunks` names the collection.
-    pub chunk_format: &'static str,
-    pub chunks: Vec<ChunkDoc>,
-    /// Every shard of the cluster (from `config.shards`), chunk owners included.
-    pub shards: Vec<String>,
-}
 
 /// The key's values of a chunk bound, in key order (`{a: MinKey, b: 5}` → [MinKey, 5]).
 fn bound(key: &ShardKey, d: &Document) -> Result<Vec<Bson>> {
@@ -70,53 +49,6 @@ pub fn parse(
     Ok(ShardingMetadata { namespace, key, chunk_format, chunks, shards: names })
 }
 
-impl ShardingMetadata {
-    /// Chunks per shard, jumbo-flagged chunks and chunk-count imbalance.
-    pub fn audit_report(&self, redact: bool) -> AuditReport {
-        let json = |t: &[Bson]| self.key.value_json(t, redact);
-        let shards: Vec<AuditShard> = self
-            .shards
-            .iter()
-            .map(|s| AuditShard {
-                shard: s.clone(),
-                num_chunks: self.chunks.iter().filter(|c| &c.shard == s).count(),
-                num_jumbo_chunks: self.chunks.iter().filter(|c| &c.shard == s && c.jumbo).count(),
-            })
-            .collect();
-        let counts: Vec<f64> = shards.iter().map(|s| s.num_chunks as f64).collect();
-        AuditReport {
-            shard_key: self.key.to_json(),
-            chunk_format: self.chunk_format.to_string(),
-            num_chunks: self.chunks.len(),
-            jumbo_flagged_chunks: self
-                .chunks
-                .iter()
-                .filter(|c| c.jumbo)
-                .map(|c| AuditChunk { min: json(&c.min), max: json(&c.max), shard: c.shard.clone() })
-                .collect(),
-            chunk_count_imbalance: crate::metrics::cluster::ratio(&counts),
-            shards,
-        }
-    }
-
-    /// The chunks as the cluster prediction uses them.
-    pub fn actual_chunks(&self) -> ActualChunks {
-        let chunks = self
-            .chunks
-            .iter()
-            .map(|c| Chunk {
-                min: c.min.clone(),
-                max: c.max.clone(),
-                shard: self.shards.iter().position(|s| s == &c.shard).unwrap_or(0),
-                bytes: 0.0,
-                docs: 0.0,
-                jumbo: c.jumbo,
-            })
-            .collect();
-        ActualChunks { shard_names: self.shards.clone(), chunks }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,9 +70,9 @@ mod tests {
         assert_eq!(m.chunks[0].shard, "sh0", "sorted by min");
         assert!(m.chunks[1].jumbo);
         assert_eq!(m.shards, vec!["sh0", "sh1", "sh2"]);
-        let a = m.actual_chunks();
+        let a = crate::metrics::cluster::actual_chunks(&m);
         assert_eq!(a.chunks[1].shard, 1);
-        let audit = m.audit_report(false);
+        let audit = crate::metrics::audit::audit(&m, false);
         assert_eq!(audit.num_chunks, 2);
         assert_eq!(audit.jumbo_flagged_chunks.len(), 1);
         assert_eq!(audit.jumbo_flagged_chunks[0].shard, "sh1");

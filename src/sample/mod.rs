@@ -6,10 +6,10 @@
 //!   up to `RESERVOIR` (insertion position, value) pairs per key, which holds
 //!   every document of a smaller sample.
 
+pub mod sketch;
+
 use crate::bsonx::{cmp_tuple, group_bytes, lookup, Lookup};
-use crate::metrics::frequency::ValueCount;
-use crate::metrics::sketch::{HyperLogLog, MisraGries};
-use crate::metrics::targeting::to_key_space;
+use self::sketch::{HyperLogLog, MisraGries};
 use crate::model::ShardKey;
 use bson::{Bson, Document};
 
@@ -22,6 +22,13 @@ fn hasher() -> ahash::RandomState {
 
 /// Distinct values counted exactly per key before switching to sketches: a key
 /// with more distinct values in the sample is high-cardinality anyway.
+/// One distinct key value and how many sampled documents hold it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueCount {
+    pub value: Vec<Bson>,
+    pub count: u64,
+}
+
 pub const EXACT_LIMIT: usize = 20_000;
 /// Documents kept per key for order-based metrics (monotonicity, ranges, cluster).
 pub const RESERVOIR: usize = 20_000;
@@ -55,7 +62,7 @@ pub struct KeySample {
     counts: Counts,
     /// Uniform sample of (insertion position, value), Algorithm R.
     reservoir: Vec<(u64, Vec<Bson>)>,
-    rng: crate::rand::SplitMix64,
+    rng: crate::util::splitmix::SplitMix64,
     /// Documents seen (arrays included): the insertion position of the next one.
     seen: u64,
     counted: u64,
@@ -94,7 +101,7 @@ impl KeySample {
             order_only: false,
             counts: Counts::Exact { index: HashMap::with_hasher(hasher()), values: Vec::new() },
             reservoir: Vec::new(),
-            rng: crate::rand::SplitMix64(0x5eed_5a3d_1e5c_0ffe),
+            rng: crate::util::splitmix::SplitMix64(0x5eed_5a3d_1e5c_0ffe),
             seen: 0,
             counted: 0,
             docs_missing_fields: 0,
@@ -259,12 +266,12 @@ impl KeySample {
     /// Exact counts when every value was counted; else the reservoir, weighted to the sample.
     pub fn key_space_values(&self) -> Vec<(Vec<Bson>, u64)> {
         let mut v: Vec<(Vec<Bson>, u64)> = if self.is_exact() {
-            self.frequencies().iter().map(|x| (to_key_space(&self.key, &x.value), x.count)).collect()
+            self.frequencies().iter().map(|x| (self.key.to_key_space(&x.value), x.count)).collect()
         } else {
             let weight = self.counted as f64 / self.reservoir.len().max(1) as f64;
             let mut acc: HashMap<Vec<u8>, (Vec<Bson>, f64)> = HashMap::with_hasher(hasher());
             for (_, t) in &self.reservoir {
-                let ks = to_key_space(&self.key, t);
+                let ks = self.key.to_key_space(t);
                 let mut b = Vec::new();
                 for x in &ks {
                     group_bytes(x, &mut b);
@@ -284,7 +291,7 @@ impl KeySample {
         if recent.is_empty() {
             recent = self.reservoir.iter().max_by_key(|(p, _)| *p).into_iter().collect();
         }
-        recent.into_iter().map(|(_, t)| to_key_space(&self.key, t)).collect()
+        recent.into_iter().map(|(_, t)| self.key.to_key_space(t)).collect()
     }
 }
 

@@ -1,4 +1,4 @@
-//! Cluster prediction: lay a key's data out in chunks, place the chunks on N
+//! Chunk layout and balancer rules of the cluster prediction: lay a key's data out in chunks, place the chunks on N
 //! shards as the balancer would, and see where data, reads, writes and inserts go.
 //!
 //! Rules (README "Cluster prediction"):
@@ -15,7 +15,7 @@
 //!   chunk (MinKey when decreasing); otherwise inserts follow the key values of
 //!   the newest tenth of the documents.
 
-use super::targeting::KeyRange;
+use crate::model::KeyRange;
 use crate::bsonx::cmp_tuple;
 use bson::Bson;
 use std::cmp::Ordering;
@@ -138,8 +138,8 @@ pub fn chunk_of(chunks: &[Chunk], v: &[Bson]) -> usize {
 /// The shards a query touching `ranges` is sent to.
 pub fn shards_touched(chunks: &[Chunk], ranges: &[KeyRange], shards: usize) -> Vec<bool> {
     let mut hit = vec![false; shards];
-    for (lo, hi) in ranges {
-        let (a, b) = (chunk_of(chunks, lo), chunk_of(chunks, hi));
+    for r in ranges {
+        let (a, b) = (chunk_of(chunks, &r.min), chunk_of(chunks, &r.max));
         for c in &chunks[a.min(b)..=b.max(a)] {
             hit[c.shard] = true;
         }
@@ -249,9 +249,9 @@ mod tests {
         for (i, x) in c.iter_mut().enumerate() {
             x.shard = i % 2;
         }
-        let point = (vec![Bson::Int32(1)], vec![Bson::Int32(1)]);
+        let point = KeyRange::point(vec![Bson::Int32(1)]);
         assert_eq!(shards_touched(&c, &[point], 2), vec![false, true]);
-        let all = (vec![Bson::MinKey], vec![Bson::MaxKey]);
+        let all = KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] };
         assert_eq!(shards_touched(&c, &[all], 2), vec![true, true]);
     }
 }

@@ -1,12 +1,65 @@
-//! The cluster prediction for one key: chunk layout (simulated, or the real
-//! chunks of an already sharded collection), shard placement, and the share of
-//! data, reads, writes and inserts each shard gets. Rules: `metrics::cluster`.
+//! `cluster` (`--shards N`, or an already sharded collection): the prediction for
+//! one key: chunk layout (simulated, or the real chunks from `config.chunks`),
+//! shard placement, and the share of data, reads, writes and inserts each shard
+//! gets. The layout and balancer rules are in `layout.rs`.
 
-use crate::metrics::cluster::{self, Chunk, InsertPattern, ValueCounts};
-use crate::metrics::targeting::KeyRange;
-use crate::model::{KeyKind, ShardKey};
-use crate::report::{ClusterReport, Imbalance, JumboChunkReport, ShardLoad};
+pub mod layout;
+
+use self::layout::{Chunk, InsertPattern, ValueCounts};
+use crate::model::sharding::ShardingMetadata;
+use crate::model::{KeyKind, KeyRange, ShardKey};
 use bson::Bson;
+use serde::Serialize;
+use serde_json::Value;
+
+use self::layout as cluster;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterReport {
+    /// "simulated" (our layout and balancer model) or "actual chunks" (config.chunks).
+    pub basis: String,
+    pub num_shards: usize,
+    pub chunk_size_bytes: u64,
+    pub num_chunks: usize,
+    pub shards: Vec<ShardLoad>,
+    pub jumbo_chunks: Vec<JumboChunkReport>,
+    /// Largest over smallest shard; null when a shard gets none.
+    pub imbalance: Imbalance,
+    pub verdict: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShardLoad {
+    pub shard: String,
+    pub num_chunks: usize,
+    pub data_bytes: u64,
+    pub data_percent: f64,
+    /// Percentage of sampled reads (writes) sent to this shard; a query sent to several shards counts on each.
+    pub reads_percent: f64,
+    pub writes_percent: f64,
+    pub inserts_percent: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JumboChunkReport {
+    pub min: Value,
+    pub max: Value,
+    pub shard: String,
+    pub estimated_bytes: u64,
+    pub estimated_docs: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Imbalance {
+    pub data: Option<f64>,
+    pub reads: Option<f64>,
+    pub writes: Option<f64>,
+    pub inserts: Option<f64>,
+}
 
 /// What one sampled query touches, in key space.
 pub struct QueryTouch {
@@ -20,6 +73,23 @@ pub struct ActualChunks {
     pub shard_names: Vec<String>,
     /// `bytes`/`docs` are zero here; they are estimated from the sample.
     pub chunks: Vec<Chunk>,
+}
+
+/// The chunks of an already sharded collection as the prediction uses them.
+pub fn actual_chunks(m: &ShardingMetadata) -> ActualChunks {
+    let chunks = m
+        .chunks
+        .iter()
+        .map(|c| Chunk {
+            min: c.min.clone(),
+            max: c.max.clone(),
+            shard: m.shards.iter().position(|s| s == &c.shard).unwrap_or(0),
+            bytes: 0.0,
+            docs: 0.0,
+            jumbo: c.jumbo,
+        })
+        .collect();
+    ActualChunks { shard_names: m.shards.clone(), chunks }
 }
 
 pub struct Inputs<'a> {

@@ -8,9 +8,12 @@
 //! 2. Otherwise the bounds on the key are planned as for an index on the key:
 //!    one MinKey..MaxKey range on every field is scatter-gather; anything else multi-shard.
 
-use super::bounds::{bounds_for, expr_equality, FieldBounds, FieldContext};
-use crate::bsonx::{hash64, is_collatable};
-use crate::model::{KeyKind, Query, ShardKey, UpdateSpec};
+pub mod bounds;
+pub mod shapes;
+
+use self::bounds::{bounds_for, expr_equality, FieldBounds, FieldContext};
+use crate::bsonx::is_collatable;
+use crate::model::{KeyKind, KeyRange, Query, ShardKey, UpdateSpec};
 use bson::{Bson, Document};
 use serde::Serialize;
 
@@ -34,7 +37,6 @@ impl Label {
 
 /// A part of the key space a query reads, as inclusive (min, max) tuples over
 /// the key's fields; hashed fields carry hash values.
-pub type KeyRange = (Vec<Bson>, Vec<Bson>);
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Targeting {
@@ -144,29 +146,17 @@ pub fn extract_key_by_equality(key: &ShardKey, filter: &Document, let_vars: Opti
     Some(values)
 }
 
-/// The key's value in key space (hashed fields hashed).
-pub fn to_key_space(key: &ShardKey, values: &[Bson]) -> Vec<Bson> {
-    key.fields
-        .iter()
-        .zip(values)
-        .map(|(f, v)| match f.kind {
-            KeyKind::Hashed => Bson::Int64(hash64(v)),
-            KeyKind::Range => v.clone(),
-        })
-        .collect()
-}
-
 /// Flatten per-field bounds into key ranges, as the server's `flattenBounds`.
 fn flatten(per_field: &[FieldBounds]) -> Vec<KeyRange> {
     const MAX_POINTS: usize = 4096;
     let n = per_field.len();
-    let mut ranges: Vec<KeyRange> = vec![(Vec::with_capacity(n), Vec::with_capacity(n))];
+    let mut ranges: Vec<KeyRange> = vec![KeyRange { min: Vec::with_capacity(n), max: Vec::with_capacity(n) }];
     for (i, fb) in per_field.iter().enumerate() {
         let ints = match fb {
             FieldBounds::Any => {
                 for r in &mut ranges {
-                    r.0.extend(std::iter::repeat_n(Bson::MinKey, n - i));
-                    r.1.extend(std::iter::repeat_n(Bson::MaxKey, n - i));
+                    r.min.extend(std::iter::repeat_n(Bson::MinKey, n - i));
+                    r.max.extend(std::iter::repeat_n(Bson::MaxKey, n - i));
                 }
                 return ranges;
             }
@@ -176,11 +166,11 @@ fn flatten(per_field: &[FieldBounds]) -> Vec<KeyRange> {
         let mut next = Vec::with_capacity(ranges.len() * ints.len().max(1));
         for r in &ranges {
             for iv in ints {
-                let mut lo = r.0.clone();
-                let mut hi = r.1.clone();
+                let mut lo = r.min.clone();
+                let mut hi = r.max.clone();
                 lo.push(iv.lo.clone());
                 hi.push(iv.hi.clone());
-                next.push((lo, hi));
+                next.push(KeyRange { min: lo, max: hi });
             }
         }
         ranges = next;
@@ -189,8 +179,8 @@ fn flatten(per_field: &[FieldBounds]) -> Vec<KeyRange> {
         }
         if !all_points || ranges.len() > MAX_POINTS {
             for r in &mut ranges {
-                r.0.extend(std::iter::repeat_n(Bson::MinKey, n - i - 1));
-                r.1.extend(std::iter::repeat_n(Bson::MaxKey, n - i - 1));
+                r.min.extend(std::iter::repeat_n(Bson::MinKey, n - i - 1));
+                r.max.extend(std::iter::repeat_n(Bson::MaxKey, n - i - 1));
             }
             return ranges;
         }
@@ -221,21 +211,17 @@ fn has_text(filter: &Document) -> bool {
     })
 }
 
-fn is_full_range(r: &KeyRange) -> bool {
-    r.0.iter().all(|v| matches!(v, Bson::MinKey)) && r.1.iter().all(|v| matches!(v, Bson::MaxKey))
-}
-
 /// Label a filter for a key.
 pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>) -> Targeting {
     if let Some(values) = extract_key_by_equality(key, filter, let_vars) {
         if simple || !values.iter().any(is_collatable) {
-            let p = to_key_space(key, &values);
-            return Targeting { label: Label::SingleShard, touched: vec![(p.clone(), p)] };
+            let p = key.to_key_space(&values);
+            return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)] };
         }
         return Targeting { label: Label::MultiShard, touched: bounds_ranges(key, filter, simple, let_vars) };
     }
     let touched = bounds_ranges(key, filter, simple, let_vars);
-    let label = if touched.len() == 1 && is_full_range(&touched[0]) {
+    let label = if touched.len() == 1 && touched[0].is_full() {
         Label::ScatterGather
     } else {
         Label::MultiShard
@@ -275,8 +261,8 @@ pub fn target_query(key: &ShardKey, q: &Query, default_collation: Option<&Docume
                 .collect();
             if let Some(values) = values {
                 if simple || !values.iter().any(is_collatable) {
-                    let p = to_key_space(key, &values);
-                    return Targeting { label: Label::SingleShard, touched: vec![(p.clone(), p)] };
+                    let p = key.to_key_space(&values);
+                    return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)] };
                 }
             }
         }

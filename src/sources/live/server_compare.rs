@@ -1,8 +1,10 @@
 //! `--compare-server`: the parts of MongoDB 7.0+'s `analyzeShardKey` reply we
 //! show beside our own numbers.
 
+use super::LiveSession;
+use crate::model::ShardKey;
 use anyhow::{bail, Result};
-use bson::Document;
+use bson::{doc, Document};
 use serde_json::{Map, Value};
 
 const CHARACTERISTICS: [&str; 7] =
@@ -57,23 +59,17 @@ pub fn summarize_reply(reply: &Document) -> Result<Value> {
     Ok(Value::Object(out))
 }
 
-/// One line for the table: the server's headline numbers.
-pub fn headline(v: &Value) -> String {
-    let kc = &v["keyCharacteristics"];
-    let mut parts = Vec::new();
-    if let Some(n) = kc["numDistinctValues"].as_i64().or_else(|| kc["numDistinctValues"].as_f64().map(|f| f as i64)) {
-        parts.push(format!("distinct {n}"));
+impl LiveSession {
+    /// The server's own `analyzeShardKey` for a key (7.0+).
+    pub async fn analyze_shard_key(&self, key: &ShardKey) -> Result<Document> {
+        let cmd = doc! {
+            "analyzeShardKey": self.namespace.to_string(),
+            "key": key.to_document(),
+            "keyCharacteristics": true,
+            "readWriteDistribution": true,
+        };
+        self.command(&self.client.database("admin"), cmd, "analyzeShardKey on").await
     }
-    if let Some(t) = kc["monotonicity"]["type"].as_str() {
-        parts.push(t.to_string());
-    }
-    if let Some(p) = v["readDistribution"]["percentageOfSingleShardReads"].as_f64() {
-        parts.push(format!("single-shard reads {p:.1}%"));
-    }
-    if let Some(p) = v["writeDistribution"]["percentageOfSingleShardWrites"].as_f64() {
-        parts.push(format!("single-shard writes {p:.1}%"));
-    }
-    parts.join(", ")
 }
 
 #[cfg(test)]
@@ -115,7 +111,6 @@ mod tests {
         assert_eq!(v["readDistribution"]["percentageOfScatterGatherReads"], 50.0);
         assert_eq!(v["writeDistribution"]["sampleSize"]["findAndModify"], 19);
         assert!(v["readDistribution"].get("numReadsByRange").is_none());
-        assert_eq!(headline(&v), "distinct 8939, not monotonic, single-shard reads 50.0%, single-shard writes 100.0%");
         assert!(summarize_reply(&doc! {"ok": 0, "errmsg": "no such command"}).is_err());
         assert!(summarize_reply(&doc! {"ok": 1}).is_err());
     }

@@ -1,0 +1,43 @@
+//! GitHub Actions: the Markdown report to the job summary (`GITHUB_STEP_SUMMARY`)
+//! and one `::error` workflow command per violated rule (`GITHUB_ACTIONS`).
+
+use crate::error::input_error;
+use crate::report::{write_check, CheckReport, Format};
+use anyhow::Result;
+use std::fmt::Write as _;
+use std::io::Write;
+
+/// What `check` adds when it runs in GitHub Actions.
+pub(super) fn report_check(cr: &CheckReport, format: Format, out: &mut dyn Write) -> Result<()> {
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&summary)
+            .map_err(|e| input_error(format!("cannot write GITHUB_STEP_SUMMARY: {e}")))?;
+        write_check(cr, Format::Markdown, &mut f)?;
+    }
+    if std::env::var_os("GITHUB_ACTIONS").is_some() {
+        // Workflow commands; on stderr when stdout carries JSON.
+        let lines = annotations(cr);
+        if format == Format::Json {
+            eprint!("{lines}");
+        } else {
+            out.write_all(lines.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// One `::error` per violated rule.
+pub(super) fn annotations(r: &CheckReport) -> String {
+    let mut out = String::new();
+    for c in &r.collections {
+        for x in c.rules.iter().filter(|x| !x.passed) {
+            let msg = format!("{} {}: {} ({})", c.namespace, c.key, x.message, x.rule);
+            let msg = msg.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+            let _ = writeln!(out, "::error title=shardkey policy::{msg}");
+        }
+    }
+    out
+}

@@ -1,0 +1,236 @@
+//! Opening the inputs of one analysis, files or a live deployment, and running
+//! the pipeline on them: the one place that chooses query sources and candidates.
+
+use super::{InputRequest, QuerySource};
+use crate::error::{input_error, one_line, usage_error};
+use crate::metrics::audit::audit;
+use crate::metrics::Settings;
+use crate::model::{Namespace, Query, ShardKey};
+use crate::pipeline::{self, Candidates, Options, PRESCAN_DOCS};
+use crate::propose::{self, Origin, Proposal};
+use crate::report::Report;
+use crate::sources::docs::namespace_from_dump_path;
+use crate::sources::files::FileSource;
+use crate::sources::live::{server_compare, LiveOptions, LiveSession, LiveSource};
+use crate::sources::queries::{read_query_file_into, QueryLog};
+use anyhow::Result;
+
+fn options(input: &InputRequest, candidates: Candidates, namespace: Option<&Namespace>) -> Options {
+    Options {
+        candidates,
+        namespace: namespace.map(Namespace::to_string),
+        settings: Settings {
+            chunk_size_bytes: input.chunk_size_bytes,
+            num_most_common: input.top,
+            default_collation: input.collation.clone(),
+            shards: input.shards,
+            redact: input.redact,
+        },
+        total_docs: input.total_docs,
+    }
+}
+
+/// One report for a namespace: named keys, or proposals when there are none.
+pub(super) fn build_report(
+    input: &InputRequest,
+    namespace: Option<Namespace>,
+    candidates: Candidates,
+    compare_server: bool,
+) -> Result<Report> {
+    let mut r = match (&input.docs, &input.uri) {
+        (Some(docs), _) => {
+            let namespace = match namespace {
+                Some(ns) => Some(ns),
+                None => namespace_from_dump_path(docs).and_then(|ns| Namespace::parse(&ns).ok()),
+            };
+            let mut log = QueryLog::for_namespace(namespace.as_ref().map(Namespace::to_string));
+            let mut names = Vec::new();
+            for q in &input.queries {
+                let path = match q {
+                    QuerySource::File(p) => p.clone(),
+                    // A file that happens to be called `profile` is still a file.
+                    QuerySource::Profile | QuerySource::Sampled => {
+                        let word = if *q == QuerySource::Profile { "profile" } else { "sampled" };
+                        if !std::path::Path::new(word).exists() {
+                            return Err(usage_error(format!("--queries {word} reads from a live deployment: give --uri")));
+                        }
+                        word.into()
+                    }
+                };
+                read_query_file_into(&path, &mut log)?;
+                names.push(path.display().to_string());
+            }
+            let mut source = FileSource { path: docs.clone() };
+            pipeline::run(&mut source, &log, names, &options(input, candidates, namespace.as_ref()))?
+        }
+        (None, Some(uri)) => {
+            let ns = namespace.ok_or_else(|| usage_error("--uri needs --collection db.coll"))?;
+            run_live(input, uri, &ns, candidates, compare_server)?
+        }
+        (None, None) => return Err(usage_error("give --docs FILE or --uri URI (or set MONGODB_URI)")),
+    };
+    if input.redact {
+        r.notes.push(
+            "--redact: values are shown as <BSON type>#<hash>; the hash is stable across runs, not secret for values that are easy to guess"
+                .into(),
+        );
+    }
+    Ok(r)
+}
+
+/// The live path: connect, read what the deployment holds, then the same pipeline.
+fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candidates, compare_server: bool) -> Result<Report> {
+    let lo = LiveOptions {
+        uri: uri.to_string(),
+        namespace: ns.clone(),
+        server_selection_timeout: input.server_selection_timeout,
+        max_time: input.max_time,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let mut notes = Vec::new();
+    let session = rt.block_on(LiveSession::open(&lo))?;
+    let info = rt.block_on(session.collection_info())?;
+    if info.count == 0 {
+        return Err(input_error(format!("collection {ns} on {} is empty: nothing to analyse", session.redacted)));
+    }
+    let mut opts = options(input, Candidates::FromPrescan, Some(ns));
+    if opts.settings.default_collation.is_none() {
+        opts.settings.default_collation = info.default_collation.clone();
+    }
+    // Already sharded? Then audit its chunks and analyse its key beside the candidates.
+    let sharding = match rt.block_on(session.read_sharding(input.config_uri.as_deref(), lo.server_selection_timeout)) {
+        Ok(m) => m,
+        Err(e) if input.config_uri.is_none() => {
+            notes.push(format!("sharding metadata not read: {}", one_line(&e)));
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    if let Some(m) = &sharding {
+        notes.push(format!(
+            "{ns} is sharded on {} ({} chunks on {} shards, config.chunks by {}); the current key is analysed on its real chunks",
+            m.key,
+            m.chunks.len(),
+            m.shards.len(),
+            m.chunk_format
+        ));
+    }
+    let (log, query_sources) = read_live_queries(input, &session, &rt, ns, &mut notes)?;
+
+    // Candidates: named (plus the current key), or proposed from a pre-scan, the filters, the indexes and the current key.
+    let current: Vec<Proposal> =
+        sharding.iter().map(|m| Proposal { key: m.key.clone(), origin: Origin::CurrentShardKey }).collect();
+    let mut prescan = Vec::new();
+    opts.candidates = match candidates {
+        Candidates::Named(mut keys) => {
+            if let Some(m) = &sharding {
+                if !keys.is_empty() && !keys.contains(&m.key) {
+                    keys.push(m.key.clone());
+                }
+            }
+            if keys.is_empty() {
+                Candidates::Proposed(current)
+            } else {
+                Candidates::Named(keys)
+            }
+        }
+        Candidates::Proposed(p) => Candidates::Proposed(propose::merge([current, p])),
+        Candidates::FromPrescan => {
+            prescan = rt.block_on(session.prescan(PRESCAN_DOCS))?;
+            let ns_text = ns.to_string();
+            let queries: Vec<&Query> = log.queries.iter().filter(|q| q.ns == ns_text).collect();
+            Candidates::Proposed(propose::merge([
+                current,
+                propose::propose(&prescan, &queries),
+                propose::from_indexes(&info.indexes),
+            ]))
+        }
+    };
+    let keys: Vec<ShardKey> = match &opts.candidates {
+        Candidates::Named(k) => k.clone(),
+        Candidates::Proposed(p) => p.iter().map(|p| p.key.clone()).collect(),
+        Candidates::FromPrescan => vec![],
+    };
+    let mut source = LiveSource {
+        name: format!("{} ({ns})", session.redacted),
+        session: &session,
+        rt: &rt,
+        keys,
+        info: info.clone(),
+        sample_size: input.sample_size,
+        prescan,
+        sharding: sharding.clone(),
+    };
+    let mut r = pipeline::run(&mut source, &log, query_sources, &opts)?;
+    r.notes.extend(notes);
+    r.audit = sharding.as_ref().map(|m| audit(m, input.redact));
+    if compare_server {
+        if info.server_version >= (7, 0) {
+            for c in &mut r.candidates {
+                match rt.block_on(session.analyze_shard_key(&c.key)).and_then(|reply| server_compare::summarize_reply(&reply)) {
+                    Ok(v) => c.server_analyze_shard_key = Some(v),
+                    Err(e) => r.notes.push(format!("analyzeShardKey for {}: {}", c.key, one_line(&e))),
+                }
+            }
+        } else {
+            r.notes.push(format!(
+                "--compare-server: the server is MongoDB {}.{}; analyzeShardKey needs 7.0 or newer",
+                info.server_version.0, info.server_version.1
+            ));
+        }
+    }
+    Ok(r)
+}
+
+/// Query logs on a deployment: what was asked for, or whatever exists (and is readable).
+fn read_live_queries(
+    input: &InputRequest,
+    session: &LiveSession,
+    rt: &tokio::runtime::Runtime,
+    ns: &Namespace,
+    notes: &mut Vec<String>,
+) -> Result<(QueryLog, Vec<String>)> {
+    let mut log = QueryLog::for_namespace(Some(ns.to_string()));
+    let mut sources = Vec::new();
+    let auto = input.queries.is_empty();
+    let wanted = if auto { vec![QuerySource::Profile, QuerySource::Sampled] } else { input.queries.clone() };
+    for q in &wanted {
+        match q {
+            QuerySource::Profile => match rt.block_on(session.read_profile()) {
+                Ok(l) => {
+                    let n = l.queries.len();
+                    if n > 0 || !auto {
+                        sources.push(format!("{}.system.profile", ns.db()));
+                        notes.push(format!("read {n} operations on {ns} from system.profile"));
+                        log.merge(l);
+                    }
+                }
+                // Looking on our own: a user who may not read the profile still gets an analysis.
+                Err(e) if auto => notes.push(format!("system.profile not read: {}", one_line(&e))),
+                Err(e) => return Err(e),
+            },
+            QuerySource::Sampled => match rt.block_on(session.read_sampled()) {
+                Ok((l, how)) => {
+                    let n = l.queries.len() + l.diffs.len();
+                    if n > 0 || !auto {
+                        sources.push(how.to_string());
+                        notes.push(format!("read {n} sampled queries and diffs on {ns} through {how}"));
+                        log.merge(l);
+                    }
+                }
+                Err(e) if auto => notes.push(format!("sampled queries not read: {}", one_line(&e))),
+                Err(e) => return Err(e),
+            },
+            QuerySource::File(path) => {
+                sources.push(path.display().to_string());
+                read_query_file_into(path, &mut log)?;
+            }
+        }
+    }
+    if auto && sources.is_empty() {
+        notes.push(format!(
+            "no query sample found for {ns} (system.profile and sampled queries are empty): targeting is not measured"
+        ));
+    }
+    Ok((log, sources))
+}

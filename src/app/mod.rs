@@ -1,0 +1,113 @@
+//! The application: the use cases (`analyze`, `check`) run on typed requests
+//! that `cli` built. It opens the inputs (`inputs`: files or a live deployment),
+//! runs the pipeline and hands the report to a writer; it never parses flags.
+
+mod analyze;
+mod check;
+mod github;
+mod inputs;
+
+use crate::error::{exit_code, input_error, one_line, Exit, Outcome};
+use crate::model::{Namespace, ShardKey};
+use crate::report::Format;
+use crate::util::uri::{scrub, secrets_of};
+use anyhow::Result;
+use bson::Document;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where a query log comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QuerySource {
+    /// A file (any format `sources::queries` reads).
+    File(PathBuf),
+    /// `<db>.system.profile` on the deployment.
+    Profile,
+    /// The 7.0+ sampled queries on the deployment.
+    Sampled,
+}
+
+impl QuerySource {
+    /// `profile` and `sampled` name the deployment's logs; anything else is a file.
+    pub fn parse(text: &str) -> QuerySource {
+        match text {
+            "profile" => QuerySource::Profile,
+            "sampled" => QuerySource::Sampled,
+            f => QuerySource::File(PathBuf::from(f)),
+        }
+    }
+}
+
+/// Where the documents and queries come from, and how to measure: shared by `analyze` and `check`.
+#[derive(Debug, Clone)]
+pub struct InputRequest {
+    pub docs: Option<PathBuf>,
+    /// `--uri`, or `MONGODB_URI` when neither it nor `--docs` is given.
+    pub uri: Option<String>,
+    pub queries: Vec<QuerySource>,
+    pub namespace: Option<Namespace>,
+    /// `--collation`: the collection's default collation (live: read from the server).
+    pub collation: Option<Document>,
+    pub chunk_size_bytes: u64,
+    pub shards: Option<usize>,
+    pub total_docs: Option<u64>,
+    pub sample_size: u64,
+    pub config_uri: Option<String>,
+    pub server_selection_timeout: Duration,
+    pub max_time: Duration,
+    pub top: usize,
+    pub redact: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct AnalyzeRequest {
+    pub input: InputRequest,
+    pub keys: Vec<ShardKey>,
+    pub compare_server: bool,
+    pub format: Format,
+    pub fail_under: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckRequest {
+    pub input: InputRequest,
+    pub policy: PathBuf,
+    /// Print a starting policy and stop.
+    pub init: bool,
+    pub format: Format,
+}
+
+#[derive(Debug, Clone)]
+pub enum Request {
+    Analyze(AnalyzeRequest),
+    Check(CheckRequest),
+}
+
+/// Run a request, writing its report to `out`.
+pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
+    match req {
+        Request::Analyze(a) => scrubbed(&a.input, || analyze::run(a, out)),
+        Request::Check(c) if c.init => {
+            out.write_all(crate::policy::default_policy().as_bytes())?;
+            Ok(Outcome::Success)
+        }
+        Request::Check(c) => scrubbed(&c.input, || check::run(c, out)),
+    }
+}
+
+/// Run `f` so that no error it returns carries a credential from the URIs.
+fn scrubbed<T>(input: &InputRequest, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let secrets: Vec<String> = input.uri.iter().chain(&input.config_uri).flat_map(|u| secrets_of(u)).collect();
+    f().map_err(|e| {
+        if secrets.is_empty() {
+            return e;
+        }
+        let msg = scrub(&one_line(&e), &secrets);
+        match exit_code(&e) {
+            Exit::Success => e, // a closed stdout carries no message worth keeping
+            Exit::Internal => anyhow::anyhow!(msg),
+            _ => input_error(msg),
+        }
+    })
+}

@@ -1,0 +1,304 @@
+//! The command line: clap definitions, and their conversion into the typed
+//! requests `app` runs (flag checks included). Nothing below this module sees clap.
+
+use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, QuerySource, Request};
+use crate::error::{usage_error, Exit};
+use crate::model::{relaxed, Namespace, ShardKey};
+use crate::pipeline::DEFAULT_CHUNK_MIB;
+use crate::report::Format;
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(name = "shardkey", version, about = "Which MongoDB shard key to choose, and why.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Measure, score and rank candidate shard keys.
+    Analyze(AnalyzeArgs),
+    /// Gate CI on a policy file: exit 0 pass, 1 violated, 2 usage/configuration/connection error.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Table,
+    Json,
+    Markdown,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Table => Format::Table,
+            FormatArg::Json => Format::Json,
+            FormatArg::Markdown => Format::Markdown,
+        }
+    }
+}
+
+/// Where the documents and queries come from, and how to measure: shared by `analyze` and `check`.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Documents: mongoexport JSON/NDJSON (relaxed or canonical Extended JSON) or mongodump .bson[.gz], in insertion order.
+    #[arg(long, value_name = "FILE", conflicts_with = "uri")]
+    pub docs: Option<PathBuf>,
+
+    /// A live deployment (read-only). Defaults to $MONGODB_URI when set and --docs is not given.
+    #[arg(long, value_name = "URI")]
+    pub uri: Option<String>,
+
+    /// Query log: a file (mongod JSON log, system.profile export, config.sampledQueries[Diff] export), or with --uri
+    /// `profile` (<db>.system.profile) or `sampled` (sampled queries, 7.0+). Repeatable.
+    #[arg(long = "queries", value_name = "FILE|profile|sampled")]
+    pub queries: Vec<String>,
+
+    /// The analysed namespace (db.coll). Required with --uri; offline default: from a mongodump path, or the only one in the query logs.
+    #[arg(long, value_name = "DB.COLL")]
+    pub collection: Option<String>,
+
+    /// The collection's default collation, e.g. '{locale: "en", strength: 2}' (read from the server with --uri).
+    #[arg(long, value_name = "COLLATION")]
+    pub collation: Option<String>,
+
+    /// Chunk size in MiB (jumbo-chunk risk).
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_MIB)]
+    pub chunk_size: u64,
+
+    /// Predict the cluster with N shards: chunks, jumbo chunks, and each shard's share of data, reads, writes and inserts.
+    #[arg(long, value_name = "N")]
+    pub shards: Option<usize>,
+
+    /// The collection's document count when --docs holds a sample of it (scales estimates and jumbo risk).
+    #[arg(long, value_name = "N")]
+    pub total_docs: Option<u64>,
+
+    /// With --uri: documents to sample ($sample); the whole collection when it is smaller.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub sample_size: u64,
+
+    /// With --uri: where to read sharding metadata (config.collections/chunks/shards) when --uri is not a mongos,
+    /// e.g. the config server replica set. Default: the --uri deployment.
+    #[arg(long, value_name = "URI")]
+    pub config_uri: Option<String>,
+
+    /// With --uri: seconds to find a server before giving up.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub server_selection_timeout: u64,
+
+    /// With --uri: maxTimeMS sent with every server operation.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub max_time_ms: u64,
+
+    /// How many most common values to report per key.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+
+    /// Replace every sampled value in the output with its BSON type and a stable short hash.
+    #[arg(long)]
+    pub redact: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Candidate key, e.g. '{projectId: 1, _id: 1}' or '{_id: "hashed"}' (repeatable). Without it, candidates are proposed.
+    #[arg(long = "key", value_name = "KEY")]
+    pub keys: Vec<String>,
+
+    /// With --uri on MongoDB 7.0+: also run the server's analyzeShardKey per candidate and show its numbers.
+    #[arg(long)]
+    pub compare_server: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+
+    /// Exit with code 1 when the best candidate scores below SCORE (0-100).
+    #[arg(long, value_name = "SCORE")]
+    pub fail_under: Option<u32>,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The policy file (TOML). `shardkey check --init` prints one to start from.
+    #[arg(long, value_name = "FILE", default_value = "shardkey.toml")]
+    pub policy: PathBuf,
+
+    /// Print a starting policy and exit.
+    #[arg(long)]
+    pub init: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+}
+
+/// Parse the process's arguments. Help and version are printed here (exit 0);
+/// a clap error becomes one line on stderr (exit 2).
+pub fn parse() -> Result<Cli, Exit> {
+    Cli::try_parse().map_err(|e| {
+        use clap::error::ErrorKind;
+        match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                let _ = e.print();
+                Exit::Success
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = e.print();
+                Exit::UserError
+            }
+            _ => {
+                let text = e.to_string();
+                let first = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+                let secrets = crate::util::uri::secrets_in_environment();
+                eprintln!("shardkey: {} (see shardkey --help)", crate::util::uri::scrub(&crate::error::printable(first), &secrets));
+                Exit::UserError
+            }
+        }
+    })
+}
+
+impl Cli {
+    /// The typed request, every flag checked.
+    pub fn into_request(self) -> Result<Request> {
+        Ok(match self.command {
+            Command::Analyze(a) => {
+                if a.fail_under.is_some_and(|s| s > 100) {
+                    return Err(usage_error("--fail-under takes a score from 0 to 100"));
+                }
+                let keys = a.keys.iter().map(|k| parse_key(k)).collect::<Result<Vec<_>>>()?;
+                Request::Analyze(AnalyzeRequest {
+                    input: input_request(&a.input)?,
+                    keys,
+                    compare_server: a.compare_server,
+                    format: a.format.into(),
+                    fail_under: a.fail_under,
+                })
+            }
+            Command::Check(c) => Request::Check(CheckRequest {
+                // `--init` needs no input.
+                input: if c.init { input_request_unchecked(&c.input) } else { input_request(&c.input)? },
+                policy: c.policy,
+                init: c.init,
+                format: c.format.into(),
+            }),
+        })
+    }
+}
+
+fn parse_key(text: &str) -> Result<ShardKey> {
+    ShardKey::parse(text).map_err(|e| usage_error(e.to_string()))
+}
+
+fn parse_collation(text: &str) -> Result<bson::Document> {
+    let v = relaxed::parse(text).map_err(|e| usage_error(format!("--collation {text}: {e}")))?;
+    match bson::Bson::try_from(v) {
+        Ok(bson::Bson::Document(d)) => {
+            if !d.is_empty() && d.get_str("locale").is_err() {
+                return Err(usage_error(format!("--collation {text}: a collation needs a locale")));
+            }
+            Ok(d)
+        }
+        _ => Err(usage_error(format!("--collation {text}: expected an object such as {{locale: \"en\", strength: 2}}"))),
+    }
+}
+
+/// The URI to use: `--uri`, else `MONGODB_URI` when no --docs is given.
+fn effective_uri(a: &InputArgs) -> Option<String> {
+    a.uri.clone().or_else(|| if a.docs.is_none() { std::env::var("MONGODB_URI").ok() } else { None })
+}
+
+fn input_request_unchecked(a: &InputArgs) -> InputRequest {
+    InputRequest {
+        docs: a.docs.clone(),
+        uri: effective_uri(a),
+        queries: a.queries.iter().map(|q| QuerySource::parse(q)).collect(),
+        namespace: None,
+        collation: None,
+        chunk_size_bytes: a.chunk_size.saturating_mul(1024 * 1024),
+        shards: a.shards,
+        total_docs: a.total_docs,
+        sample_size: a.sample_size,
+        config_uri: a.config_uri.clone(),
+        server_selection_timeout: Duration::from_secs(a.server_selection_timeout.max(1)),
+        max_time: Duration::from_millis(a.max_time_ms.max(1)),
+        top: a.top,
+        redact: a.redact,
+    }
+}
+
+fn input_request(a: &InputArgs) -> Result<InputRequest> {
+    if a.chunk_size == 0 {
+        return Err(usage_error("--chunk-size must be at least 1 MiB"));
+    }
+    // The server allows chunk sizes of 1 to 1024 MiB.
+    if a.chunk_size > 1024 {
+        return Err(usage_error("--chunk-size takes 1 to 1024 MiB (the range MongoDB allows)"));
+    }
+    if a.sample_size == 0 {
+        return Err(usage_error("--sample-size must be at least 1"));
+    }
+    if a.shards.is_some_and(|n| n == 0 || n > 10_000) {
+        return Err(usage_error("--shards takes a number of shards from 1 to 10000"));
+    }
+    let mut r = input_request_unchecked(a);
+    r.collation = a.collation.as_deref().map(parse_collation).transpose()?.filter(|d| !d.is_empty());
+    r.namespace = a
+        .collection
+        .as_deref()
+        .map(|ns| Namespace::parse(ns).map_err(|_| usage_error(format!("--collection {ns}: expected db.collection"))))
+        .transpose()?;
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(args: &[&str]) -> Result<Request> {
+        let mut all = vec!["shardkey"];
+        all.extend_from_slice(args);
+        Cli::try_parse_from(all).map_err(|e| anyhow::anyhow!(e.to_string()))?.into_request()
+    }
+
+    #[test]
+    fn flags_become_a_typed_request() {
+        let r = request(&["analyze", "--docs", "d.json", "--queries", "profile", "--queries", "q.log", "--key", "{a: 1}", "--collection", "x.y", "--format", "json"]).unwrap();
+        let Request::Analyze(a) = r else { panic!("analyze") };
+        assert_eq!(a.input.queries, vec![QuerySource::Profile, QuerySource::File("q.log".into())]);
+        assert_eq!(a.keys[0].to_string(), "{a: 1}");
+        assert_eq!(a.input.namespace.unwrap().to_string(), "x.y");
+        assert_eq!(a.input.chunk_size_bytes, 128 * 1024 * 1024);
+        assert_eq!(a.format, Format::Json);
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors() {
+        for (args, needle) in [
+            (&["analyze", "--docs", "d", "--chunk-size", "0"][..], "--chunk-size"),
+            (&["analyze", "--docs", "d", "--chunk-size", "17592186044416"][..], "1 to 1024 MiB"),
+            (&["analyze", "--docs", "d", "--sample-size", "0"][..], "--sample-size"),
+            (&["analyze", "--docs", "d", "--shards", "0"][..], "--shards"),
+            (&["analyze", "--docs", "d", "--fail-under", "101"][..], "--fail-under"),
+            (&["analyze", "--docs", "d", "--key", "{a: -1}"][..], "descending"),
+            (&["analyze", "--docs", "d", "--collection", "nodot"][..], "expected db.collection"),
+            (&["analyze", "--docs", "d", "--collation", "{strength: 2}"][..], "needs a locale"),
+        ] {
+            let e = request(args).unwrap_err();
+            assert!(e.to_string().contains(needle), "{args:?}: {e}");
+            assert_eq!(crate::error::exit_code(&e), Exit::UserError, "{args:?}");
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! `keyCharacteristics`: what the sample says about a key's values, with the
+//! server's names (numDocsTotal … monotonicity) and ours beside them
+//! (estimatedNumDistinctValues, topValuePercentage, jumboChunkRisk, sketch).
+//! The pieces are computed in `cardinality`, `frequency` and `monotonicity`;
+//! this module assembles them and owns the output type.
+
+use super::{cardinality, frequency, monotonicity, Settings};
+use crate::sample::{KeySample, Sample};
+use monotonicity::Monotonicity;
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyCharacteristics {
+    pub num_docs_total: u64,
+    pub num_docs_sampled: u64,
+    pub avg_doc_size_bytes: u64,
+    pub num_distinct_values: u64,
+    pub most_common_values: Vec<MostCommonValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_unique: Option<bool>,
+    pub monotonicity: Monotonicity,
+    // Beyond the server:
+    pub estimated_num_distinct_values: Estimate,
+    /// Percentage of sampled documents holding the most common value.
+    pub top_value_percentage: f64,
+    pub num_docs_missing_key_fields: u64,
+    /// Documents with an array in a key field (the server refuses the key: BadValue).
+    pub num_docs_with_array_key_values: u64,
+    pub jumbo_chunk_risk: JumboRisk,
+    /// Present when the sample had too many distinct values to count exactly.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sketch: Option<SketchReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MostCommonValue {
+    pub value: Value,
+    pub frequency: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Estimate {
+    pub value: u64,
+    pub estimator: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JumboRisk {
+    pub chunk_size_bytes: u64,
+    pub values: Vec<JumboValueReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JumboValueReport {
+    pub value: Value,
+    pub estimated_docs: u64,
+    pub estimated_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SketchReport {
+    pub distinct_values: String,
+    pub most_common_values: String,
+    pub frequency_error_bound: u64,
+}
+
+/// What the collection is known to hold beyond the sample.
+#[derive(Debug, Clone, Copy)]
+pub struct CollectionSize {
+    /// Documents in the collection (at least the sample's).
+    pub num_docs_total: u64,
+    /// The source's average document size, when it knows it (a live source
+    /// projects key fields only, so the sample cannot measure it).
+    pub avg_doc_size_bytes: Option<u64>,
+}
+
+/// The characteristics of one key. `order` is a separate insertion-ordered
+/// sample when the main one is not in insertion order (live `$sample`).
+pub fn measure(
+    ks: &KeySample,
+    order: Option<&KeySample>,
+    sample: &Sample,
+    size: CollectionSize,
+    settings: &Settings,
+    is_unique: Option<bool>,
+) -> KeyCharacteristics {
+    let total = size.num_docs_total;
+    let sampled = sample.num_docs;
+    let avg = size.avg_doc_size_bytes.unwrap_or(sample.total_bytes.checked_div(sampled).unwrap_or(0));
+    let counted = ks.docs_counted();
+    let mcv = frequency::most_common(ks.frequencies(), settings.num_most_common)
+        .into_iter()
+        .map(|v| MostCommonValue { value: ks.key.value_json(&v.value, settings.redact), frequency: v.count })
+        .collect();
+    let mono = match monotonicity::by_key_shape(&ks.key) {
+        Some(m) => m,
+        None => monotonicity::measure(&ks.key, &order.unwrap_or(ks).insertion_positions_in_key_order()),
+    };
+    let jumbo = frequency::jumbo_values(ks.frequencies(), counted.max(1), total, avg, settings.chunk_size_bytes)
+        .into_iter()
+        .take(settings.num_most_common)
+        .map(|j| JumboValueReport {
+            value: ks.key.value_json(&j.value, settings.redact),
+            estimated_docs: j.estimated_docs,
+            estimated_bytes: j.estimated_bytes,
+        })
+        .collect();
+    KeyCharacteristics {
+        num_docs_total: total,
+        num_docs_sampled: sampled,
+        avg_doc_size_bytes: avg,
+        num_distinct_values: ks.num_distinct(),
+        most_common_values: mcv,
+        is_unique,
+        monotonicity: mono,
+        estimated_num_distinct_values: if ks.is_exact() {
+            Estimate {
+                value: cardinality::estimate_distinct(ks.frequencies().iter().map(|v| v.count), counted, total),
+                estimator: cardinality::ESTIMATOR,
+            }
+        } else {
+            Estimate { value: ks.num_distinct(), estimator: "HyperLogLog over the sample (see sketch)" }
+        },
+        top_value_percentage: frequency::top_share(ks.frequencies(), counted) * 100.0,
+        sketch: ks.sketch_info().map(|i| SketchReport {
+            distinct_values: format!(
+                "HyperLogLog, 2^{} registers: standard error {:.2}%",
+                i.hll_precision,
+                i.distinct_standard_error * 100.0
+            ),
+            most_common_values: format!(
+                "Misra-Gries, {} counters: each frequency is a lower bound, at most {} below the true count",
+                i.heavy_hitter_counters, i.frequency_error_bound
+            ),
+            frequency_error_bound: i.frequency_error_bound,
+        }),
+        num_docs_missing_key_fields: ks.docs_missing_fields,
+        num_docs_with_array_key_values: ks.docs_with_arrays,
+        jumbo_chunk_risk: JumboRisk { chunk_size_bytes: settings.chunk_size_bytes, values: jumbo },
+    }
+}

@@ -1,0 +1,26 @@
+//! An already sharded collection as the config database describes it: its key,
+//! its chunks (bounds in key order) and the cluster's shards. Plain data: read by
+//! `sources::sharding`, measured by `metrics::audit` and `metrics::cluster`.
+
+use super::ShardKey;
+use bson::Bson;
+
+#[derive(Debug, Clone)]
+pub struct ChunkDoc {
+    pub min: Vec<Bson>,
+    pub max: Vec<Bson>,
+    pub shard: String,
+    pub jumbo: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct ShardingMetadata {
+    pub namespace: String,
+    pub key: ShardKey,
+    /// "uuid" (5.0+) or "ns" (before 5.0): how `config.chunks` names the collection.
+    pub chunk_format: &'static str,
+    pub chunks: Vec<ChunkDoc>,
+    /// Every shard of the cluster (from `config.shards`), chunk owners included.
+    pub shards: Vec<String>,
+}
+

@@ -1,0 +1,214 @@
+//! The pipeline, end to end: source → sample → metrics → score → report.
+//! It reads documents through a `DocumentSource` and queries from a `QueryLog`,
+//! and builds the `Report`; it does no I/O of its own.
+
+use crate::error::input_error;
+use crate::metrics::characteristics::CollectionSize;
+use crate::metrics::supporting_index::supporting_index;
+use crate::metrics::{self, cluster, Settings, Workload};
+use crate::model::{Query, ShardKey};
+use crate::propose::{propose, Proposal};
+use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, ReportSettings, ToolInfo, SCHEMA_VERSION};
+use crate::sample::Sample;
+use crate::score::score;
+use crate::sources::queries::QueryLog;
+use crate::sources::DocumentSource;
+use crate::targeting::shapes::shape_of;
+use anyhow::Result;
+use bson::{Bson, Document};
+use std::collections::BTreeMap;
+
+/// Which keys to measure.
+#[derive(Debug, Clone)]
+pub enum Candidates {
+    /// Keys the user named; they must be valid on the data (no arrays).
+    Named(Vec<ShardKey>),
+    /// Candidates a caller already proposed (live: from indexes and the current key too).
+    Proposed(Vec<Proposal>),
+    /// Propose from the source's pre-scan and the query filters.
+    FromPrescan,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub candidates: Candidates,
+    /// The analysed namespace; when None, the only one in the query logs.
+    pub namespace: Option<String>,
+    pub settings: Settings,
+    /// The collection's size when the documents are a sample of it (`--total-docs`).
+    pub total_docs: Option<u64>,
+}
+
+pub const DEFAULT_CHUNK_MIB: u64 = 128;
+/// Documents read to propose candidates.
+pub const PRESCAN_DOCS: usize = 1000;
+
+/// The namespace to analyse: given, or the only one the query logs name.
+pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<String>> {
+    if let Some(ns) = given {
+        return Ok(Some(ns.to_string()));
+    }
+    match log.by_namespace.len() {
+        0 => Ok(None),
+        1 => Ok(log.by_namespace.keys().next().cloned()),
+        _ => {
+            let mut by_count: Vec<(&String, &u64)> = log.by_namespace.iter().collect();
+            by_count.sort_by_key(|x| std::cmp::Reverse(*x.1));
+            let list: Vec<String> = by_count.iter().take(5).map(|(n, c)| format!("{n} ({c})")).collect();
+            Err(input_error(format!(
+                "the query logs cover several collections ({}); name one with --collection db.coll",
+                list.join(", ")
+            )))
+        }
+    }
+}
+
+/// Run the whole analysis.
+pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
+    let ns = resolve_namespace(opts.namespace.as_deref(), log)?;
+    let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
+    let diffs: Vec<&Document> =
+        log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
+
+    let mut notes = Vec::new();
+    let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
+    if on_ns > queries.len() as u64 {
+        notes.push(format!(
+            "{on_ns} operations on the collection in the logs; a uniform sample of {} was classified",
+            queries.len()
+        ));
+    }
+    let proposals: Vec<Proposal> = match &opts.candidates {
+        Candidates::Named(keys) => keys.iter().cloned().map(Proposal::named).collect(),
+        Candidates::Proposed(p) => p.clone(),
+        Candidates::FromPrescan => {
+            let pre = source.prescan(PRESCAN_DOCS)?;
+            if pre.is_empty() {
+                return Err(input_error(format!("{}: no documents to analyse", source.describe())));
+            }
+            let p = propose(&pre, &queries);
+            notes.push(format!(
+                "no --key given: proposed {} candidates from the query filters and the first {} documents",
+                p.len(),
+                pre.len()
+            ));
+            p
+        }
+    };
+    let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();
+
+    let mut sample = Sample::new(&keys);
+    source.scan(&mut |d, size| {
+        sample.add(d, size);
+        Ok(())
+    })?;
+    sample.finish();
+    if sample.num_docs == 0 {
+        return Err(input_error(format!("{}: no documents to analyse", source.describe())));
+    }
+    let mut in_order = Sample::order_only(&keys);
+    let separate_order = source.scan_in_insertion_order(&mut |d, size| {
+        in_order.add(d, size);
+        Ok(())
+    })?;
+    in_order.finish();
+    // A key the user named must be usable: the server refuses arrays in key fields.
+    if matches!(opts.candidates, Candidates::Named(_)) {
+        for ks in &sample.keys {
+            if let Some((pos, field)) = &ks.first_array {
+                return Err(input_error(format!(
+                    "key {}: {} documents hold an array in '{field}' (the first is document {} of {}); MongoDB refuses arrays in shard key fields (BadValue)",
+                    ks.key, ks.docs_with_arrays, pos + 1, source.describe()
+                )));
+            }
+        }
+    }
+    let facts = source.facts();
+    let total = opts.total_docs.or(facts.num_docs_total).unwrap_or(0).max(sample.num_docs);
+    if total > sample.num_docs {
+        notes.push(format!(
+            "{} of {} documents sampled; counts of values are for the sample, estimates and jumbo risk are scaled to the collection",
+            sample.num_docs, total
+        ));
+    }
+
+    let shapes: Vec<String> = queries.iter().map(|q| shape_of(&q.filter)).collect();
+    let workload = Workload {
+        sample: &sample,
+        size: CollectionSize { num_docs_total: total, avg_doc_size_bytes: facts.avg_doc_size_bytes },
+        settings: &opts.settings,
+        queries: &queries,
+        shapes: &shapes,
+        diffs: &diffs,
+    };
+    // What the source knows per key, then every candidate on its own core.
+    let coll = ns.as_deref().and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");
+    let known: Vec<_> = keys
+        .iter()
+        .map(|k| {
+            let support = facts.indexes.as_ref().map(|ix| supporting_index(k, coll, ix));
+            let actual = facts.sharding.as_ref().filter(|m| &m.key == k).map(cluster::actual_chunks);
+            (support, actual)
+        })
+        .collect();
+    let mut candidates: Vec<CandidateReport> = {
+        use rayon::prelude::*;
+        (0..keys.len())
+            .into_par_iter()
+            .map(|i| {
+                let order = separate_order.then(|| &in_order.keys[i]);
+                let m = metrics::measure(&workload, &sample.keys[i], order, known[i].0.clone(), known[i].1.as_ref());
+                let s = score(&m.key_characteristics, &m.read_distribution, &m.write_distribution);
+                CandidateReport {
+                    key: keys[i].clone(),
+                    rank: 0,
+                    score: s.score,
+                    verdict: s.verdict,
+                    reasons: s.reasons,
+                    proposed_because: proposals[i].origin.proposed_because(),
+                    metrics: m,
+                    server_analyze_shard_key: None,
+                }
+            })
+            .collect()
+    };
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.score));
+    for (i, c) in candidates.iter_mut().enumerate() {
+        c.rank = i + 1;
+    }
+
+    let mut skipped = log.skipped.clone();
+    skipped.retain(|_, v| *v > 0);
+    let by_ns = |n: &str| log.by_namespace.get(n).copied();
+    Ok(Report {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo::this(),
+        namespace: ns.clone(),
+        inputs: Inputs {
+            documents: DocumentInput { source: source.describe(), num_docs_read: sample.num_docs },
+            queries: QueryInput {
+                sources: query_sources,
+                records_read: log.records,
+                queries_read: log.by_namespace.values().sum(),
+                queries_used: ns.as_deref().and_then(by_ns).unwrap_or(queries.len() as u64),
+                queries_classified: queries.len() as u64,
+                queries_other_namespaces: log
+                    .by_namespace
+                    .iter()
+                    .filter(|(k, _)| ns.as_deref().is_some_and(|n| n != k.as_str()))
+                    .map(|(_, v)| *v)
+                    .sum(),
+                skipped: skipped.into_iter().collect::<BTreeMap<_, _>>(),
+                shard_key_update_diffs: diffs.len() as u64,
+            },
+        },
+        settings: ReportSettings {
+            chunk_size_bytes: opts.settings.chunk_size_bytes,
+            num_most_common_values: opts.settings.num_most_common,
+            default_collation: opts.settings.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
+        },
+        candidates,
+        audit: None,
+        notes,
+    })
+}

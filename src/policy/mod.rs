@@ -1,0 +1,241 @@
+//! The CI gate's policy file (`shardkey.toml`) and its rules (`rules::RULES`),
+//! each read off one metric of a candidate. Pure: text in, rule results out.
+
+pub mod rules;
+
+use crate::error::input_error;
+use crate::model::{Namespace, ShardKey};
+use anyhow::Result;
+use rules::{Finding, RuleInput, Threshold, ValueType, RULES};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// A starting policy: `shardkey check --init`, one line per rule of `RULES`.
+pub fn default_policy() -> String {
+    let mut s = String::from(
+        "# shardkey policy: `shardkey check --policy shardkey.toml`\n\
+         # Every rule is optional; a rule in [[collection]] overrides the one in [defaults].\n\n[defaults]\n",
+    );
+    for r in RULES {
+        s.push_str(&format!("# {}\n{} = {}\n", r.doc, r.name, r.default));
+    }
+    s.push_str(
+        "\n[[collection]]\nnamespace = \"app.events\"\n\
+         # The key in use or planned. Leave it out for a sharded collection to check its current key.\n\
+         key = \"{projectId: 1, _id: 1}\"\n",
+    );
+    s
+}
+
+/// Rule thresholds by rule name (names from `RULES`).
+pub type Rules = BTreeMap<&'static str, Threshold>;
+
+/// One `[[collection]]`: its namespace, its key, and rule overrides.
+#[derive(Debug, Clone)]
+pub struct CollectionPolicy {
+    pub namespace: Namespace,
+    pub key: Option<ShardKey>,
+    pub rules: Rules,
+}
+
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub defaults: Rules,
+    pub collections: Vec<CollectionPolicy>,
+}
+
+impl CollectionPolicy {
+    /// This collection's rules: its own where set, else the defaults.
+    pub fn effective_rules(&self, defaults: &Rules) -> Rules {
+        let mut r = defaults.clone();
+        r.extend(self.rules.iter().map(|(k, v)| (*k, *v)));
+        r
+    }
+}
+
+type RawTable = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    #[serde(default)]
+    defaults: RawTable,
+    #[serde(default)]
+    collection: Vec<Spanned<RawTable>>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Parse a policy; errors name the file, the line and the field.
+pub fn parse(name: &str, text: &str) -> Result<Policy> {
+    let f: PolicyFile = toml::from_str(text).map_err(|e| {
+        let msg = e.message().replace('\n', " ");
+        match e.span().map(|s| line_of(text, s.start)) {
+            Some(l) => input_error(format!("{name}: line {l}: {msg}")),
+            None => input_error(format!("{name}: {msg}")),
+        }
+    })?;
+    let at = |offset: usize| format!("{name}: line {}", line_of(text, offset));
+    // One rule entry: a known name and a threshold of its type.
+    let rule_entry = |k: &Spanned<String>, v: &Spanned<toml::Value>, also: &[&str]| -> Result<(&'static str, Threshold)> {
+        let Some(def) = rules::rule(k.get_ref()) else {
+            let expected: Vec<String> = also.iter().copied().chain(RULES.iter().map(|r| r.name)).map(|n| format!("`{n}`")).collect();
+            return Err(input_error(format!("{}: unknown field `{}`, expected one of {}", at(k.span().start), k.get_ref(), expected.join(", "))));
+        };
+        let field = |msg: String| input_error(format!("{}: field {}: {msg}", at(v.span().start), def.name));
+        let typed = |e: toml::de::Error| field(e.message().replace('\n', " "));
+        let value = v.get_ref().clone();
+        let t = match def.value {
+            ValueType::Score => {
+                let n = u32::deserialize(value).map_err(typed)?;
+                if n > 100 {
+                    return Err(field(format!("{n} is above 100")));
+                }
+                Threshold::Int(n as u64)
+            }
+            ValueType::Count => Threshold::Int(u64::deserialize(value).map_err(typed)?),
+            ValueType::Percent => {
+                let p = f64::deserialize(value).map_err(typed)?;
+                if !(0.0..=100.0).contains(&p) {
+                    return Err(field(format!("{p} is not a percentage (0 to 100)")));
+                }
+                Threshold::Percent(p)
+            }
+            ValueType::Flag => Threshold::Flag(bool::deserialize(value).map_err(typed)?),
+        };
+        Ok((def.name, t))
+    };
+    let mut defaults = Rules::new();
+    for (k, v) in &f.defaults {
+        let (n, t) = rule_entry(k, v, &[])?;
+        defaults.insert(n, t);
+    }
+    if f.collection.is_empty() {
+        return Err(input_error(format!("{name}: no [[collection]]: name at least one namespace to check")));
+    }
+    let mut collections = Vec::new();
+    for table in &f.collection {
+        let (mut namespace, mut key, mut rules) = (None, None, Rules::new());
+        for (k, v) in table.get_ref() {
+            let string = || -> Result<&str> {
+                v.get_ref()
+                    .as_str()
+                    .ok_or_else(|| input_error(format!("{}: field {}: expected a string", at(v.span().start), k.get_ref())))
+            };
+            match k.get_ref().as_str() {
+                "namespace" => {
+                    let ns = string()?;
+                    namespace = Some(
+                        Namespace::parse(ns)
+                            .map_err(|_| input_error(format!("{}: field namespace: \"{ns}\" is not db.collection", at(v.span().start))))?,
+                    );
+                }
+                "key" => {
+                    let text = string()?;
+                    key = Some(
+                        ShardKey::parse(text).map_err(|e| input_error(format!("{}: field key: {e}", at(v.span().start))))?,
+                    );
+                }
+                _ => {
+                    let (n, t) = rule_entry(k, v, &["namespace", "key"])?;
+                    rules.insert(n, t);
+                }
+            }
+        }
+        let Some(namespace) = namespace else {
+            return Err(input_error(format!("{}: missing field `namespace`", at(table.span().start))));
+        };
+        collections.push(CollectionPolicy { namespace, key, rules });
+    }
+    Ok(Policy { defaults, collections })
+}
+
+/// One rule checked against one candidate.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleResult {
+    pub rule: &'static str,
+    /// The metric the rule reads (JSON path in the analyze report).
+    pub metric: &'static str,
+    pub threshold: Value,
+    pub actual: Value,
+    pub passed: bool,
+    /// Why the rule could not be evaluated (it then passes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    pub message: String,
+}
+
+/// Check every rule that is set (in `RULES` order) against a candidate.
+pub fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
+    RULES
+        .iter()
+        .filter_map(|def| {
+            let t = rules.get(def.name).copied().filter(|t| t.is_on())?;
+            let threshold = t.to_json();
+            Some(match (def.judge)(t, input) {
+                Finding::Measured { actual, passed, message } => {
+                    RuleResult { rule: def.name, metric: def.metric, threshold, actual, passed, skipped: None, message }
+                }
+                Finding::Skipped(why) => RuleResult {
+                    rule: def.name,
+                    metric: def.metric,
+                    threshold,
+                    actual: Value::Null,
+                    passed: true,
+                    skipped: Some(why.into()),
+                    message: format!("{}: not evaluated ({why})", def.name),
+                },
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_policy_parses_and_names_every_rule() {
+        let text = default_policy();
+        let p = parse("default", &text).unwrap();
+        assert_eq!(p.collections.len(), 1);
+        let r = p.collections[0].effective_rules(&p.defaults);
+        assert_eq!(r.get("min_score"), Some(&Threshold::Int(60)));
+        assert_eq!(r.get("forbid_monotonic"), Some(&Threshold::Flag(true)));
+        assert_eq!(r.len(), RULES.len(), "every rule has a line in the starting policy");
+    }
+
+    #[test]
+    fn a_collection_overrides_the_defaults() {
+        let p = parse("p", "[defaults]\nmin_score = 60\nmax_top_value_percent = 25\n[[collection]]\nnamespace = \"a.b\"\nmin_score = 80\n").unwrap();
+        let r = p.collections[0].effective_rules(&p.defaults);
+        assert_eq!(r.get("min_score"), Some(&Threshold::Int(80)));
+        assert_eq!(r.get("max_top_value_percent"), Some(&Threshold::Percent(25.0)), "an integer percentage is accepted");
+    }
+
+    #[test]
+    fn errors_name_the_line_and_field() {
+        let e = parse("p.toml", "[defaults]\nmin_scor = 5\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 2") && e.contains("min_scor"), "{e}");
+        let e = parse("p.toml", "[defaults]\nmin_score = \"high\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 2") && e.contains("min_score"), "{e}");
+        let e = parse("p.toml", "[[collection]]\nnamespace = \"a.b\"\nkey = \"{a: -1}\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 3: field key"), "{e}");
+        let e = parse("p.toml", "[[collection]]\nnamespace = \"ab\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 2: field namespace"), "{e}");
+        let e = parse("p.toml", "[defaults]\nmax_top_value_percent = 120.0\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 2: field max_top_value_percent"), "{e}");
+        let e = parse("p.toml", "[defaults]\nmin_score = 101\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 2: field min_score: 101 is above 100"), "{e}");
+        let e = parse("p.toml", "[[collection]]\nkey = \"{a: 1}\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 1") && e.contains("missing field `namespace`"), "{e}");
+        let e = parse("p.toml", "[[collection]]\nnamespace = \"a.b\"\nforbid_monotonic = 1\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 3: field forbid_monotonic: invalid type"), "{e}");
+        assert!(parse("p.toml", "[defaults]\n").is_err(), "no collection");
+    }
+}

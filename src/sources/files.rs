@@ -1,0 +1,75 @@
+//! Document sources that are not a deployment: a file, or documents in memory.
+
+use super::docs::for_each_document;
+use super::DocumentSource;
+use anyhow::Result;
+use bson::Document;
+
+/// A document file as a source (mongoexport JSON, mongodump BSON).
+pub struct FileSource {
+    pub path: std::path::PathBuf,
+}
+
+/// Raised by the pre-scan's callback to stop reading once it has enough documents.
+#[derive(Debug)]
+struct Enough;
+
+impl std::fmt::Display for Enough {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("enough documents")
+    }
+}
+
+impl std::error::Error for Enough {}
+
+impl DocumentSource for FileSource {
+    fn describe(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        let mut out = Vec::with_capacity(n);
+        let r = for_each_document(&self.path, |d, _| {
+            if out.len() >= n {
+                return Err(anyhow::Error::new(Enough));
+            }
+            out.push(d.clone());
+            Ok(())
+        });
+        match r {
+            Ok(_) => Ok(out),
+            Err(e) if e.downcast_ref::<Enough>().is_some() => Ok(out),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+        for_each_document(&self.path, f).map(|_| ())
+    }
+}
+
+/// Documents held in memory (tests, and sources that fetch before analysing).
+pub struct MemorySource {
+    pub name: String,
+    pub docs: Vec<Document>,
+}
+
+impl DocumentSource for MemorySource {
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        Ok(self.docs.iter().take(n).cloned().collect())
+    }
+
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+        let mut buf = Vec::new();
+        for d in &self.docs {
+            buf.clear();
+            d.to_writer(&mut buf)?;
+            f(d, buf.len())?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,148 @@
+//! What the collection is: server version, existence, count and size,
+//! default collation, indexes (multikey from explain), and a pre-scan.
+
+use super::LiveSession;
+use crate::error::input_error;
+use crate::model::index::IndexSpec;
+use anyhow::Result;
+use bson::{doc, Bson, Document};
+
+/// What we learn about the collection before sampling.
+#[derive(Debug, Clone)]
+pub struct CollectionInfo {
+    pub count: u64,
+    pub size_bytes: u64,
+    pub default_collation: Option<Document>,
+    pub indexes: Vec<IndexSpec>,
+    pub server_version: (u32, u32),
+}
+
+impl CollectionInfo {
+    pub fn avg_doc_size(&self) -> u64 {
+        self.size_bytes.checked_div(self.count).unwrap_or(0)
+    }
+}
+
+impl LiveSession {
+    async fn server_version(&self) -> Result<(u32, u32)> {
+        let bi = self.command(&self.client.database("admin"), doc! {"buildInfo": 1}, "buildInfo on").await?;
+        let v = bi.get_str("version").unwrap_or("0.0");
+        let mut it = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+        Ok((it.next().unwrap_or(0), it.next().unwrap_or(0)))
+    }
+
+    /// Existence, count, size, default collation and indexes. Errors on a
+    /// missing collection or a view.
+    pub async fn collection_info(&self) -> Result<CollectionInfo> {
+        let server_version = self.server_version().await?;
+        let lc = self
+            .command(&self.db, doc! {"listCollections": 1, "filter": {"name": &self.coll_name}}, "listCollections on")
+            .await?;
+        let first = lc
+            .get_document("cursor")
+            .ok()
+            .and_then(|c| c.get_array("firstBatch").ok())
+            .and_then(|b| b.first())
+            .and_then(|d| d.as_document())
+            .cloned();
+        let Some(entry) = first else {
+            return Err(input_error(format!("collection {} does not exist on {}", self.namespace, self.redacted)));
+        };
+        if entry.get_str("type").unwrap_or("collection") == "view" {
+            return Err(input_error(format!("{} is a view; analyse the collection it reads", self.namespace)));
+        }
+        let default_collation = entry
+            .get_document("options")
+            .ok()
+            .and_then(|o| o.get_document("collation").ok())
+            .filter(|c| c.get_str("locale").map(|l| l != "simple").unwrap_or(false))
+            .cloned();
+
+        // $collStats sums over shards when run through mongos.
+        let mut count = 0u64;
+        let mut size = 0u64;
+        let stats = self
+            .coll()
+            .aggregate(vec![doc! {"$collStats": {"storageStats": {}}}])
+            .max_time(self.max_time)
+            .selection_criteria(self.read.clone())
+            .await;
+        self.for_each_doc(stats, "$collStats on", |d| {
+            if let Ok(ss) = d.get_document("storageStats") {
+                count += num(ss.get("count"));
+                size += num(ss.get("size"));
+            }
+        })
+        .await?;
+
+        let li = self.command(&self.db, doc! {"listIndexes": &self.coll_name}, "listIndexes on").await?;
+        let mut indexes: Vec<IndexSpec> = li
+            .get_document("cursor")
+            .ok()
+            .and_then(|c| c.get_array("firstBatch").ok())
+            .map(|b| b.iter().filter_map(|d| d.as_document()).map(IndexSpec::from_list_indexes).collect())
+            .unwrap_or_default();
+        for ix in &mut indexes {
+            if !ix.sparse && !ix.partial {
+                ix.multikey = self.is_multikey(&ix.name).await?;
+            }
+        }
+        Ok(CollectionInfo { count, size_bytes: size, default_collation, indexes, server_version })
+    }
+
+    /// listIndexes does not say whether an index is multikey; explain does.
+    async fn is_multikey(&self, index: &str) -> Result<Option<bool>> {
+        let cmd = doc! {
+            "explain": {"find": &self.coll_name, "filter": {}, "hint": index, "limit": 1, "maxTimeMS": self.max_time.as_millis() as i64},
+            "verbosity": "queryPlanner",
+        };
+        let reply = self.command(&self.db, cmd, "explain on").await?;
+        fn find(d: &Document) -> Option<bool> {
+            if let Ok(b) = d.get_bool("isMultiKey") {
+                return Some(b);
+            }
+            for (_, v) in d {
+                match v {
+                    Bson::Document(x) => {
+                        if let Some(b) = find(x) {
+                            return Some(b);
+                        }
+                    }
+                    Bson::Array(a) => {
+                        for x in a.iter().filter_map(|x| x.as_document()) {
+                            if let Some(b) = find(x) {
+                                return Some(b);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        Ok(reply.get_document("queryPlanner").ok().and_then(find))
+    }
+
+    /// Up to `n` whole documents picked by `$sample` (for proposing candidates).
+    pub async fn prescan(&self, n: usize) -> Result<Vec<Document>> {
+        let cursor = self
+            .coll()
+            .aggregate(vec![doc! {"$sample": {"size": n as i64}}])
+            .max_time(self.max_time)
+            .selection_criteria(self.read.clone())
+            .await;
+        let mut out = Vec::new();
+        self.for_each_doc(cursor, "$sample on", |d| out.push(d)).await?;
+        Ok(out)
+    }
+}
+
+fn num(v: Option<&Bson>) -> u64 {
+    match v {
+        Some(Bson::Int32(i)) => (*i).max(0) as u64,
+        Some(Bson::Int64(i)) => (*i).max(0) as u64,
+        Some(Bson::Double(f)) => f.max(0.0) as u64,
+        _ => 0,
+    }
+}
+

@@ -1,0 +1,143 @@
+//! A live deployment through the official driver. Read-only: it runs
+//! `$collStats`, `listCollections`, `listIndexes`, `explain`, `$sample`, `find`
+//! and reads `system.profile` / sampled queries; it never writes, builds an
+//! index or changes the profiler.
+//!
+//! `LiveSession` holds the connection; its methods are split by job:
+//! `collection` (what the collection is), `sampling` (the document sample),
+//! `query_logs` (profiler and sampled queries), `sharding` (config.*),
+//! `server_compare` (the server's own analyzeShardKey); `source` adapts a
+//! session to the pipeline's `DocumentSource`.
+
+mod collection;
+mod query_logs;
+mod sampling;
+pub mod server_compare;
+mod sharding;
+mod source;
+
+pub use collection::CollectionInfo;
+pub use sampling::{projection_for, sampling_method, SamplingMethod};
+pub use source::LiveSource;
+
+use crate::error::{connection_error, input_error};
+use crate::model::Namespace;
+use crate::util::uri::{redact_uri, scrub, secrets_of};
+use anyhow::Result;
+use bson::{doc, Document};
+use futures_util::TryStreamExt;
+use mongodb::options::{ClientOptions, ReadPreference, SelectionCriteria};
+use mongodb::{Client, Collection, Database};
+use std::time::Duration;
+
+/// Connection settings from the command line.
+#[derive(Debug, Clone)]
+pub struct LiveOptions {
+    pub uri: String,
+    pub namespace: Namespace,
+    pub server_selection_timeout: Duration,
+    pub max_time: Duration,
+}
+
+/// A driver error as one line with no credentials in it: a connection error
+/// when the deployment cannot be reached or logged into, else an input error
+/// (exit code 2 either way).
+fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> anyhow::Error {
+    use mongodb::error::ErrorKind;
+    let (connection, detail) = match *e.kind {
+        ErrorKind::Authentication { ref message, .. } => (true, format!("authentication failed: {message}")),
+        ErrorKind::InvalidArgument { ref message, .. } => (false, message.clone()),
+        ErrorKind::Command(ref c) => (false, format!("{} ({})", c.message, c.code_name)),
+        ErrorKind::ServerSelection { .. } => {
+            (true, "no server reachable within the server selection timeout (is the host up and the URI right?)".to_string())
+        }
+        ErrorKind::Io(ref io) => (true, format!("connection lost: {io}")),
+        ErrorKind::ConnectionPoolCleared { .. } => (true, "connection lost (the connection pool was cleared)".to_string()),
+        _ => (false, e.to_string()),
+    };
+    let msg = scrub(&format!("{what}: {detail}"), secrets);
+    if connection {
+        connection_error(msg)
+    } else {
+        input_error(msg)
+    }
+}
+
+/// A client for a URI, with our timeouts and read preference; plus the URI
+/// redacted for display and the secrets to scrub from messages.
+async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCriteria, String, Vec<String>)> {
+    let secrets = secrets_of(uri);
+    let redacted = redact_uri(uri);
+    let mut opts = ClientOptions::parse(uri).await.map_err(|e| driver_error(&format!("invalid URI {redacted}"), e, &secrets))?;
+    opts.server_selection_timeout = Some(timeout);
+    opts.connect_timeout = Some(timeout);
+    opts.app_name.get_or_insert_with(|| "shardkey".to_string());
+    if opts.selection_criteria.is_none() {
+        opts.selection_criteria = Some(SelectionCriteria::ReadPreference(ReadPreference::SecondaryPreferred { options: None }));
+    }
+    let read = opts.selection_criteria.clone().expect("set above");
+    let client = Client::with_options(opts).map_err(|e| driver_error(&format!("cannot use {redacted}"), e, &secrets))?;
+    Ok((client, read, redacted, secrets))
+}
+
+/// A connection to a deployment, for one namespace.
+pub struct LiveSession {
+    client: Client,
+    db: Database,
+    coll_name: String,
+    pub namespace: Namespace,
+    pub redacted: String,
+    secrets: Vec<String>,
+    max_time: Duration,
+    read: SelectionCriteria,
+}
+
+impl LiveSession {
+    pub async fn open(o: &LiveOptions) -> Result<LiveSession> {
+        let (client, read, redacted, secrets) = connect(&o.uri, o.server_selection_timeout).await?;
+        let db = client.database(o.namespace.db());
+        let s = LiveSession {
+            client,
+            db,
+            coll_name: o.namespace.coll().to_string(),
+            namespace: o.namespace.clone(),
+            redacted,
+            secrets,
+            max_time: o.max_time,
+            read,
+        };
+        // Fail fast (within the selection timeout) on a wrong host or password.
+        s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await?;
+        Ok(s)
+    }
+
+    fn err(&self, what: &str, e: mongodb::error::Error) -> anyhow::Error {
+        driver_error(&format!("{what} {}", self.redacted), e, &self.secrets)
+    }
+
+    async fn command(&self, db: &Database, mut cmd: Document, what: &str) -> Result<Document> {
+        let name = cmd.keys().next().cloned().unwrap_or_default();
+        if !matches!(name.as_str(), "ping" | "buildInfo" | "explain") {
+            cmd.insert("maxTimeMS", self.max_time.as_millis() as i64);
+        }
+        db.run_command(cmd).selection_criteria(self.read.clone()).await.map_err(|e| self.err(what, e))
+    }
+
+    fn coll(&self) -> Collection<Document> {
+        self.db.collection(&self.coll_name)
+    }
+
+    /// Feed every document of a cursor to `f`; a driver error is one line naming `what`.
+    async fn for_each_doc(
+        &self,
+        cursor: mongodb::error::Result<mongodb::Cursor<Document>>,
+        what: &str,
+        mut f: impl FnMut(Document),
+    ) -> Result<()> {
+        let mut cur = cursor.map_err(|e| self.err(what, e))?;
+        while let Some(d) = cur.try_next().await.map_err(|e| self.err(what, e))? {
+            f(d);
+        }
+        Ok(())
+    }
+}

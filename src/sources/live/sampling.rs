@@ -1,0 +1,216 @@
+//! The document sample: projected to the candidates' fields, streamed in
+//! batches from a reader task while the caller analyses the previous batch.
+
+use super::{CollectionInfo, LiveSession};
+use crate::model::ShardKey;
+use crate::util::progress::progress;
+use anyhow::Result;
+use bson::{doc, Document};
+use futures_util::TryStreamExt;
+use mongodb::options::Hint;
+
+impl LiveSession {
+    /// Stream the sample for the candidates, projected to their fields, into `f`:
+    /// - a collection no larger than `sample_size` is read whole, in natural
+    ///   (recordId, i.e. insertion) order, with `showRecordId`;
+    /// - a sample of at least 5% of the collection: a `$sampleRate` scan in
+    ///   natural order. `$sample` would scan and randomly sort the whole
+    ///   collection at that size anyway; the scan gives the same uniform sample
+    ///   in one read, in insertion order;
+    /// - a smaller sample: `$sample`, which then uses a random cursor (cheap),
+    ///   in random order (see `stream_in_order`).
+    ///
+    /// A reader task fetches and decodes batches while the caller analyses the
+    /// previous one, so the two cores work in parallel.
+    pub fn stream_sample(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        keys: &[ShardKey],
+        info: &CollectionInfo,
+        sample_size: u64,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<()> {
+        let projection = projection_for(keys);
+        match sampling_method(info, sample_size) {
+            SamplingMethod::Whole => self.stream_natural(rt, projection, None, info.count.max(1), f),
+            SamplingMethod::RateScan(rate) => self.stream_natural(rt, projection, Some(rate), sample_size, f),
+            SamplingMethod::Sample => {
+                let pipeline = vec![doc! {"$sample": {"size": sample_size as i64}}, doc! {"$project": projection}];
+                let coll = self.coll();
+                let (max_time, read) = (self.max_time, self.read.clone());
+                let open = async move {
+                    coll.aggregate(pipeline)
+                        .max_time(max_time)
+                        .allow_disk_use(true)
+                        .batch_size(10_000)
+                        .selection_criteria(read)
+                        .await
+                };
+                self.pump(rt, open, sample_size, "sampling ($sample)", "$sample on", f)
+            }
+        }
+    }
+
+    /// When `stream_sample` used `$sample`, a second, insertion-ordered sample for
+    /// monotonicity (aggregation cannot return recordIds, so `$sample` loses the
+    /// order): a `$sampleRate` scan in natural order of about `order_size` documents.
+    /// Returns false when `stream_sample` already was in insertion order.
+    pub fn stream_in_order(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        keys: &[ShardKey],
+        info: &CollectionInfo,
+        sample_size: u64,
+        order_size: u64,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<bool> {
+        if sampling_method(info, sample_size) != SamplingMethod::Sample || info.server_version < (4, 4) {
+            return Ok(false);
+        }
+        let rate = (order_size.min(sample_size) as f64 / info.count as f64).min(1.0);
+        self.stream_natural(rt, projection_for(keys), Some(rate), order_size.min(sample_size), f)?;
+        Ok(true)
+    }
+
+    fn stream_natural(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        projection: Document,
+        rate: Option<f64>,
+        expect: u64,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<()> {
+        let filter = match rate {
+            Some(r) => doc! {"$sampleRate": r},
+            None => doc! {},
+        };
+        let coll = self.coll();
+        let (max_time, read) = (self.max_time, self.read.clone());
+        // Natural order is recordId order on WiredTiger: insertion order.
+        let open = async move {
+            coll.find(filter)
+                .projection(projection)
+                .hint(Hint::Keys(doc! {"$natural": 1}))
+                .show_record_id(true)
+                .max_time(max_time)
+                .batch_size(10_000)
+                .selection_criteria(read)
+                .await
+        };
+        self.pump(rt, open, expect, "reading in natural order", "find on", f)
+    }
+
+    /// Run a cursor on a reader task and feed its documents to `f` in batches.
+    fn pump(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        open: impl std::future::Future<Output = mongodb::error::Result<mongodb::Cursor<Document>>> + Send + 'static,
+        expect: u64,
+        label: &str,
+        what: &str,
+        f: &mut dyn FnMut(&Document) -> Result<()>,
+    ) -> Result<()> {
+        const BATCH: usize = 2048;
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<mongodb::error::Result<Vec<Document>>>(8);
+        let reader = rt.spawn(async move {
+            let mut cur = match open.await {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    return;
+                }
+            };
+            let mut batch = Vec::with_capacity(BATCH);
+            loop {
+                match cur.try_next().await {
+                    Ok(Some(d)) => {
+                        batch.push(d);
+                        if batch.len() == BATCH && tx.send(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => {
+                        if !batch.is_empty() {
+                            let _ = tx.send(Ok(batch)).await;
+                        }
+                        return;
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e)).await;
+                        return;
+                    }
+                }
+            }
+        });
+        let pb = progress(expect, label);
+        let result = (|| {
+            while let Some(batch) = rx.blocking_recv() {
+                let batch = batch.map_err(|e| self.err(what, e))?;
+                for d in &batch {
+                    f(d)?;
+                }
+                pb.inc(batch.len() as u64);
+            }
+            Ok(())
+        })();
+        pb.finish_and_clear();
+        drop(rx);
+        let _ = rt.block_on(reader);
+        result
+    }
+
+}
+
+/// How a live sample is read (see `LiveSession::stream_sample`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SamplingMethod {
+    Whole,
+    RateScan(f64),
+    Sample,
+}
+
+/// The server switches `$sample` from a random cursor to a scan and random
+/// sort at 5% of the collection; so do we, to a `$sampleRate` scan.
+pub fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMethod {
+    // `$sampleRate` exists from 4.4 on.
+    if info.count <= sample_size {
+        SamplingMethod::Whole
+    } else if sample_size as f64 >= 0.05 * info.count as f64 && info.server_version >= (4, 4) {
+        SamplingMethod::RateScan(sample_size as f64 / info.count as f64)
+    } else {
+        SamplingMethod::Sample
+    }
+}
+
+/// Project only the candidates' fields (a parent path covers its children).
+pub fn projection_for(keys: &[ShardKey]) -> Document {
+    let mut paths: Vec<String> = keys.iter().flat_map(|k| k.paths().map(str::to_string)).collect();
+    paths.sort();
+    paths.dedup();
+    let kept: Vec<&String> = paths
+        .iter()
+        .filter(|p| !paths.iter().any(|q| q != *p && p.starts_with(&format!("{q}."))))
+        .collect();
+    let mut d = Document::new();
+    for p in &kept {
+        d.insert(p.as_str(), 1);
+    }
+    if !kept.iter().any(|p| p.as_str() == "_id") {
+        d.insert("_id", 0);
+    }
+    d
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_keeps_parents_only() {
+        let keys = [ShardKey::parse("{a: 1}").unwrap(), ShardKey::parse("{\"a.b\": 1, c: 1}").unwrap()];
+        assert_eq!(projection_for(&keys), doc! {"a": 1, "c": 1, "_id": 0});
+        let keys = [ShardKey::parse("{_id: \"hashed\"}").unwrap()];
+        assert_eq!(projection_for(&keys), doc! {"_id": 1});
+    }
+}

@@ -1,0 +1,49 @@
+//! A live collection as the pipeline's `DocumentSource`: documents stream from
+//! the server during the pass, never all held at once.
+
+use super::{CollectionInfo, LiveSession};
+use crate::model::sharding::ShardingMetadata;
+use crate::model::ShardKey;
+use crate::sources::{CollectionFacts, DocumentSource};
+use anyhow::Result;
+use bson::Document;
+
+pub struct LiveSource<'a> {
+    pub name: String,
+    pub session: &'a LiveSession,
+    pub rt: &'a tokio::runtime::Runtime,
+    /// The candidates, for the projection.
+    pub keys: Vec<ShardKey>,
+    pub info: CollectionInfo,
+    pub sample_size: u64,
+    pub prescan: Vec<Document>,
+    pub sharding: Option<ShardingMetadata>,
+}
+
+impl DocumentSource for LiveSource<'_> {
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+
+    fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        Ok(self.prescan.iter().take(n).cloned().collect())
+    }
+
+    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+        self.session.stream_sample(self.rt, &self.keys, &self.info, self.sample_size, &mut |d| f(d, 0))
+    }
+
+    fn scan_in_insertion_order(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
+        let order_size = crate::sample::RESERVOIR as u64;
+        self.session.stream_in_order(self.rt, &self.keys, &self.info, self.sample_size, order_size, &mut |d| f(d, 0))
+    }
+
+    fn facts(&self) -> CollectionFacts {
+        CollectionFacts {
+            num_docs_total: Some(self.info.count),
+            avg_doc_size_bytes: Some(self.info.avg_doc_size()),
+            indexes: Some(self.info.indexes.clone()),
+            sharding: self.sharding.clone(),
+        }
+    }
+}

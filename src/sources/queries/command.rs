@@ -1,0 +1,131 @@
+//! The command documents every format logs (`find`, `aggregate`, `count`,
+//! `distinct`, `update`, `delete`, `findAndModify`, `insert`), turned into queries.
+
+use super::{get_i64, QueryLog, NOT_CRUD};
+use crate::model::{Op, Query, QueryOrigin, UpdateSpec};
+use bson::Document;
+
+/// The collection namespace of a command: `<db>.<value of the first field>`.
+fn command_ns(cmd: &Document, ns_hint: &str) -> Option<String> {
+    let coll = cmd.values().next()?.as_str()?;
+    let db = cmd
+        .get_str("$db")
+        .ok()
+        .map(str::to_string)
+        .or_else(|| ns_hint.split_once('.').map(|(db, _)| db.to_string()))?;
+    Some(format!("{db}.{coll}"))
+}
+
+fn opt_doc(d: &Document, k: &str) -> Option<Document> {
+    d.get_document(k).ok().filter(|c| !c.is_empty()).cloned()
+}
+
+pub(super) fn read_query(op: Op, ns: String, filter: Document, cmd: &Document, origin: QueryOrigin) -> Query {
+    let mut q = Query::new(op, ns, filter, origin);
+    q.collation = opt_doc(cmd, "collation");
+    q.let_vars = opt_doc(cmd, "let");
+    q
+}
+
+/// A command document (as logged, profiled or stored in `originatingCommand`).
+pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, origin: QueryOrigin, ninserted: Option<i64>) {
+    let Some(name) = cmd.keys().next().cloned() else {
+        log.skip(NOT_CRUD);
+        return;
+    };
+    // A write statement profiled on its own: {q, u, multi, upsert} / {q, limit}.
+    if name == "q" {
+        if cmd.contains_key("u") {
+            statement_update(log, cmd, ns_hint, origin);
+        } else {
+            statement_delete(log, cmd, ns_hint, origin);
+        }
+        return;
+    }
+    let Some(ns) = command_ns(cmd, ns_hint) else {
+        log.skip(NOT_CRUD);
+        return;
+    };
+    let filter_of = |k: &str| cmd.get_document(k).cloned().unwrap_or_default();
+    match name.as_str() {
+        "find" => log.push(read_query(Op::Find, ns, filter_of("filter"), cmd, origin)),
+        "count" => log.push(read_query(Op::Count, ns, filter_of("query"), cmd, origin)),
+        "distinct" => log.push(read_query(Op::Distinct, ns, filter_of("query"), cmd, origin)),
+        "aggregate" => {
+            let filter = cmd
+                .get_array("pipeline")
+                .ok()
+                .and_then(|p| p.first())
+                .and_then(|s| s.as_document())
+                .and_then(|s| s.get_document("$match").ok())
+                .cloned()
+                .unwrap_or_default();
+            log.push(read_query(Op::Aggregate, ns, filter, cmd, origin));
+        }
+        "update" => match cmd.get_array("updates") {
+            Ok(stmts) => {
+                for s in stmts.iter().filter_map(|s| s.as_document()) {
+                    statement_update(log, &with_outer(s, cmd), &ns, origin);
+                }
+            }
+            Err(_) => log.skip("update commands logged without their statements (counted from their WRITE lines)"),
+        },
+        "delete" => match cmd.get_array("deletes") {
+            Ok(stmts) => {
+                for s in stmts.iter().filter_map(|s| s.as_document()) {
+                    statement_delete(log, &with_outer(s, cmd), &ns, origin);
+                }
+            }
+            Err(_) => log.skip("delete commands logged without their statements (counted from their WRITE lines)"),
+        },
+        n if n.eq_ignore_ascii_case("findAndModify") => log.push(find_and_modify(cmd, ns, origin)),
+        "insert" => {
+            let n = cmd
+                .get_array("documents")
+                .map(|a| a.len() as i64)
+                .ok()
+                .or(ninserted)
+                .unwrap_or(1);
+            let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
+            q.count = n.max(0) as u64;
+            log.push(q);
+        }
+        _ => log.skip(NOT_CRUD),
+    }
+}
+
+/// findAndModify: `query`, `update` or `remove`, `upsert`; always a single write.
+pub(super) fn find_and_modify(cmd: &Document, ns: String, origin: QueryOrigin) -> Query {
+    let mut q = read_query(Op::FindAndModify, ns, cmd.get_document("query").cloned().unwrap_or_default(), cmd, origin);
+    q.upsert = cmd.get_bool("upsert").unwrap_or(false);
+    q.update = if cmd.get_bool("remove").unwrap_or(false) {
+        Some(UpdateSpec::Remove)
+    } else {
+        cmd.get("update").and_then(UpdateSpec::from_bson)
+    };
+    q
+}
+
+/// A statement inherits the command's `let` (and nothing else).
+pub(super) fn with_outer(stmt: &Document, cmd: &Document) -> Document {
+    let mut s = stmt.clone();
+    if let (false, Ok(l)) = (s.contains_key("let"), cmd.get_document("let")) {
+        s.insert("let", l.clone());
+    }
+    s
+}
+
+pub(super) fn statement_update(log: &mut QueryLog, s: &Document, ns: &str, origin: QueryOrigin) {
+    let mut q = read_query(Op::Update, ns.to_string(), s.get_document("q").cloned().unwrap_or_default(), s, origin);
+    q.multi = s.get_bool("multi").unwrap_or(false);
+    q.upsert = s.get_bool("upsert").unwrap_or(false);
+    q.update = s.get("u").and_then(UpdateSpec::from_bson);
+    log.push(q);
+}
+
+pub(super) fn statement_delete(log: &mut QueryLog, s: &Document, ns: &str, origin: QueryOrigin) {
+    let mut q = read_query(Op::Delete, ns.to_string(), s.get_document("q").cloned().unwrap_or_default(), s, origin);
+    q.multi = get_i64(s, "limit").unwrap_or(0) == 0;
+    log.push(q);
+}
+

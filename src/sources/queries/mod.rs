@@ -1,0 +1,284 @@
+//! Query logs in every format we read, turned into `Query` values:
+//! - mongod 4.4+ JSON log "Slow query" lines (id 51803), including per-statement
+//!   `WRITE` lines and `getMore` through `originatingCommand`;
+//! - `system.profile` documents (exported as JSON lines, a JSON array or BSON);
+//! - 7.0 `config.sampledQueries` and `config.sampledQueriesDiff` documents.
+//!
+//! The format is detected per record, so one file may mix them.
+
+//!
+//! One file per format (`slow_log`, `profile`, `sampled`), sharing the command
+//! parser (`command`); `FORMATS` lists them in detection order.
+
+mod command;
+mod profile;
+mod sampled;
+mod slow_log;
+
+use super::records::{for_each_record, json_to_document, parse_json_document_lenient, Record};
+use crate::error::input_error;
+use crate::model::Query;
+use anyhow::Result;
+use bson::{Bson, Document};
+use slow_log::{FastLogLine, SlowQuery};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A shard key update diff from `config.sampledQueriesDiff`.
+#[derive(Debug, Clone)]
+pub struct KeyDiff {
+    pub ns: String,
+    pub diff: Document,
+}
+
+/// Operations read from query logs. Memory stays bounded: at most `limit`
+/// operations are kept, a uniform sample (Algorithm R) of those offered; every
+/// operation is still counted per namespace.
+#[derive(Debug)]
+pub struct QueryLog {
+    pub queries: Vec<Query>,
+    pub diffs: Vec<KeyDiff>,
+    /// Records (lines or documents) read.
+    pub records: u64,
+    /// Records not turned into a query, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Operations found, per namespace.
+    pub by_namespace: BTreeMap<String, u64>,
+    /// When set, only this namespace's operations are kept.
+    pub only: Option<String>,
+    /// Operations offered to the sample (after the namespace filter).
+    pub offered: u64,
+    /// Operations found (before the namespace filter).
+    pub found: u64,
+    pub limit: usize,
+    rng: crate::util::splitmix::SplitMix64,
+}
+
+/// Operations kept for classification; beyond, a uniform sample.
+pub const QUERY_SAMPLE: usize = 100_000;
+
+impl Default for QueryLog {
+    fn default() -> Self {
+        QueryLog {
+            queries: Vec::new(),
+            diffs: Vec::new(),
+            records: 0,
+            skipped: BTreeMap::new(),
+            by_namespace: BTreeMap::new(),
+            only: None,
+            offered: 0,
+            found: 0,
+            limit: QUERY_SAMPLE,
+            rng: crate::util::splitmix::SplitMix64(0x9e37_79b9),
+        }
+    }
+}
+
+impl QueryLog {
+    /// A log that keeps only `ns`'s operations (all when None).
+    pub fn for_namespace(ns: Option<String>) -> Self {
+        QueryLog { only: ns, ..Default::default() }
+    }
+
+    pub(crate) fn skip(&mut self, reason: &str) {
+        *self.skipped.entry(reason.to_string()).or_default() += 1;
+    }
+
+    /// Count an operation and offer it to the sample.
+    pub fn push(&mut self, q: Query) {
+        self.found += 1;
+        match self.by_namespace.get_mut(&q.ns) {
+            Some(n) => *n += 1,
+            None => {
+                self.by_namespace.insert(q.ns.clone(), 1);
+            }
+        }
+        self.offer(q);
+    }
+
+    fn offer(&mut self, q: Query) {
+        if self.only.as_ref().is_some_and(|ns| ns != &q.ns) {
+            return;
+        }
+        self.offered += 1;
+        if self.queries.len() < self.limit {
+            self.queries.push(q);
+        } else {
+            let j = self.rng.below(self.offered);
+            if (j as usize) < self.limit {
+                self.queries[j as usize] = q;
+            }
+        }
+    }
+
+    pub fn merge(&mut self, other: QueryLog) {
+        for q in other.queries {
+            self.offer(q);
+        }
+        self.diffs.extend(other.diffs.into_iter().filter(|d| self.only.as_ref().is_none_or(|ns| ns == &d.ns)));
+        self.records += other.records;
+        self.found += other.found;
+        for (k, v) in other.skipped {
+            *self.skipped.entry(k).or_default() += v;
+        }
+        for (k, v) in other.by_namespace {
+            *self.by_namespace.entry(k).or_default() += v;
+        }
+    }
+}
+
+pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
+pub(crate) const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/update/delete/findAndModify/insert";
+const LEGACY: &str = "legacy text log lines (MongoDB < 4.4), not read";
+pub(crate) const UNKNOWN: &str = "records in no known format";
+
+/// What one line of a text file holds.
+enum Line<'a> {
+    Skip(&'static str),
+    Doc(Document),
+    Slow(SlowQuery<'a>),
+}
+
+fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>> {
+    if !text.starts_with('{') {
+        return Ok(Line::Skip(LEGACY));
+    }
+    // Cheap pre-filter: most log lines are not slow queries.
+    if text.starts_with("{\"t\":") {
+        if !text.contains("\"id\":51803") && !text.contains("Slow query") {
+            return Ok(Line::Skip(NOT_SLOW_QUERY));
+        }
+        if let Ok(FastLogLine { id: Some(51803), attr: Some(sq) }) = serde_json::from_str::<FastLogLine>(text) {
+            return Ok(Line::Slow(sq));
+        }
+    }
+    parse_json_document_lenient(text)
+        .map(Line::Doc)
+        .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))
+}
+
+/// Process a block of whole lines in parallel; results merge in file order.
+fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog) -> Result<u64> {
+    use rayon::prelude::*;
+    let (lines, last_line) = super::records::numbered_lines(block, first_line);
+    let parts: Vec<Result<QueryLog>> = lines
+        .par_chunks(2048)
+        .map(|chunk| {
+            let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
+            for (lineno, raw) in chunk {
+                let text = std::str::from_utf8(raw)
+                    .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
+                part.records += 1;
+                match classify_line(text, *lineno, shown)? {
+                    Line::Skip(why) => part.skip(why),
+                    Line::Doc(d) => add_record(&mut part, &d),
+                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, sq),
+                }
+            }
+            Ok(part)
+        })
+        .collect();
+    for p in parts {
+        log.merge(p?);
+    }
+    Ok(last_line)
+}
+
+/// Read one query file (any supported format) into a new log.
+pub fn read_query_file(path: &Path) -> Result<QueryLog> {
+    let mut log = QueryLog::default();
+    read_query_file_into(path, &mut log)?;
+    Ok(log)
+}
+
+/// Read one query file into `log`. Line files are read in blocks and parsed on every core.
+pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
+    let shown = path.display().to_string();
+    if super::records::for_each_line_block(path, |block, first_line| process_block(block, first_line, &shown, log))? {
+        return Ok(());
+    }
+    for_each_record(path, |rec| {
+        log.records += 1;
+        match rec {
+            Record::Json(v, i) => {
+                let d = json_to_document(v).map_err(|e| input_error(format!("{shown}: array element {i}: {e}")))?;
+                add_record(log, &d);
+            }
+            Record::Bson(d, _, _) => add_record(log, &d),
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// One record format: how to recognise it by its fields, and how to read it.
+struct RecordFormat {
+    detect: fn(&Document) -> bool,
+    add: fn(&mut QueryLog, &Document),
+}
+
+/// The record formats, in detection order (a record is read by the first that matches).
+const FORMATS: &[RecordFormat] = &[
+    // mongod 4.4+ JSON log line
+    RecordFormat { detect: |d| d.contains_key("msg") && d.contains_key("t"), add: slow_log::add_log_line },
+    // 7.0 config.sampledQueries
+    RecordFormat { detect: |d| d.contains_key("cmdName") && d.contains_key("cmd"), add: sampled::add_sampled_query },
+    // 7.0 config.sampledQueriesDiff
+    RecordFormat { detect: |d| d.contains_key("diff") && d.contains_key("ns"), add: sampled::add_diff },
+    // <db>.system.profile
+    RecordFormat { detect: |d| d.contains_key("op") && d.contains_key("ns"), add: profile::add_profile_doc },
+];
+
+/// Classify one record by its fields and add what it holds.
+pub fn add_record(log: &mut QueryLog, d: &Document) {
+    match FORMATS.iter().find(|f| (f.detect)(d)) {
+        Some(f) => (f.add)(log, d),
+        None => log.skip(UNKNOWN),
+    }
+}
+
+/// An integer field of any BSON number type.
+pub(crate) fn get_i64(d: &Document, k: &str) -> Option<i64> {
+    match d.get(k)? {
+        Bson::Int32(i) => Some(*i as i64),
+        Bson::Int64(i) => Some(*i),
+        Bson::Double(f) => Some(*f as i64),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Op;
+    use bson::doc;
+
+    fn one(d: Document) -> QueryLog {
+        let mut log = QueryLog::default();
+        add_record(&mut log, &d);
+        log
+    }
+
+    #[test]
+    fn slow_query_find_and_write_statement() {
+        let log = one(doc! {"t": {"$date": "2024-01-01T00:00:00Z"}, "id": 51803, "msg": "Slow query",
+            "attr": {"type": "command", "ns": "shop.orders", "command": {"find": "orders", "filter": {"a": 1}, "$db": "shop"}}});
+        assert_eq!(log.queries.len(), 1);
+        assert_eq!(log.queries[0].ns, "shop.orders");
+        assert_eq!(log.queries[0].filter, doc! {"a": 1});
+        let log = one(doc! {"t": 1, "id": 51803, "msg": "Slow query", "c": "WRITE",
+            "attr": {"type": "update", "ns": "shop.orders", "command": {"q": {"_id": 1}, "u": {"$set": {"x": 1}}, "multi": true, "upsert": false}}});
+        assert_eq!(log.queries[0].op, Op::Update);
+        assert!(log.queries[0].multi);
+    }
+
+    #[test]
+    fn sampled_queries_7_0_format() {
+        let log = one(doc! {"_id": 1, "ns": "shop.orders", "collectionUuid": 1, "cmdName": "delete",
+            "cmd": {"delete": "orders", "deletes": [{"q": {"a": 1}, "limit": 1}], "$db": "shop"}});
+        assert_eq!(log.queries[0].op, Op::Delete);
+        assert!(!log.queries[0].multi);
+        let log = one(doc! {"_id": 1, "ns": "shop.orders", "collectionUuid": 1, "diff": {"a": "u"}});
+        assert_eq!(log.diffs.len(), 1);
+    }
+}

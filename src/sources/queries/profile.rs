@@ -1,0 +1,59 @@
+//! `<db>.system.profile` documents, 2.6 to 8.x.
+
+use super::command::{add_command, statement_delete, statement_update};
+use super::{get_i64, QueryLog, NOT_CRUD};
+use crate::model::{Op, Query, QueryOrigin};
+use bson::Document;
+
+/// One profiler document.
+pub(super) fn add_profile_doc(log: &mut QueryLog, d: &Document) {
+    let ns = d.get_str("ns").unwrap_or("").to_string();
+    let op = d.get_str("op").unwrap_or("");
+    let origin = QueryOrigin::Profiler;
+    let cmd = d.get_document("command").ok();
+    match op {
+        "query" | "command" => match cmd {
+            Some(c) if !c.is_empty() => add_command(log, c, &ns, origin, get_i64(d, "ninserted")),
+            // Before 3.2 a query was profiled as `query: {filter}` or `{$query: filter}`.
+            _ if op == "query" => {
+                let q = d.get_document("query").cloned().unwrap_or_default();
+                let filter = q.get_document("$query").cloned().unwrap_or(q);
+                log.push(Query::new(Op::Find, ns, filter, origin));
+            }
+            _ => log.skip(NOT_CRUD),
+        },
+        "getmore" => match d.get_document("originatingCommand") {
+            Ok(o) => add_command(log, o, &ns, origin, None),
+            Err(_) => log.skip(NOT_CRUD),
+        },
+        "update" => match cmd.filter(|c| c.contains_key("q")) {
+            Some(c) => statement_update(log, c, &ns, origin),
+            None => {
+                let mut s = Document::new();
+                s.insert("q", d.get_document("query").cloned().unwrap_or_default());
+                if let Some(u) = d.get("updateobj") {
+                    s.insert("u", u.clone());
+                }
+                s.insert("multi", d.get_bool("multi").unwrap_or(false));
+                s.insert("upsert", d.get_bool("upsert").unwrap_or(false));
+                statement_update(log, &s, &ns, origin);
+            }
+        },
+        "remove" => match cmd.filter(|c| c.contains_key("q")) {
+            Some(c) => statement_delete(log, c, &ns, origin),
+            None => {
+                let mut s = Document::new();
+                s.insert("q", d.get_document("query").cloned().unwrap_or_default());
+                s.insert("limit", 0);
+                statement_delete(log, &s, &ns, origin);
+            }
+        },
+        "insert" => {
+            let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
+            q.count = get_i64(d, "ninserted").unwrap_or(1).max(0) as u64;
+            log.push(q);
+        }
+        _ => log.skip(NOT_CRUD),
+    }
+}
+

@@ -1,0 +1,6 @@
+//! Small helpers with no knowledge of MongoDB or of the pipeline.
+
+pub mod progress;
+pub mod splitmix;
+pub mod text;
+pub mod uri;

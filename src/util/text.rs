@@ -1,0 +1,68 @@
+//! Number and value formatting shared by the reasons (`score`) and the writers (`report`).
+
+use serde_json::Value;
+
+/// 1234567 → "1,234,567".
+pub fn fmt_count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Bytes as whole MiB: "128 MiB".
+pub fn mib(bytes: u64) -> String {
+    format!("{:.0} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// A percentage with one decimal, "-" when not measured.
+pub fn pct(v: Option<f64>) -> String {
+    match v {
+        Some(x) => format!("{:.1}%", x),
+        None => "-".into(),
+    }
+}
+
+/// Short display of a key value (`{field: value}` Extended JSON) for tables and reasons:
+/// the value alone, Extended JSON wrappers unwrapped, at most 40 characters.
+pub fn short_value(v: &Value) -> String {
+    let s = match v {
+        Value::Object(m) if m.len() == 1 => match m.values().next() {
+            Some(Value::Object(x)) if x.len() == 1 && x.keys().next().is_some_and(|k| k.starts_with('$')) => {
+                x.values().next().map(|y| y.to_string()).unwrap_or_default()
+            }
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        other => other.to_string(),
+    };
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(39).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn formats() {
+        assert_eq!(fmt_count(0), "0");
+        assert_eq!(fmt_count(1234567), "1,234,567");
+        assert_eq!(mib(128 * 1024 * 1024), "128 MiB");
+        assert_eq!(pct(Some(12.345)), "12.3%");
+        assert_eq!(pct(None), "-");
+        assert_eq!(short_value(&json!({"a": "x"})), "\"x\"");
+        assert_eq!(short_value(&json!({"d": {"$date": "2024-01-01"}})), "\"2024-01-01\"");
+        assert_eq!(short_value(&json!({"a": 1, "b": 2})), "{\"a\":1,\"b\":2}");
+        assert_eq!(short_value(&json!({"a": "x".repeat(50)})).chars().count(), 40);
+    }
+}
