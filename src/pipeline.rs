@@ -39,7 +39,6 @@ pub struct Options {
     pub total_docs: Option<u64>,
 }
 
-pub const DEFAULT_CHUNK_MIB: u64 = 128;
 /// Documents read to propose candidates.
 pub const PRESCAN_DOCS: usize = 1000;
 

@@ -206,6 +206,46 @@ fn bad_input_gives_one_line_and_exit_code_2() {
     expect_user_error(&["analyze", "--docs", &ok, "--queries", &bad_log], "line 1");
     let two_ns = p("two.ndjson", b"{\"op\":\"query\",\"ns\":\"a.x\",\"command\":{\"find\":\"x\",\"filter\":{},\"$db\":\"a\"}}\n{\"op\":\"query\",\"ns\":\"a.y\",\"command\":{\"find\":\"y\",\"filter\":{},\"$db\":\"a\"}}\n");
     expect_user_error(&["analyze", "--docs", &ok, "--queries", &two_ns], "--collection");
+    // A directory where a file is expected: the user's to fix (2), not a bug (3).
+    let d = dir.path().display().to_string();
+    expect_user_error(&["analyze", "--docs", &d, "--key", "{a: 1}"], &d);
+    expect_user_error(&["analyze", "--docs", &ok, "--queries", &d, "--key", "{a: 1}"], &d);
+}
+
+/// `shardkey analyze ... | head -c 10`: the reader closing the pipe early is success,
+/// as for every well-behaved command-line tool; nothing on stderr.
+#[test]
+fn a_closed_stdout_is_success() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let (docs, log) = (fixture("events.ndjson"), fixture("mongod.log"));
+    let mut child = bin()
+        .args(["analyze", "--docs", &docs, "--queries", &log, "--collection", "app.events", "--total-docs", "5000000"])
+        .args(["--shards", "4", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read 10 bytes, then close our end, as `head -c 10` does.
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(&first[..1], b"{");
+    assert_eq!(status.code(), Some(0), "stderr: {err}");
+    assert!(err.is_empty(), "stderr: {err}");
+    // And through a real shell pipe, as a user types it (pipefail: shardkey's own exit code counts).
+    let sh = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "set -o pipefail; '{}' analyze --docs '{docs}' --queries '{log}' --collection app.events --total-docs 5000000 --shards 4 --format json | head -c 10 >/dev/null",
+            env!("CARGO_BIN_EXE_shardkey")
+        ))
+        .output()
+        .unwrap();
+    assert!(sh.status.success(), "{:?} {}", sh.status, String::from_utf8_lossy(&sh.stderr));
+    assert!(sh.stderr.is_empty(), "{}", String::from_utf8_lossy(&sh.stderr));
 }
 
 #[test]

@@ -97,12 +97,14 @@ fn dotted_paths_versus_embedded_documents() {
     ]);
 }
 
+/// (key, filter, query collation, default collation, label)
+type CollationRow = (&'static str, Document, Option<Document>, Option<Document>, Label);
+
 #[test]
 fn collation() {
     let en = doc! {"locale": "en", "strength": 2};
     let simple = doc! {"locale": "simple"};
-    // (key, filter, query collation, default collation, label)
-    let table: Vec<(&str, Document, Option<Document>, Option<Document>, Label)> = vec![
+    let table: Vec<CollationRow> = vec![
         ("{a: 1}", doc! {"a": "x"}, Some(en.clone()), None, MultiShard),
         ("{a: 1}", doc! {"a": "x"}, None, Some(en.clone()), MultiShard),
         ("{a: 1}", doc! {"a": "x"}, Some(simple.clone()), Some(en.clone()), SingleShard),

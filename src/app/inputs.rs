@@ -158,6 +158,7 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
         keys,
         info: info.clone(),
         sample_size: input.sample_size,
+        order_size: crate::sample::RESERVOIR as u64,
         prescan,
         sharding: sharding.clone(),
     };

@@ -3,8 +3,8 @@
 
 use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, QuerySource, Request};
 use crate::error::{usage_error, Exit};
+use crate::model::sharding::DEFAULT_CHUNK_SIZE_MIB;
 use crate::model::{relaxed, Namespace, ShardKey};
-use crate::pipeline::DEFAULT_CHUNK_MIB;
 use crate::report::Format;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -68,7 +68,7 @@ pub struct InputArgs {
     pub collation: Option<String>,
 
     /// Chunk size in MiB (jumbo-chunk risk).
-    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_MIB)]
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_SIZE_MIB)]
     pub chunk_size: u64,
 
     /// Predict the cluster with N shards: chunks, jumbo chunks, and each shard's share of data, reads, writes and inserts.

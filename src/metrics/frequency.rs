@@ -49,7 +49,7 @@ pub fn jumbo_values(
             (bytes > chunk_size_bytes).then(|| JumboValue { value: v.value.clone(), estimated_docs: docs, estimated_bytes: bytes })
         })
         .collect();
-    out.sort_by(|a, b| b.estimated_bytes.cmp(&a.estimated_bytes));
+    out.sort_by_key(|j| std::cmp::Reverse(j.estimated_bytes));
     out
 }
 

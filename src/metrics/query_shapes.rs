@@ -14,10 +14,13 @@ pub struct QueryShapeReport {
     pub label: Label,
 }
 
+/// Queries of one (shape, label): how many, and how many per command.
+type ShapeCount = (u64, BTreeMap<&'static str, u64>);
+
 /// Counts queries per (shape, label), and per command within each.
 #[derive(Debug, Default)]
 pub struct ShapeCounter<'s> {
-    counts: BTreeMap<(&'s str, Label), (u64, BTreeMap<&'static str, u64>)>,
+    counts: BTreeMap<(&'s str, Label), ShapeCount>,
 }
 
 impl<'s> ShapeCounter<'s> {

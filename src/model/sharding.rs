@@ -3,6 +3,9 @@
 //! `sources::sharding`, measured by `metrics::audit` and `metrics::cluster`.
 
 use super::ShardKey;
+
+/// MongoDB's default chunk (range) size since 6.0, in MiB.
+pub const DEFAULT_CHUNK_SIZE_MIB: u64 = 128;
 use bson::Bson;
 
 #[derive(Debug, Clone)]

@@ -108,7 +108,7 @@ impl<V: Clone> MisraGries<V> {
     /// Start from known exact counts: the `k` largest are kept.
     pub fn from_counts(k: usize, mut items: Vec<(Vec<u8>, u64, V)>) -> Self {
         let total = items.iter().map(|x| x.1).sum();
-        items.sort_by(|a, b| b.1.cmp(&a.1));
+        items.sort_by_key(|x| std::cmp::Reverse(x.1));
         let mut counters = HashMap::with_capacity_and_hasher(k + 1, ahash::RandomState::with_seeds(1, 2, 3, 4));
         counters.extend(items.into_iter().take(k).map(|(key, c, v)| (key, (c, v))));
         MisraGries { k, counters, total }

@@ -16,6 +16,8 @@ pub struct LiveSource<'a> {
     pub keys: Vec<ShardKey>,
     pub info: CollectionInfo,
     pub sample_size: u64,
+    /// Documents of the insertion-ordered scan that backs a `$sample` (for monotonicity).
+    pub order_size: u64,
     pub prescan: Vec<Document>,
     pub sharding: Option<ShardingMetadata>,
 }
@@ -34,8 +36,7 @@ impl DocumentSource for LiveSource<'_> {
     }
 
     fn scan_in_insertion_order(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
-        let order_size = crate::sample::RESERVOIR as u64;
-        self.session.stream_in_order(self.rt, &self.keys, &self.info, self.sample_size, order_size, &mut |d| f(d, 0))
+        self.session.stream_in_order(self.rt, &self.keys, &self.info, self.sample_size, self.order_size, &mut |d| f(d, 0))
     }
 
     fn facts(&self) -> CollectionFacts {

@@ -1,0 +1,120 @@
+//! The module graph: dependencies between top-level modules point one way
+//! (source → sample → metrics → score → report, with cli → app on top), as
+//! `src/lib.rs` and README's code map say. Read from the code's own
+//! `crate::` paths (test modules excluded); a new edge must be added to
+//! `ALLOWED` on purpose, and no edge may close a cycle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Each module and the modules it may use.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("error", &[]),
+    ("util", &[]),
+    ("bsonx", &[]),
+    ("model", &["bsonx", "util"]),
+    ("targeting", &["model", "bsonx"]),
+    ("sample", &["model", "bsonx", "util"]),
+    ("propose", &["model", "bsonx"]),
+    ("sources", &["model", "bsonx", "util", "error"]),
+    ("metrics", &["sample", "targeting", "model", "bsonx", "util"]),
+    ("score", &["metrics", "model", "util"]),
+    ("policy", &["score", "metrics", "model", "util", "error"]),
+    ("report", &["policy", "score", "metrics", "model", "util"]),
+    ("pipeline", &["sources", "sample", "targeting", "metrics", "score", "report", "propose", "model", "bsonx", "util", "error"]),
+    (
+        "app",
+        &["pipeline", "sources", "sample", "metrics", "score", "policy", "report", "propose", "model", "util", "error"],
+    ),
+    ("cli", &["app", "report", "model", "util", "error"]),
+];
+
+fn top_module(rel: &Path) -> Option<String> {
+    let first = rel.components().next()?.as_os_str().to_str()?;
+    match first {
+        "main.rs" | "lib.rs" | "bin" => None,
+        f => Some(f.trim_end_matches(".rs").to_string()),
+    }
+}
+
+/// `crate::x` paths outside `#[cfg(test)]` code, per top-level module.
+fn edges() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().and_then(|e| e.to_str()) != Some("rs") || path.file_name().unwrap() == "tests.rs" {
+                continue;
+            }
+            let Some(top) = top_module(path.strip_prefix(&src).unwrap()) else { continue };
+            let text = std::fs::read_to_string(&path).unwrap();
+            let before_tests = text.split("#[cfg(test)]").next().unwrap();
+            let code: String =
+                before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+            let deps = out.entry(top.clone()).or_default();
+            for (i, _) in code.match_indices("crate::") {
+                let name: String = code[i + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
+                if !name.is_empty() && name != top {
+                    deps.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_dependency_is_allowed() {
+    let allowed: BTreeMap<&str, BTreeSet<&str>> = ALLOWED.iter().map(|(m, d)| (*m, d.iter().copied().collect())).collect();
+    let mut wrong = Vec::new();
+    for (module, deps) in edges() {
+        let Some(ok) = allowed.get(module.as_str()) else {
+            wrong.push(format!("module {module} is not in ALLOWED: place it in the layering"));
+            continue;
+        };
+        for d in deps {
+            if !ok.contains(d.as_str()) {
+                wrong.push(format!("{module} -> {d}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "dependencies against the layering (tests/architecture.rs ALLOWED):\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_allowed_graph_has_no_cycle() {
+    // Depth-first search over ALLOWED: what the code may do must be acyclic too.
+    let graph: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    fn visit<'a>(n: &'a str, g: &BTreeMap<&'a str, &'a [&'a str]>, path: &mut Vec<&'a str>, done: &mut BTreeSet<&'a str>) {
+        if let Some(i) = path.iter().position(|p| *p == n) {
+            panic!("cycle: {} -> {n}", path[i..].join(" -> "));
+        }
+        if done.contains(n) {
+            return;
+        }
+        path.push(n);
+        for d in g.get(n).copied().unwrap_or(&[]) {
+            visit(d, g, path, done);
+        }
+        path.pop();
+        done.insert(n);
+    }
+    let mut done = BTreeSet::new();
+    for n in graph.keys() {
+        visit(n, &graph, &mut Vec::new(), &mut done);
+    }
+}
+
+#[test]
+fn the_checker_sees_the_modules() {
+    // Guards the checker itself: it must find the edges we know exist.
+    let e = edges();
+    assert!(e["pipeline"].contains("metrics") && e["metrics"].contains("sample") && e["cli"].contains("app"), "{e:?}");
+    assert!(e.len() >= 14, "{:?}", e.keys());
+}
