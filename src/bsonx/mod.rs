@@ -1,6 +1,7 @@
 //! BSON helpers the whole pipeline shares: MongoDB's value order, dotted-path
 //! lookup with shard-key semantics, and MongoDB's `hash64` for hashed keys.
 
+pub mod depth;
 pub mod hash;
 pub mod order;
 pub mod path;

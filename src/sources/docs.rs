@@ -1,7 +1,7 @@
 //! Documents from mongoexport (NDJSON or JSON array, relaxed or canonical
 //! Extended JSON) and mongodump (`.bson`, `.bson.gz`). File order is insertion order.
 
-use super::records::{for_each_record, json_to_document, parse_json_document, Record};
+use super::records::{json_to_document, numbered_lines, open, parse_json_document, Layout, Record};
 use crate::error::input_error;
 use anyhow::Result;
 use bson::Document;
@@ -10,12 +10,29 @@ use std::path::Path;
 /// Call `f(doc, bson_size)` for every document in file order. JSON lines are
 /// parsed in parallel blocks; `f` still sees them one by one, in order.
 pub fn for_each_document(path: &Path, mut f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
-    let shown = path.display().to_string();
+    let input = open(path)?;
+    let shown = input.shown.clone();
+    if input.layout != Layout::Lines {
+        let mut size_buf = Vec::new();
+        let mut size_of = |d: &Document| -> usize {
+            size_buf.clear();
+            d.to_writer(&mut size_buf).map(|_| size_buf.len()).unwrap_or(0)
+        };
+        return input.for_each_record(|rec| match rec {
+            Record::Json(v, i) => {
+                let d = json_to_document(v)
+                    .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
+                let n = size_of(&d);
+                f(&d, n)
+            }
+            Record::Bson { doc, size, .. } => f(&doc, size),
+        });
+    }
     let mut count = 0u64;
     let mut stop: Option<anyhow::Error> = None;
-    let lines = super::records::for_each_line_block(path, |block, before| {
+    let lines = input.for_each_line_block(|block, before| {
         use rayon::prelude::*;
-        let (lines, last) = super::records::numbered_lines(block, before);
+        let (lines, last) = numbered_lines(block, before);
         let parsed: Vec<Result<(Document, usize)>> = lines
             .par_iter()
             .map(|(lineno, raw)| {
@@ -39,30 +56,11 @@ pub fn for_each_document(path: &Path, mut f: impl FnMut(&Document, usize) -> Res
         Ok(last)
     });
     match (lines, stop) {
-        (_, Some(e)) => return Err(e),
-        (Ok(true), None) => {
-            if count == 0 {
-                return Err(input_error(format!("{shown} is empty")));
-            }
-            return Ok(count);
-        }
-        (Ok(false), None) => {}
-        (Err(e), None) => return Err(e),
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(e),
+        (Ok(()), None) if count == 0 => Err(input_error(format!("{shown} is empty"))),
+        (Ok(()), None) => Ok(count),
     }
-    let mut size_buf = Vec::new();
-    let mut size_of = |d: &Document| -> usize {
-        size_buf.clear();
-        d.to_writer(&mut size_buf).map(|_| size_buf.len()).unwrap_or(0)
-    };
-    for_each_record(path, |rec| match rec {
-        Record::Json(v, i) => {
-            let d = json_to_document(v)
-                .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
-            let n = size_of(&d);
-            f(&d, n)
-        }
-        Record::Bson(d, size, _) => f(&d, size),
-    })
 }
 
 /// The namespace a mongodump path names: `dump/<db>/<coll>.bson[.gz]`.

@@ -1,11 +1,13 @@
 //! Reading records from a file: JSON lines, a JSON array, or concatenated BSON
-//! (mongodump), each optionally gzip-compressed.
+//! (mongodump), each optionally gzip-compressed. A file is opened once and its
+//! layout sniffed from the read buffer, so pipes, FIFOs and `-` (stdin) read
+//! like files; a JSON array streams element by element.
 
+use crate::bsonx::depth::{depth, MAX_DEPTH};
 use crate::error::input_error;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use bson::Document;
 use flate2::read::MultiGzDecoder;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -14,21 +16,28 @@ pub enum Record {
     /// One element of a JSON array (1-based position).
     Json(serde_json::Value, u64),
     /// One BSON document with its size in bytes and its byte offset.
-    Bson(Document, usize, u64),
+    Bson { doc: Document, size: usize, offset: u64 },
 }
 
-fn open_raw(path: &Path) -> Result<Box<dyn BufRead>> {
-    let f = File::open(path).map_err(|e| input_error(format!("cannot open {}: {e}", path.display())))?;
-    let mut r = BufReader::with_capacity(1 << 20, f);
-    let gz = {
-        let head = r.fill_buf().with_context(|| format!("reading {}", path.display()))?;
-        head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b
-    };
-    if gz {
-        Ok(Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(r))))
-    } else {
-        Ok(Box::new(r))
-    }
+/// How a file's records are laid out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Layout {
+    /// JSON lines or a text log.
+    Lines,
+    JsonArray,
+    Bson,
+}
+
+/// A file opened once, its layout known, positioned at its first record.
+pub struct Input {
+    reader: Box<dyn BufRead>,
+    pub layout: Layout,
+    /// Line breaks consumed before the first record (they count in line numbers).
+    lines_before: u64,
+    /// The path as shown in messages.
+    pub shown: String,
+    /// Bytes on disk, for the progress bar (0 for pipes).
+    size_hint: u64,
 }
 
 fn is_bson_name(path: &Path) -> bool {
@@ -36,91 +45,136 @@ fn is_bson_name(path: &Path) -> bool {
     n.ends_with(".bson") || n.ends_with(".bson.gz")
 }
 
-/// How a file's records are laid out.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Layout {
-    /// JSON lines or a text log.
-    Lines,
-    JsonArray,
-    Bson,
-}
+const BUFFER: usize = 1 << 20;
 
-/// Peek at the first non-blank byte (consuming the blanks before it). Errors on an empty file.
-fn layout(path: &Path, r: &mut dyn BufRead) -> Result<Layout> {
-    if is_bson_name(path) {
-        return Ok(Layout::Bson);
-    }
-    loop {
-        let buf = r.fill_buf().with_context(|| format!("reading {}", path.display()))?;
-        if buf.is_empty() {
-            return Err(input_error(format!("{} is empty", path.display())));
-        }
-        if let Some(i) = buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            let first = buf[i];
-            r.consume(i);
-            return Ok(match first {
-                b'[' => Layout::JsonArray,
-                // Not text: most likely BSON without the .bson name.
-                c if c != b'{' && !c.is_ascii_graphic() => Layout::Bson,
-                _ => Layout::Lines,
-            });
-        }
-        let n = buf.len();
-        r.consume(n);
-    }
-}
-
-/// A line-oriented text file (JSON lines or a text log), opened for reading;
-/// None for a JSON array or BSON. Errors on an empty file.
-fn open_lines(path: &Path) -> Result<Option<Box<dyn BufRead>>> {
-    let mut r = open_raw(path)?;
-    match layout(path, &mut r)? {
-        // Re-open: the skipped white space may hold line breaks that count.
-        Layout::Lines => Ok(Some(open_raw(path)?)),
-        _ => Ok(None),
-    }
-}
-
-/// For a line-oriented file: call `f(block, lines_before)` on blocks of about
-/// 8 MB of whole lines, in order; `f` returns the number of the block's last
-/// line. Returns false (and reads nothing) for a JSON array or BSON file.
-pub fn for_each_line_block(path: &Path, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<bool> {
+/// Open `path` (`-` is standard input): gzip is detected by content, a UTF-8
+/// byte-order mark skipped, and the layout sniffed from the first non-blank byte.
+pub fn open(path: &Path) -> Result<Input> {
     let shown = path.display().to_string();
-    let Some(mut r) = open_lines(path)? else { return Ok(false) };
-    // Progress in uncompressed bytes; the file size is only a guess for gzip.
-    let on_disk = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let pb = crate::util::progress::progress_bytes(on_disk, &format!("reading {}", path.file_name().and_then(|n| n.to_str()).unwrap_or("")));
-    const BLOCK: usize = 8 << 20;
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
-    let mut line = 0u64;
+    let cannot_read = |e: std::io::Error| input_error(format!("{shown}: cannot read: {e}"));
+    let raw: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        let f = std::fs::File::open(path).map_err(|e| input_error(format!("cannot open {shown}: {e}")))?;
+        let meta = f.metadata().map_err(cannot_read)?;
+        if meta.is_dir() {
+            return Err(input_error(format!("{shown} is a directory, not a file")));
+        }
+        Box::new(f)
+    };
+    let size_hint = if path.as_os_str() == "-" { 0 } else { std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) };
+    let (head, raw) = sniff(raw, 2).map_err(cannot_read)?;
+    let gz = head.starts_with(&[0x1f, 0x8b]);
+    let raw: Box<dyn Read> = if gz { Box::new(MultiGzDecoder::new(raw)) } else { raw };
+    let mut input = Input { reader: Box::new(std::io::empty()), layout: Layout::Lines, lines_before: 0, shown, size_hint };
+    let (head, mut raw) = sniff(raw, 4).map_err(|e| gz_error(&input.shown, e))?;
+    // BSON by name, or by a NUL among the 4 bytes of its first document's length
+    // (a text file never has one; its first byte alone could look like blank space).
+    if is_bson_name(path) || head.contains(&0) {
+        input.layout = Layout::Bson;
+        input.reader = Box::new(BufReader::with_capacity(BUFFER, raw));
+        return Ok(input);
+    }
+    // A UTF-8 byte-order mark (some Windows tools write one) is not data.
+    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        raw.read_exact(&mut [0u8; 3]).map_err(|e| gz_error(&input.shown, e))?;
+    }
+    let mut reader: Box<dyn BufRead> = Box::new(BufReader::with_capacity(BUFFER, raw));
+    // The first non-blank byte says the layout; blanks before it are consumed, their line breaks counted.
     loop {
-        let start = buf.len();
-        buf.resize(start + BLOCK, 0);
-        let mut got = 0;
-        while got < BLOCK {
-            let k = r.read(&mut buf[start + got..]).map_err(|e| input_error(format!("{shown}: cannot read: {e}")))?;
-            if k == 0 {
-                break;
+        let buf = reader.fill_buf().map_err(|e| gz_error(&input.shown, e))?;
+        if buf.is_empty() {
+            return Err(input_error(format!("{} is empty", input.shown)));
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                input.lines_before += buf[..i].iter().filter(|&&b| b == b'\n').count() as u64;
+                let first = buf[i];
+                reader.consume(i);
+                input.layout = if first == b'[' { Layout::JsonArray } else { Layout::Lines };
+                input.reader = reader;
+                return Ok(input);
             }
-            got += k;
-        }
-        buf.truncate(start + got);
-        pb.inc(got as u64);
-        if pb.position() > pb.length().unwrap_or(0) {
-            pb.set_length(pb.position());
-        }
-        if got == 0 {
-            if !buf.is_empty() {
-                f(&buf, line)?;
+            None => {
+                let n = buf.len();
+                input.lines_before += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+                reader.consume(n);
             }
-            pb.finish_and_clear();
-            return Ok(true);
         }
-        // Up to the last complete line; the rest is carried over.
-        if let Some(cut) = buf.iter().rposition(|&b| b == b'\n') {
-            let rest = buf.split_off(cut + 1);
-            line = f(&buf, line)?;
-            buf = rest;
+    }
+}
+
+/// The first `n` bytes (fewer at the end of the input), and a reader that still
+/// yields them: a pipe can be looked at without being read twice.
+fn sniff(mut r: Box<dyn Read>, n: usize) -> std::io::Result<(Vec<u8>, Box<dyn Read>)> {
+    let mut head = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match r.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(got);
+    let again: Box<dyn Read> = Box::new(std::io::Cursor::new(head.clone()).chain(r));
+    Ok((head, again))
+}
+
+fn gz_error(shown: &str, e: std::io::Error) -> anyhow::Error {
+    input_error(format!("{shown}: cannot read (corrupt or truncated gzip?): {e}"))
+}
+
+impl Input {
+    /// For a line file: call `f(block, lines_before)` on blocks of about 8 MB of
+    /// whole lines, in order; `f` returns the number of the block's last line.
+    pub fn for_each_line_block(mut self, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<()> {
+        let name = Path::new(&self.shown).file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        // Progress in uncompressed bytes; the file size is only a guess for gzip.
+        let pb = crate::util::progress::progress_bytes(self.size_hint, &format!("reading {name}"));
+        const BLOCK: usize = 8 << 20;
+        let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
+        let mut line = self.lines_before;
+        loop {
+            let start = buf.len();
+            buf.resize(start + BLOCK, 0);
+            let mut got = 0;
+            while got < BLOCK {
+                let k = self.reader.read(&mut buf[start + got..]).map_err(|e| gz_error(&self.shown, e))?;
+                if k == 0 {
+                    break;
+                }
+                got += k;
+            }
+            buf.truncate(start + got);
+            pb.inc(got as u64);
+            if pb.position() > pb.length().unwrap_or(0) {
+                pb.set_length(pb.position());
+            }
+            if got == 0 {
+                if !buf.is_empty() {
+                    f(&buf, line)?;
+                }
+                pb.finish_and_clear();
+                return Ok(());
+            }
+            // Up to the last complete line; the rest is carried over.
+            if let Some(cut) = buf.iter().rposition(|&b| b == b'\n') {
+                let rest = buf.split_off(cut + 1);
+                line = f(&buf, line)?;
+                buf = rest;
+            }
+        }
+    }
+
+    /// Call `f` for every record of a JSON array or BSON file; stops at the first
+    /// error `f` returns. Returns the number of records.
+    pub fn for_each_record(mut self, f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
+        match self.layout {
+            Layout::Bson => read_bson(&mut *self.reader, &self.shown, f),
+            Layout::JsonArray => read_json_array(&mut *self.reader, &self.shown, self.lines_before, f),
+            Layout::Lines => Err(anyhow::anyhow!("internal: {} is a line file; read it with for_each_line_block", self.shown)),
         }
     }
 }
@@ -139,27 +193,85 @@ pub fn numbered_lines(block: &[u8], lines_before: u64) -> (Vec<(u64, &[u8])>, u6
     (out, n.saturating_sub(1))
 }
 
-/// Call `f` for every record of a JSON array or BSON file; stops at the first
-/// error `f` returns. Line files are read with `for_each_line_block`.
-pub fn for_each_record(path: &Path, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
-    let shown = path.display().to_string();
-    let mut r = open_raw(path)?;
-    match layout(path, &mut r)? {
-        Layout::Bson => read_bson(&mut r, &shown, f),
-        Layout::JsonArray => {
-            let mut text = String::new();
-            r.read_to_string(&mut text).map_err(|e| input_error(format!("{shown}: not UTF-8 text: {e}")))?;
-            let v: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| input_error(format!("{shown}: malformed JSON array at line {}: {e}", e.line())))?;
-            let serde_json::Value::Array(items) = v else { unreachable!("starts with '['") };
-            let n = items.len() as u64;
-            for (i, item) in items.into_iter().enumerate() {
-                f(Record::Json(item, i as u64 + 1))?;
-            }
-            Ok(n)
-        }
-        Layout::Lines => Err(anyhow::anyhow!("internal: {shown} is a line file; read it with for_each_line_block")),
+/// Read one byte, None at the end.
+fn next_byte(r: &mut dyn BufRead) -> std::io::Result<Option<u8>> {
+    let b = match r.fill_buf()? {
+        [] => return Ok(None),
+        buf => buf[0],
+    };
+    r.consume(1);
+    Ok(Some(b))
+}
+
+/// A JSON array read element by element (never whole): each element's bytes are
+/// found by a scan that tracks strings and brackets, then parsed on their own.
+fn read_json_array(r: &mut dyn BufRead, shown: &str, lines_before: u64, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
+    let mut line = lines_before + 1;
+    let malformed = |line: u64, what: String| input_error(format!("{shown}: malformed JSON array at line {line}: {what}"));
+    let read = |r: &mut dyn BufRead| next_byte(r).map_err(|e| gz_error(shown, e));
+    // The opening '['.
+    if read(r)? != Some(b'[') {
+        return Err(malformed(line, "expected '['".into()));
     }
+    let mut n = 0u64;
+    let mut elem: Vec<u8> = Vec::new();
+    loop {
+        // Skip blanks before an element or the closing ']'.
+        let mut c = loop {
+            match read(r)? {
+                Some(b'\n') => line += 1,
+                Some(b) if b.is_ascii_whitespace() => {}
+                other => break other,
+            }
+        };
+        if c == Some(b']') && n == 0 {
+            break;
+        }
+        // One element: up to a ',' or ']' outside strings and brackets.
+        elem.clear();
+        let elem_line = line;
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        let end = loop {
+            let Some(b) = c else { return Err(malformed(line, "the array is not closed (missing ']')".into())) };
+            if b == b'\n' {
+                line += 1;
+            }
+            if in_string {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_string = false,
+                    _ => {}
+                }
+            } else {
+                match b {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' if depth > 0 => depth -= 1,
+                    b',' | b']' if depth == 0 => break b,
+                    _ => {}
+                }
+            }
+            elem.push(b);
+            c = read(r)?;
+        };
+        n += 1;
+        let v: serde_json::Value = serde_json::from_slice(&elem).map_err(|e| malformed(elem_line + e.line() as u64 - 1, e.to_string()))?;
+        f(Record::Json(v, n))?;
+        if end == b']' {
+            break;
+        }
+    }
+    // Only blanks may follow.
+    while let Some(b) = read(r)? {
+        if !b.is_ascii_whitespace() {
+            return Err(malformed(line, format!("unexpected '{}' after the array", b as char)));
+        }
+        if b == b'\n' {
+            line += 1;
+        }
+    }
+    Ok(n)
 }
 
 fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
@@ -170,7 +282,7 @@ fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Resu
         let mut len_bytes = [0u8; 4];
         let mut got = 0;
         while got < 4 {
-            let k = r.read(&mut len_bytes[got..]).with_context(|| format!("reading {shown}"))?;
+            let k = r.read(&mut len_bytes[got..]).map_err(|e| gz_error(shown, e))?;
             if k == 0 {
                 break;
             }
@@ -192,10 +304,20 @@ fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Resu
         r.read_exact(&mut buf[4..]).map_err(|_| {
             input_error(format!("{shown}: truncated BSON at byte {offset} (document of {len} bytes is cut)"))
         })?;
+        // The decoder recurses: measure the nesting first, without recursion.
+        match depth(&buf) {
+            Ok(d) if d > MAX_DEPTH => {
+                return Err(input_error(format!(
+                    "{shown}: the BSON document at byte {offset} is nested more than {MAX_DEPTH} levels deep (MongoDB's limit)"
+                )))
+            }
+            Ok(_) => {}
+            Err(e) => return Err(input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}"))),
+        }
         let doc = Document::from_reader(&buf[..])
             .map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
         n += 1;
-        f(Record::Bson(doc, len as usize, offset))?;
+        f(Record::Bson { doc, size: len as usize, offset })?;
         offset += len as u64;
     }
     if n == 0 {

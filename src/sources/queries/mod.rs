@@ -15,7 +15,7 @@ mod profile;
 mod sampled;
 mod slow_log;
 
-use super::records::{for_each_record, json_to_document, parse_json_document_lenient, Record};
+use super::records::{json_to_document, numbered_lines, open, parse_json_document_lenient, Layout, Record};
 use crate::error::input_error;
 use crate::model::Query;
 use anyhow::Result;
@@ -160,7 +160,7 @@ fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>
 /// Process a block of whole lines in parallel; results merge in file order.
 fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog) -> Result<u64> {
     use rayon::prelude::*;
-    let (lines, last_line) = super::records::numbered_lines(block, first_line);
+    let (lines, last_line) = numbered_lines(block, first_line);
     let parts: Vec<Result<QueryLog>> = lines
         .par_chunks(2048)
         .map(|chunk| {
@@ -193,18 +193,19 @@ pub fn read_query_file(path: &Path) -> Result<QueryLog> {
 
 /// Read one query file into `log`. Line files are read in blocks and parsed on every core.
 pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
-    let shown = path.display().to_string();
-    if super::records::for_each_line_block(path, |block, first_line| process_block(block, first_line, &shown, log))? {
-        return Ok(());
+    let input = open(path)?;
+    let shown = input.shown.clone();
+    if input.layout == Layout::Lines {
+        return input.for_each_line_block(|block, first_line| process_block(block, first_line, &shown, log));
     }
-    for_each_record(path, |rec| {
+    input.for_each_record(|rec| {
         log.records += 1;
         match rec {
             Record::Json(v, i) => {
                 let d = json_to_document(v).map_err(|e| input_error(format!("{shown}: array element {i}: {e}")))?;
                 add_record(log, &d);
             }
-            Record::Bson(d, _, _) => add_record(log, &d),
+            Record::Bson { doc, .. } => add_record(log, &doc),
         }
         Ok(())
     })?;
