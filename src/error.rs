@@ -87,6 +87,11 @@ impl From<Outcome> for Exit {
     }
 }
 
+/// The kind of the first typed error in the chain.
+pub fn kind_of(e: &anyhow::Error) -> Option<ErrorKind> {
+    e.chain().find_map(|c| c.downcast_ref::<Error>()).map(|x| x.kind)
+}
+
 /// Is this error a closed stdout (`shardkey ... | head`)?
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
@@ -118,17 +123,9 @@ pub fn one_line(e: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
-/// Text safe for a terminal: line breaks become spaces, other control characters `\u{..}` escapes.
+/// Text safe for a terminal, on one line.
 pub fn printable(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '\n' | '\r' => out.push(' '),
-            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::util::text::printable(s, false)
 }
 
 #[cfg(test)]

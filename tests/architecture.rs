@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Each module and the modules it may use.
 const ALLOWED: &[(&str, &[&str])] = &[
-    ("error", &[]),
+    ("error", &["util"]),
     ("util", &[]),
     ("bsonx", &[]),
     ("model", &["bsonx", "util"]),

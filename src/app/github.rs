@@ -34,7 +34,7 @@ pub(super) fn annotations(r: &CheckReport) -> String {
     let mut out = String::new();
     for c in &r.collections {
         for x in c.rules.iter().filter(|x| !x.passed) {
-            let msg = format!("{} {}: {} ({})", c.namespace, c.key, x.message, x.rule);
+            let msg = crate::util::text::printable(&format!("{} {}: {} ({})", c.namespace, c.key, x.message, x.rule), true);
             let msg = msg.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
             let _ = writeln!(out, "::error title=shardkey policy::{msg}");
         }

@@ -5,23 +5,48 @@
 use anyhow::{bail, Result};
 use serde_json::{Map, Number, Value};
 
+/// Objects and arrays nested deeper than this are refused (MongoDB's own limit
+/// for documents is 100 levels); the parser recurses once per level.
+pub const MAX_DEPTH: usize = 100;
+
 pub fn parse(text: &str) -> Result<Value> {
-    let mut p = Parser { s: text.as_bytes(), i: 0 };
+    let mut p = Parser { text, s: text.as_bytes(), i: 0, depth: 0 };
     p.ws();
     let v = p.value()?;
     p.ws();
     if p.i != p.s.len() {
-        bail!("unexpected '{}' at character {}", p.s[p.i] as char, p.i + 1);
+        bail!("unexpected '{}' at character {}", p.current(), p.position());
     }
     Ok(v)
 }
 
 struct Parser<'a> {
+    text: &'a str,
     s: &'a [u8],
     i: usize,
+    depth: usize,
 }
 
 impl Parser<'_> {
+    /// The character at the cursor (whole, not its first byte).
+    fn current(&self) -> char {
+        self.text.get(self.i..).and_then(|t| t.chars().next()).unwrap_or('?')
+    }
+
+    /// The cursor as a 1-based character position.
+    fn position(&self) -> usize {
+        self.text.get(..self.i).map(|t| t.chars().count()).unwrap_or(self.i) + 1
+    }
+
+    /// Enter an object or array; refuse nesting past `MAX_DEPTH`.
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            bail!("nested more than {MAX_DEPTH} levels deep at character {}", self.position());
+        }
+        Ok(())
+    }
+
     fn ws(&mut self) {
         while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
             self.i += 1;
@@ -39,7 +64,7 @@ impl Parser<'_> {
                 self.i += 1;
                 Ok(())
             }
-            Some(x) => bail!("expected '{}' but found '{}' at character {}", c as char, x as char, self.i + 1),
+            Some(_) => bail!("expected '{}' but found '{}' at character {}", c as char, self.current(), self.position()),
             None => bail!("expected '{}' but the text ended", c as char),
         }
     }
@@ -57,7 +82,7 @@ impl Parser<'_> {
                     "true" => Ok(Value::Bool(true)),
                     "false" => Ok(Value::Bool(false)),
                     "null" => Ok(Value::Null),
-                    "" => bail!("unexpected '{}' at character {}", self.s[self.i] as char, self.i + 1),
+                    "" => bail!("unexpected '{}' at character {}", self.current(), self.position()),
                     _ => bail!("unknown word '{w}' (strings need quotes)"),
                 }
             }
@@ -122,12 +147,14 @@ impl Parser<'_> {
     }
 
     fn object(&mut self) -> Result<Value> {
+        self.enter()?;
         self.i += 1;
         let mut m = Map::new();
         loop {
             self.ws();
             if self.peek() == Some(b'}') {
                 self.i += 1;
+                self.depth -= 1;
                 return Ok(Value::Object(m));
             }
             let key = match self.peek() {
@@ -135,7 +162,7 @@ impl Parser<'_> {
                 Some(_) => {
                     let w = self.word();
                     if w.is_empty() {
-                        bail!("expected a field name at character {}", self.i + 1);
+                        bail!("expected a field name at character {}", self.position());
                     }
                     w
                 }
@@ -150,19 +177,21 @@ impl Parser<'_> {
             match self.peek() {
                 Some(b',') => self.i += 1,
                 Some(b'}') => {}
-                Some(c) => bail!("expected ',' or '}}' but found '{}' at character {}", c as char, self.i + 1),
+                Some(_) => bail!("expected ',' or '}}' but found '{}' at character {}", self.current(), self.position()),
                 None => bail!("the text ended inside an object (missing '}}')"),
             }
         }
     }
 
     fn array(&mut self) -> Result<Value> {
+        self.enter()?;
         self.i += 1;
         let mut a = Vec::new();
         loop {
             self.ws();
             if self.peek() == Some(b']') {
                 self.i += 1;
+                self.depth -= 1;
                 return Ok(Value::Array(a));
             }
             a.push(self.value()?);
@@ -170,7 +199,7 @@ impl Parser<'_> {
             match self.peek() {
                 Some(b',') => self.i += 1,
                 Some(b']') => {}
-                _ => bail!("expected ',' or ']' at character {}", self.i + 1),
+                _ => bail!("expected ',' or ']' at character {}", self.position()),
             }
         }
     }
@@ -191,5 +220,24 @@ mod tests {
         assert!(parse("{a 1}").is_err());
         assert!(parse("{a: hashed}").is_err());
         assert!(parse("{a: 1, a: 1}").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_overflow() {
+        let deep = "{a: ".repeat(20_000) + &"}".repeat(20_000);
+        let e = parse(&deep).unwrap_err().to_string();
+        assert!(e.contains("nested more than 100 levels"), "{e}");
+        let deep = "[".repeat(20_000);
+        assert!(parse(&deep).unwrap_err().to_string().contains("nested more than 100"));
+        let ok = "{a: ".repeat(100) + "1" + &"}".repeat(100);
+        assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn errors_show_whole_characters() {
+        let e = parse("{a: 1 é}").unwrap_err().to_string();
+        assert!(e.contains("'é' at character 7"), "{e}");
+        let e = parse("{a: 1} ü").unwrap_err().to_string();
+        assert!(e.contains("'ü' at character 8"), "{e}");
     }
 }

@@ -2,18 +2,18 @@
 
 use super::text::{summary_line, top_value};
 use super::{CheckReport, Report, Writer};
-use crate::util::text::pct;
+use crate::util::text::{pct, printable};
 use std::fmt::Write;
 
 pub(super) struct MarkdownWriter;
 
 impl Writer for MarkdownWriter {
     fn analyze(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(render(r).as_bytes())
+        out.write_all(printable(&render(r), true).as_bytes())
     }
 
     fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(render_check(r).as_bytes())
+        out.write_all(printable(&render_check(r), true).as_bytes())
     }
 }
 

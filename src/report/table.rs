@@ -2,7 +2,7 @@
 
 use super::text::{server_headline, summary_line, top_value};
 use super::{CheckReport, Report, Writer};
-use crate::util::text::pct;
+use crate::util::text::{pct, printable};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
 
@@ -10,11 +10,11 @@ pub(super) struct TableWriter;
 
 impl Writer for TableWriter {
     fn analyze(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(render(r).as_bytes())
+        out.write_all(printable(&render(r), true).as_bytes())
     }
 
     fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(render_check(r).as_bytes())
+        out.write_all(printable(&render_check(r), true).as_bytes())
     }
 }
 

@@ -81,14 +81,16 @@ impl FieldBounds {
         }
     }
 
-    fn union(self, o: FieldBounds) -> FieldBounds {
-        match (self, o) {
-            (FieldBounds::Any, _) | (_, FieldBounds::Any) => FieldBounds::Any,
-            (FieldBounds::Set(mut a), FieldBounds::Set(b)) => {
-                a.extend(b);
-                FieldBounds::Set(normalize(a))
+    /// The union of many bounds, normalised once (a large `$in` stays O(n log n)).
+    fn union_all(parts: impl IntoIterator<Item = FieldBounds>) -> FieldBounds {
+        let mut all = Vec::new();
+        for p in parts {
+            match p {
+                FieldBounds::Any => return FieldBounds::Any,
+                FieldBounds::Set(v) => all.extend(v),
             }
         }
+        FieldBounds::Set(normalize(all))
     }
 
     /// True when the bounds are exactly one MinKey..MaxKey interval (or Any).
@@ -150,17 +152,9 @@ pub fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Opt
                 _ => FieldBounds::Any,
             },
             "$or" => match v {
-                Bson::Array(items) if !items.is_empty() => {
-                    let mut u: Option<FieldBounds> = None;
-                    for d in items.iter().filter_map(|x| x.as_document()) {
-                        let b = bounds_for(d, path, cx, let_vars);
-                        u = Some(match u {
-                            None => b,
-                            Some(prev) => prev.union(b),
-                        });
-                    }
-                    u.unwrap_or(FieldBounds::Any)
-                }
+                Bson::Array(items) if items.iter().any(|x| x.as_document().is_some()) => FieldBounds::union_all(
+                    items.iter().filter_map(|x| x.as_document()).map(|d| bounds_for(d, path, cx, let_vars)),
+                ),
                 _ => FieldBounds::Any,
             },
             "$expr" => match expr_equality(v, let_vars) {
@@ -228,13 +222,10 @@ fn predicate_bounds(v: &Bson, cx: FieldContext) -> FieldBounds {
         let b = match op.as_str() {
             "$eq" => value_point(arg, cx),
             "$in" => match arg {
-                Bson::Array(items) => items.iter().fold(FieldBounds::Set(vec![]), |u, x| {
-                    let b = match x {
-                        Bson::RegularExpression(r) => regex_bounds(r, cx),
-                        other => value_point(other, cx),
-                    };
-                    u.union(b)
-                }),
+                Bson::Array(items) => FieldBounds::union_all(items.iter().map(|x| match x {
+                    Bson::RegularExpression(r) => regex_bounds(r, cx),
+                    other => value_point(other, cx),
+                })),
                 _ => FieldBounds::Any,
             },
             "$all" => match arg {
@@ -246,10 +237,7 @@ fn predicate_bounds(v: &Bson, cx: FieldContext) -> FieldBounds {
             "$gt" | "$gte" | "$lt" | "$lte" => range_bounds(op, arg, cx),
             "$ne" => complement(value_point(arg, cx), cx),
             "$nin" => match arg {
-                Bson::Array(items) => {
-                    let pts = items.iter().fold(FieldBounds::Set(vec![]), |u, x| u.union(value_point(x, cx)));
-                    complement(pts, cx)
-                }
+                Bson::Array(items) => complement(FieldBounds::union_all(items.iter().map(|x| value_point(x, cx))), cx),
                 _ => FieldBounds::Any,
             },
             "$exists" => {

@@ -2,6 +2,21 @@
 
 use serde_json::Value;
 
+/// Text safe for a terminal: control characters from the input (terminal escapes
+/// in a field name, say) are shown as `\u{1b}`; line breaks are kept or made spaces.
+pub fn printable(s: &str, keep_newlines: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '\n' if keep_newlines => out.push('\n'),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// 1234567 → "1,234,567".
 pub fn fmt_count(n: u64) -> String {
     let s = n.to_string();
@@ -55,6 +70,8 @@ mod tests {
 
     #[test]
     fn formats() {
+        assert_eq!(printable("a\u{1b}[31mb\nc\r", true), "a\\u{1b}[31mb\nc ");
+        assert_eq!(printable("a\nb", false), "a b");
         assert_eq!(fmt_count(0), "0");
         assert_eq!(fmt_count(1234567), "1,234,567");
         assert_eq!(mib(128 * 1024 * 1024), "128 MiB");

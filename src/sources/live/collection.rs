@@ -61,12 +61,11 @@ impl LiveSession {
         // $collStats sums over shards when run through mongos.
         let mut count = 0u64;
         let mut size = 0u64;
-        let stats = self
-            .coll()
+        let coll = self.coll();
+        let stats = coll
             .aggregate(vec![doc! {"$collStats": {"storageStats": {}}}])
             .max_time(self.max_time)
-            .selection_criteria(self.read.clone())
-            .await;
+            .selection_criteria(self.read.clone());
         self.for_each_doc(stats, "$collStats on", |d| {
             if let Ok(ss) = d.get_document("storageStats") {
                 count += num(ss.get("count"));
@@ -125,12 +124,11 @@ impl LiveSession {
 
     /// Up to `n` whole documents picked by `$sample` (for proposing candidates).
     pub async fn prescan(&self, n: usize) -> Result<Vec<Document>> {
-        let cursor = self
-            .coll()
+        let coll = self.coll();
+        let cursor = coll
             .aggregate(vec![doc! {"$sample": {"size": n as i64}}])
             .max_time(self.max_time)
-            .selection_criteria(self.read.clone())
-            .await;
+            .selection_criteria(self.read.clone());
         let mut out = Vec::new();
         self.for_each_doc(cursor, "$sample on", |d| out.push(d)).await?;
         Ok(out)

@@ -53,7 +53,8 @@ fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> any
         }
         ErrorKind::Io(ref io) => (true, format!("connection lost: {io}")),
         ErrorKind::ConnectionPoolCleared { .. } => (true, "connection lost (the connection pool was cleared)".to_string()),
-        _ => (false, e.to_string()),
+        // The kind's own message, without the error's "Kind: …, labels: {}" wrapping.
+        ref other => (false, other.to_string()),
     };
     let msg = scrub(&format!("{what}: {detail}"), secrets);
     if connection {
@@ -115,12 +116,29 @@ impl LiveSession {
         driver_error(&format!("{what} {}", self.redacted), e, &self.secrets)
     }
 
+    /// The driver has no socket timeout: wait for any one answer at most `deadline(max_time)`,
+    /// so a server that stops answering (SIGSTOP, a dead network) ends the run with one line.
+    async fn answer<T>(&self, what: &str, fut: impl std::future::Future<Output = mongodb::error::Result<T>>) -> Result<T> {
+        match tokio::time::timeout(deadline(self.max_time), fut).await {
+            Ok(r) => r.map_err(|e| self.err(what, e)),
+            Err(_) => Err(self.no_answer(what)),
+        }
+    }
+
+    fn no_answer(&self, what: &str) -> anyhow::Error {
+        connection_error(format!(
+            "{what} {}: no answer within {} s (the server stopped answering)",
+            self.redacted,
+            deadline(self.max_time).as_secs()
+        ))
+    }
+
     async fn command(&self, db: &Database, mut cmd: Document, what: &str) -> Result<Document> {
         let name = cmd.keys().next().cloned().unwrap_or_default();
         if !matches!(name.as_str(), "ping" | "buildInfo" | "explain") {
             cmd.insert("maxTimeMS", self.max_time.as_millis() as i64);
         }
-        db.run_command(cmd).selection_criteria(self.read.clone()).await.map_err(|e| self.err(what, e))
+        self.answer(what, async { db.run_command(cmd).selection_criteria(self.read.clone()).await }).await
     }
 
     fn coll(&self) -> Collection<Document> {
@@ -130,14 +148,20 @@ impl LiveSession {
     /// Feed every document of a cursor to `f`; a driver error is one line naming `what`.
     async fn for_each_doc(
         &self,
-        cursor: mongodb::error::Result<mongodb::Cursor<Document>>,
+        open: impl std::future::IntoFuture<Output = mongodb::error::Result<mongodb::Cursor<Document>>>,
         what: &str,
         mut f: impl FnMut(Document),
     ) -> Result<()> {
-        let mut cur = cursor.map_err(|e| self.err(what, e))?;
-        while let Some(d) = cur.try_next().await.map_err(|e| self.err(what, e))? {
+        let mut cur = self.answer(what, open.into_future()).await?;
+        while let Some(d) = self.answer(what, cur.try_next()).await? {
             f(d);
         }
         Ok(())
     }
+}
+
+/// How long one answer may take: the server's own `maxTimeMS` and a margin for
+/// the network; past it the server is taken as stopped.
+pub(crate) fn deadline(max_time: Duration) -> Duration {
+    max_time + Duration::from_secs(5)
 }

@@ -4,7 +4,6 @@ use super::LiveSession;
 use crate::sources::queries::{add_record, QueryLog};
 use anyhow::Result;
 use bson::{doc, Document};
-use futures_util::TryStreamExt;
 use mongodb::Collection;
 
 impl LiveSession {
@@ -13,7 +12,7 @@ impl LiveSession {
         let coll: Collection<Document> = self.db.collection("system.profile");
         let mut log = QueryLog::default();
         let cursor =
-            coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone()).await;
+            coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
         self.for_each_doc(cursor, "reading system.profile on", |d| {
             log.records += 1;
             add_record(&mut log, &d);
@@ -29,33 +28,24 @@ impl LiveSession {
         let admin = self.client.database("admin");
         let listed = admin
             .aggregate(vec![doc! {"$listSampledQueries": {"namespace": self.namespace.to_string()}}])
-            .max_time(self.max_time)
-            .await;
-        if let Ok(mut cur) = listed {
-            let mut ok = true;
-            loop {
-                match cur.try_next().await {
-                    Ok(Some(d)) => {
-                        log.records += 1;
-                        add_record(&mut log, &d);
-                    }
-                    Ok(None) => break,
-                    Err(_) => {
-                        ok = false;
-                        break;
-                    }
-                }
-            }
-            if ok {
-                return Ok((log, "$listSampledQueries"));
-            }
-            log = QueryLog::default();
+            .max_time(self.max_time);
+        // Any error (an older server, a mongod that is not mongos) means: read the collections instead;
+        // a server that stops answering ends the run.
+        match self.for_each_doc(listed, "$listSampledQueries on", |d| {
+            log.records += 1;
+            add_record(&mut log, &d);
+        })
+        .await
+        {
+            Ok(()) => return Ok((log, "$listSampledQueries")),
+            Err(e) if crate::error::kind_of(&e) == Some(crate::error::ErrorKind::Connection) => return Err(e),
+            Err(_) => log = QueryLog::default(),
         }
         let config = self.client.database("config");
         for name in ["sampledQueries", "sampledQueriesDiff"] {
             let coll: Collection<Document> = config.collection(name);
             let cursor =
-                coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone()).await;
+                coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
             self.for_each_doc(cursor, &format!("reading config.{name} on"), |d| {
                 log.records += 1;
                 add_record(&mut log, &d);

@@ -111,32 +111,42 @@ impl LiveSession {
         f: &mut dyn FnMut(&Document) -> Result<()>,
     ) -> Result<()> {
         const BATCH: usize = 2048;
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<mongodb::error::Result<Vec<Document>>>(8);
+        // None: the server did not answer within the deadline.
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Option<mongodb::error::Result<Vec<Document>>>>(8);
+        let wait = super::deadline(self.max_time);
         let reader = rt.spawn(async move {
-            let mut cur = match open.await {
-                Ok(c) => c,
-                Err(e) => {
-                    let _ = tx.send(Err(e)).await;
+            let mut cur = match tokio::time::timeout(wait, open).await {
+                Ok(Ok(c)) => c,
+                Ok(Err(e)) => {
+                    let _ = tx.send(Some(Err(e))).await;
+                    return;
+                }
+                Err(_) => {
+                    let _ = tx.send(None).await;
                     return;
                 }
             };
             let mut batch = Vec::with_capacity(BATCH);
             loop {
-                match cur.try_next().await {
+                let Ok(next) = tokio::time::timeout(wait, cur.try_next()).await else {
+                    let _ = tx.send(None).await;
+                    return;
+                };
+                match next {
                     Ok(Some(d)) => {
                         batch.push(d);
-                        if batch.len() == BATCH && tx.send(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)))).await.is_err() {
+                        if batch.len() == BATCH && tx.send(Some(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))))).await.is_err() {
                             return;
                         }
                     }
                     Ok(None) => {
                         if !batch.is_empty() {
-                            let _ = tx.send(Ok(batch)).await;
+                            let _ = tx.send(Some(Ok(batch))).await;
                         }
                         return;
                     }
                     Err(e) => {
-                        let _ = tx.send(Err(e)).await;
+                        let _ = tx.send(Some(Err(e))).await;
                         return;
                     }
                 }
@@ -145,7 +155,7 @@ impl LiveSession {
         let pb = progress(expect, label);
         let result = (|| {
             while let Some(batch) = rx.blocking_recv() {
-                let batch = batch.map_err(|e| self.err(what, e))?;
+                let batch = batch.ok_or_else(|| self.no_answer(what))?.map_err(|e| self.err(what, e))?;
                 for d in &batch {
                     f(d)?;
                 }

@@ -2,7 +2,7 @@
 //! `config.chunks` and `config.shards`, through mongos or the config servers.
 
 use super::{connect, driver_error, LiveSession};
-use crate::error::input_error;
+use crate::error::{connection_error, input_error};
 use crate::model::sharding::ShardingMetadata;
 use anyhow::Result;
 use bson::{doc, Document};
@@ -28,29 +28,43 @@ impl LiveSession {
         let find_all = |name: &'static str, filter: Document| {
             let coll: Collection<Document> = config.collection(name);
             let max_time = self.max_time;
-            async move {
+            let read = async move {
                 let mut cur = coll.find(filter).max_time(max_time).await?;
                 let mut out = Vec::new();
                 while let Some(d) = cur.try_next().await? {
                     out.push(d);
                 }
                 Ok::<Vec<Document>, mongodb::error::Error>(out)
+            };
+            // One deadline for the whole (small) read: the server must not hang the run.
+            async move { tokio::time::timeout(super::deadline(max_time), read).await.ok() }
+        };
+        let fetch = |name: &'static str, filter: Document| {
+            let (find_all, err, redacted) = (&find_all, &err, &redacted);
+            async move {
+                match find_all(name, filter).await {
+                    Some(r) => r.map_err(|e| err(&format!("reading config.{name}"), e)),
+                    None => Err(connection_error(format!(
+                        "reading config.{name} on {redacted}: no answer within {} s (the server stopped answering)",
+                        super::deadline(self.max_time).as_secs()
+                    ))),
+                }
             }
         };
-        let colls = find_all("collections", doc! {"_id": self.namespace.to_string()}).await.map_err(|e| err("reading config.collections", e))?;
+        let colls = fetch("collections", doc! {"_id": self.namespace.to_string()}).await?;
         let Some(coll) = colls.into_iter().find(|c| !c.get_bool("dropped").unwrap_or(false)) else {
             return Ok(None);
         };
         let by_uuid = match coll.get("uuid") {
-            Some(u) => find_all("chunks", doc! {"uuid": u.clone()}).await.map_err(|e| err("reading config.chunks", e))?,
+            Some(u) => fetch("chunks", doc! {"uuid": u.clone()}).await?,
             None => vec![],
         };
         let by_ns = if by_uuid.is_empty() {
-            find_all("chunks", doc! {"ns": self.namespace.to_string()}).await.map_err(|e| err("reading config.chunks", e))?
+            fetch("chunks", doc! {"ns": self.namespace.to_string()}).await?
         } else {
             vec![]
         };
-        let shards = find_all("shards", doc! {}).await.map_err(|e| err("reading config.shards", e))?;
+        let shards = fetch("shards", doc! {}).await?;
         let meta = crate::sources::sharding::parse(&coll, &by_uuid, &by_ns, &shards)
             .map_err(|e| input_error(format!("sharding metadata for {}: {e}", self.namespace)))?;
         Ok(Some(meta))
