@@ -16,7 +16,17 @@ fn main() -> ExitCode {
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown".into());
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        let line = scrub(&shardkey::error::printable(&msg), &secrets_in_environment());
+        let secrets = secrets_in_environment();
+        // A library's panic may quote part of a credential: then the message is withheld.
+        let quotes_secret = secrets.iter().any(|s| {
+            let chars: Vec<char> = s.chars().collect();
+            chars.windows(4.min(chars.len()).max(1)).any(|w| msg.contains(&w.iter().collect::<String>()))
+        });
+        let line = if quotes_secret {
+            "(message withheld: it may quote a credential)".to_string()
+        } else {
+            scrub(&shardkey::error::printable(&msg), &secrets)
+        };
         eprintln!("shardkey: internal error: {line}{at} (please report it)");
         std::process::exit(Exit::Internal as i32);
     }));

@@ -26,8 +26,10 @@ pub struct ShardKey {
 
 impl ShardKey {
     /// Parse `{a: 1, b: "hashed"}` (shell-like or JSON).
-    pub fn parse(text: &str) -> Result<ShardKey> {
-        let v = super::relaxed::parse(text).map_err(|e| anyhow::anyhow!("key {text}: {e}"))?;
+    pub fn parse(input: &str) -> Result<ShardKey> {
+        // Messages quote the key; a huge one is cut so the message stays one readable line.
+        let text = &if input.chars().count() > 80 { format!("{}…", input.chars().take(79).collect::<String>()) } else { input.to_string() };
+        let v = super::relaxed::parse(input).map_err(|e| anyhow::anyhow!("key {text}: {e}"))?;
         let obj = match v {
             Value::Object(m) => m,
             _ => bail!("key {text}: a shard key is an object such as {{field: 1}}"),

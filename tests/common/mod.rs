@@ -78,6 +78,10 @@ impl Mongod {
         panic!("could not start mongod");
     }
 
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
     pub fn uri(&self) -> String {
         format!("mongodb://127.0.0.1:{}/?directConnection=true", self.port)
     }

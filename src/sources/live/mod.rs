@@ -69,6 +69,10 @@ fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> any
 async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCriteria, String, Vec<String>)> {
     let secrets = secrets_of(uri);
     let redacted = redact_uri(uri);
+    // The driver panics on some invalid percent-encodings: refuse them first, in our own words.
+    if let Some(why) = userinfo_problem(uri) {
+        return Err(input_error(format!("invalid URI {redacted}: {why}")));
+    }
     let mut opts = ClientOptions::parse(uri).await.map_err(|e| driver_error(&format!("invalid URI {redacted}"), e, &secrets))?;
     opts.server_selection_timeout = Some(timeout);
     opts.connect_timeout = Some(timeout);
@@ -82,6 +86,24 @@ async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCrite
 }
 
 /// A connection to a deployment, for one namespace.
+/// Why the user name or password of a URI cannot be percent-decoded, if it cannot.
+fn userinfo_problem(uri: &str) -> Option<&'static str> {
+    let userinfo = uri.split_once("://")?.1.split('?').next()?.rsplit_once('@')?.0.as_bytes();
+    let mut i = 0;
+    while i < userinfo.len() {
+        if userinfo[i] == b'%' {
+            let hex = |b: Option<&u8>| b.is_some_and(|c| c.is_ascii_hexdigit());
+            if !hex(userinfo.get(i + 1)) || !hex(userinfo.get(i + 2)) {
+                return Some("the user name or password holds a '%' that does not start a percent-encoding (write it as %25)");
+            }
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
 pub struct LiveSession {
     client: Client,
     db: Database,
