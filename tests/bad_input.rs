@@ -255,6 +255,8 @@ fn offline_inputs_and_faults() {
         row("key: nested 20,000 levels", &["analyze", "--docs", &ok, "--key", &key_deep], a(2), "nested more than 100 levels"),
         row("key: a non-ASCII character", &["analyze", "--docs", &ok, "--key", "{a: 1 é}"], a(2), "'é' at character 7"),
         row("key: control characters", &["analyze", "--docs", &ok, "--key", "{\"a\u{1b}[2J\": -1}"], a(2), "\\u{1b}[2J"),
+        // Found by the key_syntax fuzz target: a quote in a field name printed unescaped.
+        row("key: a quote in a field name prints back escaped", &["analyze", "--docs", &ok, "--key", "{\"c\\\"}c\": 1}"], a(0), "{\"c\\\"}c\": 1}"),
         row("collation: no locale", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collation", "{strength: 2}"], a(2), "locale"),
         row("collation: not an object", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collation", "[1]"], a(2), "expected an object"),
         row("collation: nested 20,000 levels", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collation", &coll_deep], a(2), "nested more than 100 levels"),

@@ -161,7 +161,9 @@ impl fmt::Display for ShardKey {
             if plain {
                 write!(f, "{}: ", k.path)?;
             } else {
-                write!(f, "\"{}\": ", k.path)?;
+                // Quoted as the key syntax reads it back (`relaxed`): escape backslash, quote, line breaks.
+                let quoted = k.path.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n").replace('\t', "\\t");
+                write!(f, "\"{quoted}\": ")?;
             }
             match k.kind {
                 KeyKind::Range => write!(f, "1")?,
@@ -195,6 +197,11 @@ mod tests {
             "a: 1",
         ] {
             assert!(ShardKey::parse(bad).is_err(), "{bad} should be rejected");
+        }
+        // Any field name prints back to text that parses to the same key (found by the key_syntax fuzz target).
+        for name in ["c\u{5}\"}c", "a\\b", "x\ny\tz", "ü.ß"] {
+            let k = ShardKey::single(name, KeyKind::Range);
+            assert_eq!(ShardKey::parse(&k.to_string()).unwrap(), k, "{k}");
         }
     }
 }

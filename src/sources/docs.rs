@@ -1,7 +1,7 @@
 //! Documents from mongoexport (NDJSON or JSON array, relaxed or canonical
 //! Extended JSON) and mongodump (`.bson`, `.bson.gz`). File order is insertion order.
 
-use super::records::{json_to_document, numbered_lines, open, parse_json_document, Layout, Record};
+use super::records::{json_to_document, numbered_lines, open, parse_json_document, Input, Layout, Record};
 use crate::error::input_error;
 use anyhow::Result;
 use bson::Document;
@@ -9,8 +9,12 @@ use std::path::Path;
 
 /// Call `f(doc, bson_size)` for every document in file order. JSON lines are
 /// parsed in parallel blocks; `f` still sees them one by one, in order.
-pub fn for_each_document(path: &Path, mut f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
-    let input = open(path)?;
+pub fn for_each_document(path: &Path, f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
+    for_each_document_in(open(path)?, f)
+}
+
+/// The same, on an opened input.
+pub fn for_each_document_in(input: Input, mut f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
     let shown = input.shown.clone();
     if input.layout != Layout::Lines {
         let mut size_buf = Vec::new();

@@ -63,6 +63,13 @@ pub fn open(path: &Path) -> Result<Input> {
         Box::new(f)
     };
     let size_hint = if path.as_os_str() == "-" { 0 } else { std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) };
+    from_reader(raw, shown, size_hint, is_bson_name(path))
+}
+
+/// The same as `open`, on any reader (`shown` names it in messages; `bson_name`:
+/// its name says BSON). Fuzz targets feed bytes through here.
+pub fn from_reader(raw: Box<dyn Read>, shown: String, size_hint: u64, bson_name: bool) -> Result<Input> {
+    let cannot_read = |e: std::io::Error| input_error(format!("{shown}: cannot read: {e}"));
     let (head, raw) = sniff(raw, 2).map_err(cannot_read)?;
     let gz = head.starts_with(&[0x1f, 0x8b]);
     let raw: Box<dyn Read> = if gz { Box::new(MultiGzDecoder::new(raw)) } else { raw };
@@ -70,7 +77,7 @@ pub fn open(path: &Path) -> Result<Input> {
     let (head, mut raw) = sniff(raw, 4).map_err(|e| gz_error(&input.shown, e))?;
     // BSON by name, or by a NUL among the 4 bytes of its first document's length
     // (a text file never has one; its first byte alone could look like blank space).
-    if is_bson_name(path) || head.contains(&0) {
+    if bson_name || head.contains(&0) {
         input.layout = Layout::Bson;
         input.reader = Box::new(BufReader::with_capacity(BUFFER, raw));
         return Ok(input);

@@ -193,7 +193,11 @@ pub fn read_query_file(path: &Path) -> Result<QueryLog> {
 
 /// Read one query file into `log`. Line files are read in blocks and parsed on every core.
 pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
-    let input = open(path)?;
+    read_queries_in(open(path)?, log)
+}
+
+/// Read one opened input (any supported format) into `log`.
+pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Result<()> {
     let shown = input.shown.clone();
     if input.layout == Layout::Lines {
         return input.for_each_line_block(|block, first_line| process_block(block, first_line, &shown, log));

@@ -1,0 +1,19 @@
+//! mongodump BSON through the same reader as `--docs dump.bson`, then one sample pass.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use shardkey::model::ShardKey;
+use shardkey::sample::Sample;
+use shardkey::sources::docs::for_each_document_in;
+use shardkey::sources::records::from_reader;
+
+fuzz_target!(|data: &[u8]| {
+    let keys: Vec<ShardKey> = ["{a: 1}", "{\"a.b\": \"hashed\"}"].iter().map(|k| ShardKey::parse(k).unwrap()).collect();
+    let mut sample = Sample::new(&keys);
+    let Ok(input) = from_reader(Box::new(std::io::Cursor::new(data.to_vec())), "fuzz.bson".into(), 0, true) else { return };
+    let _ = for_each_document_in(input, |d, size| {
+        sample.add(d, size);
+        Ok(())
+    });
+    sample.finish();
+});
