@@ -113,3 +113,34 @@ fn average_document_size_is_integer_bson_bytes() {
     let r = analyse(vec![doc! {"_id": 1}, doc! {"_id": 1, "a": 1}], &["{_id: 1}"]);
     assert_eq!(cand(&r, "{_id: 1}").metrics.key_characteristics.avg_doc_size_bytes, (14 + 21) / 2);
 }
+
+#[test]
+fn one_value_everywhere_is_not_monotonic() {
+    // calculateMonotonicity: a single distinct value among the scanned entries → "not monotonic", 0
+    // (equal keys sit in insertion order, which alone would correlate perfectly).
+    let docs: Vec<Document> = (0..50).map(|i| doc! {"_id": i, "k": "same"}).collect();
+    let r = analyse(docs, &["{k: 1}"]);
+    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.monotonicity;
+    assert_eq!(m.kind, MonotonicityType::NotMonotonic);
+    assert_eq!(m.record_id_correlation_coefficient, Some(0.0));
+}
+
+#[test]
+fn sketch_mode_stays_consistent_with_the_collection() {
+    // 30,000 unique values (past the exact limit) sampled from 100,000 documents.
+    let docs: Vec<Document> = (0..30_000).map(|i| doc! {"u": i}).collect();
+    let mut src = MemorySource { name: "memory".into(), docs };
+    let opts = Options {
+        candidates: Candidates::Named(vec![ShardKey::parse("{u: 1}").unwrap()]),
+        namespace: Some("d.c".into()),
+        settings: Settings { chunk_size_bytes: 128 << 20, num_most_common: 3, default_collation: None, shards: None, redact: false },
+        total_docs: Some(100_000),
+    };
+    let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();
+    let kc = &r.candidates[0].metrics.key_characteristics;
+    assert!(kc.sketch.is_some(), "past the exact limit");
+    assert!(kc.num_distinct_values <= kc.num_docs_sampled, "{} > {}", kc.num_distinct_values, kc.num_docs_sampled);
+    // The sketch's ~30,000 distinct in 30,000 documents scale to about the whole collection, never past it.
+    assert!(kc.estimated_num_distinct_values.value <= 100_000);
+    assert!(kc.estimated_num_distinct_values.value >= 98_000, "{}", kc.estimated_num_distinct_values.value);
+}

@@ -105,16 +105,22 @@ fn collation() {
     let en = doc! {"locale": "en", "strength": 2};
     let simple = doc! {"locale": "simple"};
     let table: Vec<CollationRow> = vec![
-        ("{a: 1}", doc! {"a": "x"}, Some(en.clone()), None, MultiShard),
-        ("{a: 1}", doc! {"a": "x"}, None, Some(en.clone()), MultiShard),
+        // A non-simple collation makes a string equality bound nothing: the single-field key spans
+        // its whole range (reference "Read/write classification"; analyzeShardKey.md, corrected).
+        ("{a: 1}", doc! {"a": "x"}, Some(en.clone()), None, ScatterGather),
+        ("{a: 1}", doc! {"a": "x"}, None, Some(en.clone()), ScatterGather),
         ("{a: 1}", doc! {"a": "x"}, Some(simple.clone()), Some(en.clone()), SingleShard),
         ("{a: 1}", doc! {"a": 5}, Some(en.clone()), None, SingleShard),
         ("{a: 1}", doc! {"a": null}, None, Some(en.clone()), SingleShard),
-        ("{a: 1}", doc! {"a": {"x": 1}}, Some(en.clone()), None, MultiShard),
+        ("{a: 1}", doc! {"a": {"x": 1}}, Some(en.clone()), None, ScatterGather),
+        ("{a: 1}", doc! {"a": ["x"]}, Some(en.clone()), None, ScatterGather),
         ("{a: 1, b: 1}", doc! {"a": 5, "b": "s"}, Some(en.clone()), None, MultiShard),
         ("{a: 1}", doc! {"a": {"$gt": "m"}}, Some(en.clone()), None, ScatterGather),
         ("{a: 1}", doc! {"a": {"$gt": 5}}, Some(en.clone()), None, MultiShard),
-        ("{a: \"hashed\"}", doc! {"a": "x"}, Some(en.clone()), None, MultiShard),
+        ("{a: \"hashed\"}", doc! {"a": "x"}, Some(en.clone()), None, ScatterGather),
+        // An unbounded first field leaves the whole key range, whatever the second.
+        ("{a: 1, b: 1}", doc! {"a": "s", "b": 5}, Some(en.clone()), None, ScatterGather),
+        ("{a: 1, b: 1}", doc! {"a": "s", "b": {"$gt": 5}}, None, None, MultiShard),
     ];
     for (k, f, c, d, want) in table {
         assert_eq!(label(k, f.clone(), c.clone(), d.clone()), want, "key {k} filter {f} collation {c:?} default {d:?}");
@@ -131,6 +137,13 @@ fn expr_eq_with_let_variables() {
     assert_eq!(target_filter(&k, &f, true, Some(&doc! {"v": 3})).label, SingleShard);
     let f = doc! {"$expr": {"$lt": ["$a", 3]}};
     assert_eq!(target_filter(&k, &f, true, None).label, ScatterGather);
+    // Several equalities under $and inside $expr, with let (reference: the equality fast path).
+    let k2 = key("{a: 1, b: 1}");
+    let f = doc! {"$expr": {"$and": [{"$eq": ["$a", "$$v"]}, {"$eq": ["$b", "x"]}]}};
+    assert_eq!(target_filter(&k2, &f, true, Some(&doc! {"v": 3})).label, SingleShard);
+    assert_eq!(target_filter(&k, &f, true, Some(&doc! {"v": 3})).label, SingleShard);
+    let f = doc! {"$expr": {"$and": [{"$eq": ["$a", "$$v"]}, {"$lt": ["$b", 3]}]}};
+    assert_eq!(target_filter(&k2, &f, true, Some(&doc! {"v": 3})).label, MultiShard, "prefix equality only");
 }
 
 fn write(op: Op, filter: Document, multi: bool, upsert: bool, u: Option<UpdateSpec>) -> Query {
@@ -149,8 +162,22 @@ fn replacement_updates_by_exact_id() {
     assert_eq!(target_query(&k, &q, None).label, SingleShard);
     let q = write(Op::Update, doc! {"_id": 7}, false, true, repl.clone());
     assert_eq!(target_query(&k, &q, None).label, ScatterGather, "upsert is not routed by the replacement");
-    let q = write(Op::Update, doc! {"_id": 7, "y": 1}, false, false, repl.clone());
-    assert_eq!(target_query(&k, &q, None).label, ScatterGather, "not an exact _id query");
+    // The server's isExactIdQuery: `_id` fixed by equality, other predicates beside it
+    // ({foo: <anything>, _id: 1} => true; {_id: {$lt: 30}} => false; write_without_shard_key_util.cpp).
+    let q = write(Op::Update, doc! {"_id": 7, "y": {"$gt": 1}}, false, false, repl.clone());
+    assert_eq!(target_query(&k, &q, None).label, SingleShard, "an _id equality among other predicates");
+    let q = write(Op::Update, doc! {"$and": [{"_id": {"$eq": 7}}, {"y": 1}]}, false, false, repl.clone());
+    assert_eq!(target_query(&k, &q, None).label, SingleShard, "_id equality under $and");
+    let q = write(Op::Update, doc! {"_id": {"$lt": 30}}, false, false, repl.clone());
+    assert_eq!(target_query(&k, &q, None).label, ScatterGather, "a range on _id is not exact");
+    let q = write(Op::Update, doc! {"y": 1}, false, false, repl.clone());
+    assert_eq!(target_query(&k, &q, None).label, ScatterGather, "no _id at all");
+    // A string _id under an explicit collation other than the default: not exact.
+    let mut q = write(Op::Update, doc! {"_id": "s"}, false, false, repl.clone());
+    q.collation = Some(doc! {"locale": "fr"});
+    assert_eq!(target_query(&k, &q, None).label, ScatterGather, "collatable _id under another collation");
+    q.filter = doc! {"_id": 7};
+    assert_eq!(target_query(&k, &q, None).label, SingleShard, "a numeric _id is not collatable");
     let q = write(Op::Update, doc! {"_id": 7}, false, false, Some(UpdateSpec::Modifiers(doc! {"$set": {"a": 1}})));
     assert_eq!(target_query(&k, &q, None).label, ScatterGather, "modifiers carry no key");
 }

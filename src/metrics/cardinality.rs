@@ -25,9 +25,33 @@ pub fn estimate_distinct(counts: impl Iterator<Item = u64>, num_sampled: u64, nu
 
 pub const ESTIMATOR: &str = "Chao1 (bias-corrected): d + f1(f1-1)/(2(f2+1)), capped at numDocsTotal";
 
+/// With only a distinct-count sketch (no frequency counts), the unseen documents
+/// are taken to bring new values at the sample's own rate: d + (N − n)·d/n,
+/// between d and numDocsTotal. Exact for a unique key; an upper bound when values repeat.
+pub fn scale_distinct(distinct: u64, num_sampled: u64, num_total: u64) -> u64 {
+    if num_sampled == 0 || num_sampled >= num_total {
+        return distinct;
+    }
+    let rate = distinct as f64 / num_sampled as f64;
+    let est = distinct as f64 + (num_total - num_sampled) as f64 * rate;
+    (est.round() as u64).clamp(distinct, num_total)
+}
+
+pub const SKETCH_ESTIMATOR: &str =
+    "HyperLogLog over the sample, scaled to the collection at the sample's rate of new values (an upper bound; see sketch)";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sketch_scales_to_the_collection_and_never_past_it() {
+        // 99,960 distinct among 100,000 sampled of 336,776: 99,960 + 236,776 × 0.9996 = 336,641
+        assert_eq!(scale_distinct(99_960, 100_000, 336_776), 336_641);
+        assert_eq!(scale_distinct(100_000, 100_000, 336_776), 336_776, "a unique key: the collection size");
+        assert_eq!(scale_distinct(50_000, 50_000, 50_000), 50_000, "the whole collection: as counted");
+        assert!(scale_distinct(60_000, 50_000, 70_000) <= 70_000);
+    }
 
     #[test]
     fn exact_when_the_sample_is_everything() {

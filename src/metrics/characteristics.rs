@@ -101,7 +101,10 @@ pub fn measure(
         .collect();
     let mono = match monotonicity::by_key_shape(&ks.key) {
         Some(m) => m,
-        None => monotonicity::measure(&ks.key, &order.unwrap_or(ks).insertion_positions_in_key_order()),
+        None => {
+            let o = order.unwrap_or(ks);
+            monotonicity::measure(&ks.key, &o.insertion_positions_in_key_order(), o.order_sample_has_one_value())
+        }
     };
     let jumbo = frequency::jumbo_values(ks.frequencies(), counted.max(1), total, avg, settings.chunk_size_bytes)
         .into_iter()
@@ -112,22 +115,28 @@ pub fn measure(
             estimated_bytes: j.estimated_bytes,
         })
         .collect();
+    // A sketch never counts more values than documents; a unique supporting index
+    // makes every value distinct (the server then skips grouping).
+    let distinct = if is_unique == Some(true) { counted } else { ks.num_distinct().min(counted) };
+    let estimated = if is_unique == Some(true) {
+        Estimate { value: total, estimator: "unique supporting index: every document holds its own value" }
+    } else if ks.is_exact() {
+        Estimate {
+            value: cardinality::estimate_distinct(ks.frequencies().iter().map(|v| v.count), counted, total),
+            estimator: cardinality::ESTIMATOR,
+        }
+    } else {
+        Estimate { value: cardinality::scale_distinct(distinct, counted, total), estimator: cardinality::SKETCH_ESTIMATOR }
+    };
     KeyCharacteristics {
         num_docs_total: total,
         num_docs_sampled: sampled,
         avg_doc_size_bytes: avg,
-        num_distinct_values: ks.num_distinct(),
+        num_distinct_values: distinct,
         most_common_values: mcv,
         is_unique,
         monotonicity: mono,
-        estimated_num_distinct_values: if ks.is_exact() {
-            Estimate {
-                value: cardinality::estimate_distinct(ks.frequencies().iter().map(|v| v.count), counted, total),
-                estimator: cardinality::ESTIMATOR,
-            }
-        } else {
-            Estimate { value: ks.num_distinct(), estimator: "HyperLogLog over the sample (see sketch)" }
-        },
+        estimated_num_distinct_values: estimated,
         top_value_percentage: frequency::top_share(ks.frequencies(), counted) * 100.0,
         sketch: ks.sketch_info().map(|i| SketchReport {
             distinct_values: format!(

@@ -69,8 +69,13 @@ pub fn pearson_with_index(insertion_positions_in_key_order: &[u64]) -> Option<f6
     Some(sxy / (sxx * syy).sqrt())
 }
 
+/// The server rounds the coefficient to 10 decimals.
+fn round10(r: f64) -> f64 {
+    (r * 1e10).round() / 1e10
+}
+
 pub fn classify(r: Option<f64>) -> Monotonicity {
-    match r {
+    match r.map(round10) {
         Some(r) => Monotonicity {
             record_id_correlation_coefficient: Some(r),
             kind: if r.abs() >= THRESHOLD { MonotonicityType::Monotonic } else { MonotonicityType::NotMonotonic },
@@ -79,12 +84,18 @@ pub fn classify(r: Option<f64>) -> Monotonicity {
     }
 }
 
-/// Monotonicity of a key given its documents' insertion positions in key order.
-pub fn measure(key: &ShardKey, insertion_positions_in_key_order: &[u64]) -> Monotonicity {
+/// Monotonicity of a key given its documents' insertion positions in key order
+/// (`calculateMonotonicity`): when every scanned document holds one and the same
+/// value, "not monotonic" with coefficient 0 (equal keys sit in insertion order,
+/// which alone would read as a perfect correlation).
+pub fn measure(key: &ShardKey, insertion_positions_in_key_order: &[u64], one_value: bool) -> Monotonicity {
     if let Some(m) = by_key_shape(key) {
         return m;
     }
     debug_assert!(key.fields.iter().all(|f| f.kind == KeyKind::Range));
+    if one_value && !insertion_positions_in_key_order.is_empty() {
+        return Monotonicity { record_id_correlation_coefficient: Some(0.0), kind: MonotonicityType::NotMonotonic };
+    }
     classify(pearson_with_index(insertion_positions_in_key_order))
 }
 
@@ -110,10 +121,22 @@ mod tests {
     #[test]
     fn hashed_keys_by_shape() {
         let k = ShardKey::parse("{a: \"hashed\"}").unwrap();
-        let m = measure(&k, &[0, 1, 2]);
+        let m = measure(&k, &[0, 1, 2], false);
         assert_eq!(m.kind, MonotonicityType::NotMonotonic);
         assert_eq!(m.record_id_correlation_coefficient, Some(0.0));
         let k = ShardKey::parse("{a: 1, b: \"hashed\"}").unwrap();
-        assert_eq!(measure(&k, &[0, 1, 2]).kind, MonotonicityType::Unknown);
+        assert_eq!(measure(&k, &[0, 1, 2], false).kind, MonotonicityType::Unknown);
+    }
+
+    #[test]
+    fn one_value_is_not_monotonic_and_coefficients_have_10_decimals() {
+        let k = ShardKey::parse("{a: 1}").unwrap();
+        let m = measure(&k, &[0, 1, 2, 3], true);
+        assert_eq!(m, Monotonicity { record_id_correlation_coefficient: Some(0.0), kind: MonotonicityType::NotMonotonic });
+        assert_eq!(measure(&k, &[0, 1, 2, 3], false).kind, MonotonicityType::Monotonic);
+        // [0, 2, 1, 3]: sxy = 4, sxx = syy = 5 → 0.8 exactly
+        assert_eq!(classify(pearson_with_index(&[0, 2, 1, 3])).record_id_correlation_coefficient, Some(0.8));
+        // 1/3 rounds to 0.3333333333
+        assert_eq!(round10(1.0 / 3.0), 0.3333333333);
     }
 }

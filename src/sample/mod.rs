@@ -262,6 +262,15 @@ impl KeySample {
         order.into_iter().map(|(p, _)| *p).collect()
     }
 
+    /// Do all documents of the order sample hold one and the same value?
+    pub fn order_sample_has_one_value(&self) -> bool {
+        let mut it = self.reservoir.iter();
+        match it.next() {
+            Some((_, first)) => it.all(|(_, t)| cmp_tuple(t, first) == std::cmp::Ordering::Equal),
+            None => false,
+        }
+    }
+
     /// Distinct values in key space (hashed fields hashed), sorted, with document counts.
     /// Exact counts when every value was counted; else the reservoir, weighted to the sample.
     pub fn key_space_values(&self) -> Vec<(Vec<Bson>, u64)> {

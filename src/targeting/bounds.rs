@@ -157,10 +157,10 @@ pub fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Opt
                 ),
                 _ => FieldBounds::Any,
             },
-            "$expr" => match expr_equality(v, let_vars) {
-                Some((p, val)) if p == path => value_point(&val, cx),
-                _ => FieldBounds::Any,
-            },
+            "$expr" => expr_equalities(v, let_vars)
+                .into_iter()
+                .filter(|(p, _)| p == path)
+                .fold(FieldBounds::Any, |acc, (_, val)| acc.intersect(value_point(&val, cx))),
             _ if k.starts_with('$') => FieldBounds::Any,
             _ if k == path => predicate_bounds(v, cx),
             _ => FieldBounds::Any,
@@ -171,6 +171,19 @@ pub fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Opt
 }
 
 /// `{$eq: ["$field", <constant or $$var>]}` (either order) inside `$expr`.
+/// Every `$eq` between a field and a constant in an `$expr`, through `$and`
+/// (`{$and: [{$eq: ["$a", "$$v"]}, {$eq: ["$b", 1]}]}`), as the server's equality fast path sees them.
+pub fn expr_equalities(expr: &Bson, let_vars: Option<&Document>) -> Vec<(String, Bson)> {
+    if let Some(eq) = expr_equality(expr, let_vars) {
+        return vec![eq];
+    }
+    match expr.as_document().filter(|d| d.len() == 1).and_then(|d| d.get("$and")).and_then(Bson::as_array) {
+        Some(items) => items.iter().flat_map(|x| expr_equalities(x, let_vars)).collect(),
+        None => vec![],
+    }
+}
+
+/// One `{$eq: ["$field", <constant or $$variable>]}` (either order).
 pub fn expr_equality(expr: &Bson, let_vars: Option<&Document>) -> Option<(String, Bson)> {
     let d = expr.as_document()?;
     if d.len() != 1 {

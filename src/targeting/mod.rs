@@ -11,7 +11,7 @@
 pub mod bounds;
 pub mod shapes;
 
-use self::bounds::{bounds_for, expr_equality, FieldBounds, FieldContext};
+use self::bounds::{bounds_for, expr_equalities, FieldBounds, FieldContext};
 use crate::bsonx::is_collatable;
 use crate::model::{KeyKind, KeyRange, Query, ShardKey, UpdateSpec};
 use bson::{Bson, Document};
@@ -78,11 +78,7 @@ fn collect_equalities(filter: &Document, let_vars: Option<&Document>, out: &mut 
                     }
                 }
             }
-            "$expr" => {
-                if let Some(eq) = expr_equality(v, let_vars) {
-                    out.push(eq);
-                }
-            }
+            "$expr" => out.extend(expr_equalities(v, let_vars)),
             _ if k.starts_with('$') => {}
             _ => match v {
                 Bson::Document(d) if d.keys().next().is_some_and(|x| x.starts_with('$')) => {
@@ -218,7 +214,9 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
             let p = key.to_key_space(&values);
             return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)] };
         }
-        return Targeting { label: Label::MultiShard, touched: bounds_ranges(key, filter, simple, let_vars) };
+        // Under a non-simple collation an equality on a string, object or array bounds
+        // nothing (the index is in binary order): the bounds below decide, and a field
+        // with no other predicate spans its whole range.
     }
     let touched = bounds_ranges(key, filter, simple, let_vars);
     let label = if touched.len() == 1 && touched[0].is_full() {
@@ -229,25 +227,24 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
     Targeting { label, touched }
 }
 
-/// `{_id: <value>}` and nothing else: a replacement update may then be routed by its new document.
-fn is_exact_id_query(filter: &Document) -> bool {
-    if filter.len() != 1 {
-        return false;
-    }
-    match filter.get("_id") {
-        Some(Bson::Document(d)) if d.keys().next().is_some_and(|k| k.starts_with('$')) => {
-            d.len() == 1 && d.get("$eq").is_some_and(valid_key_value)
-        }
-        Some(v) => valid_key_value(v),
-        None => false,
-    }
+/// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
+/// stand beside it: `{_id: 1, x: {$gt: 0}}`); with an explicit collation that is not the
+/// collection's default, a collatable `_id` does not count.
+fn is_exact_id_query(filter: &Document, let_vars: Option<&Document>, collation: Option<&Document>, default: Option<&Document>) -> bool {
+    let id_key = ShardKey::single("_id", KeyKind::Range);
+    let Some(id) = extract_key_by_equality(&id_key, filter, let_vars) else { return false };
+    let explicit_other = collation.is_some_and(|c| !c.is_empty() && Some(c) != default);
+    !(explicit_other && id.iter().any(is_collatable))
 }
 
 /// Label a sampled query (read or write) for a key under the collection's default collation.
 pub fn target_query(key: &ShardKey, q: &Query, default_collation: Option<&Document>) -> Targeting {
     let simple = effective_simple(q.collation.as_ref(), default_collation);
     let t = target_filter(key, &q.filter, simple, q.let_vars.as_ref());
-    if t.label != Label::SingleShard && !q.upsert && is_exact_id_query(&q.filter) {
+    if t.label != Label::SingleShard
+        && !q.upsert
+        && is_exact_id_query(&q.filter, q.let_vars.as_ref(), q.collation.as_ref(), default_collation)
+    {
         if let Some(UpdateSpec::Replacement(doc)) = &q.update {
             // The new document carries the full shard key (a missing field is null).
             let values: Option<Vec<Bson>> = key
