@@ -126,7 +126,7 @@ impl DistributionCounter {
             }
             self.write_labels[slot(t.label)] += 1;
             ranges.count(&t.touched, &mut self.writes_by_range);
-            if t.label != Label::SingleShard {
+            if !t.key_fixed {
                 // findAndModify is always a single (non-multi) write.
                 if q.multi && q.op != Op::FindAndModify {
                     self.multi_without_key += 1;
