@@ -37,6 +37,8 @@ pub struct Options {
     pub settings: Settings,
     /// The collection's size when the documents are a sample of it (`--total-docs`).
     pub total_docs: Option<u64>,
+    /// `--memory-limit`: how much the sample may hold (exact counts, insertion order).
+    pub memory_limit: u64,
 }
 
 /// Documents read to propose candidates.
@@ -96,7 +98,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     };
     let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();
 
-    let mut sample = Sample::new(&keys);
+    let mut sample = Sample::with_budget(&keys, opts.memory_limit);
     source.scan(&mut |d, size| {
         sample.add(d, size);
         Ok(())
@@ -105,7 +107,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     if sample.num_docs == 0 {
         return Err(input_error(format!("{}: no documents to analyse", source.describe())));
     }
-    let mut in_order = Sample::order_only(&keys);
+    let mut in_order = Sample::order_only(&keys, opts.memory_limit);
     let separate_order = source.scan_in_insertion_order(&mut |d, size| {
         in_order.add(d, size);
         Ok(())

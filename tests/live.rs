@@ -285,3 +285,64 @@ fn unreachable_missing_empty_and_no_profile() {
     let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.c", "--key", "{k: 1}", "--format", "json"]));
     assert!(r["notes"].to_string().contains("no query sample found"), "{}", r["notes"]);
 }
+
+/// Issue 12's parity check: a 60,000-document collection with a unique key, the whole
+/// collection sampled: every value counted exactly, `isUnique` from the unique index, and
+/// the monotonicity coefficient the server would compute, i.e. the Pearson correlation of
+/// (position, recordId) over `find().hint({u: 1})` with `showRecordId`, to 10 decimals.
+#[test]
+fn whole_collection_is_exact_and_monotonicity_matches_the_record_ids() {
+    use futures_util::TryStreamExt;
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    let n: i64 = 60_000;
+    rt().block_on(async {
+        let coll = client.database("app").collection::<Document>("u");
+        // Evens in order, then the odds in a scrambled order: a correlation well inside (0, 1).
+        let docs: Vec<Document> =
+            (0..n).map(|i| doc! {"u": if i % 2 == 0 { i } else { n + (i * 7919) % n }, "pad": "x"}).collect();
+        for chunk in docs.chunks(10_000) {
+            coll.insert_many(chunk.to_vec()).await.unwrap();
+        }
+        coll.create_index(mongodb::IndexModel::builder().keys(doc! {"u": 1}).options(
+            mongodb::options::IndexOptions::builder().unique(true).build(),
+        ).build())
+        .await
+        .unwrap();
+    });
+    // The server's view: recordIds in index order.
+    let record_ids: Vec<f64> = rt().block_on(async {
+        let coll = client.database("app").collection::<Document>("u");
+        let mut cur = coll.find(doc! {}).hint(mongodb::options::Hint::Keys(doc! {"u": 1})).show_record_id(true).await.unwrap();
+        let mut out = Vec::new();
+        while let Some(d) = cur.try_next().await.unwrap() {
+            out.push(match d.get("$recordId") {
+                Some(mongodb::bson::Bson::Int64(r)) => *r as f64,
+                other => panic!("recordId {other:?}"),
+            });
+        }
+        out
+    });
+    assert_eq!(record_ids.len() as i64, n);
+    let k = record_ids.len() as f64;
+    let mean_x = (k - 1.0) / 2.0;
+    let mean_y = record_ids.iter().sum::<f64>() / k;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (i, y) in record_ids.iter().enumerate() {
+        let (dx, dy) = (i as f64 - mean_x, y - mean_y);
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    let expected = ((sxy / (sxx * syy).sqrt()) * 1e10).round() / 1e10;
+    assert!(expected > 0.1 && expected < 0.9, "the data should give a middling coefficient: {expected}");
+
+    let uri = m.uri();
+    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.u", "--key", "{u: 1}", "--sample-size", "60000", "--format", "json"]));
+    let kc = &cand(&r, "{u: 1}")["keyCharacteristics"];
+    assert_eq!(kc["numDocsSampled"], 60_000);
+    assert_eq!(kc["numDistinctValues"], 60_000);
+    assert_eq!(kc["isUnique"], true);
+    assert_eq!(kc["monotonicity"]["recordIdCorrelationCoefficient"].as_f64(), Some(expected));
+    assert!(kc.get("sketch").is_none(), "counted exactly: {kc}");
+}

@@ -17,6 +17,7 @@ fn analyse(docs: Vec<Document>, keys: &[&str]) -> Report {
         namespace: Some("d.c".into()),
         settings: Settings { chunk_size_bytes: 128 << 20, num_most_common: 3, default_collation: None, shards: None, redact: false },
         total_docs: None,
+        memory_limit: shardkey::sample::DEFAULT_MEMORY_LIMIT,
     };
     run(&mut src, &QueryLog::default(), vec![], &opts).unwrap()
 }
@@ -135,6 +136,8 @@ fn sketch_mode_stays_consistent_with_the_collection() {
         namespace: Some("d.c".into()),
         settings: Settings { chunk_size_bytes: 128 << 20, num_most_common: 3, default_collation: None, shards: None, redact: false },
         total_docs: Some(100_000),
+        // The smallest budget: exact counts stop at 20,000 values.
+        memory_limit: 0,
     };
     let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();
     let kc = &r.candidates[0].metrics.key_characteristics;

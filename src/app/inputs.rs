@@ -27,6 +27,7 @@ fn options(input: &InputRequest, candidates: Candidates, namespace: Option<&Name
             redact: input.redact,
         },
         total_docs: input.total_docs,
+        memory_limit: input.memory_limit,
     }
 }
 
@@ -158,7 +159,7 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
         keys,
         info: info.clone(),
         sample_size: input.sample_size,
-        order_size: crate::sample::RESERVOIR as u64,
+        order_size: crate::sample::limits_for(input.memory_limit, 1).1 as u64,
         prescan,
         sharding: sharding.clone(),
     };

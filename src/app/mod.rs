@@ -7,6 +7,8 @@ mod check;
 mod github;
 mod inputs;
 
+pub use crate::sample::DEFAULT_MEMORY_LIMIT;
+
 use crate::error::{exit_code, input_error, one_line, Exit, Outcome};
 use crate::model::{Namespace, ShardKey};
 use crate::report::Format;
@@ -58,6 +60,8 @@ pub struct InputRequest {
     pub max_time: Duration,
     pub top: usize,
     pub redact: bool,
+    /// `--memory-limit` in bytes.
+    pub memory_limit: u64,
 }
 
 #[derive(Debug, Clone)]

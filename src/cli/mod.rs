@@ -103,6 +103,10 @@ pub struct InputArgs {
     /// Replace every sampled value in the output with its BSON type and a stable short hash.
     #[arg(long)]
     pub redact: bool,
+
+    /// Memory the sample may hold for exact counts and insertion order, e.g. 512M, 2G (default 1G).
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub memory_limit: String,
 }
 
 #[derive(Args, Debug)]
@@ -236,7 +240,21 @@ fn input_request_unchecked(a: &InputArgs) -> InputRequest {
         max_time: Duration::from_millis(a.max_time_ms.max(1)),
         top: a.top,
         redact: a.redact,
+        memory_limit: parse_size(&a.memory_limit).unwrap_or(crate::app::DEFAULT_MEMORY_LIMIT),
     }
+}
+
+/// `512M`, `2G`, `1048576`: bytes (K, M, G, T in powers of 1024).
+fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (num, mult) = match t.chars().last()?.to_ascii_uppercase() {
+        'K' => (&t[..t.len() - 1], 1u64 << 10),
+        'M' => (&t[..t.len() - 1], 1 << 20),
+        'G' => (&t[..t.len() - 1], 1 << 30),
+        'T' => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    num.trim().parse::<u64>().ok()?.checked_mul(mult)
 }
 
 fn input_request(a: &InputArgs) -> Result<InputRequest> {
@@ -249,6 +267,9 @@ fn input_request(a: &InputArgs) -> Result<InputRequest> {
     }
     if a.sample_size == 0 {
         return Err(usage_error("--sample-size must be at least 1"));
+    }
+    if parse_size(&a.memory_limit).is_none_or(|b| b < (64 << 20)) {
+        return Err(usage_error(format!("--memory-limit {}: give a size of at least 64M, such as 512M or 2G", a.memory_limit)));
     }
     if a.shards.is_some_and(|n| n == 0 || n > 10_000) {
         return Err(usage_error("--shards takes a number of shards from 1 to 10000"));
@@ -282,6 +303,10 @@ mod tests {
         assert_eq!(a.input.namespace.unwrap().to_string(), "x.y");
         assert_eq!(a.input.chunk_size_bytes, 128 * 1024 * 1024);
         assert_eq!(a.format, Format::Json);
+        assert_eq!(a.input.memory_limit, 1 << 30);
+        assert_eq!(parse_size("512M"), Some(512 << 20));
+        assert_eq!(parse_size("2g"), Some(2 << 30));
+        assert_eq!(parse_size("99999999999T"), None, "overflow");
     }
 
     #[test]
@@ -295,6 +320,8 @@ mod tests {
             (&["analyze", "--docs", "d", "--key", "{a: -1}"][..], "descending"),
             (&["analyze", "--docs", "d", "--collection", "nodot"][..], "expected db.collection"),
             (&["analyze", "--docs", "d", "--collation", "{strength: 2}"][..], "needs a locale"),
+            (&["analyze", "--docs", "d", "--memory-limit", "lots"][..], "--memory-limit"),
+            (&["analyze", "--docs", "d", "--memory-limit", "1M"][..], "at least 64M"),
         ] {
             let e = request(args).unwrap_err();
             assert!(e.to_string().contains(needle), "{args:?}: {e}");

@@ -32,6 +32,22 @@ pub struct ValueCount {
 pub const EXACT_LIMIT: usize = 20_000;
 /// Documents kept per key for order-based metrics (monotonicity, ranges, cluster).
 pub const RESERVOIR: usize = 20_000;
+
+/// The default memory budget for the sample (`--memory-limit`).
+pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+/// Conservative heap cost of one exactly counted distinct value (hash entry, its
+/// normalised bytes, the value and its count) and of one reservoir entry.
+const EXACT_ENTRY_BYTES: u64 = 256;
+const RESERVOIR_ENTRY_BYTES: u64 = 128;
+
+/// Per-key limits from a memory budget: half for exact counts, half for the
+/// insertion-order reservoir, shared by the keys; never below the fixed defaults.
+pub fn limits_for(budget_bytes: u64, num_keys: usize) -> (usize, usize) {
+    let per_key = budget_bytes / 2 / num_keys.max(1) as u64;
+    let exact = (per_key / EXACT_ENTRY_BYTES) as usize;
+    let reservoir = (per_key / RESERVOIR_ENTRY_BYTES) as usize;
+    (exact.max(EXACT_LIMIT), reservoir.max(RESERVOIR))
+}
 /// HyperLogLog precision (2^16 registers: 0.41% standard error).
 pub const HLL_PRECISION: u32 = 16;
 /// Misra-Gries counters.
@@ -317,9 +333,19 @@ impl Sample {
         Sample { num_docs: 0, total_bytes: 0, keys: keys.iter().cloned().map(KeySample::new).collect() }
     }
 
+    /// Exact counts and reservoirs as large as `budget_bytes` allows (`limits_for`).
+    pub fn with_budget(keys: &[ShardKey], budget_bytes: u64) -> Self {
+        let (exact, reservoir) = limits_for(budget_bytes, keys.len());
+        let keys = keys.iter().cloned().map(|k| KeySample::with_limits(k, exact, reservoir)).collect();
+        Sample { num_docs: 0, total_bytes: 0, keys }
+    }
+
     /// A pass that only keeps each key's reservoir (insertion order).
-    pub fn order_only(keys: &[ShardKey]) -> Self {
-        Sample { num_docs: 0, total_bytes: 0, keys: keys.iter().cloned().map(KeySample::order_only).collect() }
+    pub fn order_only(keys: &[ShardKey], budget_bytes: u64) -> Self {
+        let (exact, reservoir) = limits_for(budget_bytes, keys.len());
+        let keys =
+            keys.iter().cloned().map(|k| KeySample { order_only: true, ..KeySample::with_limits(k, exact, reservoir) }).collect();
+        Sample { num_docs: 0, total_bytes: 0, keys }
     }
 
     pub fn add(&mut self, doc: &Document, bson_size: usize) {
@@ -352,6 +378,13 @@ mod tests {
         assert_eq!(s.docs_counted(), 4);
         // key order: null (pos 1, 2), then 2 (pos 0, 4)
         assert_eq!(s.insertion_positions_in_key_order(), vec![1, 2, 0, 4]);
+    }
+
+    #[test]
+    fn limits_grow_with_the_budget() {
+        // 1 GiB for 4 keys: 128 MiB each for counts (524,288 values) and the reservoir (1,048,576 docs).
+        assert_eq!(limits_for(1 << 30, 4), (524_288, 1_048_576));
+        assert_eq!(limits_for(1 << 20, 4), (EXACT_LIMIT, RESERVOIR), "never below the defaults");
     }
 
     #[test]
