@@ -3,6 +3,7 @@
 
 pub mod depth;
 pub mod hash;
+pub mod keystring;
 pub mod order;
 pub mod path;
 pub mod redact;

@@ -149,7 +149,8 @@ pub fn group_bytes(v: &Bson, out: &mut Vec<u8>) {
                 out.extend_from_slice(&i.to_le_bytes());
             } else {
                 let f = num(v).unwrap_or(f64::NAN);
-                if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.2e18 {
+                // Every integral double in i64's range [-2^63, 2^63) is that integer.
+                if f.is_finite() && f.fract() == 0.0 && (-9223372036854775808.0..9223372036854775808.0).contains(&f) {
                     out.push(0);
                     out.extend_from_slice(&(f as i64).to_le_bytes());
                 } else if f.is_nan() {
@@ -239,5 +240,7 @@ mod tests {
         assert_ne!(enc(Bson::Int32(1)), enc(Bson::Double(1.5)));
         assert_ne!(enc(Bson::String("1".into())), enc(Bson::Int32(1)));
         assert_eq!(cmp_bson(&Bson::Int32(1), &Bson::Double(1.0)), Ordering::Equal);
+        // -2^63 as a double is exactly i64::MIN (found by the keystring property test).
+        assert_eq!(enc(Bson::Double(-9223372036854775808.0)), enc(Bson::Int64(i64::MIN)));
     }
 }

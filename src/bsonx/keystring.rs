@@ -1,0 +1,307 @@
+//! An order-preserving byte encoding of shard key values (in the spirit of the
+//! server's KeyString): comparing two encodings byte by byte gives MongoDB's
+//! order (`cmp_tuple`), and values MongoDB holds equal (1, 1.0, NumberLong(1))
+//! encode to the same bytes (`group_bytes`). One sort of encodings then gives
+//! distinct values, their counts and key order at once, in a dense arena, which
+//! is what exact counting of millions of sampled documents needs. `decode`
+//! gives a value back (numbers in their simplest type: an integral 1.0 reads as 1).
+
+use super::order::canonical_type;
+use bson::{Bson, Document};
+
+/// Each value starts with its canonical type shifted above 0, so the 0 byte can
+/// end an object or array before any element.
+fn type_byte(v: &Bson) -> u8 {
+    (canonical_type(v) + 2) as u8
+}
+
+/// Bytes with 0x00 escaped as 0x00 0xFF and a terminating 0x00 0x00: prefix order kept.
+fn put_bytes(b: &[u8], out: &mut Vec<u8>) {
+    for &c in b {
+        out.push(c);
+        if c == 0 {
+            out.push(0xFF);
+        }
+    }
+    out.extend_from_slice(&[0, 0]);
+}
+
+fn take_bytes(b: &[u8], at: &mut usize) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let c = *b.get(*at)?;
+        *at += 1;
+        if c == 0 {
+            let n = *b.get(*at)?;
+            *at += 1;
+            match n {
+                0 => return Some(out),
+                0xFF => out.push(0),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// f64 bits reordered so byte order is numeric order (-0.0 taken as 0.0).
+fn f64_key(f: f64) -> [u8; 8] {
+    let f = if f == 0.0 { 0.0 } else { f };
+    let bits = f.to_bits();
+    let k = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
+    k.to_be_bytes()
+}
+
+fn f64_from_key(k: [u8; 8]) -> f64 {
+    let k = u64::from_be_bytes(k);
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
+/// A number: NaN first; else its nearest f64, then the exact integer's distance
+/// from it (non-zero only for integers beyond 2^53), so order is exact numeric order.
+fn put_number(v: &Bson, out: &mut Vec<u8>) {
+    let (f, exact): (f64, Option<i64>) = match v {
+        Bson::Int32(i) => (*i as f64, Some(*i as i64)),
+        Bson::Int64(i) => (*i as f64, Some(*i)),
+        Bson::Double(d) => (*d, None),
+        Bson::Decimal128(d) => (d.to_string().parse::<f64>().unwrap_or(f64::NAN), None),
+        _ => (f64::NAN, None),
+    };
+    if f.is_nan() {
+        out.push(0);
+        return;
+    }
+    out.push(1);
+    out.extend_from_slice(&f64_key(f));
+    let delta = exact.map(|i| i as i128 - f as i128).unwrap_or(0) as i32;
+    out.extend_from_slice(&((delta as u32) ^ (1 << 31)).to_be_bytes());
+}
+
+fn take_number(b: &[u8], at: &mut usize) -> Option<Bson> {
+    let tag = *b.get(*at)?;
+    *at += 1;
+    if tag == 0 {
+        return Some(Bson::Double(f64::NAN));
+    }
+    let f = f64_from_key(b.get(*at..*at + 8)?.try_into().ok()?);
+    let delta = (u32::from_be_bytes(b.get(*at + 8..*at + 12)?.try_into().ok()?) ^ (1 << 31)) as i32;
+    *at += 12;
+    if delta != 0 {
+        return Some(Bson::Int64((f as i128 + delta as i128) as i64));
+    }
+    if f.fract() == 0.0 && (-9223372036854775808.0..9223372036854775808.0).contains(&f) {
+        let i = f as i64;
+        return Some(i32::try_from(i).map(Bson::Int32).unwrap_or(Bson::Int64(i)));
+    }
+    Some(Bson::Double(f))
+}
+
+/// Append the encoding of one value.
+pub fn put(v: &Bson, out: &mut Vec<u8>) {
+    out.push(type_byte(v));
+    match v {
+        Bson::Double(_) | Bson::Int32(_) | Bson::Int64(_) | Bson::Decimal128(_) => put_number(v, out),
+        Bson::String(s) | Bson::Symbol(s) | Bson::JavaScriptCode(s) => put_bytes(s.as_bytes(), out),
+        Bson::Document(d) => {
+            for (k, x) in d {
+                out.push(type_byte(x));
+                put_bytes(k.as_bytes(), out);
+                put(x, out);
+            }
+            out.push(0);
+        }
+        Bson::Array(a) => {
+            for x in a {
+                put(x, out);
+            }
+            out.push(0);
+        }
+        Bson::Binary(b) => {
+            out.extend_from_slice(&(b.bytes.len() as u32).to_be_bytes());
+            out.push(u8::from(b.subtype));
+            out.extend_from_slice(&b.bytes);
+        }
+        Bson::ObjectId(o) => out.extend_from_slice(&o.bytes()),
+        Bson::Boolean(x) => out.push(*x as u8),
+        Bson::DateTime(d) => out.extend_from_slice(&((d.timestamp_millis() as u64) ^ (1 << 63)).to_be_bytes()),
+        Bson::Timestamp(t) => {
+            out.extend_from_slice(&t.time.to_be_bytes());
+            out.extend_from_slice(&t.increment.to_be_bytes());
+        }
+        Bson::RegularExpression(r) => {
+            put_bytes(r.pattern.as_bytes(), out);
+            put_bytes(r.options.as_bytes(), out);
+        }
+        // MinKey, MaxKey, null, undefined: the type says it all. The rest (DbPointer,
+        // code with scope) never holds a shard key value; it is grouped by its type.
+        _ => {}
+    }
+}
+
+/// The encoding of a key value (one entry per key field).
+pub fn encode(values: &[Bson], out: &mut Vec<u8>) {
+    for v in values {
+        put(v, out);
+    }
+}
+
+fn take(b: &[u8], at: &mut usize) -> Option<Bson> {
+    let t = *b.get(*at)? as i32 - 2;
+    *at += 1;
+    Some(match t {
+        -1 => Bson::MinKey,
+        0 => Bson::Undefined,
+        5 => Bson::Null,
+        10 => take_number(b, at)?,
+        15 => Bson::String(String::from_utf8(take_bytes(b, at)?).ok()?),
+        20 => {
+            let mut d = Document::new();
+            while *b.get(*at)? != 0 {
+                *at += 1; // the element's type byte, repeated by its value
+                let k = String::from_utf8(take_bytes(b, at)?).ok()?;
+                d.insert(k, take(b, at)?);
+            }
+            *at += 1;
+            Bson::Document(d)
+        }
+        25 => {
+            let mut a = Vec::new();
+            while *b.get(*at)? != 0 {
+                a.push(take(b, at)?);
+            }
+            *at += 1;
+            Bson::Array(a)
+        }
+        30 => {
+            let n = u32::from_be_bytes(b.get(*at..*at + 4)?.try_into().ok()?) as usize;
+            let subtype = bson::spec::BinarySubtype::from(*b.get(*at + 4)?);
+            let bytes = b.get(*at + 5..*at + 5 + n)?.to_vec();
+            *at += 5 + n;
+            Bson::Binary(bson::Binary { subtype, bytes })
+        }
+        35 => {
+            let o: [u8; 12] = b.get(*at..*at + 12)?.try_into().ok()?;
+            *at += 12;
+            Bson::ObjectId(bson::oid::ObjectId::from_bytes(o))
+        }
+        40 => {
+            let x = *b.get(*at)? != 0;
+            *at += 1;
+            Bson::Boolean(x)
+        }
+        45 => {
+            let k = u64::from_be_bytes(b.get(*at..*at + 8)?.try_into().ok()?);
+            *at += 8;
+            Bson::DateTime(bson::DateTime::from_millis((k ^ (1 << 63)) as i64))
+        }
+        47 => {
+            let time = u32::from_be_bytes(b.get(*at..*at + 4)?.try_into().ok()?);
+            let increment = u32::from_be_bytes(b.get(*at + 4..*at + 8)?.try_into().ok()?);
+            *at += 8;
+            Bson::Timestamp(bson::Timestamp { time, increment })
+        }
+        50 => {
+            let pattern = String::from_utf8(take_bytes(b, at)?).ok()?;
+            let options = String::from_utf8(take_bytes(b, at)?).ok()?;
+            Bson::RegularExpression(bson::Regex { pattern, options })
+        }
+        60 => Bson::JavaScriptCode(String::from_utf8(take_bytes(b, at)?).ok()?),
+        127 => Bson::MaxKey,
+        _ => return None,
+    })
+}
+
+/// The key value back from its encoding (`n` fields); None for bytes `encode` did not write.
+pub fn decode(b: &[u8], n: usize) -> Option<Vec<Bson>> {
+    let mut at = 0;
+    let out = (0..n).map(|_| take(b, &mut at)).collect::<Option<Vec<_>>>()?;
+    (at == b.len()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::order::{cmp_tuple, group_bytes};
+    use super::*;
+    use crate::util::splitmix::SplitMix64;
+    use std::cmp::Ordering;
+
+    fn enc(v: &[Bson]) -> Vec<u8> {
+        let mut o = Vec::new();
+        encode(v, &mut o);
+        o
+    }
+
+    fn group(v: &[Bson]) -> Vec<u8> {
+        let mut o = Vec::new();
+        for x in v {
+            group_bytes(x, &mut o);
+        }
+        o
+    }
+
+    /// A random value of the kinds shard keys hold, nested a little.
+    fn value(r: &mut SplitMix64, depth: u32) -> Bson {
+        let strings = ["", "a", "A", "a\0b", "ab", "b", "é", "z"];
+        match r.below(if depth > 1 { 12 } else { 14 }) {
+            0 => Bson::Int32(r.below(7) as i32 - 3),
+            1 => Bson::Int64(r.below(7) as i64 - 3),
+            2 => Bson::Double([-2.5, -0.0, 0.0, 1.0, 1.5, 3.0, f64::NAN, 1e300][r.below(8) as usize]),
+            3 => Bson::Int64([i64::MAX, i64::MIN, (1 << 53) + 1, 1 << 53][r.below(4) as usize]),
+            4 => Bson::Double([9.223372036854776e18, -9.223372036854776e18, 9007199254740992.0][r.below(3) as usize]),
+            5 => Bson::String(strings[r.below(strings.len() as u64) as usize].into()),
+            6 => Bson::Null,
+            7 => Bson::Boolean(r.below(2) == 1),
+            8 => Bson::DateTime(bson::DateTime::from_millis(r.below(5) as i64 - 2)),
+            9 => Bson::ObjectId(bson::oid::ObjectId::from_bytes([r.below(3) as u8; 12])),
+            10 => [Bson::MinKey, Bson::MaxKey][r.below(2) as usize].clone(),
+            11 => Bson::Binary(bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![r.below(3) as u8; r.below(3) as usize] }),
+            12 => {
+                let mut d = Document::new();
+                for i in 0..r.below(3) {
+                    d.insert(["a", "b"][i as usize % 2], value(r, depth + 1));
+                }
+                Bson::Document(d)
+            }
+            _ => Bson::Array((0..r.below(3)).map(|_| value(r, depth + 1)).collect()),
+        }
+    }
+
+    #[test]
+    fn byte_order_is_mongodb_order_and_equality_is_grouping() {
+        let mut r = SplitMix64(7);
+        for _ in 0..200_000 {
+            let n = 1 + r.below(2) as usize;
+            let a: Vec<Bson> = (0..n).map(|_| value(&mut r, 0)).collect();
+            let b: Vec<Bson> = (0..n).map(|_| value(&mut r, 0)).collect();
+            let (ea, eb) = (enc(&a), enc(&b));
+            // Equal bytes exactly when MongoDB groups the values together.
+            assert_eq!(ea == eb, group(&a) == group(&b), "{a:?} {b:?}");
+            // Byte order is MongoDB's order. `cmp_bson` compares mixed int/double beyond 2^53
+            // through f64 (so 2^63 - 1 "equals" 2^63) where grouping, the encoding and the
+            // server are exact: such pairs are left out.
+            let lossy = a.iter().zip(&b).any(|(x, y)| {
+                cmp_tuple(std::slice::from_ref(x), std::slice::from_ref(y)) == Ordering::Equal
+                    && group(std::slice::from_ref(x)) != group(std::slice::from_ref(y))
+            });
+            let want = cmp_tuple(&a, &b);
+            if want != Ordering::Equal && !lossy {
+                assert_eq!(ea.cmp(&eb), want, "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn decodes_to_an_equal_value() {
+        let mut r = SplitMix64(11);
+        for _ in 0..50_000 {
+            let a: Vec<Bson> = (0..2).map(|_| value(&mut r, 0)).collect();
+            let e = enc(&a);
+            let back = decode(&e, 2).unwrap_or_else(|| panic!("{a:?}"));
+            assert_eq!(enc(&back), e, "{a:?} -> {back:?}");
+        }
+        assert_eq!(decode(&enc(&[Bson::Double(1.0)]), 1), Some(vec![Bson::Int32(1)]), "an integral double reads as an int");
+        assert_eq!(decode(&enc(&[Bson::Int64((1 << 53) + 1)]), 1), Some(vec![Bson::Int64((1 << 53) + 1)]));
+        assert_eq!(decode(&[0x7f], 1), None);
+    }
+}
