@@ -43,6 +43,10 @@ enum Cmd {
     Memcheck {
         #[arg(long, default_value_t = 10_000_000)]
         docs: u64,
+        /// Count exactly within this many bytes (the `--memory-limit` path); without it,
+        /// the fixed limits and sketches.
+        #[arg(long)]
+        exact_budget: Option<u64>,
     },
     GenLog {
         #[arg(long)]
@@ -142,14 +146,35 @@ fn main() -> Result<()> {
             })?;
             println!("{}", json!({"docs": n, "orderDocs": m, "seconds": start.elapsed().as_secs_f64()}));
         }
-        Cmd::Memcheck { docs } => {
-            // Four candidates: unique, 10k values, 500k strings, compound unique.
-            let keys: Vec<ShardKey> = ["{u: 1}", "{m: 1}", "{s: 1}", "{g: 1, u: 1}"].iter().map(|k| ShardKey::parse(k).unwrap()).collect();
-            let truth = [docs, docs.min(10_000), docs.min(500_000), docs];
+        Cmd::Memcheck { docs, exact_budget } => {
             let start = Instant::now();
-            let mut sample = Sample::new(&keys);
+            let (keys, truth, mut sample) = match exact_budget {
+                // Four high-cardinality candidates: every value distinct.
+                Some(budget) => {
+                    let keys: Vec<ShardKey> =
+                        ["{u: 1}", "{v: 1}", "{s: 1}", "{o: 1}"].iter().map(|k| ShardKey::parse(k).unwrap()).collect();
+                    let sample = Sample::with_budget(&keys, budget);
+                    (keys, [docs; 4], sample)
+                }
+                // Unique, 10k values, 500k strings, compound unique.
+                None => {
+                    let keys: Vec<ShardKey> =
+                        ["{u: 1}", "{m: 1}", "{s: 1}", "{g: 1, u: 1}"].iter().map(|k| ShardKey::parse(k).unwrap()).collect();
+                    let sample = Sample::new(&keys);
+                    (keys, [docs, docs.min(10_000), docs.min(500_000), docs], sample)
+                }
+            };
+            let _ = &keys;
             for i in 0..docs {
-                let d = doc! {"u": i as i64, "m": (i % 10_000) as i64, "s": format!("user-{}", (i * 7919) % 500_000), "g": (i % 100) as i64};
+                let d = if exact_budget.is_some() {
+                    doc! {"u": i as i64, "v": (i * 7919 % docs) as i64, "s": format!("u{i}"), "o": ObjectId::from_bytes({
+                        let mut b = [0u8; 12];
+                        b[4..12].copy_from_slice(&i.to_be_bytes());
+                        b
+                    })}
+                } else {
+                    doc! {"u": i as i64, "m": (i % 10_000) as i64, "s": format!("user-{}", (i * 7919) % 500_000), "g": (i % 100) as i64}
+                };
                 sample.add(&d, 64);
             }
             sample.finish();

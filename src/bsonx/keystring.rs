@@ -60,6 +60,7 @@ fn f64_from_key(k: [u8; 8]) -> f64 {
 
 /// A number: NaN first; else its nearest f64, then the exact integer's distance
 /// from it (non-zero only for integers beyond 2^53), so order is exact numeric order.
+/// The distance is written only when there is one: a tag orders negative < none < positive.
 fn put_number(v: &Bson, out: &mut Vec<u8>) {
     let (f, exact): (f64, Option<i64>) = match v {
         Bson::Int32(i) => (*i as f64, Some(*i as i64)),
@@ -75,7 +76,13 @@ fn put_number(v: &Bson, out: &mut Vec<u8>) {
     out.push(1);
     out.extend_from_slice(&f64_key(f));
     let delta = exact.map(|i| i as i128 - f as i128).unwrap_or(0) as i32;
-    out.extend_from_slice(&((delta as u32) ^ (1 << 31)).to_be_bytes());
+    match delta.cmp(&0) {
+        std::cmp::Ordering::Equal => out.push(2),
+        o => {
+            out.push(if o == std::cmp::Ordering::Less { 1 } else { 3 });
+            out.extend_from_slice(&((delta as u32) ^ (1 << 31)).to_be_bytes());
+        }
+    }
 }
 
 fn take_number(b: &[u8], at: &mut usize) -> Option<Bson> {
@@ -85,8 +92,17 @@ fn take_number(b: &[u8], at: &mut usize) -> Option<Bson> {
         return Some(Bson::Double(f64::NAN));
     }
     let f = f64_from_key(b.get(*at..*at + 8)?.try_into().ok()?);
-    let delta = (u32::from_be_bytes(b.get(*at + 8..*at + 12)?.try_into().ok()?) ^ (1 << 31)) as i32;
-    *at += 12;
+    let tag = *b.get(*at + 8)?;
+    *at += 9;
+    let delta = match tag {
+        2 => 0,
+        1 | 3 => {
+            let d = (u32::from_be_bytes(b.get(*at..*at + 4)?.try_into().ok()?) ^ (1 << 31)) as i32;
+            *at += 4;
+            d
+        }
+        _ => return None,
+    };
     if delta != 0 {
         return Some(Bson::Int64((f as i128 + delta as i128) as i64));
     }

@@ -15,6 +15,11 @@ pub fn estimate_distinct(counts: impl Iterator<Item = u64>, num_sampled: u64, nu
             _ => {}
         }
     }
+    chao1(d, f1, f2, num_sampled, num_total)
+}
+
+/// The same from the count profile: `d` distinct values, `f1` seen once, `f2` seen twice.
+pub fn chao1(d: u64, f1: u64, f2: u64, num_sampled: u64, num_total: u64) -> u64 {
     if num_sampled >= num_total {
         return d;
     }
@@ -64,5 +69,6 @@ mod tests {
         assert_eq!(estimate_distinct([1, 1, 2, 5].into_iter(), 9, 1000), 5);
         // all singletons: grows toward the collection size but never past it
         assert_eq!(estimate_distinct(std::iter::repeat_n(1, 100), 100, 150), 150);
+        assert_eq!(chao1(4, 2, 1, 9, 1000), 5, "the same from the profile");
     }
 }

@@ -120,11 +120,8 @@ pub fn measure(
     let distinct = if is_unique == Some(true) { counted } else { ks.num_distinct().min(counted) };
     let estimated = if is_unique == Some(true) {
         Estimate { value: total, estimator: "unique supporting index: every document holds its own value" }
-    } else if ks.is_exact() {
-        Estimate {
-            value: cardinality::estimate_distinct(ks.frequencies().iter().map(|v| v.count), counted, total),
-            estimator: cardinality::ESTIMATOR,
-        }
+    } else if let Some((d, f1, f2)) = ks.count_profile() {
+        Estimate { value: cardinality::chao1(d, f1, f2, counted, total), estimator: cardinality::ESTIMATOR }
     } else {
         Estimate { value: cardinality::scale_distinct(distinct, counted, total), estimator: cardinality::SKETCH_ESTIMATOR }
     };

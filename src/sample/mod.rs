@@ -8,7 +8,7 @@
 
 pub mod sketch;
 
-use crate::bsonx::{cmp_tuple, group_bytes, lookup, Lookup};
+use crate::bsonx::{cmp_tuple, keystring, lookup, Lookup};
 use self::sketch::{HyperLogLog, MisraGries};
 use crate::model::ShardKey;
 use bson::{Bson, Document};
@@ -64,6 +64,8 @@ pub struct SketchInfo {
 }
 
 enum Counts {
+    /// Every counted document's encoded value, while the memory budget holds (exact, order included).
+    Dense(Dense),
     Exact { index: HashMap<Vec<u8>, u32>, values: Vec<ValueCount> },
     Sketch { hll: Box<HyperLogLog>, hitters: MisraGries<Vec<Bson>>, top: Vec<ValueCount> },
 }
@@ -72,6 +74,116 @@ fn hash_bytes(b: &[u8]) -> u64 {
     hasher().hash_one(b)
 }
 
+/// Values decoded and summarised for the ranges and the cluster layout at most.
+const SUMMARY_POINTS: usize = 100_000;
+/// Most frequent values kept decoded after an exact pass (most common values, jumbo risk).
+const TOP_KEPT: usize = 1024;
+
+/// Every counted document's key value in `bsonx::keystring` form, in insertion
+/// order: one sort then gives distinct values, their counts and key order exactly.
+/// About the encoding's length plus 4 bytes per document (an ObjectId: 17 bytes).
+#[derive(Default)]
+struct Dense {
+    arena: Vec<u8>,
+    ends: Vec<u32>,
+    budget: usize,
+    /// After `finish`: entry indices in key order, equal values in insertion order.
+    order: Vec<u32>,
+    /// After `finish`: (distinct values, values held once, values held twice).
+    profile: (u64, u64, u64),
+    /// After `finish`: the most frequent values, decoded, highest first (ties in key order).
+    top: Vec<ValueCount>,
+}
+
+impl Dense {
+    fn entry(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.arena[start..self.ends[i] as usize]
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Add one value; false (nothing added) when the budget would be passed. The
+    /// budget counts what is allocated, and both vectors grow by an eighth at a time
+    /// (not by doubling), so the allocation stays close to what is held.
+    fn push(&mut self, b: &[u8]) -> bool {
+        let after = self.arena.len() + b.len();
+        if after > u32::MAX as usize {
+            return false;
+        }
+        fn room<T>(v: &mut Vec<T>, extra: usize) -> usize {
+            if v.len() + extra > v.capacity() {
+                v.reserve_exact((v.capacity() / 8).max(extra).max(4096));
+            }
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let need_arena = if after > self.arena.capacity() { (self.arena.capacity() / 8).max(b.len()).max(4096) } else { 0 };
+        let need_ends = if self.ends.len() == self.ends.capacity() { (self.ends.capacity() / 8).max(1024) * 4 } else { 0 };
+        if self.arena.capacity() + need_arena + self.ends.capacity() * 4 + need_ends > self.budget {
+            return false;
+        }
+        room(&mut self.arena, b.len());
+        room(&mut self.ends, 1);
+        self.arena.extend_from_slice(b);
+        self.ends.push(after as u32);
+        true
+    }
+
+    /// Sort into key order (no more memory than the order itself) and profile the runs.
+    fn sort(&mut self) {
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| self.entry(a as usize).cmp(self.entry(b as usize)).then(a.cmp(&b)));
+        self.order = order;
+        self.profile = self.run_starts().fold((0, 0, 0), |(d, f1, f2), (_, c)| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64));
+    }
+
+    fn distinct(&self) -> usize {
+        self.profile.0 as usize
+    }
+
+    /// (first entry in key order, count) of every run of equal values, found by
+    /// comparing neighbours in `order` (nothing stored per run).
+    fn run_starts(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            let first = *self.order.get(i)? as usize;
+            let mut j = i + 1;
+            while j < self.order.len() && self.entry(self.order[j] as usize) == self.entry(first) {
+                j += 1;
+            }
+            let count = (j - i) as u32;
+            i = j;
+            Some((first, count))
+        })
+    }
+
+    /// The `k` largest runs as (entry, count), highest first, ties in key order: a bounded heap.
+    fn largest_runs(&self, k: usize) -> Vec<(usize, u32)> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut heap: BinaryHeap<Reverse<(u32, Reverse<usize>, usize)>> = BinaryHeap::with_capacity(k + 1);
+        for (r, (e, c)) in self.run_starts().enumerate() {
+            heap.push(Reverse((c, Reverse(r), e)));
+            if heap.len() > k {
+                heap.pop();
+            }
+        }
+        let mut out: Vec<(u32, Reverse<usize>, usize)> = heap.into_iter().map(|Reverse(x)| x).collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        out.into_iter().map(|(c, _, e)| (e, c)).collect()
+    }
+
+    fn decode(&self, i: usize, fields: usize) -> Vec<Bson> {
+        keystring::decode(self.entry(i), fields).unwrap_or_else(|| vec![Bson::Null; fields])
+    }
+
+    /// The `k` largest runs, decoded, highest first, ties in key order.
+    fn top_runs(&self, k: usize, fields: usize) -> Vec<ValueCount> {
+        self.largest_runs(k).into_iter().map(|(e, c)| ValueCount { value: self.decode(e, fields), count: c as u64 }).collect()
+    }
+}
 /// Everything one candidate key needs from the documents.
 pub struct KeySample {
     pub key: ShardKey,
@@ -79,8 +191,9 @@ pub struct KeySample {
     /// Uniform sample of (insertion position, value), Algorithm R.
     reservoir: Vec<(u64, Vec<Bson>)>,
     rng: crate::util::splitmix::SplitMix64,
-    /// Documents seen (arrays included): the insertion position of the next one.
+    /// Documents seen (arrays included).
     seen: u64,
+    /// Documents counted (arrays excluded): the insertion position of the next one.
     counted: u64,
     /// Documents missing at least one key field (their value holds null there).
     pub docs_missing_fields: u64,
@@ -111,11 +224,18 @@ impl KeySample {
         KeySample { order_only: true, ..Self::new(key) }
     }
 
+    /// Limits without a dense pass: exact counts up to `exact_limit` values, a reservoir of `reservoir_cap`.
     pub fn with_limits(key: ShardKey, exact_limit: usize, reservoir_cap: usize) -> Self {
+        Self::with_budget(key, 0, exact_limit, reservoir_cap)
+    }
+
+    /// Every document counted exactly while its encoded values fit `dense_bytes`;
+    /// past it, exact counts up to `exact_limit` values, then sketches, and a reservoir.
+    pub fn with_budget(key: ShardKey, dense_bytes: usize, exact_limit: usize, reservoir_cap: usize) -> Self {
         KeySample {
             key,
             order_only: false,
-            counts: Counts::Exact { index: HashMap::with_hasher(hasher()), values: Vec::new() },
+            counts: Counts::Dense(Dense { budget: dense_bytes, ..Default::default() }),
             reservoir: Vec::new(),
             rng: crate::util::splitmix::SplitMix64(0x5eed_5a3d_1e5c_0ffe),
             seen: 0,
@@ -130,7 +250,6 @@ impl KeySample {
     }
 
     pub fn add(&mut self, doc: &Document) {
-        let pos = self.seen;
         self.seen += 1;
         self.scratch.clear();
         // Borrow the values; clone only what is kept.
@@ -147,13 +266,13 @@ impl KeySample {
                 }
                 Lookup::Array => {
                     if self.first_array.is_none() {
-                        self.first_array = Some((pos, f.path.clone()));
+                        self.first_array = Some((self.seen - 1, f.path.clone()));
                     }
                     self.docs_with_arrays += 1;
                     return;
                 }
             };
-            group_bytes(v, &mut self.scratch);
+            keystring::put(v, &mut self.scratch);
             if many {
                 owned.push(v);
             } else {
@@ -171,7 +290,14 @@ impl KeySample {
         if missing {
             self.docs_missing_fields += 1;
         }
+        let pos = self.counted;
         self.counted += 1;
+        if let Counts::Dense(d) = &mut self.counts {
+            if d.push(&self.scratch) {
+                return;
+            }
+            self.spill();
+        }
         if !self.order_only {
             self.count_value(&tuple);
         }
@@ -184,6 +310,52 @@ impl KeySample {
                 self.reservoir[j as usize] = (pos, tuple());
             }
         }
+    }
+
+    /// The dense pass outgrew its budget: go on with exact counts of distinct values
+    /// (or sketches) and a uniform reservoir, both made from what it held.
+    fn spill(&mut self) {
+        let Counts::Dense(mut d) =
+            std::mem::replace(&mut self.counts, Counts::Exact { index: HashMap::with_hasher(hasher()), values: Vec::new() })
+        else {
+            return;
+        };
+        let fields = self.key.fields.len();
+        d.sort();
+        if d.distinct() <= self.exact_limit {
+            let mut index = HashMap::with_hasher(hasher());
+            let mut values = Vec::with_capacity(d.distinct());
+            for (e, c) in d.run_starts() {
+                index.insert(d.entry(e).to_vec(), values.len() as u32);
+                values.push(ValueCount { value: d.decode(e, fields), count: c as u64 });
+            }
+            self.counts = Counts::Exact { index, values };
+        } else {
+            let mut hll = HyperLogLog::new(HLL_PRECISION);
+            for (e, _) in d.run_starts() {
+                hll.add_hash(hash_bytes(d.entry(e)));
+            }
+            let items =
+                d.largest_runs(HEAVY_HITTERS).into_iter().map(|(e, c)| (d.entry(e).to_vec(), c as u64, d.decode(e, fields))).collect();
+            self.counts = Counts::Sketch {
+                hll: Box::new(hll),
+                hitters: MisraGries::from_top(HEAVY_HITTERS, items, d.len() as u64),
+                top: vec![],
+            };
+        }
+        // Algorithm R over the entries in insertion order; values decoded once chosen.
+        let mut chosen: Vec<usize> = Vec::with_capacity(self.reservoir_cap.min(d.len()));
+        for i in 0..d.len() {
+            if chosen.len() < self.reservoir_cap {
+                chosen.push(i);
+            } else {
+                let j = self.rng.below(i as u64 + 1) as usize;
+                if j < self.reservoir_cap {
+                    chosen[j] = i;
+                }
+            }
+        }
+        self.reservoir = chosen.into_iter().map(|i| (i as u64, d.decode(i, fields))).collect();
     }
 
     fn count_value(&mut self, tuple: &dyn Fn() -> Vec<Bson>) {
@@ -204,6 +376,7 @@ impl KeySample {
                 hll.add_hash(hash_bytes(key_bytes));
                 hitters.add(key_bytes, tuple);
             }
+            Counts::Dense(_) => {}
         }
     }
 
@@ -226,10 +399,18 @@ impl KeySample {
             Counts::Sketch { hll: Box::new(hll), hitters: MisraGries::from_counts(HEAVY_HITTERS, items), top: vec![] };
     }
 
-    /// Call once after the pass: freezes the heavy hitters into a value list.
+    /// Call once after the pass: sorts the dense values, or freezes the heavy hitters.
     pub fn finish(&mut self) {
-        if let Counts::Sketch { hitters, top, .. } = &mut self.counts {
-            *top = hitters.items().map(|(v, c)| ValueCount { value: v.clone(), count: c }).collect();
+        let fields = self.key.fields.len();
+        match &mut self.counts {
+            Counts::Dense(d) => {
+                d.sort();
+                d.top = d.top_runs(TOP_KEPT, fields);
+            }
+            Counts::Sketch { hitters, top, .. } => {
+                *top = hitters.items().map(|(v, c)| ValueCount { value: v.clone(), count: c }).collect();
+            }
+            Counts::Exact { .. } => {}
         }
     }
 
@@ -241,26 +422,46 @@ impl KeySample {
     /// Distinct values: exact, or the HyperLogLog estimate.
     pub fn num_distinct(&self) -> u64 {
         match &self.counts {
+            Counts::Dense(d) => d.distinct() as u64,
             Counts::Exact { values, .. } => values.len() as u64,
             Counts::Sketch { hll, .. } => hll.estimate().round() as u64,
         }
     }
 
-    /// Values with their counts: every value (exact), or the heavy hitters (lower bounds).
+    /// Values with their counts: every value (exact), the most frequent ones (dense,
+    /// `TOP_KEPT`), or the heavy hitters (sketch: lower bounds).
     pub fn frequencies(&self) -> &[ValueCount] {
         match &self.counts {
+            Counts::Dense(d) => &d.top,
             Counts::Exact { values, .. } => values,
             Counts::Sketch { top, .. } => top,
         }
     }
 
+    /// (distinct values, values seen once, values seen twice) when counts are exact (for Chao1).
+    pub fn count_profile(&self) -> Option<(u64, u64, u64)> {
+        let profile = |counts: &mut dyn Iterator<Item = u64>| {
+            counts.fold((0, 0, 0), |(d, f1, f2), c| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64))
+        };
+        match &self.counts {
+            Counts::Dense(d) => Some(d.profile),
+            Counts::Exact { values, .. } => Some(profile(&mut values.iter().map(|v| v.count))),
+            Counts::Sketch { .. } => None,
+        }
+    }
+
     pub fn is_exact(&self) -> bool {
-        matches!(self.counts, Counts::Exact { .. })
+        !matches!(self.counts, Counts::Sketch { .. })
+    }
+
+    /// Every document in order (not a reservoir): monotonicity over all of them.
+    pub fn order_is_complete(&self) -> bool {
+        matches!(self.counts, Counts::Dense(_)) || self.reservoir.len() as u64 == self.counted
     }
 
     pub fn sketch_info(&self) -> Option<SketchInfo> {
         match &self.counts {
-            Counts::Exact { .. } => None,
+            Counts::Dense(_) | Counts::Exact { .. } => None,
             Counts::Sketch { hll, hitters, .. } => Some(SketchInfo {
                 distinct_standard_error: hll.standard_error(),
                 hll_precision: hll.precision(),
@@ -271,8 +472,11 @@ impl KeySample {
     }
 
     /// Insertion positions listed in key order, equal keys in insertion order:
-    /// what an index scan on the key returns as recordIds (over the reservoir).
+    /// what an index scan on the key returns as recordIds (every document, or the reservoir).
     pub fn insertion_positions_in_key_order(&self) -> Vec<u64> {
+        if let Counts::Dense(d) = &self.counts {
+            return d.order.iter().map(|&i| i as u64).collect();
+        }
         let mut order: Vec<&(u64, Vec<Bson>)> = self.reservoir.iter().collect();
         order.sort_by(|a, b| cmp_tuple(&a.1, &b.1).then(a.0.cmp(&b.0)));
         order.into_iter().map(|(p, _)| *p).collect()
@@ -280,6 +484,9 @@ impl KeySample {
 
     /// Do all documents of the order sample hold one and the same value?
     pub fn order_sample_has_one_value(&self) -> bool {
+        if let Counts::Dense(d) = &self.counts {
+            return d.distinct() == 1;
+        }
         let mut it = self.reservoir.iter();
         match it.next() {
             Some((_, first)) => it.all(|(_, t)| cmp_tuple(t, first) == std::cmp::Ordering::Equal),
@@ -287,23 +494,39 @@ impl KeySample {
         }
     }
 
-    /// Distinct values in key space (hashed fields hashed), sorted, with document counts.
-    /// Exact counts when every value was counted; else the reservoir, weighted to the sample.
+    /// Distinct values in key space (hashed fields hashed), sorted, with document counts:
+    /// every value when there are few enough, else evenly spaced documents in key order
+    /// standing for their neighbours (dense), the exact counts, or the reservoir weighted.
     pub fn key_space_values(&self) -> Vec<(Vec<Bson>, u64)> {
-        let mut v: Vec<(Vec<Bson>, u64)> = if self.is_exact() {
-            self.frequencies().iter().map(|x| (self.key.to_key_space(&x.value), x.count)).collect()
-        } else {
-            let weight = self.counted as f64 / self.reservoir.len().max(1) as f64;
-            let mut acc: HashMap<Vec<u8>, (Vec<Bson>, f64)> = HashMap::with_hasher(hasher());
-            for (_, t) in &self.reservoir {
-                let ks = self.key.to_key_space(t);
-                let mut b = Vec::new();
-                for x in &ks {
-                    group_bytes(x, &mut b);
-                }
-                acc.entry(b).or_insert_with(|| (ks, 0.0)).1 += weight;
+        let fields = self.key.fields.len();
+        let mut v: Vec<(Vec<Bson>, u64)> = match &self.counts {
+            Counts::Dense(d) if d.distinct() <= SUMMARY_POINTS => {
+                d.run_starts().map(|(e, c)| (self.key.to_key_space(&d.decode(e, fields)), c as u64)).collect()
             }
-            acc.into_values().map(|(k, w)| (k, (w.round() as u64).max(1))).collect()
+            Counts::Dense(d) => {
+                let step = d.len().div_ceil(SUMMARY_POINTS);
+                let mut out: Vec<(usize, u64)> = Vec::new();
+                for chunk in d.order.chunks(step) {
+                    let e = chunk[0] as usize;
+                    match out.last_mut() {
+                        Some((last, c)) if d.entry(*last) == d.entry(e) => *c += chunk.len() as u64,
+                        _ => out.push((e, chunk.len() as u64)),
+                    }
+                }
+                out.into_iter().map(|(e, c)| (self.key.to_key_space(&d.decode(e, fields)), c)).collect()
+            }
+            Counts::Exact { values, .. } => values.iter().map(|x| (self.key.to_key_space(&x.value), x.count)).collect(),
+            Counts::Sketch { .. } => {
+                let weight = self.counted as f64 / self.reservoir.len().max(1) as f64;
+                let mut acc: HashMap<Vec<u8>, (Vec<Bson>, f64)> = HashMap::with_hasher(hasher());
+                for (_, t) in &self.reservoir {
+                    let ks = self.key.to_key_space(t);
+                    let mut b = Vec::new();
+                    keystring::encode(&ks, &mut b);
+                    acc.entry(b).or_insert_with(|| (ks, 0.0)).1 += weight;
+                }
+                acc.into_values().map(|(k, w)| (k, (w.round() as u64).max(1))).collect()
+            }
         };
         v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
         v
@@ -311,7 +534,13 @@ impl KeySample {
 
     /// Key-space values of the newest `fraction` of documents (insertion order).
     pub fn recent_key_space_values(&self, fraction: f64) -> Vec<Vec<Bson>> {
-        let cutoff = (self.seen as f64 * (1.0 - fraction)).floor() as u64;
+        let cutoff = (self.counted as f64 * (1.0 - fraction)).floor() as u64;
+        if let Counts::Dense(d) = &self.counts {
+            let fields = self.key.fields.len();
+            let recent = (cutoff as usize).min(d.len().saturating_sub(1))..d.len();
+            let step = recent.len().div_ceil(SUMMARY_POINTS).max(1);
+            return recent.step_by(step).map(|i| self.key.to_key_space(&d.decode(i, fields))).collect();
+        }
         let mut recent: Vec<&(u64, Vec<Bson>)> = self.reservoir.iter().filter(|(p, _)| *p >= cutoff).collect();
         if recent.is_empty() {
             recent = self.reservoir.iter().max_by_key(|(p, _)| *p).into_iter().collect();
@@ -333,19 +562,20 @@ impl Sample {
         Sample { num_docs: 0, total_bytes: 0, keys: keys.iter().cloned().map(KeySample::new).collect() }
     }
 
-    /// Exact counts and reservoirs as large as `budget_bytes` allows (`limits_for`).
+    /// Every document counted exactly while each key's share of `budget_bytes` holds its
+    /// encoded values; past it, exact counts and reservoirs as large as `limits_for` allows.
     pub fn with_budget(keys: &[ShardKey], budget_bytes: u64) -> Self {
         let (exact, reservoir) = limits_for(budget_bytes, keys.len());
-        let keys = keys.iter().cloned().map(|k| KeySample::with_limits(k, exact, reservoir)).collect();
+        let dense = (budget_bytes / keys.len().max(1) as u64).min(u32::MAX as u64) as usize;
+        let keys = keys.iter().cloned().map(|k| KeySample::with_budget(k, dense, exact, reservoir)).collect();
         Sample { num_docs: 0, total_bytes: 0, keys }
     }
 
-    /// A pass that only keeps each key's reservoir (insertion order).
+    /// A pass for insertion order only (no value counts once past the dense budget).
     pub fn order_only(keys: &[ShardKey], budget_bytes: u64) -> Self {
-        let (exact, reservoir) = limits_for(budget_bytes, keys.len());
-        let keys =
-            keys.iter().cloned().map(|k| KeySample { order_only: true, ..KeySample::with_limits(k, exact, reservoir) }).collect();
-        Sample { num_docs: 0, total_bytes: 0, keys }
+        let mut s = Self::with_budget(keys, budget_bytes);
+        s.keys.iter_mut().for_each(|k| k.order_only = true);
+        s
     }
 
     pub fn add(&mut self, doc: &Document, bson_size: usize) {
@@ -356,8 +586,10 @@ impl Sample {
         }
     }
 
+    /// Sort each key's values (on every core).
     pub fn finish(&mut self) {
-        self.keys.iter_mut().for_each(KeySample::finish);
+        use rayon::prelude::*;
+        self.keys.par_iter_mut().for_each(KeySample::finish);
     }
 }
 
@@ -376,8 +608,54 @@ mod tests {
         assert_eq!(s.docs_missing_fields, 1);
         assert_eq!(s.frequencies().len(), 2, "null+missing together, 2 and 2.0 together");
         assert_eq!(s.docs_counted(), 4);
-        // key order: null (pos 1, 2), then 2 (pos 0, 4)
-        assert_eq!(s.insertion_positions_in_key_order(), vec![1, 2, 0, 4]);
+        // key order: null (positions 1, 2), then 2 (positions 0, 3: the array document is not counted)
+        assert_eq!(s.insertion_positions_in_key_order(), vec![1, 2, 0, 3]);
+    }
+
+    #[test]
+    fn the_dense_pass_is_exact_and_spills_without_losing_a_count() {
+        let docs: Vec<Document> = (0..5_000i64).map(|i| doc! {"a": i % 700, "b": format!("s{}", i % 3)}).collect();
+        let key = ShardKey::parse("{a: 1, b: 1}").unwrap();
+        // Enough room for every document: dense to the end.
+        let mut dense = KeySample::with_budget(key.clone(), 1 << 20, 100_000, 100_000);
+        // Room for about 1,000 documents: spills to exact counts of distinct values midway.
+        let mut spilled = KeySample::with_budget(key.clone(), 20_000, 100_000, 100_000);
+        // No dense pass at all (the previous representation).
+        let mut plain = KeySample::with_limits(key, 100_000, 100_000);
+        for d in &docs {
+            dense.add(d);
+            spilled.add(d);
+            plain.add(d);
+        }
+        for s in [&mut dense, &mut spilled, &mut plain] {
+            s.finish();
+        }
+        assert!(matches!(dense.counts, Counts::Dense(_)));
+        assert!(matches!(spilled.counts, Counts::Exact { .. }), "spilled");
+        // (a, b) pairs: i % 700 and i % 3 repeat together every 2,100 documents: 2,100 distinct values.
+        for s in [&dense, &spilled, &plain] {
+            assert_eq!(s.num_distinct(), 2_100);
+            assert_eq!(s.count_profile().map(|p| p.0), Some(2_100));
+            assert_eq!(s.insertion_positions_in_key_order(), plain.insertion_positions_in_key_order());
+        }
+        // 5,000 = 2 × 2,100 + 800: the first 800 pairs are held 3 times, the other 1,300 twice.
+        assert_eq!(dense.count_profile(), Some((2_100, 0, 1_300)));
+        let top = &dense.frequencies()[0];
+        assert_eq!((top.value.clone(), top.count), (vec![Bson::Int32(0), Bson::String("s0".into())], 3), "ties in key order");
+        // Decoded values are MongoDB-equal (an Int64 may come back as the equal Int32): compare encodings.
+        let enc = |vals: Vec<Vec<Bson>>| -> Vec<Vec<u8>> {
+            vals.iter()
+                .map(|v| {
+                    let mut b = Vec::new();
+                    keystring::encode(v, &mut b);
+                    b
+                })
+                .collect()
+        };
+        let (d, p) = (dense.key_space_values(), plain.key_space_values());
+        assert!(d.iter().map(|x| x.1).eq(p.iter().map(|x| x.1)), "same counts");
+        assert!(enc(d.into_iter().map(|x| x.0).collect()) == enc(p.into_iter().map(|x| x.0).collect()), "same values");
+        assert!(enc(dense.recent_key_space_values(0.1)) == enc(plain.recent_key_space_values(0.1)), "same recent values");
     }
 
     #[test]

@@ -114,6 +114,13 @@ impl<V: Clone> MisraGries<V> {
         MisraGries { k, counters, total }
     }
 
+    /// Start from the `k` largest of exact counts over `total` items.
+    pub fn from_top(k: usize, items: Vec<(Vec<u8>, u64, V)>, total: u64) -> Self {
+        let mut mg = Self::from_counts(k, items);
+        mg.total = total;
+        mg
+    }
+
     pub fn add(&mut self, key: &[u8], value: &dyn Fn() -> V) {
         self.total += 1;
         if let Some(e) = self.counters.get_mut(key) {
