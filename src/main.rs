@@ -9,26 +9,16 @@ fn main() -> ExitCode {
     // A bug must still end in one line and a documented code, never a backtrace
     // or a credential from the command line.
     std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown".into());
+        // A panic off the main thread is contained where it happens: rayon hands it to
+        // the main thread (caught below), our tokio tasks' join handles are checked, and
+        // the driver's own background tasks panic harmlessly when a client is dropped
+        // under them. Printing it would add a line and could quote a URI.
+        if std::thread::current().name() != Some("main") {
+            return;
+        }
+        let msg = payload_text(info.payload());
         let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        let secrets = secrets_in_environment();
-        // A library's panic may quote part of a credential: then the message is withheld.
-        let quotes_secret = secrets.iter().any(|s| {
-            let chars: Vec<char> = s.chars().collect();
-            chars.windows(4.min(chars.len()).max(1)).any(|w| msg.contains(&w.iter().collect::<String>()))
-        });
-        let line = if quotes_secret {
-            "(message withheld: it may quote a credential)".to_string()
-        } else {
-            scrub(&shardkey::error::printable(&msg), &secrets)
-        };
-        eprintln!("shardkey: internal error: {line}{at} (please report it)");
-        std::process::exit(Exit::Internal as i32);
+        internal_error(&msg, &at);
     }));
     let cli = match shardkey::cli::parse() {
         Ok(c) => c,
@@ -36,11 +26,15 @@ fn main() -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let result = cli.into_request().and_then(|req| {
-        let outcome = shardkey::app::run(&req, &mut out)?;
-        out.flush()?;
-        Ok(outcome)
-    });
+    // A panic resumed on this thread (from a rayon worker) skips the hook: caught here.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        cli.into_request().and_then(|req| {
+            let outcome = shardkey::app::run(&req, &mut out)?;
+            out.flush()?;
+            Ok(outcome)
+        })
+    }))
+    .unwrap_or_else(|payload| internal_error(&payload_text(payload.as_ref()), ""));
     match result {
         Ok(outcome) => Exit::from(outcome).into(),
         // `shardkey ... | head`: the reader has what it wanted.
@@ -50,4 +44,29 @@ fn main() -> ExitCode {
             exit_code(&e).into()
         }
     }
+}
+
+fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// One line and exit code 3, never a credential: a message that quotes 4 characters
+/// of a password from the command line or `MONGODB_URI` is withheld.
+fn internal_error(msg: &str, at: &str) -> ! {
+    let secrets = secrets_in_environment();
+    let quotes_secret = secrets.iter().any(|s| {
+        let chars: Vec<char> = s.chars().collect();
+        chars.windows(4.min(chars.len()).max(1)).any(|w| msg.contains(&w.iter().collect::<String>()))
+    });
+    let line = if quotes_secret {
+        "(message withheld: it may quote a credential)".to_string()
+    } else {
+        scrub(&shardkey::error::printable(msg), &secrets)
+    };
+    eprintln!("shardkey: internal error: {line}{at} (please report it)");
+    std::process::exit(Exit::Internal as i32);
 }

@@ -165,7 +165,12 @@ impl LiveSession {
         })();
         pb.finish_and_clear();
         drop(rx);
-        let _ = rt.block_on(reader);
+        // A reader task that panicked closed its channel early: never a short sample.
+        if let Err(e) = rt.block_on(reader) {
+            if e.is_panic() && result.is_ok() {
+                return Err(anyhow::anyhow!("the cursor reader failed while reading {}", self.redacted));
+            }
+        }
         result
     }
 
