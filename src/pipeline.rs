@@ -16,7 +16,6 @@ use crate::sources::DocumentSource;
 use crate::targeting::shapes::shape_of;
 use anyhow::Result;
 use bson::{Bson, Document};
-use std::collections::BTreeMap;
 
 /// Which keys to measure.
 #[derive(Debug, Clone)]
@@ -199,7 +198,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
                     .filter(|(k, _)| ns.as_deref().is_some_and(|n| n != k.as_str()))
                     .map(|(_, v)| *v)
                     .sum(),
-                skipped: skipped.into_iter().collect::<BTreeMap<_, _>>(),
+                skipped,
                 shard_key_update_diffs: diffs.len() as u64,
             },
         },

@@ -44,44 +44,46 @@ pub fn depth(b: &[u8]) -> Result<usize, String> {
         let name_end = cstring_end(b, i + 1, end).ok_or_else(|| format!("unterminated field name at byte {i}"))?;
         let v = name_end;
         let string_len = |at: usize| i32_at(b, at).map(|n| 4 + n);
+        // A nested document (or array, or a code's scope) at `start`, inside `limit`:
+        // enter it, one level deeper.
+        let nested = |start: usize, limit: usize, what: &str| -> Result<usize, String> {
+            let n = i32_at(b, start).ok_or_else(|| format!("cut {what} at byte {start}"))?;
+            if n < 5 || start + n > limit {
+                return Err(format!("{what} length {n} at byte {start} does not fit"));
+            }
+            Ok(start + n)
+        };
+        let enter = match t {
+            0x03 | 0x04 => Some((v, nested(v, end, "sub-document")?)),
+            // Code with scope: total length, code string, scope document.
+            0x0F => {
+                let total = i32_at(b, v).ok_or_else(|| format!("cut code with scope at byte {v}"))?;
+                if v + total > end {
+                    return Err(format!("code with scope at byte {v} does not fit"));
+                }
+                let scope = v + 4 + string_len(v + 4).ok_or_else(|| format!("cut code at byte {v}"))?;
+                Some((scope, nested(scope, v + total, "scope")?))
+            }
+            _ => None,
+        };
+        if let Some((start, doc_end)) = enter {
+            ends.push(doc_end);
+            deepest = deepest.max(ends.len() - 1);
+            if deepest > MAX_DEPTH {
+                return Ok(MAX_DEPTH + 1);
+            }
+            i = start + 4;
+            continue;
+        }
         let size = match t {
             0x01 | 0x09 | 0x11 | 0x12 => Some(8),
             0x02 | 0x0D | 0x0E => string_len(v),
-            0x03 | 0x04 => {
-                let n = i32_at(b, v).ok_or_else(|| format!("cut sub-document at byte {v}"))?;
-                if n < 5 || v + n > end {
-                    return Err(format!("sub-document length {n} at byte {v} does not fit"));
-                }
-                ends.push(v + n);
-                deepest = deepest.max(ends.len() - 1);
-                if deepest > MAX_DEPTH {
-                    return Ok(MAX_DEPTH + 1);
-                }
-                i = v + 4;
-                continue;
-            }
             0x05 => i32_at(b, v).map(|n| 5 + n),
             0x06 | 0x0A | 0xFF | 0x7F => Some(0),
             0x07 => Some(12),
             0x08 => Some(1),
             0x0B => cstring_end(b, v, end).and_then(|e| cstring_end(b, e, end)).map(|e| e - v),
             0x0C => string_len(v).map(|n| n + 12),
-            // Code with scope: total length, code string, scope document (counted as one level).
-            0x0F => {
-                let total = i32_at(b, v).ok_or_else(|| format!("cut code with scope at byte {v}"))?;
-                let scope = v + 4 + string_len(v + 4).ok_or_else(|| format!("cut code at byte {v}"))?;
-                let n = i32_at(b, scope).ok_or_else(|| format!("cut scope at byte {scope}"))?;
-                if n < 5 || scope + n > v + total || v + total > end {
-                    return Err(format!("code with scope at byte {v} does not fit"));
-                }
-                ends.push(scope + n);
-                deepest = deepest.max(ends.len() - 1);
-                if deepest > MAX_DEPTH {
-                    return Ok(MAX_DEPTH + 1);
-                }
-                i = scope + 4;
-                continue;
-            }
             0x10 => Some(4),
             0x13 => Some(16),
             other => return Err(format!("unknown element type 0x{other:02x} at byte {i}")),

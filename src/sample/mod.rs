@@ -20,8 +20,6 @@ fn hasher() -> ahash::RandomState {
     ahash::RandomState::with_seeds(0x5eed, 0xcafe, 0xf00d, 0xbeef)
 }
 
-/// Distinct values counted exactly per key before switching to sketches: a key
-/// with more distinct values in the sample is high-cardinality anyway.
 /// One distinct key value and how many sampled documents hold it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValueCount {
@@ -29,6 +27,8 @@ pub struct ValueCount {
     pub count: u64,
 }
 
+/// Distinct values counted exactly per key (past the dense pass) before switching to
+/// sketches: a key with more distinct values in the sample is high-cardinality anyway.
 pub const EXACT_LIMIT: usize = 20_000;
 /// Documents kept per key for order-based metrics (monotonicity, ranges, cluster).
 pub const RESERVOIR: usize = 20_000;
@@ -452,11 +452,6 @@ impl KeySample {
 
     pub fn is_exact(&self) -> bool {
         !matches!(self.counts, Counts::Sketch { .. })
-    }
-
-    /// Every document in order (not a reservoir): monotonicity over all of them.
-    pub fn order_is_complete(&self) -> bool {
-        matches!(self.counts, Counts::Dense(_)) || self.reservoir.len() as u64 == self.counted
     }
 
     pub fn sketch_info(&self) -> Option<SketchInfo> {

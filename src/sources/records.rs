@@ -52,17 +52,17 @@ const BUFFER: usize = 1 << 20;
 pub fn open(path: &Path) -> Result<Input> {
     let shown = path.display().to_string();
     let cannot_read = |e: std::io::Error| input_error(format!("{shown}: cannot read: {e}"));
-    let raw: Box<dyn Read> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdin())
+    // The reader, and its size on disk for the progress bar (0 for standard input).
+    let (raw, size_hint): (Box<dyn Read>, u64) = if path.as_os_str() == "-" {
+        (Box::new(std::io::stdin()), 0)
     } else {
         let f = std::fs::File::open(path).map_err(|e| input_error(format!("cannot open {shown}: {e}")))?;
         let meta = f.metadata().map_err(cannot_read)?;
         if meta.is_dir() {
             return Err(input_error(format!("{shown} is a directory, not a file")));
         }
-        Box::new(f)
+        (Box::new(f), meta.len())
     };
-    let size_hint = if path.as_os_str() == "-" { 0 } else { std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) };
     from_reader(raw, shown, size_hint, is_bson_name(path))
 }
 

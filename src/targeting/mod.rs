@@ -213,9 +213,10 @@ fn has_text(filter: &Document) -> bool {
 
 /// Label a filter for a key.
 pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>) -> Targeting {
-    if let Some(values) = extract_key_by_equality(key, filter, let_vars) {
+    let fixed = extract_key_by_equality(key, filter, let_vars);
+    if let Some(values) = &fixed {
         if simple || !values.iter().any(is_collatable) {
-            let p = key.to_key_space(&values);
+            let p = key.to_key_space(values);
             return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)], key_fixed: true };
         }
         // Under a non-simple collation an equality on a string, object or array bounds
@@ -228,8 +229,7 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
     } else {
         Label::MultiShard
     };
-    let key_fixed = extract_key_by_equality(key, filter, let_vars).is_some();
-    Targeting { label, touched, key_fixed }
+    Targeting { label, touched, key_fixed: fixed.is_some() }
 }
 
 /// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
