@@ -10,7 +10,7 @@ use crate::model::{Query, ShardKey};
 use crate::propose::{propose, Proposal};
 use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, ReportSettings, ToolInfo, SCHEMA_VERSION};
 use crate::sample::Sample;
-use crate::score::score;
+use crate::score::{compare, score_metrics, Score};
 use crate::sources::queries::QueryLog;
 use crate::sources::DocumentSource;
 use crate::targeting::shapes::shape_of;
@@ -151,32 +151,56 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             (support, actual)
         })
         .collect();
-    let mut candidates: Vec<CandidateReport> = {
+    let mut scored: Vec<(CandidateReport, Score)> = {
         use rayon::prelude::*;
         (0..keys.len())
             .into_par_iter()
             .map(|i| {
                 let order = separate_order.then(|| &in_order.keys[i]);
                 let m = metrics::measure(&workload, &sample.keys[i], order, known[i].0.clone(), known[i].1.as_ref());
-                let s = score(&m.key_characteristics, &m.read_distribution, &m.write_distribution);
-                CandidateReport {
+                let s = score_metrics(&m);
+                let c = CandidateReport {
                     key: keys[i].clone(),
                     rank: 0,
                     score: s.score,
                     verdict: s.verdict,
-                    reasons: s.reasons,
+                    reasons: s.reasons.clone(),
+                    compared_with_next: None,
+                    score_breakdown: s.breakdown.clone(),
                     proposed_because: proposals[i].origin.proposed_because(),
                     metrics: m,
                     server_analyze_shard_key: None,
-                }
+                };
+                (c, s)
             })
             .collect()
     };
-    candidates.sort_by_key(|c| std::cmp::Reverse(c.score));
-    for (i, c) in candidates.iter_mut().enumerate() {
-        c.rank = i + 1;
+    // Highest score first; ties by the raw weighted sum, then the order proposed.
+    scored.sort_by(|a, b| b.1.score.cmp(&a.1.score).then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted)));
+    for i in 0..scored.len() {
+        scored[i].0.rank = i + 1;
+        if i + 1 < scored.len() {
+            let words = compare(i + 1, &scored[i].1, i + 2, &scored[i + 1].1);
+            scored[i].0.compared_with_next = Some(words);
+        }
+    }
+    let candidates: Vec<CandidateReport> = scored.into_iter().map(|x| x.0).collect();
+    if let Some(w) = candidates.first().map(|c| &c.metrics.cluster.scale).filter(|s| s.benefit != "full") {
+        notes.push(w.words.clone());
     }
 
+    let recommendation = match (ns.as_deref(), candidates.first()) {
+        (Some(n), Some(best)) if best.verdict != crate::score::Verdict::Invalid => Some(crate::score::apply::recommend(&crate::score::apply::Target {
+            namespace: n,
+            winner: &best.key,
+            has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
+            current_key: facts.sharding.as_ref().map(|m| &m.key),
+            shards: best.metrics.cluster.num_shards,
+            data_bytes: best.metrics.cluster.scale.data_bytes,
+            index_bytes: facts.total_index_size_bytes,
+        })),
+        _ => None,
+    };
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
     let by_ns = |n: &str| log.by_namespace.get(n).copied();
@@ -208,6 +232,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             default_collation: opts.settings.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
         },
         candidates,
+        recommendation,
         audit: None,
         notes,
     })

@@ -1,6 +1,9 @@
-//! Candidate proposal when the user names no key: fields the queries filter on
-//! that most documents hold, `{_id: "hashed"}`, and `{g: 1, _id: 1}` for a
-//! grouping field g whose values are too frequent to stand alone.
+//! Candidate proposal when the user names no key: every field of the pre-scan
+//! (nested included) is profiled (`FieldProfile`: presence, cardinality, top
+//! value share, type, increasing by nature, use in filters), then `propose` puts
+//! forward what a DBA would: filtered fields, hashed `_id` and a hashed
+//! high-cardinality field, and compounds of a grouping field with the time field
+//! or `_id`; live, the existing indexes too.
 
 use crate::bsonx::{group_bytes, lookup, Lookup};
 use crate::model::{KeyKind, Query, ShardKey};
@@ -41,127 +44,304 @@ impl Proposal {
     }
 }
 
-/// Presence, arrays and value spread of one field in the pre-scan.
-#[derive(Debug, Default)]
-struct FieldStats {
-    present: usize,
-    arrays: usize,
-    counts: HashMap<Vec<u8>, usize>,
+/// What the pre-scan says about one field (nested fields by their dotted path).
+#[derive(Debug, Clone, Default)]
+pub struct FieldProfile {
+    pub path: String,
+    /// Documents holding it (not as an array).
+    pub present: usize,
+    pub arrays: usize,
+    pub distinct: usize,
+    /// Share of the present documents holding the most common value.
+    pub top_share: f64,
+    /// The type most values hold ("string", "date", "objectId", "number", ...).
+    pub main_type: &'static str,
+    /// Dates, timestamps and ObjectIds only grow: new documents carry the newest.
+    pub increasing_by_nature: bool,
+    /// Sampled filters naming it: by equality (or `$in`), by range.
+    pub eq_uses: usize,
+    pub range_uses: usize,
+}
+
+impl FieldProfile {
+    fn uses(&self) -> usize {
+        self.eq_uses + self.range_uses
+    }
+
+    /// In words, for `proposedBecause`.
+    fn describe(&self, n: usize) -> String {
+        let mut s = format!(
+            "{}: in {:.0}% of {} pre-scanned documents, {} distinct {}{} value{}, top value {:.0}%",
+            self.path,
+            self.present as f64 * 100.0 / n.max(1) as f64,
+            n,
+            self.distinct,
+            if self.increasing_by_nature { "increasing " } else { "" },
+            self.main_type,
+            if self.distinct == 1 { "" } else { "s" },
+            self.top_share * 100.0
+        );
+        if self.uses() > 0 {
+            s.push_str(&format!("; {} sampled filters by equality, {} by range", self.eq_uses, self.range_uses));
+        }
+        s
+    }
 }
 
 const MIN_PRESENCE: f64 = 0.9;
-const MAX_FILTER_FIELDS: usize = 5;
+/// At most this many proposals (besides existing indexes and the current key).
+pub const MAX_PROPOSALS: usize = 10;
+/// Fields profiled at most (the first seen, nested included).
+const MAX_FIELDS: usize = 200;
+/// Nesting depth walked.
+const MAX_DEPTH: usize = 6;
 
-fn filter_paths(filter: &Document, out: &mut Vec<String>) {
+fn type_name(v: &Bson) -> &'static str {
+    match v {
+        Bson::String(_) => "string",
+        Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) => "number",
+        Bson::DateTime(_) => "date",
+        Bson::Timestamp(_) => "timestamp",
+        Bson::ObjectId(_) => "objectId",
+        Bson::Boolean(_) => "bool",
+        Bson::Null => "null",
+        Bson::Binary(_) => "binData",
+        Bson::Document(_) => "object",
+        _ => "other",
+    }
+}
+
+/// Every scalar field path of the pre-scan (nested documents walked), in first-seen order.
+fn field_paths(docs: &[Document]) -> Vec<String> {
+    fn walk(d: &Document, prefix: &str, depth: usize, out: &mut Vec<String>) {
+        for (k, v) in d {
+            if out.len() >= MAX_FIELDS {
+                return;
+            }
+            let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+            match v {
+                Bson::Document(sub) if depth < MAX_DEPTH && !sub.keys().any(|x| x.starts_with('$')) => walk(sub, &path, depth + 1, out),
+                Bson::Array(_) => {}
+                _ => {
+                    if !out.contains(&path) {
+                        out.push(path);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in docs {
+        walk(d, "", 0, &mut out);
+    }
+    out
+}
+
+/// Paths a filter names, with whether each is bounded by a range (`$gt`…) rather than equality.
+fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
     for (k, v) in filter {
-        if k == "$and" || k == "$or" {
+        if k == "$and" || k == "$or" || k == "$nor" {
             if let Bson::Array(items) = v {
                 for d in items.iter().filter_map(|x| x.as_document()) {
                     filter_paths(d, out);
                 }
             }
         } else if !k.starts_with('$') {
-            out.push(k.clone());
+            let range = v.as_document().is_some_and(|d| d.keys().any(|o| matches!(o.as_str(), "$gt" | "$gte" | "$lt" | "$lte")));
+            out.push((k.clone(), range));
         }
     }
 }
 
-fn stats_for(docs: &[Document], path: &str) -> FieldStats {
-    let mut s = FieldStats::default();
-    for d in docs {
-        match lookup(d, path) {
-            Lookup::Value(v) => {
-                s.present += 1;
-                let mut b = Vec::new();
-                group_bytes(v, &mut b);
-                *s.counts.entry(b).or_default() += 1;
-            }
-            Lookup::Array => s.arrays += 1,
-            Lookup::Missing => {}
-        }
-    }
-    s
-}
-
-/// Top-level scalar fields of the pre-scanned documents, in first-seen order.
-fn scalar_fields(docs: &[Document]) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for d in docs {
-        for (k, v) in d {
-            if !matches!(v, Bson::Array(_) | Bson::Document(_)) && !seen.contains(k) {
-                seen.push(k.clone());
-            }
-        }
-    }
-    seen
-}
-
-pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
-    let n = prescan.len().max(1) as f64;
-    let mut out: Vec<Proposal> = Vec::new();
-    let mut push = |key: ShardKey, why: String| {
-        if !out.iter().any(|p| p.key == key) {
-            out.push(Proposal { key, origin: Origin::Proposed(why) });
-        }
-    };
-    push(
-        ShardKey::single("_id", KeyKind::Hashed),
-        "hashed _id: spreads data and inserts evenly; only queries by _id target one shard".into(),
-    );
-
-    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
-    let filtered = queries.iter().filter(|q| !q.filter.is_empty()).count().max(1);
+/// Profile every field of the pre-scan and count its uses in the filters.
+pub fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<FieldProfile> {
+    let mut uses: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for q in queries {
         let mut paths = Vec::new();
         filter_paths(&q.filter, &mut paths);
         paths.sort();
         paths.dedup();
-        for p in paths {
-            *uses.entry(p).or_default() += 1;
-        }
-    }
-    let mut fields: Vec<(String, usize)> = uses.into_iter().collect();
-    fields.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let from_queries = !fields.is_empty();
-    if !from_queries {
-        fields = scalar_fields(prescan).into_iter().map(|f| (f, 0)).collect();
-    }
-    let mut taken = 0;
-    for (path, used) in fields {
-        if taken >= MAX_FILTER_FIELDS {
-            break;
-        }
-        let s = stats_for(prescan, &path);
-        if s.arrays > 0 || (s.present as f64) < MIN_PRESENCE * n {
-            continue;
-        }
-        let Ok(key) = ShardKey::new(vec![crate::model::KeyField { path: path.clone(), kind: KeyKind::Range }]) else {
-            continue;
-        };
-        taken += 1;
-        let why = if from_queries {
-            format!("{} of {} sampled filters use {path}", used, filtered)
-        } else {
-            format!("{path} is in {:.0}% of sampled documents", s.present as f64 * 100.0 / n)
-        };
-        push(key, why);
-        if path != "_id" {
-            let top = s.counts.values().copied().max().unwrap_or(0) as f64 / n;
-            let distinct = s.counts.len();
-            if top > 0.05 || distinct < 1000.min(prescan.len() / 2) {
-                if let Ok(k) = ShardKey::parse(&format!("{{\"{path}\": 1, _id: 1}}")) {
-                    push(
-                        k,
-                        format!(
-                            "{path} groups documents (top value {:.0}% of the pre-scan); adding _id splits its large groups",
-                            top * 100.0
-                        ),
-                    );
-                }
+        for (p, range) in paths {
+            let e = uses.entry(p).or_default();
+            if range {
+                e.1 += 1;
+            } else {
+                e.0 += 1;
             }
         }
     }
+    let mut paths = field_paths(prescan);
+    // Filter fields the pre-scan never showed (nested under arrays, rare) still get a profile.
+    for p in uses.keys() {
+        if !paths.contains(p) {
+            paths.push(p.clone());
+        }
+    }
+    paths
+        .into_iter()
+        .map(|path| {
+            let mut f = FieldProfile { path: path.clone(), ..Default::default() };
+            let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();
+            let mut types: BTreeMap<&'static str, usize> = BTreeMap::new();
+            for d in prescan {
+                match lookup(d, &path) {
+                    Lookup::Value(v) => {
+                        f.present += 1;
+                        let mut b = Vec::new();
+                        group_bytes(v, &mut b);
+                        *counts.entry(b).or_default() += 1;
+                        *types.entry(type_name(v)).or_default() += 1;
+                    }
+                    Lookup::Array => f.arrays += 1,
+                    Lookup::Missing => {}
+                }
+            }
+            f.distinct = counts.len();
+            f.top_share = counts.values().copied().max().unwrap_or(0) as f64 / f.present.max(1) as f64;
+            f.main_type = types.iter().max_by_key(|x| x.1).map(|x| *x.0).unwrap_or("missing");
+            let main = types.get(f.main_type).copied().unwrap_or(0);
+            f.increasing_by_nature =
+                matches!(f.main_type, "date" | "timestamp" | "objectId") && main as f64 >= MIN_PRESENCE * f.present.max(1) as f64;
+            let (e, r) = uses.get(&path).copied().unwrap_or((0, 0));
+            f.eq_uses = e;
+            f.range_uses = r;
+            f
+        })
+        .collect()
+}
+
+fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
+    ShardKey::new(spec.iter().map(|(p, k)| crate::model::KeyField { path: p.to_string(), kind: *k }).collect()).ok()
+}
+
+/// The candidates a DBA would put on the table: the fields the filters use, hashed
+/// `_id` and a hashed high-cardinality field, high-cardinality fields when there
+/// are no queries, and compounds of a grouping field followed by the time field or
+/// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
+pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
+    let n = prescan.len();
+    let fields = profile_fields(prescan, queries);
+    let usable = |f: &&FieldProfile| f.arrays == 0 && f.present as f64 >= MIN_PRESENCE * n.max(1) as f64;
+    // High cardinality in the pre-scan: most documents hold their own value, none is common.
+    let high = |f: &FieldProfile| f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05;
+    let mut out: Vec<Proposal> = Vec::new();
+    let mut push = |key: Option<ShardKey>, why: String| {
+        if let Some(key) = key {
+            if out.len() < MAX_PROPOSALS && !out.iter().any(|p| p.key == key) {
+                out.push(Proposal { key, origin: Origin::Proposed(why) });
+            }
+        }
+    };
+    push(
+        key(&[("_id", KeyKind::Hashed)]),
+        "hashed _id: spreads data and inserts evenly; only queries by _id target one shard".into(),
+    );
+    let mut used: Vec<&FieldProfile> = fields.iter().filter(|f| f.uses() > 0).filter(usable).collect();
+    used.sort_by(|a, b| b.uses().cmp(&a.uses()).then(a.path.cmp(&b.path)));
+    // The time field: increasing by nature, high cardinality (the most used, else the first seen).
+    let time = fields
+        .iter()
+        .filter(usable)
+        .filter(|f| f.increasing_by_nature && f.path != "_id" && high(f))
+        .max_by_key(|f| (f.uses(), std::cmp::Reverse(f.path.clone())));
+    let id_is_oid = fields.iter().find(|f| f.path == "_id").is_some_and(|f| f.main_type == "objectId");
+    // Grouping fields: filtered by equality and repeating (a tenant, a device), or with no
+    // queries, moderately many values each held by several documents.
+    let mut groups: Vec<&FieldProfile> = if used.is_empty() {
+        fields
+            .iter()
+            .filter(usable)
+            .filter(|f| f.path != "_id" && !f.increasing_by_nature && f.distinct >= 10 && !high(f) && f.top_share < 0.5)
+            .collect()
+    } else {
+        used.iter().copied().filter(|f| f.eq_uses > 0 && f.path != "_id" && !f.increasing_by_nature && !high(f)).collect()
+    };
+    if used.is_empty() {
+        // Identifiers (strings, ObjectIds, binary) name tenants and devices; small numbers are
+        // more often parts of a date or codes.
+        let ident = |f: &FieldProfile| matches!(f.main_type, "string" | "objectId" | "binData");
+        groups.sort_by(|a, b| ident(b).cmp(&ident(a)).then(b.distinct.cmp(&a.distinct)).then(a.path.cmp(&b.path)));
+    }
+    groups.truncate(2);
+
+    let uses_words = |f: &FieldProfile| f.describe(n);
+    for f in used.iter().take(4) {
+        push(key(&[(&f.path, KeyKind::Range)]), uses_words(f));
+    }
+    // An ObjectId `_id` that orders documents like the time field stands for it: the same
+    // insert pattern, and unique, so every group stays splittable; `{g: 1, t: 1}` is
+    // then not proposed beside `{g: 1, _id: 1}`.
+    let id_follows_time = id_is_oid && time.is_some_and(|t| follows_creation_time(prescan, &t.path));
+    for g in &groups {
+        if let Some(t) = time.filter(|_| !id_follows_time) {
+            push(
+                key(&[(&g.path, KeyKind::Range), (&t.path, KeyKind::Range)]),
+                format!("{} groups documents and {} grows with time: each group's inserts go to its own top chunk ({}; {})", g.path, t.path, uses_words(g), uses_words(t)),
+            );
+        }
+        if id_is_oid || time.is_none() {
+            let stands_for = match time.filter(|_| id_follows_time) {
+                Some(t) => format!("; the ObjectId _id orders each group by creation time as {} does, and is unique", t.path),
+                None => String::new(),
+            };
+            push(
+                key(&[(&g.path, KeyKind::Range), ("_id", KeyKind::Range)]),
+                format!("{} groups documents; _id after it splits a large group into chunks{stands_for} ({})", g.path, uses_words(g)),
+            );
+        }
+    }
+    // A hashed high-cardinality field: even data and inserts, targeted equality.
+    if let Some(h) = used.iter().chain(fields.iter().filter(usable).collect::<Vec<_>>().iter()).find(|f| {
+        f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0
+    }) {
+        push(
+            key(&[(&h.path, KeyKind::Hashed)]),
+            format!("hashed {}: even data and inserts, and its equality filters still reach one shard ({})", h.path, uses_words(h)),
+        );
+    }
+    // With no filters to go by: the high-cardinality fields that do not grow with time, and the time field.
+    if used.is_empty() {
+        let mut hc: Vec<&FieldProfile> =
+            fields.iter().filter(usable).filter(|f| f.path != "_id" && high(f) && !f.increasing_by_nature).collect();
+        hc.sort_by(|a, b| b.distinct.cmp(&a.distinct).then(a.path.cmp(&b.path)));
+        for f in hc.iter().take(3) {
+            push(key(&[(&f.path, KeyKind::Range)]), uses_words(f));
+        }
+        if let Some(t) = time {
+            push(key(&[(&t.path, KeyKind::Range)]), uses_words(t));
+        }
+    }
     out
+}
+
+/// Does the field's value order the pre-scanned documents as their ObjectId `_id`s'
+/// creation times do (Pearson correlation of the two at least 0.9)?
+fn follows_creation_time(prescan: &[Document], path: &str) -> bool {
+    let pairs: Vec<(f64, f64)> = prescan
+        .iter()
+        .filter_map(|d| {
+            let Some(Bson::ObjectId(o)) = d.get("_id") else { return None };
+            let t = match lookup(d, path) {
+                Lookup::Value(Bson::DateTime(t)) => t.timestamp_millis() as f64 / 1000.0,
+                Lookup::Value(Bson::Timestamp(t)) => t.time as f64,
+                Lookup::Value(Bson::ObjectId(x)) => x.timestamp().timestamp_millis() as f64 / 1000.0,
+                _ => return None,
+            };
+            Some((t, o.timestamp().timestamp_millis() as f64 / 1000.0))
+        })
+        .collect();
+    if pairs.len() < 10 {
+        return false;
+    }
+    let n = pairs.len() as f64;
+    let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (x, y) in &pairs {
+        sxy += (x - mx) * (y - my);
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+    }
+    sxx > 0.0 && syy > 0.0 && sxy / (sxx * syy).sqrt() >= 0.9
 }
 
 /// Candidates from a collection's existing indexes (each index key that is a valid shard key).
@@ -206,6 +386,42 @@ mod tests {
         assert!(keys.contains(&"{g: 1}".to_string()));
         assert!(keys.contains(&"{g: 1, _id: 1}".to_string()), "{keys:?}");
         assert!(keys.contains(&"{u: 1}".to_string()));
+        assert!(keys.contains(&"{u: \"hashed\"}".to_string()), "{keys:?}");
         assert!(!keys.iter().any(|k| k.contains("missing")));
+    }
+
+    /// Flight records (the shape of the public nycflights13 table): without a query log
+    /// every field is considered, nested ones too, not the first five in document order.
+    #[test]
+    fn without_queries_every_field_is_profiled_and_groups_pair_with_the_time_field() {
+        let carriers = ["UA", "AA", "B6", "DL", "EV", "MQ", "US", "WN", "VX", "FL", "AS", "9E"];
+        let docs: Vec<Document> = (0..1000i64)
+            .map(|i| {
+                doc! {
+                    "_id": i,
+                    "year": 2013, "month": 1 + (i % 12) as i32, "day": 1 + (i % 28) as i32,
+                    "dep_time": (i * 7919) % 2400,
+                    "carrier": carriers[(i % 12) as usize],
+                    "tailnum": format!("N{:05}", (i * 104_729) % 99_991),
+                    "dest": format!("D{:02}", (i * 31) % 40),
+                    "time_hour": bson::DateTime::from_millis(1_356_998_400_000 + i * 3_600_000),
+                    "meta": {"aircraft": {"serial": format!("S{}", (i * 7_727) % 1_000_003)}},
+                }
+            })
+            .collect();
+        let props = propose(&docs, &[]);
+        let keys: Vec<String> = props.iter().map(|p| p.key.to_string()).collect();
+        assert!(keys.len() <= MAX_PROPOSALS);
+        assert!(keys.contains(&"{dest: 1, time_hour: 1}".to_string()), "{keys:?}");
+        assert!(keys.contains(&"{carrier: 1, time_hour: 1}".to_string()), "{keys:?}");
+        assert!(keys.iter().any(|k| k.contains("tailnum")), "{keys:?}");
+        assert!(keys.contains(&"{\"meta.aircraft.serial\": 1}".to_string()), "nested: {keys:?}");
+        assert!(!keys.contains(&"{year: 1}".to_string()), "one value: {keys:?}");
+        let because = props.iter().find(|p| p.key.to_string() == "{dest: 1, time_hour: 1}").unwrap().origin.proposed_because().unwrap();
+        assert!(because.contains("40 distinct string values"), "{because}");
+        // The profile is computed, not guessed: time_hour is an increasing date.
+        let f = profile_fields(&docs, &[]);
+        let t = f.iter().find(|x| x.path == "time_hour").unwrap();
+        assert!(t.increasing_by_nature && t.distinct == 1000);
     }
 }

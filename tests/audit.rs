@@ -87,7 +87,7 @@ fn audit_reads_both_chunk_formats_from_a_config_server() {
     let current = r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == serde_json::json!({"projectId": 1})).expect("current key analysed");
     let cl = &current["cluster"];
     assert!(cl["basis"].as_str().unwrap().starts_with("actual chunks"));
-    let sha = cl["shards"].as_array().unwrap().iter().find(|s| s["shard"] == "shA").unwrap();
+    let sha = cl["today"]["shards"].as_array().unwrap().iter().find(|s| s["shard"] == "shA").unwrap();
     let pct = sha["dataPercent"].as_f64().unwrap();
     assert!((30.0..40.0).contains(&pct), "the hot project's chunk holds its share of data: {pct}");
     assert!(r["notes"].to_string().contains("is sharded on {projectId: 1}"));
@@ -96,7 +96,7 @@ fn audit_reads_both_chunk_formats_from_a_config_server() {
     assert_eq!(r["audit"]["chunkFormat"], "ns");
     assert_eq!(r["audit"]["numChunks"], 2);
     let current = r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == serde_json::json!({"ts": 1})).unwrap();
-    let shards = current["cluster"]["shards"].as_array().unwrap();
+    let shards = current["cluster"]["today"]["shards"].as_array().unwrap();
     // ts = 0..1990 step 10: values below 1000 on shA (100 docs), the rest on shB
     assert_eq!(shards.iter().find(|s| s["shard"] == "shA").unwrap()["dataPercent"], 50.0);
     assert_eq!(shards.iter().find(|s| s["shard"] == "shC").unwrap()["dataPercent"], 0.0);

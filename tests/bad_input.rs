@@ -196,7 +196,8 @@ fn offline_inputs_and_faults() {
     let n = corrupt_gz.len();
     corrupt_gz[n / 2..n / 2 + 40].fill(0xAB);
     // mongoexport writes a control character in a field name as a JSON escape.
-    let esc_field = "{\"\\u001b[31mred\": 1, \"x\": 2}\n".repeat(50);
+    // Distinct values: the field is proposed as a high-cardinality candidate and printed.
+    let esc_field: String = (0..50).map(|i| format!("{{\"\\u001b[31mred\": {i}, \"x\": 2}}\n")).collect();
     let big_in = {
         let values: Vec<String> = (0..1_000_000).map(|i| i.to_string()).collect();
         format!(

@@ -22,6 +22,7 @@ pub mod characteristics;
 pub mod cluster;
 pub mod distribution;
 pub mod frequency;
+pub mod insert_order;
 pub mod key_updates;
 pub mod monotonicity;
 pub mod query_shapes;
@@ -34,7 +35,7 @@ use bson::Document;
 use characteristics::{CollectionSize, KeyCharacteristics};
 use cluster::{ActualChunks, ClusterReport};
 use distribution::{DistributionCounter, ReadDistribution, WriteDistribution};
-use monotonicity::MonotonicityType;
+use insert_order::{InsertKind, InsertOrder};
 use query_shapes::{QueryShapeReport, ShapeCounter};
 use ranges::{Ranges, NUM_RANGES};
 use serde::Serialize;
@@ -47,7 +48,7 @@ pub struct Settings {
     pub num_most_common: usize,
     /// The collection's default collation, used when a query names none.
     pub default_collation: Option<Document>,
-    /// `--shards N`: predict the cluster with N shards.
+    /// `--shards N`: model the cluster with N shards (else the cluster's own, else `cluster::DEFAULT_SHARDS`).
     pub shards: Option<usize>,
     /// `--redact`: show values as type and hash.
     pub redact: bool,
@@ -61,9 +62,10 @@ pub struct CandidateMetrics {
     pub read_distribution: ReadDistribution,
     pub write_distribution: WriteDistribution,
     pub query_shapes: Vec<QueryShapeReport>,
-    /// `--shards N`: where data, reads, writes and inserts would go.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<ClusterReport>,
+    /// Where new documents land, as created in production (beside the server's monotonicity).
+    pub insert_order: InsertOrder,
+    /// The cluster model: data, reads, writes and inserts per shard, cost, growth, scale.
+    pub cluster: ClusterReport,
     /// Live sources only: the index that would support this key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supporting_index: Option<SupportingIndexReport>,
@@ -97,56 +99,89 @@ pub fn measure(
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
     let mut dist = DistributionCounter::new(&ranges);
     let mut shapes = ShapeCounter::default();
-    let want_cluster = settings.shards.is_some() || actual.is_some();
     let mut touches = Vec::new();
     for (q, shape) in w.queries.iter().zip(w.shapes) {
         if let Some(t) = dist.add(&ks.key, q, settings.default_collation.as_ref(), &ranges) {
             shapes.add(shape, t.label, q.op.name());
-            if want_cluster {
-                touches.push(cluster::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
-            }
+            touches.push(cluster::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
         }
     }
     for d in w.diffs {
         dist.add_diff(&ks.key, d);
     }
-    let cluster = want_cluster.then(|| predict_cluster(ks, order.unwrap_or(ks), &kc, &key_space, w, &touches, actual));
+    let insert_order = insert_order::measure(ks, &w.sample.created, &kc.monotonicity, &key_space);
+    let (read_distribution, write_distribution) = (dist.read_distribution(), dist.write_distribution());
+    let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &key_space, w, &touches, actual);
     CandidateMetrics {
-        read_distribution: dist.read_distribution(),
-        write_distribution: dist.write_distribution(),
+        read_distribution,
+        write_distribution,
         key_characteristics: kc,
+        insert_order,
         query_shapes: shapes.finish(),
         cluster,
         supporting_index: support,
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn predict_cluster(
     ks: &KeySample,
     order: &KeySample,
     kc: &KeyCharacteristics,
+    io: &InsertOrder,
+    writes: &WriteDistribution,
     key_space: &[(Vec<bson::Bson>, u64)],
     w: &Workload,
     touches: &[cluster::QueryTouch],
     actual: Option<&ActualChunks>,
 ) -> ClusterReport {
-    let r = kc.monotonicity.record_id_correlation_coefficient.unwrap_or(0.0);
-    let inserts = match kc.monotonicity.kind {
-        MonotonicityType::Monotonic if r < 0.0 => cluster::layout::InsertPattern::Decreasing,
-        MonotonicityType::Monotonic => cluster::layout::InsertPattern::Increasing,
-        _ => cluster::layout::InsertPattern::LikeRecent,
+    let inserts = match io.kind {
+        InsertKind::Increasing => cluster::model::InsertPattern::Increasing,
+        InsertKind::Decreasing => cluster::model::InsertPattern::Decreasing,
+        InsertKind::TopOfEachGroup => cluster::model::InsertPattern::TopOfGroup(io.group_fields.unwrap_or(1)),
+        InsertKind::Spread => cluster::model::InsertPattern::LikeRecent,
     };
-    let recent = order.recent_key_space_values(0.1);
+    // The newest documents by creation time when `_id`s carry it, else by load order.
+    let recent = match insert_order::newest_by_creation(&w.sample.created, 0.1) {
+        Some(p) if ks.docs_with_arrays == 0 => ks.key_space_values_at(&p),
+        _ => order.recent_key_space_values(0.1),
+    };
+    let counted = ks.docs_counted().max(1);
+    let jumbo_values: Vec<usize> = frequency::jumbo_values(
+        ks.frequencies(),
+        counted,
+        w.size.num_docs_total,
+        kc.avg_doc_size_bytes,
+        w.settings.chunk_size_bytes,
+    )
+    .iter()
+    .filter_map(|j| key_space.binary_search_by(|(v, _)| crate::bsonx::cmp_tuple(v, &ks.key.to_key_space(&j.value))).ok())
+    .collect();
+    let mut jumbo_values = jumbo_values;
+    jumbo_values.sort_unstable();
+    jumbo_values.dedup();
+    let pct = |x: Option<f64>| x.unwrap_or(0.0);
     let inp = cluster::Inputs {
         key: &ks.key,
         values: key_space,
-        docs_per_sampled: w.size.num_docs_total as f64 / ks.docs_counted().max(1) as f64,
+        jumbo_values,
+        docs_per_sampled: w.size.num_docs_total as f64 / counted as f64,
         avg_doc_size: kc.avg_doc_size_bytes,
         chunk_size: w.settings.chunk_size_bytes,
-        shards: w.settings.shards.unwrap_or(1),
+        shards: w.settings.shards.unwrap_or(cluster::DEFAULT_SHARDS),
+        shards_from: if w.settings.shards.is_some() { "--shards" } else { "default" },
         queries: touches,
         inserts,
         recent: &recent,
+        estimated_distinct: kc.estimated_num_distinct_values.value,
+        top_share: kc.top_value_percentage / 100.0,
+        writes_without_shard_key_percent: Some(
+            ((pct(writes.percentage_of_single_writes_without_shard_key) + pct(writes.percentage_of_multi_writes_without_shard_key))
+                * 1e6)
+                .round()
+                / 1e6,
+        ),
+        shard_key_updates_percent: writes.percentage_of_shard_key_updates,
         redact: w.settings.redact,
     };
     cluster::predict(&inp, actual)

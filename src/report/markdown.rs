@@ -24,15 +24,18 @@ fn esc(s: &str) -> String {
 fn render(r: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### Shard key analysis\n\n{}\n", esc(&summary_line(r)));
-    let _ = writeln!(out, "| rank | key | score | verdict | distinct | top value | monotonicity | single-shard reads | scatter-gather reads |");
-    let _ = writeln!(out, "|---:|---|---:|---|---:|---|---|---:|---:|");
+    let _ = writeln!(
+        out,
+        "| rank | key | score | verdict | distinct | top value | monotonicity | inserts | shards per read/write | single-shard reads | scatter-gather reads |"
+    );
+    let _ = writeln!(out, "|---:|---|---:|---|---:|---|---|---|---|---:|---:|");
     for c in &r.candidates {
         let kc = &c.metrics.key_characteristics;
         let key = c.key.to_string();
         let top = top_value(kc);
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             c.rank,
             esc(&key),
             c.score,
@@ -40,6 +43,8 @@ fn render(r: &Report) -> String {
             kc.estimated_num_distinct_values.value,
             esc(&top),
             kc.monotonicity.kind.as_str(),
+            super::table::inserts_cell(c),
+            super::table::fan_out_cell(c),
             pct(c.metrics.read_distribution.percentage_of_single_shard_reads),
             pct(c.metrics.read_distribution.percentage_of_scatter_gather_reads),
         );
@@ -48,6 +53,19 @@ fn render(r: &Report) -> String {
         let _ = writeln!(out, "\n**#{} `{}`: {} ({})**\n", c.rank, esc(&c.key.to_string()), c.score, c.verdict.as_str());
         for reason in &c.reasons {
             let _ = writeln!(out, "- {}", esc(reason));
+        }
+        if let Some(w) = &c.compared_with_next {
+            let _ = writeln!(out, "- ranking: {}", esc(w));
+        }
+    }
+    if let Some(rec) = &r.recommendation {
+        let _ = writeln!(out, "\n**Recommended: `{}` ({})**\n\n```js", esc(&rec.key.to_string()), rec.action);
+        for c in &rec.commands {
+            let _ = writeln!(out, "{c}");
+        }
+        let _ = writeln!(out, "```");
+        for n in &rec.notes {
+            let _ = writeln!(out, "- {}", esc(n));
         }
     }
     for n in &r.notes {

@@ -62,6 +62,9 @@ pub struct Report {
     pub inputs: Inputs,
     pub settings: ReportSettings,
     pub candidates: Vec<CandidateReport>,
+    /// How to apply the first-ranked key: the commands and their requirements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<crate::score::apply::Recommendation>,
     /// The collection is already sharded: its real chunks (live only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audit: Option<AuditReport>,
@@ -129,6 +132,11 @@ pub struct CandidateReport {
     pub score: u32,
     pub verdict: Verdict,
     pub reasons: Vec<String>,
+    /// Why this candidate ranks above the next one, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compared_with_next: Option<String>,
+    /// The score's components (README "Score").
+    pub score_breakdown: crate::score::Breakdown,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposed_because: Option<String>,
     /// keyCharacteristics, readDistribution, writeDistribution, queryShapes, cluster, supportingIndex.

@@ -37,9 +37,9 @@ fn render(r: &Report) -> String {
         }
     }
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(160);
+    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(180);
     t.set_header(vec![
-        "rank", "key", "score", "verdict", "distinct", "top value", "monotonicity", "reads 1/n/all", "writes 1/n/all",
+        "rank", "key", "score", "verdict", "distinct", "top value", "monotonicity", "inserts (shards)", "shards per read / write", "reads 1/n/all", "writes 1/n/all",
     ]);
     for c in &r.candidates {
         let kc = &c.metrics.key_characteristics;
@@ -65,6 +65,8 @@ fn render(r: &Report) -> String {
             Cell::new(kc.estimated_num_distinct_values.value).set_alignment(CellAlignment::Right),
             Cell::new(top),
             Cell::new(mono),
+            Cell::new(inserts_cell(c)),
+            Cell::new(fan_out_cell(c)),
             Cell::new(dist(
                 rd.percentage_of_single_shard_reads,
                 rd.percentage_of_multi_shard_reads,
@@ -88,31 +90,35 @@ fn render(r: &Report) -> String {
         for reason in &c.reasons {
             let _ = writeln!(out, "  - {reason}");
         }
-        if let Some(cl) = &c.metrics.cluster {
-            let _ = writeln!(out, "  cluster ({}, {} chunks): {}", cl.basis, cl.num_chunks, cl.verdict);
-            for sh in &cl.shards {
-                let _ = writeln!(
-                    out,
-                    "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts ({} chunks)",
-                    sh.shard,
-                    bar(sh.data_percent),
-                    sh.data_percent,
-                    sh.reads_percent,
-                    sh.writes_percent,
-                    sh.inserts_percent,
-                    sh.num_chunks
-                );
-            }
-            for j in &cl.jumbo_chunks {
-                let _ = writeln!(
-                    out,
-                    "    jumbo chunk {} .. {} on {}: ~{} MiB",
-                    j.min,
-                    j.max,
-                    j.shard,
-                    j.estimated_bytes / (1024 * 1024)
-                );
-            }
+        if let Some(w) = &c.compared_with_next {
+            let _ = writeln!(out, "  ranking: {w}");
+        }
+        let cl = &c.metrics.cluster;
+        let _ = writeln!(out, "  cluster ({}, {} shards from {}): {}", cl.basis, cl.num_shards, cl.num_shards_from, cl.verdict);
+        for sh in &cl.at_scale.shards {
+            let _ = writeln!(
+                out,
+                "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts",
+                sh.shard,
+                bar(sh.data_percent),
+                sh.data_percent,
+                sh.reads_percent,
+                sh.writes_percent,
+                sh.inserts_percent,
+            );
+        }
+        if cl.scale.benefit != "full" {
+            let _ = writeln!(out, "    today: {}", cl.scale.words);
+        }
+        for j in &cl.jumbo_chunks {
+            let _ = writeln!(
+                out,
+                "    jumbo chunk {} .. {} on {}: ~{} MiB",
+                j.min,
+                j.max,
+                j.shard,
+                j.estimated_bytes / (1024 * 1024)
+            );
         }
         if let Some(si) = &c.metrics.supporting_index {
             match (&si.name, &si.create_index) {
@@ -136,10 +142,39 @@ fn render(r: &Report) -> String {
             let _ = writeln!(out, "    {:>6}× {:<14} {} [{}]", s.count, s.label.as_str(), s.shape, ops.join(", "));
         }
     }
+    if let Some(rec) = &r.recommendation {
+        let _ = writeln!(out, "\nrecommended: {} ({})", rec.key, rec.action);
+        for c in &rec.commands {
+            let _ = writeln!(out, "  {c}");
+        }
+        for n in &rec.notes {
+            let _ = writeln!(out, "  - {n}");
+        }
+    }
     for n in &r.notes {
         let _ = writeln!(out, "\nnote: {n}");
     }
     out
+}
+
+/// Where inserts land (our insert order), e.g. "increasing (creation time)".
+pub(super) fn inserts_cell(c: &super::CandidateReport) -> String {
+    use crate::metrics::insert_order::InsertKind;
+    let io = &c.metrics.insert_order;
+    let kind = match io.kind {
+        InsertKind::Increasing => "max end",
+        InsertKind::Decreasing => "min end",
+        InsertKind::TopOfEachGroup => "groups",
+        InsertKind::Spread => "spread",
+    };
+    format!("{kind} {}/{}", c.metrics.cluster.growth.shards_taking_inserts, c.metrics.cluster.num_shards)
+}
+
+/// Mean shards per read and per write under the cluster model.
+pub(super) fn fan_out_cell(c: &super::CandidateReport) -> String {
+    let cost = &c.metrics.cluster.cost;
+    let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
+    format!("{} / {}", f(cost.mean_shards_per_read), f(cost.mean_shards_per_write))
 }
 
 /// A 20-character bar for a percentage.

@@ -527,6 +527,22 @@ impl KeySample {
         v
     }
 
+    /// Key-space values of the documents at these insertion positions (sorted): the
+    /// dense pass decodes them, otherwise the reservoir's entries among them stand in.
+    pub fn key_space_values_at(&self, positions: &[u64]) -> Vec<Vec<Bson>> {
+        if let Counts::Dense(d) = &self.counts {
+            let fields = self.key.fields.len();
+            let inside: Vec<u64> = positions.iter().copied().filter(|&p| (p as usize) < d.len()).collect();
+            let step = inside.len().div_ceil(SUMMARY_POINTS).max(1);
+            return inside.iter().step_by(step).map(|&p| self.key.to_key_space(&d.decode(p as usize, fields))).collect();
+        }
+        self.reservoir
+            .iter()
+            .filter(|(p, _)| positions.binary_search(p).is_ok())
+            .map(|(_, t)| self.key.to_key_space(t))
+            .collect()
+    }
+
     /// Key-space values of the newest `fraction` of documents (insertion order).
     pub fn recent_key_space_values(&self, fraction: f64) -> Vec<Vec<Bson>> {
         let cutoff = (self.counted as f64 * (1.0 - fraction)).floor() as u64;
@@ -550,11 +566,26 @@ pub struct Sample {
     pub num_docs: u64,
     pub total_bytes: u64,
     pub keys: Vec<KeySample>,
+    /// Per document (sample order), the creation time in seconds of an ObjectId `_id`,
+    /// `NO_CREATION_TIME` otherwise: when documents were created, whatever order they were loaded in.
+    pub created: Vec<u32>,
+    created_cap: usize,
 }
+
+/// `Sample::created` of a document whose `_id` is not an ObjectId.
+pub const NO_CREATION_TIME: u32 = u32::MAX;
+/// Bytes per document the creation times take (4) are counted against the budget at this share.
+const CREATED_BUDGET_SHARE: u64 = 16;
 
 impl Sample {
     pub fn new(keys: &[ShardKey]) -> Self {
-        Sample { num_docs: 0, total_bytes: 0, keys: keys.iter().cloned().map(KeySample::new).collect() }
+        Sample {
+            num_docs: 0,
+            total_bytes: 0,
+            keys: keys.iter().cloned().map(KeySample::new).collect(),
+            created: Vec::new(),
+            created_cap: RESERVOIR * 50,
+        }
     }
 
     /// Every document counted exactly while each key's share of `budget_bytes` holds its
@@ -563,7 +594,8 @@ impl Sample {
         let (exact, reservoir) = limits_for(budget_bytes, keys.len());
         let dense = (budget_bytes / keys.len().max(1) as u64).min(u32::MAX as u64) as usize;
         let keys = keys.iter().cloned().map(|k| KeySample::with_budget(k, dense, exact, reservoir)).collect();
-        Sample { num_docs: 0, total_bytes: 0, keys }
+        let created_cap = (budget_bytes / CREATED_BUDGET_SHARE / 4) as usize;
+        Sample { num_docs: 0, total_bytes: 0, keys, created: Vec::new(), created_cap }
     }
 
     /// A pass for insertion order only (no value counts once past the dense budget).
@@ -576,6 +608,15 @@ impl Sample {
     pub fn add(&mut self, doc: &Document, bson_size: usize) {
         self.num_docs += 1;
         self.total_bytes += bson_size as u64;
+        if self.created.len() < self.created_cap {
+            self.created.push(match doc.get("_id") {
+                Some(Bson::ObjectId(o)) => {
+                    let b = o.bytes();
+                    u32::from_be_bytes([b[0], b[1], b[2], b[3]]).min(NO_CREATION_TIME - 1)
+                }
+                _ => NO_CREATION_TIME,
+            });
+        }
         for k in &mut self.keys {
             k.add(doc);
         }

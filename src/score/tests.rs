@@ -1,64 +1,66 @@
 //! Every weight and every cap on hand-computed values.
 //!
-//! The base key is perfect on every component: 10,000 distinct values
-//! (log10(10,000)/4 = 1), top value 1% (≤ 2% → 1), not monotonic (1), every
-//! sampled read single-shard (1): 100 × (0.25 + 0.25 + 0.20 + 0.30) = 100.
+//! The base key is perfect on every component with 4 shards: every sampled operation
+//! reaches one shard (fan-out 1), data and inserts even (25% per shard: 1), 10,000
+//! useful shards (log10(10,000)/3 ≥ 1 → 1): 100 × (0.40 + 0.20 + 0.15 + 0.25) = 100.
 //! Each test changes one thing and works out the expected score by hand.
 
 use super::*;
-use crate::metrics::characteristics::{Estimate, JumboRisk, JumboValueReport, MostCommonValue};
-use crate::metrics::distribution::{ReadSampleSize, WriteSampleSize};
-use crate::metrics::monotonicity::Monotonicity;
+use crate::metrics::cluster::{Cost, Growth};
+use crate::metrics::insert_order::{InsertKind, InsertOrder, NaturalField};
 use serde_json::json;
 
-fn kc() -> KeyCharacteristics {
-    KeyCharacteristics {
-        num_docs_total: 100_000,
-        num_docs_sampled: 100_000,
-        avg_doc_size_bytes: 100,
-        num_distinct_values: 10_000,
-        most_common_values: vec![MostCommonValue { value: json!({"k": "top"}), frequency: 1_000 }],
-        is_unique: None,
-        monotonicity: Monotonicity { record_id_correlation_coefficient: Some(0.01), kind: MonotonicityType::NotMonotonic },
-        estimated_num_distinct_values: Estimate { value: 10_000, estimator: "test" },
-        top_value_percentage: 1.0,
-        num_docs_missing_key_fields: 0,
-        num_docs_with_array_key_values: 0,
-        jumbo_chunk_risk: JumboRisk { chunk_size_bytes: 128 << 20, values: vec![] },
-        sketch: None,
+fn cost(fan_out: Option<f64>, single: f64) -> Cost {
+    Cost {
+        num_reads: 100,
+        num_writes: 0,
+        percentage_of_single_shard_ops: fan_out.map(|_| single),
+        percentage_of_single_shard_reads: fan_out.map(|_| single),
+        percentage_of_single_shard_writes: None,
+        mean_shards_per_read: fan_out.map(|f| 1.0 + 3.0 * (1.0 - f)),
+        mean_shards_per_write: None,
+        mean_shards_per_op: fan_out.map(|f| 1.0 + 3.0 * (1.0 - f)),
+        percentage_of_ops_to_every_shard: Some(0.0),
+        percentage_of_writes_without_shard_key: None,
+        percentage_of_shard_key_updates: None,
+        fan_out,
     }
 }
 
-/// `n` reads split single / multi / scatter-gather in percent.
-fn reads(n: u64, single: f64, multi: f64, sg: f64) -> ReadDistribution {
-    ReadDistribution {
-        sample_size: ReadSampleSize { total: n, find: n, ..Default::default() },
-        percentage_of_single_shard_reads: Some(single),
-        percentage_of_multi_shard_reads: Some(multi),
-        percentage_of_scatter_gather_reads: Some(sg),
-        num_reads_by_range: vec![],
+fn spread_inserts() -> InsertOrder {
+    InsertOrder {
+        kind: InsertKind::Spread,
+        group_fields: None,
+        basis: "ObjectId creation time",
+        creation_time_correlation_coefficient: Some(0.01),
+        num_docs_with_creation_time: 1000,
+        increasing_by_nature: vec![],
+        load_order_hides_it: false,
     }
 }
 
-fn writes(n: u64, single: f64, multi: f64, sg: f64) -> WriteDistribution {
-    WriteDistribution {
-        sample_size: WriteSampleSize { total: n, update: n, ..Default::default() },
-        percentage_of_single_shard_writes: Some(single),
-        percentage_of_multi_shard_writes: Some(multi),
-        percentage_of_scatter_gather_writes: Some(sg),
-        percentage_of_shard_key_updates: Some(0.0),
-        percentage_of_single_writes_without_shard_key: Some(0.0),
-        percentage_of_multi_writes_without_shard_key: Some(sg),
-        ..Default::default()
+fn facts() -> Facts {
+    Facts {
+        shards: 4,
+        docs_with_arrays: 0,
+        docs_sampled: 100_000,
+        docs_missing_fields: 0,
+        estimated_distinct: 10_000,
+        top_value: Some(json!({"k": "top"})),
+        top_share: 0.01,
+        jumbo: None,
+        jumbo_count: 0,
+        chunk_size: 128 << 20,
+        cost: cost(Some(1.0), 100.0),
+        server_multi_reads: None,
+        data_max_share: 0.25,
+        insert_max_share: 0.25,
+        shards_taking_inserts: 4,
+        insert_order: spread_inserts(),
+        server_record_id_coefficient: Some(0.01),
+        growth: Growth { max_useful_shards: 10_000, limited_by: "none", shards_taking_inserts: 4, largest_insert_share_percent: 25.0 },
+        scale_words: None,
     }
-}
-
-fn no_writes() -> WriteDistribution {
-    WriteDistribution::default()
-}
-
-fn score_of(k: &KeyCharacteristics) -> Score {
-    score(k, &reads(100, 100.0, 0.0, 0.0), &no_writes())
 }
 
 #[test]
@@ -69,156 +71,158 @@ fn weights_add_up_to_one() {
 
 #[test]
 fn a_perfect_key_scores_100() {
-    let s = score_of(&kc());
+    let s = score(&facts());
     assert_eq!(s.score, 100);
     assert_eq!(s.verdict, Verdict::Good);
-    assert!(s.reasons.iter().any(|r| r.starts_with("high cardinality: about 10,000")), "{:?}", s.reasons);
+    assert!(s.reasons.iter().any(|r| r.starts_with("with 4 shards, 100.0% of 100 sampled operations reach one shard")), "{:?}", s.reasons);
 }
 
 #[test]
-fn cardinality_weight() {
-    // 1,000 values: log10(1000)/4 = 0.75 → 100 × (0.25 × 0.75 + 0.75) = 93.75 → 94
-    let mut k = kc();
-    k.estimated_num_distinct_values.value = 1_000;
-    assert_eq!(score_of(&k).score, 94);
-    // 500 values: log10(500)/4 = 0.6747 → 100 × (0.16868 + 0.75) = 91.87 → 92, "limited cardinality"
-    k.estimated_num_distinct_values.value = 500;
-    let s = score_of(&k);
-    assert_eq!(s.score, 92);
-    assert!(s.reasons[0].starts_with("limited cardinality: about 500"), "{:?}", s.reasons);
-}
-
-#[test]
-fn frequency_weight() {
-    // top value 7.75%: 1 − (0.0775 − 0.02)/0.23 = 0.75 → 100 × (0.25 × 0.75 + 0.75) = 93.75 → 94
-    let mut k = kc();
-    k.top_value_percentage = 7.75;
-    assert_eq!(score_of(&k).score, 94);
-    // 20%: 1 − 0.18/0.23 = 0.21739 → 100 × (0.054348 + 0.75) = 80.43 → 80, and a "hot value" reason (≥ 10%)
-    k.top_value_percentage = 20.0;
-    let s = score_of(&k);
+fn fan_out_weight() {
+    // Half the fan-out: 100 − 40 × 0.5 = 80.
+    let mut f = facts();
+    f.cost = cost(Some(0.5), 50.0);
+    assert_eq!(score(&f).score, 80);
+    // Every operation to every shard: 100 − 40 = 60, and the reason says so as a problem.
+    f.cost = cost(Some(0.0), 0.0);
+    let s = score(&f);
+    assert_eq!(s.score, 60);
+    assert!(s.reasons[0].starts_with("with 4 shards, 0.0% of 100 sampled operations reach one shard; a read reaches 4.00"), "{:?}", s.reasons);
+    // No queries: the component counts 0.5: 80.
+    f.cost = cost(None, 0.0);
+    f.cost.num_reads = 0;
+    let s = score(&f);
     assert_eq!(s.score, 80);
-    assert!(s.reasons[0].starts_with("hot value: \"top\" holds 20.0%"), "{:?}", s.reasons);
-}
-
-#[test]
-fn monotonicity_weight() {
-    // unknown: 0.7 → 100 × (0.25 + 0.25 + 0.2 × 0.7 + 0.3) = 94
-    let mut k = kc();
-    k.monotonicity = Monotonicity { record_id_correlation_coefficient: None, kind: MonotonicityType::Unknown };
-    assert_eq!(score_of(&k).score, 94);
-}
-
-#[test]
-fn targeting_weight() {
-    let k = kc();
-    // every read multi-shard: ½ → 100 × (0.7 + 0.3 × 0.5) = 85
-    assert_eq!(score(&k, &reads(100, 0.0, 100.0, 0.0), &no_writes()).score, 85);
-    // every read scatter-gather: 0 → 70, and the scatter-gather reason
-    let s = score(&k, &reads(100, 0.0, 0.0, 100.0), &no_writes());
-    assert_eq!(s.score, 70);
-    assert!(s.reasons[0].starts_with("100.0% of 100 sampled reads are scatter-gather"), "{:?}", s.reasons);
-    // 100 single-shard reads and 400 scatter-gather writes: 100 / 500 = 0.2 → 100 × (0.7 + 0.06) = 76
-    let s = score(&k, &reads(100, 100.0, 0.0, 0.0), &writes(400, 0.0, 0.0, 100.0));
-    assert_eq!(s.score, 76);
-    assert!(s.reasons.iter().any(|r| r.starts_with("100.0% of 400 sampled writes do not carry the shard key")), "{:?}", s.reasons);
-    // no queries at all: targeting assumed ½ → 85, and said
-    let s = score(&k, &ReadDistribution::default(), &no_writes());
-    assert_eq!(s.score, 85);
     assert!(s.reasons[0].starts_with("no query sample"), "{:?}", s.reasons);
 }
 
 #[test]
+fn spread_components_tolerate_twice_the_even_share() {
+    // 4 shards: 1 up to 50% on one shard, 0 at 100%, linear: 75% → (4 − 3) / (4 − 2) = 0.5.
+    assert_eq!(spread_component(0.25, 4), 1.0);
+    assert_eq!(spread_component(0.5, 4), 1.0);
+    assert_eq!(spread_component(0.75, 4), 0.5);
+    assert_eq!(spread_component(1.0, 4), 0.0);
+    // 2 shards: 1 up to 75%, (2 − 1.8) / (2 − 1.5) = 0.4 at 90%.
+    assert!((spread_component(0.9, 2) - 0.4).abs() < 1e-12);
+    let mut f = facts();
+    f.data_max_share = 0.75;
+    // 100 − 20 × 0.5 = 90.
+    assert_eq!(score(&f).score, 90);
+    let mut f = facts();
+    f.insert_max_share = 0.75;
+    // 100 − 15 × 0.5 = 92.5 → 93 (rounded half away from zero).
+    assert_eq!(score(&f).score, 93);
+}
+
+#[test]
+fn growth_weight() {
+    // 10 useful shards: log10(10)/3 = 1/3: 100 − 25 × 2/3 = 83.33 → 83.
+    let mut f = facts();
+    f.growth.max_useful_shards = 10;
+    f.growth.limited_by = "top value share";
+    assert_eq!(score(&f).score, 83);
+    assert_eq!(growth_component(1_000), 1.0);
+    assert_eq!(growth_component(1), 0.0);
+}
+
+#[test]
 fn cap_array_in_key_is_invalid() {
-    let mut k = kc();
-    k.num_docs_with_array_key_values = 3;
-    let s = score_of(&k);
+    let mut f = facts();
+    f.docs_with_arrays = 3;
+    let s = score(&f);
     assert_eq!((s.score, s.verdict), (0, Verdict::Invalid));
     assert_eq!(s.reasons.len(), 1);
 }
 
 #[test]
 fn cap_jumbo_risk() {
-    // otherwise perfect (100), capped at 40
-    let mut k = kc();
-    k.jumbo_chunk_risk.values.push(JumboValueReport { value: json!({"k": "big"}), estimated_docs: 2_000_000, estimated_bytes: 200 << 20 });
-    let s = score_of(&k);
+    let mut f = facts();
+    f.jumbo = Some((json!({"k": "big"}), 2_000_000, 200 << 20));
+    f.jumbo_count = 1;
+    let s = score(&f);
     assert_eq!((s.score, s.verdict), (40, Verdict::Poor));
-    assert!(s.reasons[0].starts_with("jumbo-chunk risk: value \"big\" would hold about 2,000,000 documents (200 MiB), more than the 128 MiB"), "{:?}", s.reasons);
+    assert!(
+        s.reasons.iter().any(|r| r.starts_with("jumbo chunk: value \"big\" would hold about 2,000,000 documents (200 MiB), more than the 128 MiB")),
+        "{:?}",
+        s.reasons
+    );
+    assert_eq!(s.breakdown.capped_by, Some(Capped::JumboRisk));
 }
 
 #[test]
 fn cap_hot_value() {
-    // top value 30%: frequency 0 → raw 75, capped at 45
-    let mut k = kc();
-    k.top_value_percentage = 30.0;
-    assert_eq!(score_of(&k).score, 45);
-    // just under the cap's 25%: 1 − 0.2299/0.23 ≈ 0.0004 → raw 75.01 → 75, not capped
-    k.top_value_percentage = 24.99;
-    assert_eq!(score_of(&k).score, 75);
+    let mut f = facts();
+    f.top_share = 0.25;
+    assert_eq!(score(&f).score, 45);
+    f.top_share = 0.24;
+    assert_eq!(score(&f).score, 100, "below the cap share no cap");
 }
 
 #[test]
 fn cap_low_cardinality() {
-    // 50 values: log10(50)/4 = 0.4247 → raw 85.6, capped at 35
-    let mut k = kc();
-    k.estimated_num_distinct_values.value = 50;
-    let s = score_of(&k);
+    let mut f = facts();
+    f.estimated_distinct = 50;
+    let s = score(&f);
     assert_eq!((s.score, s.verdict), (35, Verdict::Poor));
-    assert!(s.reasons[0].starts_with("low cardinality: only 50 distinct values"), "{:?}", s.reasons);
-    // 100 values is not capped: log10(100)/4 = 0.5 → 100 × (0.125 + 0.75) = 87.5 → 88 (or 87 by rounding error); above 35 either way
-    k.estimated_num_distinct_values.value = 100;
-    assert!(score_of(&k).score >= 87);
+    assert!(s.reasons.iter().any(|r| r.starts_with("low cardinality: only 50 distinct values")), "{:?}", s.reasons);
+    f.estimated_distinct = 100;
+    assert_eq!(score(&f).score, 100);
 }
 
 #[test]
-fn cap_monotonic() {
-    // monotonic: component 0 → raw 80, capped at 50
-    let mut k = kc();
-    k.monotonicity = Monotonicity { record_id_correlation_coefficient: Some(0.99), kind: MonotonicityType::Monotonic };
-    let s = score_of(&k);
+fn cap_inserts_on_one_shard() {
+    let mut f = facts();
+    f.insert_max_share = 1.0;
+    f.shards_taking_inserts = 1;
+    f.insert_order = InsertOrder {
+        kind: InsertKind::Increasing,
+        basis: "ObjectId creation time",
+        creation_time_correlation_coefficient: Some(0.99),
+        load_order_hides_it: true,
+        increasing_by_nature: vec![NaturalField { field: "ts".into(), bson_type: "date" }],
+        ..spread_inserts()
+    };
+    let s = score(&f);
+    // 100 − 15 = 85, capped at 50.
     assert_eq!((s.score, s.verdict), (50, Verdict::Acceptable));
-    assert!(s.reasons[0].starts_with("monotonic (increasing, correlation 0.99"), "{:?}", s.reasons);
-    // decreasing
-    k.monotonicity.record_id_correlation_coefficient = Some(-0.95);
-    assert!(score_of(&k).reasons[0].contains("decreasing") && score_of(&k).reasons[0].contains("lowest (MinKey)"));
+    assert!(s.reasons[0].starts_with("increasing key (correlation 0.99 with the creation time of the ObjectId _ids; the load order hides it"), "{:?}", s.reasons);
+    // 89% on one shard: no cap; spread component (4 − 3.56) / 2 = 0.22: 100 − 15 × 0.78 = 88.3 → 88.
+    f.insert_max_share = 0.89;
+    assert_eq!(score(&f).score, 88);
 }
 
 #[test]
 fn the_lowest_cap_wins() {
-    // monotonic (50) and jumbo (40): 40
-    let mut k = kc();
-    k.monotonicity = Monotonicity { record_id_correlation_coefficient: Some(0.99), kind: MonotonicityType::Monotonic };
-    k.jumbo_chunk_risk.values.push(JumboValueReport { value: json!({"k": 1}), estimated_docs: 1, estimated_bytes: 1 });
-    assert_eq!(score_of(&k).score, 40);
-    // and a cap never raises a score: low cardinality (35) on a key whose raw score is 25 (everything bad)
-    let mut k = kc();
-    k.estimated_num_distinct_values.value = 1; // 0
-    k.top_value_percentage = 100.0; // 0
-    k.monotonicity = Monotonicity { record_id_correlation_coefficient: None, kind: MonotonicityType::Unknown }; // 0.7
-    let s = score(&k, &reads(100, 0.0, 0.0, 100.0), &no_writes()); // 0
-    assert_eq!(s.score, 14, "100 × 0.2 × 0.7 = 14");
-    assert_eq!(s.verdict, Verdict::Bad);
+    let mut f = facts();
+    f.top_share = 0.30;
+    f.estimated_distinct = 20;
+    assert_eq!(score(&f).score, 35);
 }
 
 #[test]
 fn every_cap_is_in_the_table() {
-    for c in [Capped::ArrayInKey, Capped::JumboRisk, Capped::HotValue, Capped::LowCardinality, Capped::Monotonic] {
+    for c in [Capped::ArrayInKey, Capped::JumboRisk, Capped::HotValue, Capped::LowCardinality, Capped::InsertsOnOneShard] {
         assert!(CAPS.iter().any(|x| x.cap == c), "{c:?}");
     }
-    assert_eq!(cap(Capped::JumboRisk), 40.0);
-    assert_eq!(cap(Capped::HotValue), 45.0);
-    assert_eq!(cap(Capped::LowCardinality), 35.0);
-    assert_eq!(cap(Capped::Monotonic), 50.0);
 }
 
 #[test]
-fn verdict_bands() {
-    assert_eq!(Verdict::of(100), Verdict::Good);
-    assert_eq!(Verdict::of(75), Verdict::Good);
-    assert_eq!(Verdict::of(74), Verdict::Acceptable);
-    assert_eq!(Verdict::of(50), Verdict::Acceptable);
-    assert_eq!(Verdict::of(49), Verdict::Poor);
-    assert_eq!(Verdict::of(25), Verdict::Poor);
-    assert_eq!(Verdict::of(24), Verdict::Bad);
+fn the_ranking_explains_itself_pairwise() {
+    let a = score(&facts());
+    let mut f = facts();
+    f.cost = cost(Some(0.25), 10.0);
+    f.insert_max_share = 0.75;
+    let b = score(&f);
+    // a gains 40 × 0.75 = 30 on fan-out, b loses 7.5 on inserts; nothing where a loses.
+    let w = compare(1, &a, 2, &b);
+    assert!(w.starts_with("#1 beats #2 (100 against 63) because an operation reaches 1.00 of 4 shards"), "{w}");
+    assert!(!w.contains("at the cost of"), "{w}");
+    // The other way round: b's inserts are worse, a's fan-out better; seen from b.
+    let mut g = facts();
+    g.insert_max_share = 1.0;
+    let c = score(&g);
+    let w = compare(1, &b, 2, &c);
+    assert!(w.contains("#2 is capped at 50"), "{w}");
+    assert!(w.contains("at the cost of: an operation reaches 3.25 of 4 shards"), "{w}");
 }

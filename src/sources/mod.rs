@@ -33,6 +33,8 @@ pub struct CollectionFacts {
     pub indexes: Option<Vec<IndexSpec>>,
     /// The collection is already sharded: its key and chunks.
     pub sharding: Option<ShardingMetadata>,
+    /// The size of the collection's indexes, when known (live), for `reshardCollection`'s storage need.
+    pub total_index_size_bytes: Option<u64>,
 }
 
 /// A stream of documents in insertion order, plus what the source knows about the collection.

@@ -1,32 +1,54 @@
-//! `cluster` (`--shards N`, or an already sharded collection): the prediction for
-//! one key: chunk layout (simulated, or the real chunks from `config.chunks`),
-//! shard placement, and the share of data, reads, writes and inserts each shard
-//! gets. The layout and balancer rules are in `layout.rs`.
+//! `cluster`: the model of what one key does to a cluster of N shards: where data,
+//! reads, writes and inserts go today and at scale, what the workload costs (shards
+//! per operation), how far the key can grow, and whether the collection is large
+//! enough for sharding to help. The rules, with the manual page of each, are in `model.rs`.
 
-pub mod layout;
+pub mod model;
 
-use self::layout::{Chunk, InsertPattern, ValueCounts};
+use self::model::{Chunk, DataLine, InsertPattern, ValueCounts};
 use crate::model::sharding::ShardingMetadata;
-use crate::model::{KeyKind, KeyRange, ShardKey};
+use crate::model::ShardKey;
+use crate::util::text::{fmt_count, mib};
 use bson::Bson;
 use serde::Serialize;
 use serde_json::Value;
 
-use self::layout as cluster;
+/// Shards modelled when neither `--shards` nor a sharded cluster says: README "Cluster model" gives why.
+pub const DEFAULT_SHARDS: usize = 4;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterReport {
-    /// "simulated" (our layout and balancer model) or "actual chunks" (config.chunks).
+    /// "simulated" (our model) or "actual chunks" (config.chunks).
     pub basis: String,
     pub num_shards: usize,
+    /// Where N comes from: "--shards", "the cluster's shards" or "default".
+    pub num_shards_from: &'static str,
     pub chunk_size_bytes: u64,
-    pub num_chunks: usize,
-    pub shards: Vec<ShardLoad>,
+    /// The rules the model follows and what it assumes, in words.
+    pub assumptions: Vec<String>,
+    /// The collection as it is today, sharded while populated.
+    pub today: Placement,
+    /// The steady state once the collection fills the shards: what the cost is computed on.
+    pub at_scale: Placement,
+    pub cost: Cost,
+    pub growth: Growth,
+    pub scale: Scale,
     pub jumbo_chunks: Vec<JumboChunkReport>,
+    pub verdict: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Placement {
+    pub num_chunks: usize,
+    pub shards_with_data: usize,
+    /// Migrations the balancer makes to reach it (today only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub migrations: Option<u64>,
+    pub shards: Vec<ShardLoad>,
     /// Largest over smallest shard; null when a shard gets none.
     pub imbalance: Imbalance,
-    pub verdict: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -61,10 +83,66 @@ pub struct Imbalance {
     pub inserts: Option<f64>,
 }
 
+/// What the sampled workload costs under the model, each operation counted once as
+/// often as it was sampled. The server's labels (`readDistribution`, `writeDistribution`)
+/// stay beside these, unchanged.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    pub num_reads: u64,
+    pub num_writes: u64,
+    /// Operations (reads and writes) that reach exactly one shard, whatever the server's label.
+    pub percentage_of_single_shard_ops: Option<f64>,
+    pub percentage_of_single_shard_reads: Option<f64>,
+    pub percentage_of_single_shard_writes: Option<f64>,
+    pub mean_shards_per_read: Option<f64>,
+    pub mean_shards_per_write: Option<f64>,
+    pub mean_shards_per_op: Option<f64>,
+    /// Operations sent to every shard that owns data of the collection.
+    pub percentage_of_ops_to_every_shard: Option<f64>,
+    /// Writes that do not carry the whole shard key (the server's two counts summed):
+    /// 7.1+ runs a single one in two phases (a broadcast read, then a targeted write);
+    /// before 7.1 a single one needs `_id`, a multi one is broadcast.
+    pub percentage_of_writes_without_shard_key: Option<f64>,
+    /// Writes that change the key: the document moves to another shard (a distributed transaction).
+    pub percentage_of_shard_key_updates: Option<f64>,
+    /// 1 − mean over operations of (shards reached − 1) / (N − 1): 1 when all reach one shard,
+    /// 0 when all reach every shard. The score's fan-out component.
+    pub fan_out: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Growth {
+    /// The most shards that can ever share the data evenly: at most one per distinct
+    /// value, and no more than 1 / (top value's share), past which the shard holding
+    /// the top value stays the busiest whatever is added.
+    pub max_useful_shards: u64,
+    /// "distinct values", "top value share" or "none".
+    pub limited_by: &'static str,
+    /// Shards that take at least 1% of new documents at scale.
+    pub shards_taking_inserts: usize,
+    /// The busiest shard's share of inserts at scale.
+    pub largest_insert_share_percent: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scale {
+    pub data_bytes: u64,
+    /// Below this the balancer moves nothing: all data stays on the primary shard.
+    pub migrations_start_bytes: u64,
+    /// From this size every one of the N shards holds data.
+    pub all_shards_from_bytes: u64,
+    /// "none yet", "partial" or "full".
+    pub benefit: &'static str,
+    pub words: String,
+}
+
 /// What one sampled query touches, in key space.
 pub struct QueryTouch {
     pub is_read: bool,
-    pub touched: Vec<KeyRange>,
+    pub touched: Vec<crate::model::KeyRange>,
 }
 
 /// Real chunks read from `config.chunks` (key-space bounds), with their shard names.
@@ -75,7 +153,7 @@ pub struct ActualChunks {
     pub chunks: Vec<Chunk>,
 }
 
-/// The chunks of an already sharded collection as the prediction uses them.
+/// The chunks of an already sharded collection as the model uses them.
 pub fn actual_chunks(m: &ShardingMetadata) -> ActualChunks {
     let chunks = m
         .chunks
@@ -94,14 +172,23 @@ pub fn actual_chunks(m: &ShardingMetadata) -> ActualChunks {
 
 pub struct Inputs<'a> {
     pub key: &'a ShardKey,
+    /// Sampled key-space values, sorted, with counts.
     pub values: &'a ValueCounts,
+    /// Indices into `values` of single values whose documents exceed the range size.
+    pub jumbo_values: Vec<usize>,
     pub docs_per_sampled: f64,
     pub avg_doc_size: u64,
     pub chunk_size: u64,
     pub shards: usize,
+    pub shards_from: &'static str,
     pub queries: &'a [QueryTouch],
     pub inserts: InsertPattern,
     pub recent: &'a [Vec<Bson>],
+    pub estimated_distinct: u64,
+    /// The top value's share of documents (0..1).
+    pub top_share: f64,
+    pub writes_without_shard_key_percent: Option<f64>,
+    pub shard_key_updates_percent: Option<f64>,
     pub redact: bool,
 }
 
@@ -113,79 +200,216 @@ fn pct(part: f64, whole: f64) -> f64 {
     }
 }
 
-fn fmt_ratio(name: &str, r: Option<f64>, shares: &[f64], names: &[String]) -> String {
-    let busy = shares.iter().filter(|s| **s > 0.0).count();
-    match r {
-        _ if shares.iter().all(|s| *s == 0.0) => format!("{name}: none sampled"),
-        Some(r) => format!("{name} {r:.1}×"),
-        None if busy == 1 => {
-            let i = shares.iter().position(|s| *s > 0.0).unwrap_or(0);
-            format!("{name}: all on {}", names[i])
-        }
-        None => format!("{name}: {} of {} shards get none", shares.len() - busy, shares.len()),
-    }
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }
 
-pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
-    let chunk_size = inp.chunk_size as f64;
-    let avg = inp.avg_doc_size as f64;
-    let (mut chunks, names, basis) = match actual {
-        Some(a) => {
-            let mut chunks = a.chunks.clone();
-            for (v, c) in inp.values {
-                let i = cluster::chunk_of(&chunks, v);
-                chunks[i].docs += *c as f64 * inp.docs_per_sampled;
-                chunks[i].bytes += *c as f64 * inp.docs_per_sampled * avg;
-            }
-            (chunks, a.shard_names.clone(), "actual chunks (config.chunks), data estimated from the sample".to_string())
-        }
-        None => {
-            let n = inp.shards.max(1);
-            let hashed_first = inp.key.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
-            let mut chunks = if hashed_first {
-                cluster::layout_hashed(inp.values, inp.key.fields.len(), n, inp.docs_per_sampled, avg, chunk_size)
-            } else {
-                cluster::layout_range(inp.values, inp.key.fields.len(), inp.docs_per_sampled, avg, chunk_size)
-            };
-            cluster::balance(&mut chunks, n, chunk_size);
-            (chunks, (0..n).map(|i| format!("shard{i}")).collect::<Vec<_>>(), "simulated".to_string())
-        }
-    };
-    let n = names.len().max(1);
-    chunks.iter_mut().for_each(|c| c.shard = c.shard.min(n - 1));
+/// Loads and per-query fan-out of one placement.
+struct Spread {
+    data: Vec<f64>,
+    chunks: Vec<usize>,
+    reads: Vec<f64>,
+    writes: Vec<f64>,
+    inserts: Vec<f64>,
+    /// Shards reached by each query, in `queries` order.
+    hits: Vec<usize>,
+    owners: usize,
+}
 
+fn spread(chunks: &[Chunk], n: usize, inp: &Inputs) -> Spread {
     let mut data = vec![0.0; n];
     let mut nchunks = vec![0usize; n];
-    for c in &chunks {
+    for c in chunks {
         data[c.shard] += c.bytes;
         nchunks[c.shard] += 1;
     }
     let (mut reads, mut writes) = (vec![0.0; n], vec![0.0; n]);
-    let (mut nr, mut nw) = (0.0, 0.0);
+    let mut hits = Vec::with_capacity(inp.queries.len());
     for q in inp.queries {
-        let hit = cluster::shards_touched(&chunks, &q.touched, n);
-        let (acc, count) = if q.is_read { (&mut reads, &mut nr) } else { (&mut writes, &mut nw) };
-        *count += 1.0;
-        for (a, h) in acc.iter_mut().zip(hit) {
-            *a += h as u8 as f64;
+        let hit = model::shards_touched(chunks, &q.touched, n);
+        let acc = if q.is_read { &mut reads } else { &mut writes };
+        for (a, h) in acc.iter_mut().zip(&hit) {
+            *a += *h as u8 as f64;
         }
+        hits.push(hit.iter().filter(|h| **h).count());
     }
-    let inserts = cluster::insert_shares(&chunks, n, inp.inserts, inp.recent);
-    let total: f64 = data.iter().sum();
-    let shards: Vec<ShardLoad> = (0..n)
-        .map(|i| ShardLoad {
-            shard: names[i].clone(),
-            num_chunks: nchunks[i],
-            data_bytes: data[i].round() as u64,
-            data_percent: pct(data[i], total),
-            reads_percent: pct(reads[i], nr),
-            writes_percent: pct(writes[i], nw),
-            inserts_percent: pct(inserts[i], 1.0),
-        })
-        .collect();
-    let jumbo_chunks: Vec<JumboChunkReport> = chunks
+    let inserts = model::insert_shares(chunks, n, inp.inserts, inp.recent);
+    let owners = nchunks.iter().filter(|c| **c > 0).count();
+    Spread { data, chunks: nchunks, reads, writes, inserts, hits, owners }
+}
+
+fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, migrations: Option<u64>) -> Placement {
+    let total: f64 = s.data.iter().sum();
+    Placement {
+        num_chunks: s.chunks.iter().sum(),
+        shards_with_data: s.data.iter().filter(|d| **d > 0.0).count(),
+        migrations,
+        shards: (0..names.len())
+            .map(|i| ShardLoad {
+                shard: names[i].clone(),
+                num_chunks: s.chunks[i],
+                data_bytes: s.data[i].round() as u64,
+                data_percent: pct(s.data[i], total),
+                reads_percent: pct(s.reads[i], nr),
+                writes_percent: pct(s.writes[i], nw),
+                inserts_percent: pct(s.inserts[i], 1.0),
+            })
+            .collect(),
+        imbalance: Imbalance {
+            data: model::ratio(&s.data),
+            reads: (nr > 0.0).then(|| model::ratio(&s.reads)).flatten(),
+            writes: (nw > 0.0).then(|| model::ratio(&s.writes)).flatten(),
+            inserts: model::ratio(&s.inserts),
+        },
+    }
+}
+
+fn cost(s: &Spread, inp: &Inputs, n: usize) -> Cost {
+    let (mut nr, mut nw, mut single_r, mut single_w, mut sum_r, mut sum_w, mut every, mut fan) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0.0);
+    for (q, &h) in inp.queries.iter().zip(&s.hits) {
+        if q.is_read {
+            nr += 1;
+            sum_r += h as u64;
+            single_r += (h == 1) as u64;
+        } else {
+            nw += 1;
+            sum_w += h as u64;
+            single_w += (h == 1) as u64;
+        }
+        every += (h >= s.owners && s.owners > 1) as u64;
+        fan += if n > 1 { (h.max(1) - 1) as f64 / (n - 1) as f64 } else { 0.0 };
+    }
+    let ops = nr + nw;
+    let p = |a: u64, b: u64| (b > 0).then(|| pct(a as f64, b as f64));
+    Cost {
+        num_reads: nr,
+        num_writes: nw,
+        percentage_of_single_shard_ops: p(single_r + single_w, ops),
+        percentage_of_single_shard_reads: p(single_r, nr),
+        percentage_of_single_shard_writes: p(single_w, nw),
+        mean_shards_per_read: (nr > 0).then(|| round2(sum_r as f64 / nr as f64)),
+        mean_shards_per_write: (nw > 0).then(|| round2(sum_w as f64 / nw as f64)),
+        mean_shards_per_op: (ops > 0).then(|| round2((sum_r + sum_w) as f64 / ops as f64)),
+        percentage_of_ops_to_every_shard: p(every, ops),
+        percentage_of_writes_without_shard_key: inp.writes_without_shard_key_percent.filter(|_| nw > 0),
+        percentage_of_shard_key_updates: inp.shard_key_updates_percent.filter(|_| nw > 0),
+        fan_out: (ops > 0).then(|| ((1.0 - fan / ops as f64).clamp(0.0, 1.0) * 1e6).round() / 1e6),
+    }
+}
+
+fn growth(inp: &Inputs, at_scale: &Spread) -> Growth {
+    let by_top = if inp.top_share > 0.0 { (1.0 / inp.top_share).floor() as u64 } else { u64::MAX };
+    let distinct = inp.estimated_distinct.max(1);
+    let (max, limited_by) = if distinct <= by_top && distinct < 100_000 {
+        (distinct, "distinct values")
+    } else if by_top < distinct && by_top < 100_000 {
+        (by_top, "top value share")
+    } else {
+        (distinct.min(by_top), "none")
+    };
+    let largest = at_scale.inserts.iter().cloned().fold(0.0, f64::max);
+    Growth {
+        max_useful_shards: max,
+        limited_by,
+        shards_taking_inserts: at_scale.inserts.iter().filter(|s| **s >= 0.01).count(),
+        largest_insert_share_percent: pct(largest, 1.0),
+    }
+}
+
+fn scale(data_bytes: f64, n: usize, range: f64, today_with_data: usize) -> Scale {
+    let (start, all) = model::scale_thresholds(n, range);
+    let b = |x: f64| mib(x.round() as u64);
+    let (benefit, words) = if n <= 1 {
+        ("none yet", "one shard modelled: give --shards N to see a cluster".to_string())
+    } else if data_bytes < start {
+        (
+            "none yet",
+            format!(
+                "sharding brings no benefit yet: at {} the collection is below the balancer's migration threshold (3 × {} range size = {}), so all of it stays on the primary shard; migrations start from {} and all {n} shards hold data from {}",
+                b(data_bytes), b(range), b(start), b(start), b(all)
+            ),
+        )
+    } else if today_with_data < n {
+        (
+            "partial",
+            format!(
+                "at {} only {today_with_data} of {n} shards hold data (the balancer tolerates 3 range sizes of difference); all {n} do from {}",
+                b(data_bytes), b(all)
+            ),
+        )
+    } else {
+        ("full", format!("at {} the data spreads over all {n} shards", b(data_bytes)))
+    };
+    Scale {
+        data_bytes: data_bytes.round() as u64,
+        migrations_start_bytes: start.round() as u64,
+        all_shards_from_bytes: all.round() as u64,
+        benefit,
+        words,
+    }
+}
+
+fn assumptions(n: usize, from: &str, range: u64, actual: bool) -> Vec<String> {
+    let mut a = vec![
+        format!("{n} shards ({from}); range size {} (the unit one migration moves, 6.0.3+)", mib(range)),
+        "the balancer evens data size per shard and starts a round only while two shards differ by 3 range sizes (6.0.3+)".into(),
+        "chunks are not split on insert (6.0.3+); the AutoMerger joins contiguous chunks of a shard (7.0+)".into(),
+        "a value whose documents exceed the range size cannot be split: jumbo, never moved".into(),
+        "today: the collection as sampled, sharded while populated (one chunk on the primary, no pre-split, hashed keys included)".into(),
+        "at scale: each shard owns a contiguous, equal share of the data in key order; cost and score use it".into(),
+        "an operation reaches the shards owning the chunks its key bounds overlap; without bounds, every shard owning data".into(),
+    ];
+    if actual {
+        a.push("the collection is sharded: cost uses its real chunks (config.chunks), data estimated from the sample".into());
+    }
+    a
+}
+
+pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
+    let range = inp.chunk_size as f64;
+    let line = DataLine {
+        values: inp.values,
+        key_len: inp.key.fields.len(),
+        docs_per_sampled: inp.docs_per_sampled,
+        avg_doc_size: inp.avg_doc_size as f64,
+        jumbo_values: inp.jumbo_values.clone(),
+    };
+    let n = actual.map(|a| a.shard_names.len()).unwrap_or(inp.shards).max(1);
+    let names: Vec<String> = match actual {
+        Some(a) => a.shard_names.clone(),
+        None => (0..n).map(|i| format!("shard{i}")).collect(),
+    };
+    let (today_chunks, migrations, basis) = match actual {
+        Some(a) => {
+            let mut chunks = a.chunks.clone();
+            for (v, c) in inp.values {
+                let i = model::chunk_of(&chunks, v);
+                chunks[i].docs += *c as f64 * inp.docs_per_sampled;
+                chunks[i].bytes += *c as f64 * inp.docs_per_sampled * inp.avg_doc_size as f64;
+            }
+            chunks.iter_mut().for_each(|c| c.shard = c.shard.min(n - 1));
+            (chunks, None, "actual chunks (config.chunks), data estimated from the sample".to_string())
+        }
+        None => {
+            let (c, m) = model::today(&line, n, range);
+            (c, Some(m), "simulated".to_string())
+        }
+    };
+    let scale_chunks = match actual {
+        Some(_) => today_chunks.clone(),
+        None => model::at_scale(&line, n),
+    };
+    let (nr, nw) = inp.queries.iter().fold((0.0, 0.0), |(r, w), q| if q.is_read { (r + 1.0, w) } else { (r, w + 1.0) });
+    let today_s = spread(&today_chunks, n, inp);
+    let scale_s = spread(&scale_chunks, n, inp);
+    let today = placement(&today_s, &names, nr, nw, migrations);
+    let at_scale = placement(&scale_s, &names, nr, nw, None);
+    let cost = cost(&scale_s, inp, n);
+    let growth = growth(inp, &scale_s);
+    let scale = scale(line.total_bytes(), n, range, today.shards_with_data);
+    let jumbo_chunks: Vec<JumboChunkReport> = today_chunks
         .iter()
-        .filter(|c| c.jumbo || c.bytes > chunk_size)
+        .filter(|c| c.jumbo)
         .map(|c| JumboChunkReport {
             min: inp.key.value_json(&c.min, inp.redact),
             max: inp.key.value_json(&c.max, inp.redact),
@@ -194,27 +418,49 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
             estimated_docs: c.docs.round() as u64,
         })
         .collect();
-    let imbalance = Imbalance {
-        data: cluster::ratio(&data),
-        reads: (nr > 0.0).then(|| cluster::ratio(&reads)).flatten(),
-        writes: (nw > 0.0).then(|| cluster::ratio(&writes)).flatten(),
-        inserts: cluster::ratio(&inserts),
-    };
-    let mut parts = vec![fmt_ratio("data", imbalance.data, &data, &names)];
-    parts.push(fmt_ratio("reads", imbalance.reads, &reads, &names));
-    parts.push(fmt_ratio("inserts", imbalance.inserts, &inserts, &names));
-    if !jumbo_chunks.is_empty() {
-        parts.push(format!("{} jumbo chunk{}", jumbo_chunks.len(), if jumbo_chunks.len() > 1 { "s" } else { "" }));
-    }
-    let verdict = format!("largest/smallest shard with {n} shards: {}", parts.join(", "));
+    let verdict = verdict(n, &cost, &growth, &scale, &jumbo_chunks);
     ClusterReport {
         basis,
         num_shards: n,
+        num_shards_from: if actual.is_some() { "the cluster's shards" } else { inp.shards_from },
         chunk_size_bytes: inp.chunk_size,
-        num_chunks: chunks.len(),
-        shards,
+        assumptions: assumptions(n, if actual.is_some() { "the cluster's shards" } else { inp.shards_from }, inp.chunk_size, actual.is_some()),
+        today,
+        at_scale,
+        cost,
+        growth,
+        scale,
         jumbo_chunks,
-        imbalance,
         verdict,
+    }
+}
+
+fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]) -> String {
+    let mut parts = Vec::new();
+    if let Some(p) = c.percentage_of_single_shard_ops {
+        parts.push(format!("{p:.1}% of operations reach one shard"));
+    }
+    if let Some(r) = c.mean_shards_per_read {
+        parts.push(format!("a read reaches {r:.2} of {n} shards on average"));
+    }
+    if let Some(w) = c.mean_shards_per_write {
+        parts.push(format!("a write {w:.2}"));
+    }
+    parts.push(format!("inserts go to {} shard{}", g.shards_taking_inserts, if g.shards_taking_inserts == 1 { "" } else { "s" }));
+    if !jumbo.is_empty() {
+        parts.push(format!("{} jumbo chunk{}", jumbo.len(), if jumbo.len() > 1 { "s" } else { "" }));
+    }
+    format!("with {n} shards at scale: {}; today {}: {}", parts.join(", "), mib(s.data_bytes), s.benefit)
+}
+
+/// Words for a share of the largest shard and the useful-shard limit, for the score's reasons.
+pub fn useful_shards_words(g: &Growth) -> Option<String> {
+    match g.limited_by {
+        "distinct values" => Some(format!("at most {} shards can ever hold its data (one per distinct value)", fmt_count(g.max_useful_shards))),
+        "top value share" => Some(format!(
+            "beyond {} shards the shard holding the top value stays the busiest: adding shards no longer spreads the load",
+            fmt_count(g.max_useful_shards)
+        )),
+        _ => None,
     }
 }

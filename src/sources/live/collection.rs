@@ -12,6 +12,8 @@ use bson::{doc, Bson, Document};
 pub struct CollectionInfo {
     pub count: u64,
     pub size_bytes: u64,
+    /// Sum of the collection's index sizes (storageStats.totalIndexSize).
+    pub index_bytes: u64,
     pub default_collation: Option<Document>,
     pub indexes: Vec<IndexSpec>,
     pub server_version: (u32, u32),
@@ -61,6 +63,7 @@ impl LiveSession {
         // $collStats sums over shards when run through mongos.
         let mut count = 0u64;
         let mut size = 0u64;
+        let mut index_bytes = 0u64;
         let coll = self.coll();
         let stats = coll
             .aggregate(vec![doc! {"$collStats": {"storageStats": {}}}])
@@ -70,6 +73,7 @@ impl LiveSession {
             if let Ok(ss) = d.get_document("storageStats") {
                 count += num(ss.get("count"));
                 size += num(ss.get("size"));
+                index_bytes += num(ss.get("totalIndexSize"));
             }
         })
         .await?;
@@ -86,7 +90,7 @@ impl LiveSession {
                 ix.multikey = self.is_multikey(&ix.name).await?;
             }
         }
-        Ok(CollectionInfo { count, size_bytes: size, default_collation, indexes, server_version })
+        Ok(CollectionInfo { count, size_bytes: size, index_bytes, default_collation, indexes, server_version })
     }
 
     /// listIndexes does not say whether an index is multikey; explain does.

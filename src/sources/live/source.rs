@@ -45,6 +45,7 @@ impl DocumentSource for LiveSource<'_> {
             avg_doc_size_bytes: Some(self.info.avg_doc_size()),
             indexes: Some(self.info.indexes.clone()),
             sharding: self.sharding.clone(),
+            total_index_size_bytes: Some(self.info.index_bytes),
         }
     }
 }

@@ -1,0 +1,399 @@
+//! The cluster model's rules: how a key's data is laid out in chunks on N shards
+//! under current MongoDB (6.0.3+, 7.x, 8.0), and what a query or an insert reaches.
+//!
+//! The data is a line in key order, each sampled key-space value carrying the bytes
+//! it stands for. Two placements are modelled:
+//! - `today`: the collection as it is, sharded while populated. It starts as one
+//!   chunk on the primary shard (no pre-split: the manual pre-splits only *empty*
+//!   collections, https://www.mongodb.com/docs/manual/core/hashed-sharding/ ,
+//!   "Shard a Populated Collection"), and the balancer moves ranges as described in
+//!   `balance`.
+//! - `at_scale`: the steady state once the collection has grown to many range
+//!   sizes per shard. The balancer evens data size within 3 range sizes, which at
+//!   scale is even, and the AutoMerger joins a shard's contiguous chunks, so each
+//!   shard owns about one contiguous 1/N of the data in key order. This is the
+//!   placement the workload's cost and the score are computed on: a key is chosen
+//!   for the collection it will become.
+//!
+//! Values whose documents exceed the range size are unsplittable: a chunk holding
+//! one such value is jumbo and the balancer never moves it
+//! (https://www.mongodb.com/docs/manual/core/sharding-data-partitioning/ , "Jumbo Chunks").
+
+use crate::bsonx::cmp_tuple;
+use crate::model::KeyRange;
+use bson::Bson;
+use std::cmp::Ordering;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    /// Inclusive lower bound in key space (MinKey tuple for the first chunk).
+    pub min: Vec<Bson>,
+    /// Exclusive upper bound (MaxKey tuple for the last chunk).
+    pub max: Vec<Bson>,
+    pub shard: usize,
+    pub bytes: f64,
+    pub docs: f64,
+    /// One value larger than the range size: it can be neither split nor moved.
+    pub jumbo: bool,
+}
+
+/// Sampled values in key space, sorted, with their counts: `(value, count)`.
+pub type ValueCounts = [(Vec<Bson>, u64)];
+
+/// The data line: each value's bytes and whether it is one unsplittable value
+/// larger than the range size.
+pub struct DataLine<'a> {
+    pub values: &'a ValueCounts,
+    pub key_len: usize,
+    pub docs_per_sampled: f64,
+    pub avg_doc_size: f64,
+    /// Indices (into `values`) of values whose own documents exceed the range size.
+    pub jumbo_values: Vec<usize>,
+}
+
+impl DataLine<'_> {
+    fn bytes(&self, i: usize) -> f64 {
+        self.values[i].1 as f64 * self.docs_per_sampled * self.avg_doc_size
+    }
+
+    pub fn total_bytes(&self) -> f64 {
+        (0..self.values.len()).map(|i| self.bytes(i)).sum()
+    }
+
+    fn min_tuple(&self) -> Vec<Bson> {
+        vec![Bson::MinKey; self.key_len]
+    }
+
+    fn max_tuple(&self) -> Vec<Bson> {
+        vec![Bson::MaxKey; self.key_len]
+    }
+
+    /// Chunks from segments of the value list: `(first value, end value, shard, jumbo)`.
+    fn chunks(&self, segs: &[(usize, usize, usize, bool)]) -> Vec<Chunk> {
+        let n = segs.len();
+        segs.iter()
+            .enumerate()
+            .map(|(k, &(lo, hi, shard, jumbo))| {
+                let bytes: f64 = (lo..hi).map(|i| self.bytes(i)).sum();
+                Chunk {
+                    min: if k == 0 { self.min_tuple() } else { self.values[lo].0.clone() },
+                    max: if k + 1 == n { self.max_tuple() } else { self.values[hi].0.clone() },
+                    shard,
+                    bytes,
+                    docs: if self.avg_doc_size > 0.0 { bytes / self.avg_doc_size } else { 0.0 },
+                    jumbo,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The steady state at scale: N contiguous ranges of equal data in key order (range
+/// k on shard k), a value never split: each value goes to the range its middle
+/// falls in. A value holding more than 1/N of the data leaves some ranges empty.
+pub fn at_scale(line: &DataLine, shards: usize) -> Vec<Chunk> {
+    let n = shards.max(1);
+    let total = line.total_bytes();
+    if line.values.is_empty() || total <= 0.0 {
+        return vec![Chunk { min: line.min_tuple(), max: line.max_tuple(), shard: 0, bytes: 0.0, docs: 0.0, jumbo: false }];
+    }
+    let per = total / n as f64;
+    let mut segs: Vec<(usize, usize, usize, bool)> = Vec::new();
+    let mut cum = 0.0;
+    for i in 0..line.values.len() {
+        let b = line.bytes(i);
+        let shard = (((cum + b / 2.0) / per) as usize).min(n - 1);
+        cum += b;
+        match segs.last_mut() {
+            Some(s) if s.2 == shard => s.1 = i + 1,
+            _ => segs.push((i, i + 1, shard, false)),
+        }
+    }
+    line.chunks(&segs)
+}
+
+/// The balancer's migration threshold: a round starts only while the most and the
+/// least loaded shard differ by 3 × the range size in this collection's data
+/// (6.0.3+; https://www.mongodb.com/docs/manual/core/sharding-balancer-administration/ ,
+/// "Migration Thresholds"; DOCS-15792: "3x the configured chunk size ... 384MB").
+pub const MIGRATION_THRESHOLD_RANGES: f64 = 3.0;
+
+/// Today's placement of a populated collection: one chunk on the primary shard
+/// (shard 0), then the balancer (6.0.3+ balances data size, not chunk counts, and no
+/// longer auto-splits: the range size is what one migration moves) takes a range of
+/// at most the range size from the low end of the most loaded shard's first movable
+/// chunk and gives it to the least loaded shard, while their difference is at least
+/// `MIGRATION_THRESHOLD_RANGES` range sizes. Jumbo values sit in their own chunk and
+/// never move. The AutoMerger (7.0+, https://www.mongodb.com/docs/manual/core/automerger-concept/)
+/// joins contiguous chunks of one shard, so the chunk count is that of the runs.
+/// Returns the chunks and the number of migrations.
+pub fn today(line: &DataLine, shards: usize, range_size: f64) -> (Vec<Chunk>, u64) {
+    let n = shards.max(1);
+    let m = line.values.len();
+    if m == 0 {
+        return (at_scale(line, 1), 0);
+    }
+    // Positions on the data line in bytes: value i spans prefix[i]..prefix[i + 1]. A
+    // sampled value stands for many real ones, so a migration may end inside it;
+    // a jumbo value is one real value and keeps its own chunk.
+    let mut prefix = Vec::with_capacity(m + 1);
+    prefix.push(0.0);
+    for i in 0..m {
+        prefix.push(prefix[i] + line.bytes(i));
+    }
+    let total = prefix[m];
+    // (start, end, shard, jumbo), in key order.
+    let mut segs: Vec<(f64, f64, usize, bool)> = Vec::new();
+    let mut at = 0.0;
+    for &j in &line.jumbo_values {
+        if prefix[j] > at {
+            segs.push((at, prefix[j], 0, false));
+        }
+        segs.push((prefix[j], prefix[j + 1], 0, true));
+        at = prefix[j + 1];
+    }
+    if total > at || segs.is_empty() {
+        segs.push((at, total, 0, false));
+    }
+    let mut load = vec![0.0f64; n];
+    load[0] = total;
+    let threshold = MIGRATION_THRESHOLD_RANGES * range_size;
+    let mut moves = 0u64;
+    // Bounded: each move carries a range size or the rest of a chunk.
+    let max_moves = (total / range_size.max(1.0)) as u64 + 10 * n as u64 + 10;
+    while moves < max_moves {
+        let donor = (0..n).fold(0, |b, i| if load[i] > load[b] { i } else { b });
+        let recipient = (0..n).fold(0, |b, i| if load[i] < load[b] { i } else { b });
+        if donor == recipient || load[donor] - load[recipient] < threshold {
+            break;
+        }
+        let Some(k) = segs.iter().position(|s| s.2 == donor && !s.3 && s.1 > s.0) else {
+            break;
+        };
+        let (start, end, _, _) = segs[k];
+        let take = (end - start).min(range_size);
+        if take < end - start {
+            segs[k] = (start, start + take, recipient, false);
+            segs.insert(k + 1, (start + take, end, donor, false));
+        } else {
+            segs[k].2 = recipient;
+        }
+        load[donor] -= take;
+        load[recipient] += take;
+        moves += 1;
+        // AutoMerger: contiguous chunks of one shard become one; jumbo chunks are not merged.
+        let mut merged: Vec<(f64, f64, usize, bool)> = Vec::with_capacity(segs.len());
+        for s in segs.drain(..) {
+            match merged.last_mut() {
+                Some(p) if p.2 == s.2 && !p.3 && !s.3 => p.1 = s.1,
+                _ => merged.push(s),
+            }
+        }
+        segs = merged;
+    }
+    // The value a byte position falls in.
+    let value_at = |pos: f64| prefix[1..].partition_point(|&e| e <= pos).min(m - 1);
+    let last = segs.len() - 1;
+    let chunks = segs
+        .iter()
+        .enumerate()
+        .map(|(k, &(start, end, shard, jumbo))| Chunk {
+            min: if k == 0 { line.min_tuple() } else { line.values[value_at(start)].0.clone() },
+            max: if k == last { line.max_tuple() } else { line.values[value_at(end)].0.clone() },
+            shard,
+            bytes: end - start,
+            docs: if line.avg_doc_size > 0.0 { (end - start) / line.avg_doc_size } else { 0.0 },
+            jumbo,
+        })
+        .collect();
+    (chunks, moves)
+}
+
+/// The smallest data size at which the balancer moves anything (3 range sizes), and
+/// at which every one of `shards` shards holds data: starting from one shard, the
+/// i-th shard to receive a range needs the donor still `3 × range` above the empty
+/// recipient after `i - 1` ranges left it, i.e. `(shards + 1) × range` in all.
+pub fn scale_thresholds(shards: usize, range_size: f64) -> (f64, f64) {
+    let n = shards.max(1) as f64;
+    (MIGRATION_THRESHOLD_RANGES * range_size, (n - 2.0 + MIGRATION_THRESHOLD_RANGES).max(MIGRATION_THRESHOLD_RANGES) * range_size)
+}
+
+/// Index of the chunk holding a key-space value.
+pub fn chunk_of(chunks: &[Chunk], v: &[Bson]) -> usize {
+    let i = chunks.partition_point(|c| cmp_tuple(&c.min, v) != Ordering::Greater);
+    i.saturating_sub(1).min(chunks.len().saturating_sub(1))
+}
+
+/// The shards a query touching `ranges` is sent to: the owners of the chunks the
+/// ranges overlap (an untargeted query reaches every shard that owns a chunk).
+pub fn shards_touched(chunks: &[Chunk], ranges: &[KeyRange], shards: usize) -> Vec<bool> {
+    let mut hit = vec![false; shards];
+    for r in ranges {
+        let (a, b) = (chunk_of(chunks, &r.min), chunk_of(chunks, &r.max));
+        for c in &chunks[a.min(b)..=b.max(a)] {
+            hit[c.shard] = true;
+        }
+    }
+    hit
+}
+
+/// Where new documents go in key space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InsertPattern {
+    /// Every insert lands past the current maximum.
+    Increasing,
+    /// Every insert lands below the current minimum.
+    Decreasing,
+    /// Each insert lands at the top of its group of the first `n` fields.
+    TopOfGroup(usize),
+    /// Inserts look like the newest documents sampled.
+    LikeRecent,
+}
+
+/// Share (0..1) of inserts per shard.
+pub fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPattern, recent: &[Vec<Bson>]) -> Vec<f64> {
+    let mut share = vec![0.0; shards];
+    if chunks.is_empty() {
+        return share;
+    }
+    let mut spread = |to: &dyn Fn(&Vec<Bson>) -> Vec<Bson>| {
+        for v in recent {
+            share[chunks[chunk_of(chunks, &to(v))].shard] += 1.0;
+        }
+        let n = recent.len().max(1) as f64;
+        share.iter_mut().for_each(|s| *s /= n);
+    };
+    match pattern {
+        InsertPattern::Increasing => {
+            let mut s = vec![0.0; shards];
+            s[chunks[chunks.len() - 1].shard] = 1.0;
+            return s;
+        }
+        InsertPattern::Decreasing => {
+            let mut s = vec![0.0; shards];
+            s[chunks[0].shard] = 1.0;
+            return s;
+        }
+        InsertPattern::TopOfGroup(g) => spread(&|v: &Vec<Bson>| {
+            v.iter().enumerate().map(|(i, x)| if i < g { x.clone() } else { Bson::MaxKey }).collect()
+        }),
+        InsertPattern::LikeRecent => spread(&|v: &Vec<Bson>| v.clone()),
+    }
+    share
+}
+
+/// Largest over smallest; None when the smallest is zero.
+pub fn ratio(v: &[f64]) -> Option<f64> {
+    let max = v.iter().cloned().fold(f64::MIN, f64::max);
+    let min = v.iter().cloned().fold(f64::MAX, f64::min);
+    (min > 0.0).then(|| max / min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vals(n: i32, count: u64) -> Vec<(Vec<Bson>, u64)> {
+        (0..n).map(|i| (vec![Bson::Int32(i)], count)).collect()
+    }
+
+    fn line(v: &ValueCounts, avg: f64) -> DataLine<'_> {
+        DataLine { values: v, key_len: 1, docs_per_sampled: 1.0, avg_doc_size: avg, jumbo_values: Vec::new() }
+    }
+
+    fn loads(c: &[Chunk], n: usize) -> Vec<f64> {
+        let mut l = vec![0.0; n];
+        for x in c {
+            l[x.shard] += x.bytes;
+        }
+        l
+    }
+
+    /// Hand computation with range size R = 10 bytes, 4 shards, 80 bytes on shard0:
+    /// moves while max − min ≥ 30: 80/0/0/0 → 70/10 → 60/10/10 → 50/10/10/10 →
+    /// 40/20/10/10 → 30/20/20/10 → max−min = 20 < 30: stop. Five migrations.
+    #[test]
+    fn the_balancer_moves_range_sizes_until_within_three() {
+        let v = vals(80, 1);
+        let (c, moves) = today(&line(&v, 1.0), 4, 10.0);
+        assert_eq!(moves, 5);
+        let mut l = loads(&c, 4);
+        l.sort_by(|a, b| b.total_cmp(a));
+        assert_eq!(l, vec![30.0, 20.0, 20.0, 10.0]);
+        // The AutoMerger leaves one chunk per contiguous run.
+        assert!(c.len() <= 6, "{}", c.len());
+    }
+
+    /// Below 3 range sizes nothing moves; all shards hold data from (N + 1) range sizes.
+    #[test]
+    fn scale_thresholds_match_the_simulation() {
+        let (start, all) = scale_thresholds(4, 10.0);
+        assert_eq!((start, all), (30.0, 50.0));
+        for (bytes, shards_with_data) in [(29, 1), (30, 2), (49, 3), (50, 4)] {
+            let v = vals(bytes, 1);
+            let (c, _) = today(&line(&v, 1.0), 4, 10.0);
+            let l = loads(&c, 4);
+            assert_eq!(l.iter().filter(|x| **x > 0.0).count(), shards_with_data, "{bytes}: {l:?}");
+        }
+        assert_eq!(scale_thresholds(2, 10.0), (30.0, 30.0));
+    }
+
+    #[test]
+    fn a_jumbo_value_stays_on_the_primary_and_values_split_between_migrations() {
+        // Value 0 holds 100 bytes (jumbo), then 50 values of 1 byte: only the 50 move.
+        let mut v = vals(51, 1);
+        v[0].1 = 100;
+        let mut l = line(&v, 1.0);
+        l.jumbo_values = vec![0];
+        let (c, _) = today(&l, 2, 10.0);
+        assert!(c[0].jumbo && c[0].shard == 0 && c[0].bytes == 100.0);
+        // Data: 150 on shard0, then moves of 10 until the difference is under 30: all 50 movable bytes go.
+        assert_eq!(loads(&c, 2), vec![100.0, 50.0]);
+        // A sampled value standing for 25 bytes is split by 10-byte migrations.
+        let v = vals(4, 25);
+        let (c, moves) = today(&line(&v, 1.0), 2, 10.0);
+        let l = loads(&c, 2);
+        assert_eq!(l.iter().sum::<f64>(), 100.0);
+        assert_eq!(l, vec![60.0, 40.0], "{moves} moves");
+    }
+
+    #[test]
+    fn at_scale_each_shard_owns_a_contiguous_equal_share_and_a_hot_value_stays_whole() {
+        let v = vals(100, 1);
+        let c = at_scale(&line(&v, 1.0), 4);
+        assert_eq!(c.len(), 4);
+        assert_eq!(loads(&c, 4), vec![25.0; 4]);
+        assert_eq!(c[1].min, vec![Bson::Int32(25)]);
+        // One value holding 40 of 100: its shard owns 40, the rest spread.
+        let mut v = vals(61, 1);
+        v[0].1 = 40;
+        let c = at_scale(&line(&v, 1.0), 4);
+        let l = loads(&c, 4);
+        assert_eq!(l[0], 40.0);
+        assert_eq!(l.iter().sum::<f64>(), 100.0);
+    }
+
+    #[test]
+    fn queries_touch_the_owners_of_their_chunks_and_inserts_follow_the_pattern() {
+        let v = vals(100, 1);
+        let c = at_scale(&line(&v, 1.0), 4);
+        let point = KeyRange::point(vec![Bson::Int32(30)]);
+        assert_eq!(shards_touched(&c, &[point], 4), vec![false, true, false, false]);
+        let all = KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] };
+        assert_eq!(shards_touched(&c, &[all], 4), vec![true; 4]);
+        assert_eq!(insert_shares(&c, 4, InsertPattern::Increasing, &[]), vec![0.0, 0.0, 0.0, 1.0]);
+        let recent: Vec<Vec<Bson>> = (0..100).map(|i| vec![Bson::Int32(i)]).collect();
+        assert_eq!(insert_shares(&c, 4, InsertPattern::LikeRecent, &recent), vec![0.25; 4]);
+    }
+
+    #[test]
+    fn a_later_increasing_field_sends_inserts_to_the_top_of_each_group() {
+        // {g: 1, t: 1}: groups 0..4 with 25 documents each; at scale group g is on shard g.
+        let v: Vec<(Vec<Bson>, u64)> =
+            (0..100).map(|i| (vec![Bson::Int32(i / 25), Bson::Int32(i % 25)], 1)).collect();
+        let l = DataLine { values: &v, key_len: 2, docs_per_sampled: 1.0, avg_doc_size: 1.0, jumbo_values: Vec::new() };
+        let c = at_scale(&l, 4);
+        let recent = vec![vec![Bson::Int32(0), Bson::Int32(3)], vec![Bson::Int32(2), Bson::Int32(1)]];
+        assert_eq!(insert_shares(&c, 4, InsertPattern::TopOfGroup(1), &recent), vec![0.5, 0.0, 0.5, 0.0]);
+    }
+}

@@ -1,0 +1,253 @@
+//! `insertOrder`: where new documents land in key order, as they are created in
+//! production rather than as the sample was loaded.
+//!
+//! The server's monotonicity (`keyCharacteristics.monotonicity`) correlates key
+//! order with recordIds, i.e. with the order documents were *loaded*; a bulk load
+//! out of time order hides an increasing key. Two more witnesses, both beside the
+//! server's number, never replacing it:
+//! - the creation time an ObjectId `_id` carries (its first 4 bytes, seconds): the
+//!   same Pearson correlation as the server's, with creation time in place of the
+//!   recordId, so a reload in any order keeps the answer;
+//! - the type of a key field: dates, timestamps and ObjectIds are increasing by
+//!   nature (new documents carry the newest ones), which the report says even when
+//!   no order can be measured.
+//!
+//! Decision (first field, unless hashed): the creation-time coefficient when at
+//! least half the sampled documents carry one; else the server's recordId type;
+//! else the field's type. A later field increasing by nature sends each insert to
+//! the top of its group of the earlier fields (`{tenant: 1, ts: 1}`).
+
+use super::monotonicity::{self, Monotonicity, MonotonicityType};
+use crate::model::{KeyKind, ShardKey};
+use crate::sample::{KeySample, NO_CREATION_TIME};
+use bson::Bson;
+use serde::Serialize;
+
+/// Where inserts land.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum InsertKind {
+    /// Past the current maximum: one chunk, one shard takes every insert.
+    Increasing,
+    /// Below the current minimum: one chunk, one shard.
+    Decreasing,
+    /// At the top of the group of the first `prefix_fields` fields, so spread like those groups.
+    TopOfEachGroup,
+    /// Like the values of the newest documents (no order in key space).
+    Spread,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InsertOrder {
+    #[serde(rename = "type")]
+    pub kind: InsertKind,
+    /// For `topOfEachGroup`: how many leading key fields form the group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_fields: Option<usize>,
+    /// What decided it: "hashed first field", "ObjectId creation time", "recordId order", "value type".
+    pub basis: &'static str,
+    /// Pearson correlation of key order with the creation time of ObjectId `_id`s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_time_correlation_coefficient: Option<f64>,
+    /// Sampled documents whose `_id` is an ObjectId (the coefficient's basis).
+    pub num_docs_with_creation_time: u64,
+    /// Key fields whose values are dates, timestamps or ObjectIds, with that type.
+    pub increasing_by_nature: Vec<NaturalField>,
+    /// The server's recordId type and ours disagree (bulk load out of creation order).
+    pub load_order_hides_it: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NaturalField {
+    pub field: String,
+    #[serde(rename = "type")]
+    pub bson_type: &'static str,
+}
+
+/// Share of a field's sampled values that must be of one increasing type.
+const NATURE_SHARE: f64 = 0.9;
+
+/// Fields (by position) whose values are dates, timestamps or ObjectIds in at least 90% of
+/// the weighted key-space values. Hashed fields are never increasing in key space.
+pub fn natural_fields(key: &ShardKey, key_space: &[(Vec<Bson>, u64)]) -> Vec<(usize, &'static str)> {
+    let total: u64 = key_space.iter().map(|v| v.1).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, f) in key.fields.iter().enumerate() {
+        if f.kind == KeyKind::Hashed {
+            continue;
+        }
+        let mut by_type = [0u64; 3];
+        for (v, c) in key_space {
+            match v.get(i) {
+                Some(Bson::DateTime(_)) => by_type[0] += c,
+                Some(Bson::Timestamp(_)) => by_type[1] += c,
+                Some(Bson::ObjectId(_)) => by_type[2] += c,
+                _ => {}
+            }
+        }
+        let names = ["date", "timestamp", "objectId"];
+        if let Some(t) = (0..3).find(|&t| by_type[t] as f64 >= NATURE_SHARE * total as f64) {
+            out.push((i, names[t]));
+        }
+    }
+    out
+}
+
+/// Pearson correlation between key order and creation time, over the documents with one.
+/// `positions_in_key_order` are sample positions (indices into `created`).
+pub fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]) -> (Option<f64>, u64) {
+    let times: Vec<u64> = positions_in_key_order
+        .iter()
+        .filter_map(|&p| created.get(p as usize).copied())
+        .filter(|&t| t != NO_CREATION_TIME)
+        .map(u64::from)
+        .collect();
+    let n = times.len() as u64;
+    (monotonicity::pearson_with_index(&times).map(|r| (r * 1e10).round() / 1e10), n)
+}
+
+/// Insertion positions of the newest `fraction` of documents by creation time (sorted),
+/// or None when fewer than half the documents carry a creation time.
+pub fn newest_by_creation(created: &[u32], fraction: f64) -> Option<Vec<u64>> {
+    let known: Vec<(u32, u64)> =
+        created.iter().enumerate().filter(|(_, &t)| t != NO_CREATION_TIME).map(|(i, &t)| (t, i as u64)).collect();
+    if known.is_empty() || known.len() * 2 < created.len() {
+        return None;
+    }
+    let mut by_time = known;
+    by_time.sort_unstable();
+    let keep = ((by_time.len() as f64 * fraction).ceil() as usize).max(1);
+    let mut out: Vec<u64> = by_time[by_time.len() - keep..].iter().map(|x| x.1).collect();
+    out.sort_unstable();
+    Some(out)
+}
+
+pub fn measure(ks: &KeySample, created: &[u32], server: &Monotonicity, key_space: &[(Vec<Bson>, u64)]) -> InsertOrder {
+    let key = &ks.key;
+    let natural = natural_fields(key, key_space);
+    let increasing_by_nature: Vec<NaturalField> =
+        natural.iter().map(|&(i, t)| NaturalField { field: key.fields[i].path.clone(), bson_type: t }).collect();
+    let hashed_first = key.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
+    let (coef, with_time) = if hashed_first || ks.docs_with_arrays > 0 {
+        (None, 0)
+    } else {
+        creation_time_correlation(&ks.insertion_positions_in_key_order(), created)
+    };
+    let counted = ks.docs_counted().max(1);
+    // Half the documents must carry a creation time for it to speak for the collection.
+    let coef = coef.filter(|_| with_time * 2 >= counted.min(created.len() as u64).max(1));
+    let first_natural = natural.first().is_some_and(|&(i, _)| i == 0);
+    let later_natural = natural.iter().find(|&&(i, _)| i > 0).map(|&(i, _)| i);
+
+    let (kind, basis) = if hashed_first {
+        (InsertKind::Spread, "hashed first field")
+    } else if let Some(r) = coef {
+        (direction(r), "ObjectId creation time")
+    } else if server.kind == MonotonicityType::Monotonic {
+        (direction(server.record_id_correlation_coefficient.unwrap_or(1.0)), "recordId order")
+    } else if first_natural {
+        (InsertKind::Increasing, "value type")
+    } else {
+        (InsertKind::Spread, if server.kind == MonotonicityType::NotMonotonic { "recordId order" } else { "value type" })
+    };
+    let (kind, group_fields, basis) = match (kind, later_natural) {
+        (InsertKind::Spread, Some(j)) if !hashed_first || j > 0 => (InsertKind::TopOfEachGroup, Some(j), "value type"),
+        (k, _) => (k, None, basis),
+    };
+    let server_increasing = server.kind == MonotonicityType::Monotonic;
+    let ours_one_end = matches!(kind, InsertKind::Increasing | InsertKind::Decreasing);
+    InsertOrder {
+        kind,
+        group_fields,
+        basis,
+        creation_time_correlation_coefficient: coef,
+        num_docs_with_creation_time: with_time,
+        increasing_by_nature,
+        load_order_hides_it: ours_one_end && !server_increasing && server.kind != MonotonicityType::Unknown,
+    }
+}
+
+fn direction(r: f64) -> InsertKind {
+    if r.abs() < monotonicity::THRESHOLD {
+        InsertKind::Spread
+    } else if r < 0.0 {
+        InsertKind::Decreasing
+    } else {
+        InsertKind::Increasing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    fn oid_at(secs: u32) -> bson::oid::ObjectId {
+        let mut b = [0u8; 12];
+        b[..4].copy_from_slice(&secs.to_be_bytes());
+        bson::oid::ObjectId::from_bytes(b)
+    }
+
+    /// Documents whose `d` follows creation time, loaded in a shuffled order: the
+    /// recordId order says "not monotonic", creation time says increasing.
+    #[test]
+    fn creation_time_sees_through_an_out_of_order_load() {
+        let key = ShardKey::parse("{d: 1}").unwrap();
+        let mut ks = KeySample::new(key.clone());
+        let mut created = Vec::new();
+        // A fixed permutation of 0..1000 (multiplier coprime with 1000).
+        for i in 0..1000u32 {
+            let t = (i * 377) % 1000;
+            let d = doc! {"_id": oid_at(1_700_000_000 + t), "d": bson::DateTime::from_millis(t as i64 * 1000)};
+            ks.add(&d);
+            created.push(1_700_000_000 + t);
+        }
+        ks.finish();
+        let server = monotonicity::measure(&key, &ks.insertion_positions_in_key_order(), false);
+        assert_eq!(server.kind, MonotonicityType::NotMonotonic, "{server:?}");
+        let o = measure(&ks, &created, &server, &ks.key_space_values());
+        assert_eq!(o.kind, InsertKind::Increasing);
+        assert_eq!(o.basis, "ObjectId creation time");
+        // Key order equals creation order exactly: r = 1.
+        assert_eq!(o.creation_time_correlation_coefficient, Some(1.0));
+        assert!(o.load_order_hides_it);
+        assert_eq!(o.increasing_by_nature.len(), 1);
+    }
+
+    #[test]
+    fn a_date_with_no_order_evidence_is_increasing_by_nature_and_a_later_date_groups() {
+        let key = ShardKey::parse("{t: 1, d: 1}").unwrap();
+        let ks_vals: Vec<(Vec<Bson>, u64)> =
+            (0..10).map(|i| (vec![Bson::String(format!("t{i}")), Bson::DateTime(bson::DateTime::from_millis(i))], 1)).collect();
+        let mut ks = KeySample::new(key.clone());
+        for (v, _) in &ks_vals {
+            ks.add(&doc! {"_id": 1, "t": v[0].clone(), "d": v[1].clone()});
+        }
+        ks.finish();
+        let unknown = Monotonicity { record_id_correlation_coefficient: None, kind: MonotonicityType::Unknown };
+        let o = measure(&ks, &[NO_CREATION_TIME; 10], &unknown, &ks_vals);
+        assert_eq!((o.kind, o.group_fields), (InsertKind::TopOfEachGroup, Some(1)));
+        let single = ShardKey::parse("{d: 1}").unwrap();
+        let mut ks = KeySample::new(single);
+        for (v, _) in &ks_vals {
+            ks.add(&doc! {"d": v[1].clone()});
+        }
+        ks.finish();
+        let vals = ks.key_space_values();
+        let o = measure(&ks, &[NO_CREATION_TIME; 10], &unknown, &vals);
+        assert_eq!((o.kind, o.basis), (InsertKind::Increasing, "value type"));
+    }
+
+    #[test]
+    fn newest_by_creation_takes_the_latest_tenth() {
+        let created: Vec<u32> = (0..100).rev().collect();
+        let p = newest_by_creation(&created, 0.1).unwrap();
+        assert_eq!(p, (0..10).collect::<Vec<u64>>());
+        assert!(newest_by_creation(&[NO_CREATION_TIME; 10], 0.1).is_none());
+    }
+}

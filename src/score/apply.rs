@@ -1,0 +1,160 @@
+//! How to apply the ranking's choice: the commands for an unsharded collection
+//! (`createIndex`, `shardCollection`), and for a sharded one whose current key
+//! loses, `refineCollectionShardKey` (the new key extends the current one) or
+//! `reshardCollection`, with the manual's storage and oplog requirements.
+
+use crate::model::{KeyKind, ShardKey};
+use crate::util::text::mib;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recommendation {
+    pub key: ShardKey,
+    /// "shardCollection", "refineCollectionShardKey", "reshardCollection" or "keep".
+    pub action: &'static str,
+    /// mongosh commands, in order, to run through mongos.
+    pub commands: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// What the recommendation needs to know about the collection.
+pub struct Target<'a> {
+    pub namespace: &'a str,
+    pub winner: &'a ShardKey,
+    /// Whether an index supports the winner: Some(true/false) live, None offline.
+    pub has_supporting_index: Option<bool>,
+    pub current_key: Option<&'a ShardKey>,
+    pub shards: usize,
+    pub data_bytes: u64,
+    pub index_bytes: Option<u64>,
+}
+
+/// The current key's fields are a prefix of the new key's, kinds equal: refinable (4.4+).
+fn refines(current: &ShardKey, new: &ShardKey) -> bool {
+    new.fields.len() > current.fields.len() && current.fields.iter().zip(&new.fields).all(|(a, b)| a == b)
+}
+
+fn index_spec(key: &ShardKey) -> String {
+    key.to_string()
+}
+
+pub fn recommend(t: &Target) -> Recommendation {
+    let (db, coll) = t.namespace.split_once('.').unwrap_or((t.namespace, ""));
+    let create = format!("db.getSiblingDB({db:?}).getCollection({coll:?}).createIndex({})", index_spec(t.winner));
+    let mut notes = Vec::new();
+    let mut commands = Vec::new();
+    let action = match t.current_key {
+        Some(cur) if cur == t.winner => {
+            notes.push("the collection is already sharded on the recommended key".into());
+            "keep"
+        }
+        Some(cur) if refines(cur, t.winner) => {
+            if t.has_supporting_index != Some(true) {
+                commands.push(create);
+            }
+            commands.push(format!("db.adminCommand({{refineCollectionShardKey: {:?}, key: {}}})", t.namespace, t.winner));
+            notes.push(format!(
+                "{} extends the current key {cur}: refineCollectionShardKey (4.4+) adds the suffix fields without moving data; the index must exist first",
+                t.winner
+            ));
+            notes.push("https://www.mongodb.com/docs/manual/core/sharding-refine-a-shard-key/".into());
+            "refineCollectionShardKey"
+        }
+        Some(cur) => {
+            commands.push(format!("db.adminCommand({{reshardCollection: {:?}, key: {}}})", t.namespace, t.winner));
+            let need = t.index_bytes.map(|ix| (t.data_bytes + ix) * 2 / t.shards.max(1) as u64);
+            notes.push(match need {
+                Some(b) => format!(
+                    "reshardCollection (5.0+) rewrites the collection from {cur}: each of the {} shards needs about {} free storage ((collection size {} + index size {}) × 2 / shards)",
+                    t.shards, mib(b), mib(t.data_bytes), mib(t.index_bytes.unwrap_or(0))
+                ),
+                None => format!(
+                    "reshardCollection (5.0+) rewrites the collection from {cur}: each shard needs about (collection size + index size) × 2 / shards of free storage"
+                ),
+            });
+            notes.push("the oplog must cover at least 24 hours (the manual's requirement); writes block for up to 2 seconds at the end".into());
+            notes.push("https://www.mongodb.com/docs/manual/core/sharding-reshard-a-collection/".into());
+            "reshardCollection"
+        }
+        None => {
+            match t.has_supporting_index {
+                Some(true) => {}
+                Some(false) => commands.push(create),
+                None => {
+                    notes.push(format!("create the index unless one already starts with {}'s fields", t.winner));
+                    commands.push(create);
+                }
+            }
+            commands.push(format!("sh.shardCollection({:?}, {})", t.namespace, t.winner));
+            notes.push("run through mongos; before 6.0 run sh.enableSharding(\"".to_string() + db + "\") first");
+            if t.winner.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed) {
+                notes.push(
+                    "a populated collection is not pre-split: the balancer moves its data from the primary shard (https://www.mongodb.com/docs/manual/core/hashed-sharding/)".into(),
+                );
+            }
+            "shardCollection"
+        }
+    };
+    Recommendation { key: t.winner.clone(), action, commands, notes }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(s: &str) -> ShardKey {
+        ShardKey::parse(s).unwrap()
+    }
+
+    #[test]
+    fn unsharded_gets_create_index_and_shard_collection() {
+        let w = k("{projectId: 1, _id: 1}");
+        let r = recommend(&Target {
+            namespace: "app.events",
+            winner: &w,
+            has_supporting_index: Some(false),
+            current_key: None,
+            shards: 4,
+            data_bytes: 0,
+            index_bytes: None,
+        });
+        assert_eq!(r.action, "shardCollection");
+        assert_eq!(
+            r.commands,
+            vec![
+                "db.getSiblingDB(\"app\").getCollection(\"events\").createIndex({projectId: 1, _id: 1})".to_string(),
+                "sh.shardCollection(\"app.events\", {projectId: 1, _id: 1})".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_longer_key_refines_and_another_reshards_with_the_manual_storage_estimate() {
+        let (cur, w) = (k("{projectId: 1}"), k("{projectId: 1, _id: 1}"));
+        let r = recommend(&Target {
+            namespace: "app.events",
+            winner: &w,
+            has_supporting_index: Some(true),
+            current_key: Some(&cur),
+            shards: 4,
+            data_bytes: 0,
+            index_bytes: None,
+        });
+        assert_eq!(r.action, "refineCollectionShardKey");
+        assert_eq!(r.commands, vec!["db.adminCommand({refineCollectionShardKey: \"app.events\", key: {projectId: 1, _id: 1}})"]);
+        let h = k("{_id: \"hashed\"}");
+        // (6,000 MiB + 2,000 MiB) × 2 / 4 shards = 4,000 MiB per shard.
+        let r = recommend(&Target {
+            namespace: "app.events",
+            winner: &h,
+            has_supporting_index: Some(false),
+            current_key: Some(&cur),
+            shards: 4,
+            data_bytes: 6000 << 20,
+            index_bytes: Some(2000 << 20),
+        });
+        assert_eq!(r.action, "reshardCollection");
+        assert!(r.notes[0].contains("about 4000 MiB free storage"), "{:?}", r.notes);
+    }
+}
