@@ -272,7 +272,58 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
     // insert pattern, and unique, so every group stays splittable; `{g: 1, t: 1}` is
     // then not proposed beside `{g: 1, _id: 1}`.
     let id_follows_time = id_is_oid && time.is_some_and(|t| follows_creation_time(prescan, &t.path));
+    // Pairs of fields filtered by equality in the same query: a grouping field and the
+    // high-cardinality field its queries name beside it (`{region: 1, customerId: 1}`).
+    let mut together: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // An entity filtered by equality beside a time range (`{deviceId: d, ts: {$gte, $lt}}`):
+    // the entity-then-time key serves it, whatever the entity's cardinality.
+    let mut entity_time: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for q in queries {
+        let mut paths = Vec::new();
+        filter_paths(&q.filter, &mut paths);
+        for (g, _) in paths.iter().filter(|p| !p.1) {
+            for (t, _) in paths.iter().filter(|p| p.1) {
+                if fields.iter().any(|f| &f.path == t && f.increasing_by_nature) && g != "_id" {
+                    *entity_time.entry((g.clone(), t.clone())).or_default() += 1;
+                }
+            }
+        }
+        let eq: Vec<String> = paths.into_iter().filter(|p| !p.1).map(|p| p.0).collect();
+        for a in &eq {
+            for b in &eq {
+                if a != b {
+                    *together.entry((a.clone(), b.clone())).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut pairs: Vec<(&(String, String), &usize)> = entity_time.iter().collect();
+    pairs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for ((g, t), c) in pairs.into_iter().take(2) {
+        let Some(gp) = fields.iter().find(|f| &f.path == g).filter(|f| usable(f)) else { continue };
+        if id_follows_time && time.is_some_and(|x| &x.path == t) {
+            push(
+                key(&[(g, KeyKind::Range), ("_id", KeyKind::Range)]),
+                format!("{c} sampled filters name {g} by equality beside a range on {t}; the ObjectId _id orders each {g} by creation time as {t} does, and is unique ({})", uses_words(gp)),
+            );
+        } else {
+            push(
+                key(&[(g, KeyKind::Range), (t, KeyKind::Range)]),
+                format!("{c} sampled filters name {g} by equality beside a range on {t}: each {g}'s range reads and inserts stay on its own chunks ({})", uses_words(gp)),
+            );
+        }
+    }
     for g in &groups {
+        let partner = together
+            .iter()
+            .filter(|((a, b), _)| a == &g.path && fields.iter().any(|f| &f.path == b && usable(&f) && high(f) && !f.increasing_by_nature))
+            .max_by_key(|(_, c)| **c);
+        if let Some(((_, h), c)) = partner {
+            push(
+                key(&[(&g.path, KeyKind::Range), (h, KeyKind::Range)]),
+                format!("{c} sampled filters name {} and {h} together by equality; {h} splits each {} group ({})", g.path, g.path, uses_words(g)),
+            );
+        }
         if let Some(t) = time.filter(|_| !id_follows_time) {
             push(
                 key(&[(&g.path, KeyKind::Range), (&t.path, KeyKind::Range)]),

@@ -346,3 +346,74 @@ fn whole_collection_is_exact_and_monotonicity_matches_the_record_ids() {
     assert_eq!(kc["monotonicity"]["recordIdCorrelationCoefficient"].as_f64(), Some(expected));
     assert!(kc.get("sketch").is_none(), "counted exactly: {kc}");
 }
+
+/// Done-when 3 of the advice issue: orders bulk-loaded out of time order into a real
+/// mongod (the recordIds follow the shuffled load), each `_id` an ObjectId made at the
+/// order's creation time. The server's recordId monotonicity says "not monotonic" for
+/// `createdAt` (computed here from `showRecordId` the way the server does); shardkey
+/// keeps that number and reports the key as increasing with creation time, and warns
+/// that every insert lands on one shard.
+#[test]
+fn a_date_key_loaded_out_of_order_is_increasing_with_creation_time() {
+    use futures_util::TryStreamExt;
+    use mongodb::bson::{oid::ObjectId, Bson, DateTime};
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    let n: u32 = 5_000;
+    let t0: u32 = 1_717_200_000;
+    rt().block_on(async {
+        let coll = client.database("shop").collection::<Document>("orders");
+        // A fixed shuffle (multiplier coprime with n) of creation times.
+        let docs: Vec<Document> = (0..n)
+            .map(|i| {
+                let k = (i * 2_003) % n;
+                let mut b = [0u8; 12];
+                b[..4].copy_from_slice(&(t0 + k * 60).to_be_bytes());
+                b[8..].copy_from_slice(&k.to_be_bytes());
+                doc! {"_id": ObjectId::from_bytes(b), "createdAt": DateTime::from_millis((t0 + k * 60) as i64 * 1000), "customerId": format!("c{}", (k * 7_919) % 1_000)}
+            })
+            .collect();
+        coll.insert_many(docs).await.unwrap();
+        coll.create_index(mongodb::IndexModel::builder().keys(doc! {"createdAt": 1}).build()).await.unwrap();
+    });
+    // The server's coefficient: recordIds in createdAt index order.
+    let rids: Vec<f64> = rt().block_on(async {
+        let coll = client.database("shop").collection::<Document>("orders");
+        let mut cur = coll.find(doc! {}).hint(mongodb::options::Hint::Keys(doc! {"createdAt": 1})).show_record_id(true).await.unwrap();
+        let mut out = Vec::new();
+        while let Some(d) = cur.try_next().await.unwrap() {
+            if let Some(Bson::Int64(r)) = d.get("$recordId") {
+                out.push(*r as f64);
+            }
+        }
+        out
+    });
+    let k = rids.len() as f64;
+    let (mx, my) = ((k - 1.0) / 2.0, rids.iter().sum::<f64>() / k);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (i, y) in rids.iter().enumerate() {
+        sxy += (i as f64 - mx) * (y - my);
+        sxx += (i as f64 - mx).powi(2);
+        syy += (y - my).powi(2);
+    }
+    let server_r = sxy / (sxx * syy).sqrt();
+    assert!(server_r.abs() < 0.7, "the shuffled load hides the order from recordIds: {server_r}");
+
+    let uri = m.uri();
+    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--key", "{createdAt: 1}", "--key", "{customerId: 1}", "--format", "json"]));
+    let c = cand(&r, "{createdAt: 1}");
+    assert_eq!(c["keyCharacteristics"]["monotonicity"]["type"], "not monotonic");
+    let rid = c["keyCharacteristics"]["monotonicity"]["recordIdCorrelationCoefficient"].as_f64().unwrap();
+    assert!((rid - server_r).abs() < 1e-9, "the server's number, unchanged: {rid} vs {server_r}");
+    assert_eq!(c["insertOrder"]["type"], "increasing");
+    assert_eq!(c["insertOrder"]["basis"], "ObjectId creation time");
+    assert_eq!(c["insertOrder"]["creationTimeCorrelationCoefficient"].as_f64(), Some(1.0));
+    assert_eq!(c["insertOrder"]["numDocsWithCreationTime"], n);
+    let words: Vec<&str> = c["reasons"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    assert!(
+        words.iter().any(|w| w.starts_with("increasing key (correlation 1.00 with the creation time") && w.contains("the load order hides it") && w.contains("one shard takes 100% of inserts")),
+        "{words:?}"
+    );
+    assert!(c["score"].as_u64().unwrap() <= 50);
+    assert!(cand(&r, "{customerId: 1}")["score"].as_u64() > c["score"].as_u64());
+}

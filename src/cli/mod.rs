@@ -71,7 +71,7 @@ pub struct InputArgs {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_SIZE_MIB)]
     pub chunk_size: u64,
 
-    /// Predict the cluster with N shards: chunks, jumbo chunks, and each shard's share of data, reads, writes and inserts.
+    /// Model the cluster with N shards (default: the cluster's own, else 4): data, reads, writes and inserts per shard, cost, growth, scale.
     #[arg(long, value_name = "N")]
     pub shards: Option<usize>,
 

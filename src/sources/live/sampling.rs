@@ -210,9 +210,8 @@ pub fn projection_for(keys: &[ShardKey]) -> Document {
     for p in &kept {
         d.insert(p.as_str(), 1);
     }
-    if !kept.iter().any(|p| p.as_str() == "_id") {
-        d.insert("_id", 0);
-    }
+    // `_id` stays (the default): an ObjectId carries the creation time the insert-order
+    // analysis needs (metrics::insert_order).
     d
 }
 
@@ -224,7 +223,7 @@ mod tests {
     #[test]
     fn projection_keeps_parents_only() {
         let keys = [ShardKey::parse("{a: 1}").unwrap(), ShardKey::parse("{\"a.b\": 1, c: 1}").unwrap()];
-        assert_eq!(projection_for(&keys), doc! {"a": 1, "c": 1, "_id": 0});
+        assert_eq!(projection_for(&keys), doc! {"a": 1, "c": 1});
         let keys = [ShardKey::parse("{_id: \"hashed\"}").unwrap()];
         assert_eq!(projection_for(&keys), doc! {"_id": 1});
     }
