@@ -185,8 +185,16 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         }
     }
     let candidates: Vec<CandidateReport> = scored.into_iter().map(|x| x.0).collect();
-    if let Some(w) = candidates.first().map(|c| &c.metrics.cluster.scale).filter(|s| s.benefit != "full") {
-        notes.push(w.words.clone());
+    if let Some(cl) = candidates.first().map(|c| &c.metrics.cluster) {
+        notes.push(format!(
+            "cluster model (README \"Cluster model\"): {} shards ({}), {} MiB range size; data-size balancing with a 3-range threshold (6.0.3+), no split on insert, AutoMerger (7.0+), jumbo values never move; cost and score at scale (JSON cluster.assumptions)",
+            cl.num_shards,
+            cl.num_shards_from,
+            cl.chunk_size_bytes >> 20
+        ));
+        if cl.scale.benefit != "full" {
+            notes.push(cl.scale.words.clone());
+        }
     }
 
     let recommendation = match (ns.as_deref(), candidates.first()) {

@@ -43,6 +43,9 @@ pub fn jumbo_values(
     let scale = num_total.max(num_sampled) as f64 / num_sampled as f64;
     let mut out: Vec<JumboValue> = values
         .iter()
+        // A value seen once in a sample of a larger collection stands for many distinct
+        // values (a unique key's every value is seen once): only a repeated value is evidence.
+        .filter(|v| v.count >= 2 || scale <= 1.0)
         .filter_map(|v| {
             let docs = (v.count as f64 * scale).round() as u64;
             let bytes = docs.saturating_mul(avg_doc_size);
