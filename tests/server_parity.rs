@@ -195,3 +195,389 @@ fn write_distribution_filter_by_shard_key_equality() {
         ("ShardKeyEqualitySuffixFieldIsNull", range_sharding_0(), doc! {"a.x": 0, "b.y": null}, none(), none(), SingleShard, [0, 1, 0]),
     ]);
 }
+
+/// Writes that do not fix the whole key (the server's WriteDistributionFilterByShardKeyRangeTest
+/// and WriteDistributionNotFilterByShardKeyTest): every update (upsert or not, as the server
+/// test picks at random: both here), delete and findAndModify (upsert / remove, both) gets the
+/// label and ranges of its filter, and counts as a write without shard key, multi or single.
+/// Row: (source test, chunks, filter, label, numByRange).
+fn check_writes_without_key(rows: Vec<(&'static str, Chunks, Document, Label, [u64; 3])>) {
+    use shardkey::model::UpdateSpec;
+    let mut wrong = Vec::new();
+    for (source, c, filter, want_label, want_ranges) in rows {
+        let mut cases: Vec<(Op, bool, bool, Option<UpdateSpec>)> = Vec::new();
+        for multi in [true, false] {
+            for upsert in [true, false] {
+                cases.push((Op::Update, multi, upsert, Some(UpdateSpec::Modifiers(doc! {"$set": {"c": 0}}))));
+            }
+            cases.push((Op::Delete, multi, false, None));
+        }
+        for upsert in [true, false] {
+            cases.push((Op::FindAndModify, false, upsert, Some(UpdateSpec::Modifiers(doc! {"$set": {"c": 0}}))));
+        }
+        cases.push((Op::FindAndModify, false, false, Some(UpdateSpec::Remove)));
+        for (op, multi, upsert, update) in cases {
+            let mut q = Query::new(op, "testDb.testColl", filter.clone(), QueryOrigin::SampledQueries);
+            q.multi = multi;
+            q.upsert = upsert;
+            q.update = update;
+            let mut d = DistributionCounter::new(&c.ranges);
+            d.add(&c.key, &q, None, &c.ranges);
+            let w = d.write_distribution();
+            let label = target_query(&c.key, &q, None).label;
+            let without = (
+                w.percentage_of_single_writes_without_shard_key.unwrap_or(-1.0),
+                w.percentage_of_multi_writes_without_shard_key.unwrap_or(-1.0),
+            );
+            let want_without = if multi { (0.0, 100.0) } else { (100.0, 0.0) };
+            if label != want_label || w.num_writes_by_range != want_ranges || without != want_without {
+                wrong.push(format!(
+                    "{source} ({op:?}, multi {multi}, upsert {upsert}): filter {filter}: got {label:?} {:?} without-key {without:?}, want {want_label:?} {want_ranges:?} {want_without:?}",
+                    w.num_writes_by_range
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn write_distribution_filter_by_shard_key_range() {
+    check_writes_without_key(vec![
+        ("ShardKeyPrefixEqualityDotted", range_sharding_0(), doc! {"a.x": 0}, MultiShard, [0, 1, 0]),
+        ("ShardKeyPrefixEqualityNotDotted", range_sharding_1(), doc! {"a": {"x": 0}}, MultiShard, [0, 1, 0]),
+        ("ShardKeyPrefixRangeMinKey", range_sharding_0(), doc! {"a.x": {"$lt": 1}}, MultiShard, [1, 1, 0]),
+        ("ShardKeyPrefixRangeMaxKey", range_sharding_0(), doc! {"a.x": {"$gte": 2}}, MultiShard, [0, 1, 1]),
+        ("ShardKeyPrefixRangeNoMinOrMaxKey", range_sharding_0(), doc! {"a.x": {"$gte": -3, "$lt": 3}}, MultiShard, [0, 1, 0]),
+        ("FullShardKeyRange", range_sharding_0(), doc! {"a.x": {"$gte": -4, "$lt": 4}, "b.y": {"$gte": "A", "$lt": "Z"}}, MultiShard, [0, 1, 0]),
+        ("ShardKeyNonEquality", range_sharding_0(), doc! {"a.x": {"$ne": 5}}, MultiShard, [1, 1, 1]),
+        ("ShardKeyRangeHashed", hashed_sharding_2(), doc! {"a": {"$gte": -100}}, ScatterGather, [1, 1, 1]),
+    ]);
+}
+
+#[test]
+fn write_distribution_not_filter_by_shard_key() {
+    check_writes_without_key(vec![
+        ("ShardKeySuffixEquality", range_sharding_0(), doc! {"b.y": "A"}, ScatterGather, [1, 1, 1]),
+        ("NoShardKey", range_sharding_0(), doc! {"_id": 100}, ScatterGather, [1, 1, 1]),
+        ("ShardKeyPrefixEqualityNotDotted", range_sharding_0(), doc! {"a": {"x": 0}}, ScatterGather, [1, 1, 1]),
+        ("ShardKeyPrefixEqualityDotted", range_sharding_1(), doc! {"a.x": 0}, ScatterGather, [1, 1, 1]),
+    ]);
+}
+
+/// Replacement updates (never multi): a non-upsert one whose filter is an exact `_id` query
+/// (`isExactIdQuery`: other predicates may stand beside the `_id` equality; under a
+/// non-simple collation a string `_id` is not exact) is targeted by the key taken from
+/// the replacement document, missing fields as null; otherwise by its filter.
+/// Row: (source test, chunks, filter, replacement, upsert, collation, label, numByRange, single write without key).
+type ReplacementRow = (&'static str, Chunks, Document, Document, bool, Option<Document>, Label, [u64; 3], bool);
+
+#[test]
+fn write_distribution_replacement_updates() {
+    use shardkey::model::UpdateSpec;
+    let full = || doc! {"a": {"x": 0}, "b": {"y": "A"}, "c": 0};
+    let rows: Vec<ReplacementRow> = vec![
+        ("FilterByShardKeyRange…ReplacementUpdateTest/NotUpsert", range_sharding_0(), doc! {"a.x": {"$lt": 0}, "_id": 0}, full(), false, None, SingleShard, [0, 1, 0], false),
+        ("…/NotUpsertEveryFieldIsNull", range_sharding_0(), doc! {"a.x": {"$lt": 0}, "_id": 0}, doc! {"a": {"x": 0}}, false, None, SingleShard, [0, 1, 0], false),
+        ("…/NotUpsertPrefixFieldIsNull", range_sharding_0(), doc! {"a.x": {"$lt": 0}, "_id": 0}, doc! {"b": {"y": "A"}}, false, None, SingleShard, [1, 0, 0], false),
+        ("…/NotUpsertSuffixFieldIsNull", range_sharding_0(), doc! {"a.x": {"$lt": 0}, "_id": 0}, doc! {"a": {"x": 0}}, false, None, SingleShard, [0, 1, 0], false),
+        ("…/NonUpsertNotExactIdQuery (no _id)", range_sharding_0(), doc! {"a.x": {"$lt": 0}}, full(), false, None, MultiShard, [1, 1, 0], true),
+        ("…/NonUpsertNotExactIdQuery (_id range)", range_sharding_0(), doc! {"a.x": {"$lt": 0}, "_id": {"$lt": 0}}, full(), false, None, MultiShard, [1, 1, 0], true),
+        ("…/NonUpsertNotExactIdQuery (string _id, case-insensitive)", range_sharding_0(), doc! {"a.x": {"$lt": 0}, "_id": "0"}, full(), false, Some(case_insensitive()), MultiShard, [1, 1, 0], true),
+        ("…/Upsert", range_sharding_0(), doc! {"a.x": {"$lt": 0}}, full(), true, None, MultiShard, [1, 1, 0], true),
+        ("NotFilterByShardKeyReplacementUpdateTest/NotUpsert", range_sharding_0(), doc! {"_id": 0}, doc! {"_id": 0, "a": {"x": 0}, "b": {"y": "A"}, "c": 0}, false, None, SingleShard, [0, 1, 0], false),
+        ("NotFilterByShardKeyReplacementUpdateTest/Upsert", range_sharding_0(), doc! {"_id": 0}, doc! {"_id": 0, "a": {"x": 0}, "b": {"y": "A"}, "c": 0}, true, None, ScatterGather, [1, 1, 1], true),
+    ];
+    let mut wrong = Vec::new();
+    for (source, c, filter, replacement, upsert, collation, want_label, want_ranges, want_without) in rows {
+        let mut q = Query::new(Op::Update, "testDb.testColl", filter.clone(), QueryOrigin::SampledQueries);
+        q.upsert = upsert;
+        q.collation = collation;
+        q.update = Some(UpdateSpec::Replacement(replacement.clone()));
+        let mut d = DistributionCounter::new(&c.ranges);
+        let label = d.add(&c.key, &q, None, &c.ranges).map(|t| t.label);
+        let w = d.write_distribution();
+        let without = w.percentage_of_single_writes_without_shard_key == Some(100.0);
+        if label != Some(want_label) || w.num_writes_by_range != want_ranges || without != want_without {
+            wrong.push(format!(
+                "{source}: filter {filter} replacement {replacement} upsert {upsert}: got {label:?} {:?} without-key {without}, want {want_label:?} {want_ranges:?} {want_without}",
+                w.num_writes_by_range
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// WriteDistributionShardKeyUpdates: two updates fixing the key in one command count as two
+/// single-shard writes in the middle range; shard key updates come from the diffs (none here).
+#[test]
+fn write_distribution_two_statements_count_twice() {
+    use shardkey::model::UpdateSpec;
+    let c = range_sharding_0();
+    let mut d = DistributionCounter::new(&c.ranges);
+    for x in [0, 1] {
+        let mut q = Query::new(Op::Update, "testDb.testColl", doc! {"a.x": x, "b.y": "A"}, QueryOrigin::SampledQueries);
+        q.update = Some(UpdateSpec::Modifiers(doc! {"$set": {"c": x}}));
+        d.add(&c.key, &q, None, &c.ranges);
+    }
+    let w = d.write_distribution();
+    assert_eq!(w.sample_size.total, 2);
+    assert_eq!(w.percentage_of_single_shard_writes, Some(100.0));
+    assert_eq!(w.num_writes_by_range, [0, 2, 0]);
+    assert_eq!(w.percentage_of_shard_key_updates, Some(0.0));
+}
+
+/// The server's monotonicity jstests (`jstests/sharding/analyze_shard_key/
+/// monotonicity_range_sharding_non_compound.js`, `…_compound_common.js`, data from
+/// `libs/monotonicity_common.js`): fields that are constant, fluctuating, increasing or
+/// decreasing (each increasing/decreasing value repeated up to numDocs/15 times), of every
+/// type the jstest allows for that order; a key is monotonic exactly when its first
+/// non-constant field is increasing or decreasing. The jstest picks types and cases at
+/// random; here every combination runs, with a fixed seed for the data.
+mod monotonicity_jstests {
+    use bson::{oid::ObjectId, Bson, Document};
+    use shardkey::metrics::monotonicity::{measure, MonotonicityType};
+    use shardkey::model::ShardKey;
+    use shardkey::sample::KeySample;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Order {
+        Constant,
+        Fluctuating,
+        Increasing,
+        Decreasing,
+    }
+    use Order::*;
+
+    /// kOrderTypes: the order, its expected monotonicity, the field types it supports.
+    const ORDERS: [(Order, MonotonicityType, &[&str]); 4] = [
+        (Constant, MonotonicityType::NotMonotonic, &["integer", "string", "date", "objectid", "uuid"]),
+        (Fluctuating, MonotonicityType::NotMonotonic, &["integer", "string", "date", "uuid"]),
+        (Increasing, MonotonicityType::Monotonic, &["integer", "string", "date", "objectid"]),
+        (Decreasing, MonotonicityType::Monotonic, &["integer", "string", "date"]),
+    ];
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n.max(1)
+        }
+    }
+
+    fn value(ty: &str, i: u64, digits: usize, rng: &mut Rng) -> Bson {
+        match ty {
+            "integer" => Bson::Int64(i as i64),
+            "string" => Bson::String(format!("A{i:0digits$}")),
+            "date" => Bson::DateTime(bson::DateTime::from_millis(i as i64 * 1000)),
+            "objectid" => {
+                let mut b = [0u8; 12];
+                b[..4].copy_from_slice(&(1_700_000_000u32 + i as u32).to_be_bytes());
+                b[4..].copy_from_slice(&rng.below(u64::MAX).to_be_bytes());
+                Bson::ObjectId(ObjectId::from_bytes(b))
+            }
+            _ => {
+                let mut b = [0u8; 16];
+                b[..8].copy_from_slice(&rng.below(u64::MAX).to_be_bytes());
+                b[8..].copy_from_slice(&rng.below(u64::MAX).to_be_bytes());
+                Bson::Binary(bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: b.to_vec() })
+            }
+        }
+    }
+
+    /// appendConstantField / appendFluctuatingField / appendIncreasingField / appendDecreasingField.
+    fn append(docs: &mut [Document], name: &str, ty: &str, order: Order, rng: &mut Rng) {
+        let n = docs.len() as u64;
+        let digits = n.to_string().len();
+        match order {
+            Constant => {
+                let v = value(ty, 1, digits, rng);
+                docs.iter_mut().for_each(|d| {
+                    d.insert(name, v.clone());
+                });
+            }
+            Fluctuating => docs.iter_mut().for_each(|d| {
+                let i = rng.below(n + 1);
+                d.insert(name, value(ty, i, digits, rng));
+            }),
+            Increasing | Decreasing => {
+                // Each value repeated 1..=maxFrequency times, maxFrequency in 1..=n/15.
+                let max_freq = 1 + rng.below(n / 15);
+                let mut i = if order == Increasing { 0 } else { n };
+                let mut at = 0usize;
+                while at < docs.len() {
+                    i = if order == Increasing { i + 1 } else { i - 1 };
+                    let v = value(ty, i, digits, rng);
+                    let f = (1 + rng.below(max_freq)) as usize;
+                    for d in docs.iter_mut().skip(at).take(f) {
+                        d.insert(name, v.clone());
+                    }
+                    at += f;
+                }
+            }
+        }
+    }
+
+    fn kind_of(key: &str, docs: &[Document]) -> MonotonicityType {
+        let mut ks = KeySample::new(ShardKey::parse(key).unwrap());
+        for d in docs {
+            ks.add(d);
+        }
+        ks.finish();
+        measure(&ks.key, &ks.insertion_positions_in_key_order(), ks.order_sample_has_one_value()).kind
+    }
+
+    #[test]
+    fn non_compound_range_keys() {
+        let mut rng = Rng(70);
+        let mut wrong = Vec::new();
+        let mut cases = 0;
+        for (o0, want, types0) in ORDERS {
+            for t0 in types0 {
+                // The key alone, and with a second field of every order beside it (the jstest's
+                // prefixed-index cases: the other field never changes the answer).
+                for other in [None, Some(0), Some(1), Some(2), Some(3)] {
+                    let n = 7_500 + rng.below(2_501) as usize;
+                    let mut docs = vec![Document::new(); n];
+                    append(&mut docs, "a", t0, o0, &mut rng);
+                    if let Some(k) = other {
+                        let (o1, _, types1) = ORDERS[k];
+                        append(&mut docs, "b", types1[rng.below(types1.len() as u64) as usize], o1, &mut rng);
+                    }
+                    cases += 1;
+                    let got = kind_of("{a: 1}", &docs);
+                    if got != want {
+                        wrong.push(format!("{{a: 1}} a {o0:?} {t0} (other {other:?}, {n} docs): {got:?}, want {want:?}"));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{} of {cases}:\n{}", wrong.len(), wrong.join("\n"));
+    }
+
+    #[test]
+    fn compound_range_keys_follow_the_first_non_constant_field() {
+        let mut rng = Rng(71);
+        let mut wrong = Vec::new();
+        let mut cases = 0;
+        for (i0, (o0, want0, types0)) in ORDERS.iter().enumerate() {
+            for (i1, (o1, want1, types1)) in ORDERS.iter().enumerate() {
+                for t in 0..2 {
+                    let (t0, t1) = (types0[(i1 + t) % types0.len()], types1[(i0 + t) % types1.len()]);
+                    let n = 8_000 + rng.below(2_001) as usize;
+                    let mut docs = vec![Document::new(); n];
+                    append(&mut docs, "a", t0, *o0, &mut rng);
+                    append(&mut docs, "b", t1, *o1, &mut rng);
+                    let want = if *o0 == Constant { *want1 } else { *want0 };
+                    cases += 1;
+                    let got = kind_of("{a: 1, b: 1}", &docs);
+                    if got != want {
+                        wrong.push(format!("{{a: 1, b: 1}} a {o0:?} {t0}, b {o1:?} {t1} ({n} docs): {got:?}, want {want:?}"));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{} of {cases}:\n{}", wrong.len(), wrong.join("\n"));
+    }
+}
+
+/// The server's `cardinality_and_frequency_basic.js` (no sampling): documents whose key fields
+/// all hold ±i (an integer, or `{foo: ±i}`), value i held by i documents, for 4, 5 and 125
+/// distinct values (numMostCommonValues − 1, equal, × 25); `_id` keys hold each value once.
+/// Expected: numDocs, numDistinctValues, and the 5 most common values with their frequencies
+/// (the jstest's own rule: a value is among them when maxFrequency − frequency < 5).
+mod cardinality_jstests {
+    use serde_json::{json, Value};
+    use std::fmt::Write as _;
+
+    const KEYS: [&str; 13] = [
+        "{a: 1}",
+        "{a: \"hashed\"}",
+        "{\"a.x\": 1}",
+        "{\"a.x.y\": 1}",
+        "{a: 1, b: 1}",
+        "{\"a.x\": 1, b: \"hashed\"}",
+        "{\"a.x.y\": \"hashed\", b: 1}",
+        "{_id: 1}",
+        "{_id: 1, a: 1}",
+        "{_id: \"hashed\"}",
+        "{b: 1}",
+        "{\"b.y\": 1, a: 1}",
+        "{a: 1, \"b.y\": \"hashed\"}",
+    ];
+
+    /// `{a: {x: v}}` for path a.x, as the jstest's setDottedField.
+    fn set(doc: &mut serde_json::Map<String, Value>, path: &str, v: &Value) {
+        let mut parts = path.splitn(2, '.');
+        let head = parts.next().unwrap();
+        match parts.next() {
+            None => {
+                doc.insert(head.to_string(), v.clone());
+            }
+            Some(rest) => {
+                let e = doc.entry(head.to_string()).or_insert_with(|| json!({}));
+                set(e.as_object_mut().unwrap(), rest, v);
+            }
+        }
+    }
+
+    fn paths(key: &str) -> Vec<String> {
+        shardkey::model::ShardKey::parse(key).unwrap().paths().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn distinct_values_and_most_common_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut wrong = Vec::new();
+        for key in KEYS {
+            let fields = paths(key);
+            let has_id = fields.iter().any(|f| f == "_id");
+            let hashed = key.contains("hashed");
+            for n in [4u64, 5, 125] {
+                let mut docs = String::new();
+                let mut expected: Vec<(Value, u64)> = Vec::new();
+                let max_freq = if has_id { 1 } else { n };
+                for i in 1..=n {
+                    let signed = if i % 2 == 1 { i as i64 } else { -(i as i64) };
+                    let v = if i % 3 == 0 { json!({"foo": signed}) } else { json!(signed) };
+                    let mut d = serde_json::Map::new();
+                    for f in &fields {
+                        set(&mut d, f, &v);
+                    }
+                    let freq = if has_id { 1 } else { i };
+                    for _ in 0..freq {
+                        let _ = writeln!(docs, "{}", Value::Object(d.clone()));
+                    }
+                    if max_freq - freq < 5 {
+                        let kv: serde_json::Map<String, Value> = fields.iter().map(|f| (f.clone(), v.clone())).collect();
+                        expected.push((Value::Object(kv), freq));
+                    }
+                }
+                let path = dir.path().join("d.ndjson");
+                std::fs::write(&path, &docs).unwrap();
+                let o = std::process::Command::new(env!("CARGO_BIN_EXE_shardkey"))
+                    .args(["analyze", "--docs", path.to_str().unwrap(), "--key", key, "--format", "json"])
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{key}: {}", String::from_utf8_lossy(&o.stderr));
+                let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+                let kc = &r["candidates"][0]["keyCharacteristics"];
+                let num_docs: u64 = if has_id { n } else { n * (n + 1) / 2 };
+                let mcv = kc["mostCommonValues"].as_array().unwrap();
+                let mut ok = kc["numDocsSampled"] == num_docs && kc["numDistinctValues"] == n && mcv.len() as u64 == n.min(5);
+                for m in mcv {
+                    let f = m["frequency"].as_u64().unwrap();
+                    // Hashed fields: the jstest compares frequencies; the values are checked on range keys.
+                    let found = expected.iter().any(|(v, ef)| *ef == f && (hashed || m["value"] == *v));
+                    ok &= found;
+                }
+                // Highest first.
+                ok &= mcv.windows(2).all(|w| w[0]["frequency"].as_u64() >= w[1]["frequency"].as_u64());
+                if !ok {
+                    wrong.push(format!("{key} with {n} values: {kc}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}
