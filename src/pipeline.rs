@@ -83,15 +83,15 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         Candidates::Proposed(p) => p.clone(),
         Candidates::FromPrescan => {
             let pre = source.prescan(PRESCAN_DOCS)?;
-            if pre.is_empty() {
+            if pre.is_empty() && source.has_documents() {
                 return Err(input_error(format!("{}: no documents to analyse", source.describe())));
             }
             let p = propose(&pre, &queries);
-            notes.push(format!(
-                "no --key given: proposed {} candidates from the query filters and the first {} documents",
-                p.len(),
-                pre.len()
-            ));
+            notes.push(if source.has_documents() {
+                format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len())
+            } else {
+                format!("no --key given: proposed {} candidates from the query filters", p.len())
+            });
             p
         }
     };
@@ -103,8 +103,14 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         Ok(())
     })?;
     sample.finish();
-    if sample.num_docs == 0 {
+    if sample.num_docs == 0 && source.has_documents() {
         return Err(input_error(format!("{}: no documents to analyse", source.describe())));
+    }
+    if !source.has_documents() {
+        if queries.is_empty() {
+            return Err(input_error("the query logs hold no operation on the collection: nothing to analyse without documents"));
+        }
+        notes.push(format!("no documents: the read/write distribution and the fan-out come from the queries; {}", crate::metrics::characteristics::NOT_MEASURED));
     }
     let mut in_order = Sample::order_only(&keys, opts.memory_limit);
     let separate_order = source.scan_in_insertion_order(&mut |d, size| {

@@ -153,6 +153,59 @@ fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
     }
 }
 
+/// Presence, distinct values, top share, main type and increasing-by-nature of a field from its values.
+fn profile_values<'a>(f: &mut FieldProfile, values: impl Iterator<Item = &'a Bson>) {
+    let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut types: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for v in values {
+        f.present += 1;
+        let mut b = Vec::new();
+        group_bytes(v, &mut b);
+        *counts.entry(b).or_default() += 1;
+        *types.entry(type_name(v)).or_default() += 1;
+    }
+    f.distinct = counts.len();
+    f.top_share = counts.values().copied().max().unwrap_or(0) as f64 / f.present.max(1) as f64;
+    f.main_type = types.iter().max_by_key(|x| x.1).map(|x| *x.0).unwrap_or("missing");
+    let main = types.get(f.main_type).copied().unwrap_or(0);
+    f.increasing_by_nature =
+        matches!(f.main_type, "date" | "timestamp" | "objectId") && main as f64 >= MIN_PRESENCE * f.present.max(1) as f64;
+}
+
+/// The values each filter path names: equality values, `$in` elements and range bounds.
+fn filter_values(queries: &[&Query]) -> BTreeMap<String, Vec<Bson>> {
+    fn walk(filter: &Document, out: &mut BTreeMap<String, Vec<Bson>>) {
+        for (k, v) in filter {
+            if k == "$and" || k == "$or" || k == "$nor" {
+                if let Bson::Array(items) = v {
+                    for d in items.iter().filter_map(|x| x.as_document()) {
+                        walk(d, out);
+                    }
+                }
+            } else if !k.starts_with('$') {
+                let e = out.entry(k.clone()).or_default();
+                match v.as_document().filter(|d| d.keys().next().is_some_and(|o| o.starts_with('$'))) {
+                    Some(ops) => {
+                        for (op, x) in ops {
+                            match (op.as_str(), x) {
+                                ("$in", Bson::Array(xs)) => e.extend(xs.iter().cloned()),
+                                ("$eq" | "$gt" | "$gte" | "$lt" | "$lte", x) => e.push(x.clone()),
+                                _ => {}
+                            }
+                        }
+                    }
+                    None => e.push(v.clone()),
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for q in queries {
+        walk(&q.filter, &mut out);
+    }
+    out
+}
+
 /// Profile every field of the pre-scan and count its uses in the filters.
 pub fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<FieldProfile> {
     let mut uses: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -177,31 +230,26 @@ pub fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<FieldProf
             paths.push(p.clone());
         }
     }
+    // Without documents, the values the filters name stand in for the profile.
+    let named = if prescan.is_empty() { filter_values(queries) } else { BTreeMap::new() };
     paths
         .into_iter()
         .map(|path| {
             let mut f = FieldProfile { path: path.clone(), ..Default::default() };
-            let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();
-            let mut types: BTreeMap<&'static str, usize> = BTreeMap::new();
+            if let Some(values) = named.get(&path) {
+                profile_values(&mut f, values.iter());
+            }
+            let mut values = Vec::new();
             for d in prescan {
                 match lookup(d, &path) {
-                    Lookup::Value(v) => {
-                        f.present += 1;
-                        let mut b = Vec::new();
-                        group_bytes(v, &mut b);
-                        *counts.entry(b).or_default() += 1;
-                        *types.entry(type_name(v)).or_default() += 1;
-                    }
+                    Lookup::Value(v) => values.push(v),
                     Lookup::Array => f.arrays += 1,
                     Lookup::Missing => {}
                 }
             }
-            f.distinct = counts.len();
-            f.top_share = counts.values().copied().max().unwrap_or(0) as f64 / f.present.max(1) as f64;
-            f.main_type = types.iter().max_by_key(|x| x.1).map(|x| *x.0).unwrap_or("missing");
-            let main = types.get(f.main_type).copied().unwrap_or(0);
-            f.increasing_by_nature =
-                matches!(f.main_type, "date" | "timestamp" | "objectId") && main as f64 >= MIN_PRESENCE * f.present.max(1) as f64;
+            if !prescan.is_empty() {
+                profile_values(&mut f, values.into_iter());
+            }
             let (e, r) = uses.get(&path).copied().unwrap_or((0, 0));
             f.eq_uses = e;
             f.range_uses = r;
@@ -221,7 +269,8 @@ fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
 pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
-    let usable = |f: &&FieldProfile| f.arrays == 0 && f.present as f64 >= MIN_PRESENCE * n.max(1) as f64;
+    // Without documents presence is unknown: every filtered field is usable.
+    let usable = |f: &&FieldProfile| f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
     // High cardinality in the pre-scan: most documents hold their own value, none is common.
     let high = |f: &FieldProfile| f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05;
     let mut out: Vec<Proposal> = Vec::new();

@@ -270,7 +270,8 @@ fn offline_inputs_and_faults() {
         row("flag: --fail-under 101", &["analyze", "--docs", &ok, "--fail-under", "101"], a(2), "--fail-under"),
         row("flag: unknown", &["analyze", "--docs", &ok, "--bogus"], a(2), "--bogus"),
         row("flag: --docs and --uri", &["analyze", "--docs", &ok, "--uri", "mongodb://h"], a(2), "cannot be used with"),
-        row("flag: no input", &["analyze", "--key", "{a: 1}"], a(2), "give --docs FILE or --uri URI"),
+        row("flag: no input", &["analyze", "--key", "{a: 1}"], a(2), "give --docs FILE, --uri URI"),
+        row("queries only: a log with no operation on the collection", &["analyze", "--queries", &ok, "--collection", "x.y"], a(2), "nothing to analyse without documents"),
         row("flag: --uri without --collection", &["analyze", "--uri", "mongodb://127.0.0.1:1/", "--key", "{a: 1}"], a(2), "--uri needs --collection"),
         row("flag: --queries profile offline", &["analyze", "--docs", &ok, "--queries", "profile", "--key", "{a: 1}"], a(2), "reads from a live deployment"),
         // query logs

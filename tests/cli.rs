@@ -348,3 +348,51 @@ fn cluster_prediction_with_four_shards() {
     let t = String::from_utf8(o.stdout).unwrap();
     assert!(t.contains("jumbo chunk {\"projectId\":\"proj-0000\"}") && t.contains("█"), "{t}");
 }
+
+/// Queries alone (issue: log-only analysis): no --docs, no --uri. The read/write
+/// distribution equals the one measured with the documents (targeting needs no data),
+/// key characteristics are reported as not measured, never invented, and candidates are
+/// proposed from the filters.
+#[test]
+fn queries_only_analysis_gives_the_same_read_write_distribution() {
+    let log = fixture("mongod.log");
+    let mut args = vec!["analyze", "--queries", &log, "--collection", "app.events", "--format", "json"];
+    for k in KEYS.iter() {
+        args.extend(["--key", k]);
+    }
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let q: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = analyze_fixtures(&[]);
+    let mut compared = 0;
+    for c in q["candidates"].as_array().unwrap() {
+        assert!(c["keyCharacteristics"]["notMeasured"].as_str().unwrap().contains("no documents"), "{}", c["keyCharacteristics"]);
+        assert!(c["readDistribution"].get("numReadsByRange").is_none(), "no split points without documents");
+        let Some(with_docs) = d["candidates"].as_array().unwrap().iter().find(|x| x["key"] == c["key"]) else { continue };
+        for f in ["sampleSize", "percentageOfSingleShardReads", "percentageOfMultiShardReads", "percentageOfScatterGatherReads"] {
+            assert_eq!(c["readDistribution"][f], with_docs["readDistribution"][f], "{} {f}", c["key"]);
+        }
+        for f in [
+            "sampleSize",
+            "percentageOfSingleShardWrites",
+            "percentageOfMultiShardWrites",
+            "percentageOfScatterGatherWrites",
+            "percentageOfShardKeyUpdates",
+            "percentageOfSingleWritesWithoutShardKey",
+            "percentageOfMultiWritesWithoutShardKey",
+        ] {
+            assert_eq!(c["writeDistribution"][f], with_docs["writeDistribution"][f], "{} {f}", c["key"]);
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, KEYS.len());
+    let o = run(&["analyze", "--queries", &log, "--collection", "app.events", "--format", "json"]);
+    let q: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let keys: Vec<String> = q["candidates"].as_array().unwrap().iter().map(|c| c["key"].to_string()).collect();
+    assert!(keys.iter().any(|k| k.contains("projectId")), "proposed from the filters: {keys:?}");
+    assert!(q["notes"].to_string().contains("no documents"));
+    // The table says "not measured" where the documents would speak.
+    let o = run(&["analyze", "--queries", &log, "--collection", "app.events"]);
+    let t = String::from_utf8(o.stdout).unwrap();
+    assert!(t.contains("not measured") && t.starts_with("app.events: no documents (query logs only)"), "{t}");
+}

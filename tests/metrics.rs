@@ -40,7 +40,7 @@ fn ties_missing_fields_and_most_common_values() {
         doc! {"_id": 6, "a": null},
     ];
     let r = analyse(docs, &["{a: 1}"]);
-    let kc = &cand(&r, "{a: 1}").metrics.key_characteristics;
+    let kc = &cand(&r, "{a: 1}").metrics.key_characteristics.as_ref().unwrap();
     assert_eq!(kc.num_docs_sampled, 7);
     assert_eq!(kc.num_distinct_values, 4);
     assert_eq!(kc.num_docs_missing_key_fields, 1);
@@ -54,10 +54,10 @@ fn ties_missing_fields_and_most_common_values() {
 fn monotonic_increasing_and_decreasing() {
     let docs: Vec<Document> = (0..50).map(|i| doc! {"_id": i, "up": i * 2, "down": 1000 - i}).collect();
     let r = analyse(docs, &["{up: 1}", "{down: 1}"]);
-    let up = &cand(&r, "{up: 1}").metrics.key_characteristics.monotonicity;
+    let up = &cand(&r, "{up: 1}").metrics.key_characteristics.as_ref().unwrap().monotonicity;
     assert_eq!(up.kind, MonotonicityType::Monotonic);
     assert!((up.record_id_correlation_coefficient.unwrap() - 1.0).abs() < 1e-12);
-    let down = &cand(&r, "{down: 1}").metrics.key_characteristics.monotonicity;
+    let down = &cand(&r, "{down: 1}").metrics.key_characteristics.as_ref().unwrap().monotonicity;
     assert_eq!(down.kind, MonotonicityType::Monotonic);
     assert!((down.record_id_correlation_coefficient.unwrap() + 1.0).abs() < 1e-12, "decreasing key: r = -1");
 }
@@ -68,13 +68,13 @@ fn monotonicity_by_hand_with_ties() {
     // positions [1, 3, 0, 2], means 1.5: sxy = (-1.5)(-0.5) + (-0.5)(1.5) + (0.5)(-1.5) + (1.5)(0.5) = 0 -> r = 0
     let docs = vec![doc! {"k": "b"}, doc! {"k": "a"}, doc! {"k": "b"}, doc! {"k": "a"}];
     let r = analyse(docs, &["{k: 1}"]);
-    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.monotonicity;
+    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.as_ref().unwrap().monotonicity;
     assert_eq!(m.record_id_correlation_coefficient, Some(0.0));
     assert_eq!(m.kind, MonotonicityType::NotMonotonic);
     // a, a, b, b -> positions [0, 1, 2, 3] -> r = 1
     let docs = vec![doc! {"k": "a"}, doc! {"k": "a"}, doc! {"k": "b"}, doc! {"k": "b"}];
     let r = analyse(docs, &["{k: 1}"]);
-    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.monotonicity;
+    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.as_ref().unwrap().monotonicity;
     assert!((m.record_id_correlation_coefficient.unwrap() - 1.0).abs() < 1e-12);
 }
 
@@ -82,14 +82,14 @@ fn monotonicity_by_hand_with_ties() {
 fn hashed_keys_count_like_their_field_and_are_not_monotonic() {
     let docs: Vec<Document> = (0..40).map(|i| doc! {"_id": i, "g": i % 4}).collect();
     let r = analyse(docs, &["{_id: \"hashed\"}", "{g: \"hashed\"}", "{g: 1, _id: \"hashed\"}"]);
-    let h = &cand(&r, "{_id: \"hashed\"}").metrics.key_characteristics;
+    let h = &cand(&r, "{_id: \"hashed\"}").metrics.key_characteristics.as_ref().unwrap();
     assert_eq!(h.num_distinct_values, 40);
     assert_eq!(h.monotonicity.kind, MonotonicityType::NotMonotonic);
     assert_eq!(h.monotonicity.record_id_correlation_coefficient, Some(0.0));
-    let g = &cand(&r, "{g: \"hashed\"}").metrics.key_characteristics;
+    let g = &cand(&r, "{g: \"hashed\"}").metrics.key_characteristics.as_ref().unwrap();
     assert_eq!(g.num_distinct_values, 4);
     assert_eq!(g.most_common_values[0].frequency, 10);
-    let c = &cand(&r, "{g: 1, _id: \"hashed\"}").metrics.key_characteristics;
+    let c = &cand(&r, "{g: 1, _id: \"hashed\"}").metrics.key_characteristics.as_ref().unwrap();
     assert_eq!(c.monotonicity.kind, MonotonicityType::Unknown);
     assert_eq!(c.num_distinct_values, 40);
 }
@@ -99,11 +99,11 @@ fn compound_keys() {
     // (g, x): g in {0, 1}, x in {0, 1, 2}; 12 docs, each pair twice
     let docs: Vec<Document> = (0..12).map(|i| doc! {"g": i % 2, "x": (i / 2) % 3}).collect();
     let r = analyse(docs, &["{g: 1, x: 1}", "{g: 1}"]);
-    let c = &cand(&r, "{g: 1, x: 1}").metrics.key_characteristics;
+    let c = &cand(&r, "{g: 1, x: 1}").metrics.key_characteristics.as_ref().unwrap();
     assert_eq!(c.num_distinct_values, 6);
     assert_eq!(c.most_common_values[0].value, json!({"g": 0, "x": 0}));
     assert_eq!(c.most_common_values[0].frequency, 2);
-    let g = &cand(&r, "{g: 1}").metrics.key_characteristics;
+    let g = &cand(&r, "{g: 1}").metrics.key_characteristics.as_ref().unwrap();
     assert_eq!(g.num_distinct_values, 2);
     assert_eq!(g.top_value_percentage, 50.0);
 }
@@ -112,7 +112,7 @@ fn compound_keys() {
 fn average_document_size_is_integer_bson_bytes() {
     // {"_id": 1}: 4 + 1 + 4 ("_id\0") + 4 + 1 = 14 bytes; {"_id": 1, "a": 1}: 14 + 1 + 2 + 4 = 21
     let r = analyse(vec![doc! {"_id": 1}, doc! {"_id": 1, "a": 1}], &["{_id: 1}"]);
-    assert_eq!(cand(&r, "{_id: 1}").metrics.key_characteristics.avg_doc_size_bytes, (14 + 21) / 2);
+    assert_eq!(cand(&r, "{_id: 1}").metrics.key_characteristics.as_ref().unwrap().avg_doc_size_bytes, (14 + 21) / 2);
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn one_value_everywhere_is_not_monotonic() {
     // (equal keys sit in insertion order, which alone would correlate perfectly).
     let docs: Vec<Document> = (0..50).map(|i| doc! {"_id": i, "k": "same"}).collect();
     let r = analyse(docs, &["{k: 1}"]);
-    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.monotonicity;
+    let m = &cand(&r, "{k: 1}").metrics.key_characteristics.as_ref().unwrap().monotonicity;
     assert_eq!(m.kind, MonotonicityType::NotMonotonic);
     assert_eq!(m.record_id_correlation_coefficient, Some(0.0));
 }
@@ -140,7 +140,7 @@ fn sketch_mode_stays_consistent_with_the_collection() {
         memory_limit: 0,
     };
     let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();
-    let kc = &r.candidates[0].metrics.key_characteristics;
+    let kc = &r.candidates[0].metrics.key_characteristics.as_ref().unwrap();
     assert!(kc.sketch.is_some(), "past the exact limit");
     assert!(kc.num_distinct_values <= kc.num_docs_sampled, "{} > {}", kc.num_distinct_values, kc.num_docs_sampled);
     // The sketch's ~30,000 distinct in 30,000 documents scale to about the whole collection, never past it.

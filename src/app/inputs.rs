@@ -38,11 +38,15 @@ pub(super) fn build_report(
     candidates: Candidates,
     compare_server: bool,
 ) -> Result<Report> {
+    // --docs wins over a URI (MONGODB_URI may be set in the environment); queries alone
+    // give a queries-only analysis.
+    let offline = input.docs.is_some() || (input.uri.is_none() && !input.queries.is_empty());
     let mut r = match (&input.docs, &input.uri) {
-        (Some(docs), _) => {
-            let namespace = match namespace {
-                Some(ns) => Some(ns),
-                None => namespace_from_dump_path(docs).and_then(|ns| Namespace::parse(&ns).ok()),
+        (docs, _) if offline => {
+            let namespace = match (namespace, docs) {
+                (Some(ns), _) => Some(ns),
+                (None, Some(docs)) => namespace_from_dump_path(docs).and_then(|ns| Namespace::parse(&ns).ok()),
+                (None, None) => None,
             };
             let mut log = QueryLog::for_namespace(namespace.as_ref().map(Namespace::to_string));
             let mut names = Vec::new();
@@ -61,14 +65,17 @@ pub(super) fn build_report(
                 read_query_file_into(&path, &mut log)?;
                 names.push(path.display().to_string());
             }
-            let mut source = FileSource { path: docs.clone() };
-            pipeline::run(&mut source, &log, names, &options(input, candidates, namespace.as_ref()))?
+            let opts = options(input, candidates, namespace.as_ref());
+            match docs {
+                Some(docs) => pipeline::run(&mut FileSource { path: docs.clone() }, &log, names, &opts)?,
+                None => pipeline::run(&mut crate::sources::NoDocuments, &log, names, &opts)?,
+            }
         }
-        (None, Some(uri)) => {
+        (_, Some(uri)) => {
             let ns = namespace.ok_or_else(|| usage_error("--uri needs --collection db.coll"))?;
             run_live(input, uri, &ns, candidates, compare_server)?
         }
-        (None, None) => return Err(usage_error("give --docs FILE or --uri URI (or set MONGODB_URI)")),
+        (_, None) => return Err(usage_error("give --docs FILE, --uri URI (or set MONGODB_URI), or --queries FILE for a queries-only analysis")),
     };
     if input.redact {
         r.notes.push(

@@ -71,6 +71,18 @@ pub struct SketchReport {
     pub frequency_error_bound: u64,
 }
 
+/// `keyCharacteristics` of a candidate, or `{"notMeasured": why}` without documents.
+pub fn serialize_optional<S: serde::Serializer>(kc: &Option<KeyCharacteristics>, s: S) -> Result<S::Ok, S::Error> {
+    match kc {
+        Some(k) => k.serialize(s),
+        None => serde_json::json!({"notMeasured": NOT_MEASURED}).serialize(s),
+    }
+}
+
+/// Why `keyCharacteristics` is absent from a queries-only report.
+pub const NOT_MEASURED: &str =
+    "no documents were given (query logs only): cardinality, frequency, monotonicity and data size need --docs or --uri";
+
 /// What the collection is known to hold beyond the sample.
 #[derive(Debug, Clone, Copy)]
 pub struct CollectionSize {

@@ -35,6 +35,8 @@ pub enum InsertKind {
     TopOfEachGroup,
     /// Like the values of the newest documents (no order in key space).
     Spread,
+    /// Not measured: no documents, and no key field of an increasing type in the queries.
+    Unknown,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -169,6 +171,28 @@ pub fn measure(ks: &KeySample, created: &[u32], server: &Monotonicity, key_space
         num_docs_with_creation_time: with_time,
         increasing_by_nature,
         load_order_hides_it: ours_one_end && !server_increasing && server.kind != MonotonicityType::Unknown,
+    }
+}
+
+/// Without documents: only the value types the queries name can speak (dates, timestamps
+/// and ObjectIds are increasing by nature); otherwise the insert order is unknown.
+pub fn from_query_values(key: &ShardKey, named: &[(Vec<Bson>, u64)]) -> InsertOrder {
+    let natural = natural_fields(key, named);
+    let hashed_first = key.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
+    let (kind, group_fields, basis) = match (hashed_first, natural.first()) {
+        (true, _) => (InsertKind::Spread, None, "hashed first field"),
+        (false, Some(&(0, _))) => (InsertKind::Increasing, None, "value type"),
+        (false, Some(&(j, _))) => (InsertKind::TopOfEachGroup, Some(j), "value type"),
+        (false, None) => (InsertKind::Unknown, None, "not measured"),
+    };
+    InsertOrder {
+        kind,
+        group_fields,
+        basis,
+        creation_time_correlation_coefficient: None,
+        num_docs_with_creation_time: 0,
+        increasing_by_nature: natural.iter().map(|&(i, t)| NaturalField { field: key.fields[i].path.clone(), bson_type: t }).collect(),
+        load_order_hides_it: false,
     }
 }
 

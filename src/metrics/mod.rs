@@ -58,7 +58,10 @@ pub struct Settings {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CandidateMetrics {
-    pub key_characteristics: KeyCharacteristics,
+    /// None when no documents were given (query logs only): serialized as
+    /// `{"notMeasured": "..."}`, never invented.
+    #[serde(serialize_with = "characteristics::serialize_optional")]
+    pub key_characteristics: Option<KeyCharacteristics>,
     pub read_distribution: ReadDistribution,
     pub write_distribution: WriteDistribution,
     pub query_shapes: Vec<QueryShapeReport>,
@@ -93,9 +96,11 @@ pub fn measure(
     actual: Option<&ActualChunks>,
 ) -> CandidateMetrics {
     let settings = w.settings;
+    let documents = w.sample.num_docs > 0;
     let is_unique = support.as_ref().map(|s| s.is_unique);
     let kc = characteristics::measure(ks, order, w.sample, w.size, settings, is_unique);
-    let key_space = ks.key_space_values();
+    // No documents: the server's ranges need sampled split points, so there are none.
+    let key_space = if documents { ks.key_space_values() } else { Vec::new() };
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
     let mut dist = DistributionCounter::new(&ranges);
     let mut shapes = ShapeCounter::default();
@@ -109,13 +114,30 @@ pub fn measure(
     for d in w.diffs {
         dist.add_diff(&ks.key, d);
     }
+    let (mut read_distribution, mut write_distribution) = (dist.read_distribution(), dist.write_distribution());
+    if !documents {
+        read_distribution.num_reads_by_range.clear();
+        write_distribution.num_writes_by_range.clear();
+        // The key space as the queries name it: their points and range bounds.
+        let named = cluster::query_key_space(&touches);
+        let insert_order = insert_order::from_query_values(&ks.key, &named);
+        let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &named, w, &touches, actual);
+        return CandidateMetrics {
+            read_distribution,
+            write_distribution,
+            key_characteristics: None,
+            insert_order,
+            query_shapes: shapes.finish(),
+            cluster,
+            supporting_index: support,
+        };
+    }
     let insert_order = insert_order::measure(ks, &w.sample.created, &kc.monotonicity, &key_space);
-    let (read_distribution, write_distribution) = (dist.read_distribution(), dist.write_distribution());
     let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &key_space, w, &touches, actual);
     CandidateMetrics {
         read_distribution,
         write_distribution,
-        key_characteristics: kc,
+        key_characteristics: Some(kc),
         insert_order,
         query_shapes: shapes.finish(),
         cluster,
@@ -139,15 +161,16 @@ fn predict_cluster(
         InsertKind::Increasing => cluster::model::InsertPattern::Increasing,
         InsertKind::Decreasing => cluster::model::InsertPattern::Decreasing,
         InsertKind::TopOfEachGroup => cluster::model::InsertPattern::TopOfGroup(io.group_fields.unwrap_or(1)),
-        InsertKind::Spread => cluster::model::InsertPattern::LikeRecent,
+        InsertKind::Spread | InsertKind::Unknown => cluster::model::InsertPattern::LikeRecent,
     };
     // The newest documents by creation time when `_id`s carry it, else by load order.
     let recent = match insert_order::newest_by_creation(&w.sample.created, 0.1) {
         Some(p) if ks.docs_with_arrays == 0 => ks.key_space_values_at(&p),
         _ => order.recent_key_space_values(0.1),
     };
+    let documents = w.sample.num_docs > 0;
     let counted = ks.docs_counted().max(1);
-    let jumbo_values: Vec<usize> = frequency::jumbo_values(
+    let jumbo_values: Vec<usize> = if !documents { Vec::new() } else { frequency::jumbo_values(
         ks.frequencies(),
         counted,
         w.size.num_docs_total,
@@ -156,7 +179,7 @@ fn predict_cluster(
     )
     .iter()
     .filter_map(|j| key_space.binary_search_by(|(v, _)| crate::bsonx::cmp_tuple(v, &ks.key.to_key_space(&j.value))).ok())
-    .collect();
+    .collect() };
     let mut jumbo_values = jumbo_values;
     jumbo_values.sort_unstable();
     jumbo_values.dedup();
@@ -165,16 +188,17 @@ fn predict_cluster(
         key: &ks.key,
         values: key_space,
         jumbo_values,
-        docs_per_sampled: w.size.num_docs_total as f64 / counted as f64,
-        avg_doc_size: kc.avg_doc_size_bytes,
+        docs_per_sampled: if documents { w.size.num_docs_total as f64 / counted as f64 } else { 1.0 },
+        avg_doc_size: if documents { kc.avg_doc_size_bytes } else { 1 },
+        documents,
         chunk_size: w.settings.chunk_size_bytes,
         shards: w.settings.shards.unwrap_or(cluster::DEFAULT_SHARDS),
         shards_from: if w.settings.shards.is_some() { "--shards" } else { "default" },
         queries: touches,
         inserts,
         recent: &recent,
-        estimated_distinct: kc.estimated_num_distinct_values.value,
-        top_share: kc.top_value_percentage / 100.0,
+        estimated_distinct: if documents { kc.estimated_num_distinct_values.value } else { key_space.len() as u64 },
+        top_share: if documents { kc.top_value_percentage / 100.0 } else { 0.0 },
         writes_without_shard_key_percent: Some(
             ((pct(writes.percentage_of_single_writes_without_shard_key) + pct(writes.percentage_of_multi_writes_without_shard_key))
                 * 1e6)

@@ -8,6 +8,9 @@ use crate::metrics::CandidateMetrics;
 use serde_json::{json, Value};
 
 /// The threshold a rule takes.
+/// Why a rule on key characteristics is skipped in a queries-only run.
+const NO_DOCUMENTS: &str = "not measured: no documents (query logs only)";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueType {
     /// A score from 0 to 100 (an integer).
@@ -131,7 +134,8 @@ pub const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.monotonicity.type == \"monotonic\" fails",
         default: "true",
         judge: |_, c| {
-            let t = c.metrics.key_characteristics.monotonicity.kind;
+            let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
+            let t = kc.monotonicity.kind;
             Finding::Measured {
                 actual: json!(t.as_str()),
                 passed: t != MonotonicityType::Monotonic,
@@ -147,7 +151,7 @@ pub const RULES: &[RuleDef] = &[
         default: "25.0",
         judge: |t, c| {
             let max = t.number();
-            at_most(Some(c.metrics.key_characteristics.top_value_percentage), max, "", |p| {
+            at_most(c.metrics.key_characteristics.as_ref().map(|k| k.top_value_percentage), max, NO_DOCUMENTS, |p| {
                 format!("top value holds {p:.1}% of documents (maximum {max}%)")
             })
         },
@@ -159,7 +163,8 @@ pub const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.jumboChunkRisk: any value larger than a chunk fails",
         default: "true",
         judge: |_, c| {
-            let n = c.metrics.key_characteristics.jumbo_chunk_risk.values.len();
+            let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
+            let n = kc.jumbo_chunk_risk.values.len();
             Finding::Measured { actual: json!(n), passed: n == 0, message: format!("{n} values larger than a chunk") }
         },
     },
@@ -171,7 +176,8 @@ pub const RULES: &[RuleDef] = &[
         default: "100",
         judge: |t, c| {
             let min = t.number() as u64;
-            let d = c.metrics.key_characteristics.estimated_num_distinct_values.value;
+            let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
+            let d = kc.estimated_num_distinct_values.value;
             Finding::Measured { actual: json!(d), passed: d >= min, message: format!("about {d} distinct values (minimum {min})") }
         },
     },

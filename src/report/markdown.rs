@@ -30,9 +30,9 @@ fn render(r: &Report) -> String {
     );
     let _ = writeln!(out, "|---:|---|---:|---|---:|---|---|---|---|---:|---:|");
     for c in &r.candidates {
-        let kc = &c.metrics.key_characteristics;
+        let kc = c.metrics.key_characteristics.as_ref();
         let key = c.key.to_string();
-        let top = top_value(kc);
+        let top = kc.map(top_value).unwrap_or_else(|| "not measured".into());
         let _ = writeln!(
             out,
             "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -40,9 +40,9 @@ fn render(r: &Report) -> String {
             esc(&key),
             c.score,
             c.verdict.as_str(),
-            kc.estimated_num_distinct_values.value,
+            kc.map(|k| k.estimated_num_distinct_values.value.to_string()).unwrap_or_else(|| "-".into()),
             esc(&top),
-            kc.monotonicity.kind.as_str(),
+            kc.map(|k| k.monotonicity.kind.as_str()).unwrap_or("not measured"),
             super::table::inserts_cell(c),
             super::table::fan_out_cell(c),
             pct(c.metrics.read_distribution.percentage_of_single_shard_reads),

@@ -42,13 +42,19 @@ fn render(r: &Report) -> String {
         "rank", "key", "score", "verdict", "distinct", "top value", "monotonicity", "inserts (shards)", "shards per read / write", "reads 1/n/all", "writes 1/n/all",
     ]);
     for c in &r.candidates {
-        let kc = &c.metrics.key_characteristics;
+        let kc = c.metrics.key_characteristics.as_ref();
         let rd = &c.metrics.read_distribution;
         let wd = &c.metrics.write_distribution;
-        let top = top_value(kc);
-        let mono = match kc.monotonicity.record_id_correlation_coefficient {
-            Some(x) => format!("{} ({x:.2})", kc.monotonicity.kind.as_str()),
-            None => kc.monotonicity.kind.as_str().to_string(),
+        let (top, mono, distinct) = match kc {
+            Some(kc) => (
+                top_value(kc),
+                match kc.monotonicity.record_id_correlation_coefficient {
+                    Some(x) => format!("{} ({x:.2})", kc.monotonicity.kind.as_str()),
+                    None => kc.monotonicity.kind.as_str().to_string(),
+                },
+                kc.estimated_num_distinct_values.value.to_string(),
+            ),
+            None => ("not measured".into(), "not measured".into(), "-".into()),
         };
         let dist = |a: Option<f64>, b: Option<f64>, c: Option<f64>, n: u64| {
             if n == 0 {
@@ -62,7 +68,7 @@ fn render(r: &Report) -> String {
             Cell::new(c.key.to_string()),
             Cell::new(c.score).set_alignment(CellAlignment::Right),
             Cell::new(c.verdict.as_str()),
-            Cell::new(kc.estimated_num_distinct_values.value).set_alignment(CellAlignment::Right),
+            Cell::new(distinct).set_alignment(CellAlignment::Right),
             Cell::new(top),
             Cell::new(mono),
             Cell::new(inserts_cell(c)),
@@ -95,17 +101,23 @@ fn render(r: &Report) -> String {
         }
         let cl = &c.metrics.cluster;
         let _ = writeln!(out, "  cluster ({}, {} shards from {}): {}", cl.basis, cl.num_shards, cl.num_shards_from, cl.verdict);
+        let measured = cl.scale.benefit != "unknown";
         for sh in &cl.at_scale.shards {
-            let _ = writeln!(
-                out,
-                "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts",
-                sh.shard,
-                bar(sh.data_percent),
-                sh.data_percent,
-                sh.reads_percent,
-                sh.writes_percent,
-                sh.inserts_percent,
-            );
+            if measured {
+                let _ = writeln!(
+                    out,
+                    "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts",
+                    sh.shard,
+                    bar(sh.data_percent),
+                    sh.data_percent,
+                    sh.reads_percent,
+                    sh.writes_percent,
+                    sh.inserts_percent,
+                );
+            } else {
+                // No documents: data and inserts are not known, only where the queries go.
+                let _ = writeln!(out, "    {:<10} {:>5.1}% reads {:>5.1}% writes", sh.shard, sh.reads_percent, sh.writes_percent);
+            }
         }
         if cl.scale.benefit != "full" {
             let _ = writeln!(out, "    today: {}", cl.scale.words);
@@ -166,7 +178,11 @@ pub(super) fn inserts_cell(c: &super::CandidateReport) -> String {
         InsertKind::Decreasing => "min end",
         InsertKind::TopOfEachGroup => "groups",
         InsertKind::Spread => "spread",
+        InsertKind::Unknown => return "not measured".into(),
     };
+    if c.metrics.key_characteristics.is_none() && io.kind == InsertKind::Spread {
+        return "spread (hashed)".into();
+    }
     format!("{kind} {}/{}", c.metrics.cluster.growth.shards_taking_inserts, c.metrics.cluster.num_shards)
 }
 

@@ -7,12 +7,12 @@ use std::fmt::Write;
 /// One line saying what was analysed.
 pub fn summary_line(r: &Report) -> String {
     let q = &r.inputs.queries;
-    let mut s = format!(
-        "{}: {} documents sampled from {}",
-        r.namespace.as_deref().unwrap_or("(collection)"),
-        r.inputs.documents.num_docs_read,
-        r.inputs.documents.source
-    );
+    let ns = r.namespace.as_deref().unwrap_or("(collection)");
+    let mut s = if r.inputs.documents.num_docs_read == 0 {
+        format!("{ns}: {}", r.inputs.documents.source)
+    } else {
+        format!("{ns}: {} documents sampled from {}", r.inputs.documents.num_docs_read, r.inputs.documents.source)
+    };
     if !q.sources.is_empty() {
         let skipped: u64 = q.skipped.values().sum();
         let _ = write!(

@@ -178,6 +178,9 @@ pub struct Score {
 #[derive(Debug, Clone)]
 pub struct Facts {
     pub shards: usize,
+    /// False for a queries-only run: data, insert (unless the queries' value types tell) and
+    /// growth components are not measured and count 0.5.
+    pub documents: bool,
     pub docs_with_arrays: u64,
     pub docs_sampled: u64,
     pub docs_missing_fields: u64,
@@ -203,27 +206,28 @@ pub struct Facts {
 
 impl Facts {
     pub fn of(m: &CandidateMetrics) -> Facts {
-        let kc = &m.key_characteristics;
+        let kc = m.key_characteristics.as_ref();
         let cl: &ClusterReport = &m.cluster;
         let max = |f: &dyn Fn(&crate::metrics::cluster::ShardLoad) -> f64| cl.at_scale.shards.iter().map(f).fold(0.0, f64::max) / 100.0;
         Facts {
             shards: cl.num_shards,
-            docs_with_arrays: kc.num_docs_with_array_key_values,
-            docs_sampled: kc.num_docs_sampled,
-            docs_missing_fields: kc.num_docs_missing_key_fields,
-            estimated_distinct: kc.estimated_num_distinct_values.value,
-            top_value: kc.most_common_values.first().map(|v| v.value.clone()),
-            top_share: kc.top_value_percentage / 100.0,
-            jumbo: kc.jumbo_chunk_risk.values.first().map(|j| (j.value.clone(), j.estimated_docs, j.estimated_bytes)),
-            jumbo_count: kc.jumbo_chunk_risk.values.len(),
-            chunk_size: kc.jumbo_chunk_risk.chunk_size_bytes,
+            documents: kc.is_some(),
+            docs_with_arrays: kc.map_or(0, |k| k.num_docs_with_array_key_values),
+            docs_sampled: kc.map_or(0, |k| k.num_docs_sampled),
+            docs_missing_fields: kc.map_or(0, |k| k.num_docs_missing_key_fields),
+            estimated_distinct: kc.map_or(0, |k| k.estimated_num_distinct_values.value),
+            top_value: kc.and_then(|k| k.most_common_values.first()).map(|v| v.value.clone()),
+            top_share: kc.map_or(0.0, |k| k.top_value_percentage / 100.0),
+            jumbo: kc.and_then(|k| k.jumbo_chunk_risk.values.first()).map(|j| (j.value.clone(), j.estimated_docs, j.estimated_bytes)),
+            jumbo_count: kc.map_or(0, |k| k.jumbo_chunk_risk.values.len()),
+            chunk_size: cl.chunk_size_bytes,
             cost: cl.cost.clone(),
             server_multi_reads: m.read_distribution.percentage_of_multi_shard_reads,
             data_max_share: max(&|s| s.data_percent),
             insert_max_share: max(&|s| s.inserts_percent),
             shards_taking_inserts: cl.growth.shards_taking_inserts,
             insert_order: m.insert_order.clone(),
-            server_record_id_coefficient: kc.monotonicity.record_id_correlation_coefficient,
+            server_record_id_coefficient: kc.and_then(|k| k.monotonicity.record_id_correlation_coefficient),
             growth: cl.growth.clone(),
             scale_words: (cl.scale.benefit != "full").then(|| cl.scale.words.clone()),
         }
@@ -270,9 +274,17 @@ pub fn score(f: &Facts) -> Score {
     };
 
     let fan = fan_out_component(f.cost.fan_out);
-    let data = spread_component(f.data_max_share, n);
-    let ins = spread_component(f.insert_max_share, n);
-    let grow = growth_component(f.growth.max_useful_shards);
+    let insert_known = f.documents || matches!(f.insert_order.kind, InsertKind::Increasing | InsertKind::Decreasing);
+    let data = if f.documents { spread_component(f.data_max_share, n) } else { 0.5 };
+    let hashed = f.insert_order.basis == "hashed first field";
+    let ins = if !f.documents && hashed {
+        1.0 // hashing spreads inserts by construction
+    } else if insert_known {
+        spread_component(f.insert_max_share, n)
+    } else {
+        0.5
+    };
+    let grow = if f.documents { growth_component(f.growth.max_useful_shards) } else { 0.5 };
     let c = &f.cost;
     let words = [
         match (c.mean_shards_per_op, c.percentage_of_single_shard_ops) {
@@ -347,9 +359,13 @@ pub fn score(f: &Facts) -> Score {
         }
     }
 
+    if !f.documents {
+        problems.push(format!("key characteristics not measured: {}; data spread and growth count 0.5", crate::metrics::characteristics::NOT_MEASURED));
+    }
     // Cardinality, frequency, growth.
     let est = f.estimated_distinct.max(1);
-    if est < LOW_CARDINALITY {
+    if !f.documents {
+    } else if est < LOW_CARDINALITY {
         cap_at(Capped::LowCardinality);
         problems.push(format!(
             "low cardinality: only {} distinct values; one value is the smallest unit the balancer can move, so at most {} shards can ever hold data",
@@ -393,13 +409,13 @@ pub fn score(f: &Facts) -> Score {
             f.docs_missing_fields as f64 * 100.0 / f.docs_sampled as f64
         ));
     }
-    if f.data_max_share * n as f64 > 2.0 && n > 1 {
+    if f.documents && f.data_max_share * n as f64 > 2.0 && n > 1 {
         problems.push(format!("at scale the busiest of {n} shards holds {:.1}% of the data", f.data_max_share * 100.0));
     }
 
     // Inserts.
     let io = &f.insert_order;
-    if f.insert_max_share >= ONE_SHARD_INSERTS && n > 1 {
+    if insert_known && f.insert_max_share >= ONE_SHARD_INSERTS && n > 1 {
         cap_at(Capped::InsertsOnOneShard);
     }
     let by = match (io.basis, io.creation_time_correlation_coefficient, f.server_record_id_coefficient) {
@@ -423,6 +439,11 @@ pub fn score(f: &Facts) -> Score {
                 f.insert_max_share * 100.0
             ));
         }
+        InsertKind::TopOfEachGroup if !f.documents => strengths.push(format!(
+            "inserts land at the top of each group of the leading field{} (increasing by nature: {})",
+            if io.group_fields.unwrap_or(1) > 1 { "s" } else { "" },
+            io.increasing_by_nature.iter().map(|x| x.field.as_str()).collect::<Vec<_>>().join(", ")
+        )),
         InsertKind::TopOfEachGroup => {
             let s = format!(
                 "inserts land at the top of each group of the leading field{} ({by}): {} of {n} shards take them, the busiest {:.1}%",
@@ -434,6 +455,12 @@ pub fn score(f: &Facts) -> Score {
                 strengths.push(s)
             } else {
                 problems.push(s)
+            }
+        }
+        InsertKind::Unknown => {}
+        InsertKind::Spread if !f.documents => {
+            if io.basis == "hashed first field" {
+                strengths.push("hashed: inserts spread evenly over the shards".into());
             }
         }
         InsertKind::Spread => {

@@ -42,6 +42,7 @@ fn spread_inserts() -> InsertOrder {
 fn facts() -> Facts {
     Facts {
         shards: 4,
+        documents: true,
         docs_with_arrays: 0,
         docs_sampled: 100_000,
         docs_missing_fields: 0,

@@ -55,4 +55,30 @@ pub trait DocumentSource {
     fn facts(&self) -> CollectionFacts {
         CollectionFacts::default()
     }
+    /// False for `NoDocuments`: an empty stream is then expected, not an error.
+    fn has_documents(&self) -> bool {
+        true
+    }
+}
+
+/// No documents at all: a queries-only analysis (`--queries` without `--docs`/`--uri`).
+/// The targeting half needs none; key characteristics are reported as not measured.
+pub struct NoDocuments;
+
+impl DocumentSource for NoDocuments {
+    fn describe(&self) -> String {
+        "no documents (query logs only)".into()
+    }
+
+    fn prescan(&mut self, _n: usize) -> Result<Vec<Document>> {
+        Ok(Vec::new())
+    }
+
+    fn scan(&mut self, _f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+        Ok(())
+    }
+
+    fn has_documents(&self) -> bool {
+        false
+    }
 }

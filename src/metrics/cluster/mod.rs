@@ -134,7 +134,7 @@ pub struct Scale {
     pub migrations_start_bytes: u64,
     /// From this size every one of the N shards holds data.
     pub all_shards_from_bytes: u64,
-    /// "none yet", "partial" or "full".
+    /// "none yet", "partial", "full", or "unknown" (no documents).
     pub benefit: &'static str,
     pub words: String,
 }
@@ -143,6 +143,30 @@ pub struct Scale {
 pub struct QueryTouch {
     pub is_read: bool,
     pub touched: Vec<crate::model::KeyRange>,
+}
+
+/// Without documents, the key space as the sampled queries name it: every point and every
+/// finite range bound, sorted, each counted as often as queries name it.
+pub fn query_key_space(touches: &[QueryTouch]) -> Vec<(Vec<Bson>, u64)> {
+    let mut all: Vec<Vec<Bson>> = Vec::new();
+    for t in touches {
+        for r in &t.touched {
+            for b in [&r.min, &r.max] {
+                if !b.iter().all(|v| matches!(v, Bson::MinKey | Bson::MaxKey)) {
+                    all.push(b.clone());
+                }
+            }
+        }
+    }
+    all.sort_by(|a, b| crate::bsonx::cmp_tuple(a, b));
+    let mut out: Vec<(Vec<Bson>, u64)> = Vec::new();
+    for v in all {
+        match out.last_mut() {
+            Some((last, c)) if crate::bsonx::cmp_tuple(last, &v) == std::cmp::Ordering::Equal => *c += 1,
+            _ => out.push((v, 1)),
+        }
+    }
+    out
 }
 
 /// Real chunks read from `config.chunks` (key-space bounds), with their shard names.
@@ -178,6 +202,9 @@ pub struct Inputs<'a> {
     pub jumbo_values: Vec<usize>,
     pub docs_per_sampled: f64,
     pub avg_doc_size: u64,
+    /// False for a queries-only analysis: `values` are the values the queries name, the
+    /// data size is unknown, and only the placement at scale (fan-out) means anything.
+    pub documents: bool,
     pub chunk_size: u64,
     pub shards: usize,
     pub shards_from: &'static str,
@@ -406,7 +433,17 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
     let at_scale = placement(&scale_s, &names, nr, nw, None);
     let cost = cost(&scale_s, inp, n);
     let growth = growth(inp, &scale_s);
-    let scale = scale(line.total_bytes(), n, range, today.shards_with_data);
+    let scale = if inp.documents {
+        scale(line.total_bytes(), n, range, today.shards_with_data)
+    } else {
+        Scale {
+            data_bytes: 0,
+            migrations_start_bytes: model::scale_thresholds(n, range).0.round() as u64,
+            all_shards_from_bytes: model::scale_thresholds(n, range).1.round() as u64,
+            benefit: "unknown",
+            words: "no documents: the data size and its spread are not known; the key space is cut at the values the sampled queries name".into(),
+        }
+    };
     let jumbo_chunks: Vec<JumboChunkReport> = today_chunks
         .iter()
         .filter(|c| c.jumbo)
@@ -424,7 +461,13 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
         num_shards: n,
         num_shards_from: if actual.is_some() { "the cluster's shards" } else { inp.shards_from },
         chunk_size_bytes: inp.chunk_size,
-        assumptions: assumptions(n, if actual.is_some() { "the cluster's shards" } else { inp.shards_from }, inp.chunk_size, actual.is_some()),
+        assumptions: {
+            let mut a = assumptions(n, if actual.is_some() { "the cluster's shards" } else { inp.shards_from }, inp.chunk_size, actual.is_some());
+            if !inp.documents {
+                a.push("no documents: each value the sampled queries name counts as one unit of data; data, insert and growth figures are not measured".into());
+            }
+            a
+        },
         today,
         at_scale,
         cost,
