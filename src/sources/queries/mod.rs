@@ -2,7 +2,8 @@
 //! - mongod 4.4+ JSON log "Slow query" lines (id 51803), including per-statement
 //!   `WRITE` lines and `getMore` through `originatingCommand`;
 //! - `system.profile` documents (exported as JSON lines, a JSON array or BSON);
-//! - 7.0 `config.sampledQueries` and `config.sampledQueriesDiff` documents.
+//! - 7.0 `config.sampledQueries` and `config.sampledQueriesDiff` documents;
+//! - legacy text logs of MongoDB 2.2 to 4.2 (`legacy`).
 //!
 //! The format is detected per record, so one file may mix them.
 
@@ -11,6 +12,7 @@
 //! parser (`command`); `FORMATS` lists them in detection order.
 
 mod command;
+mod legacy;
 mod profile;
 mod sampled;
 mod slow_log;
@@ -129,19 +131,23 @@ impl QueryLog {
 
 pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
 pub(crate) const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/update/delete/findAndModify/insert";
-const LEGACY: &str = "legacy text log lines (MongoDB < 4.4), not read";
 pub(crate) const UNKNOWN: &str = "records in no known format";
 
 /// What one line of a text file holds.
 enum Line<'a> {
     Skip(&'static str),
     Doc(Document),
+    /// A legacy (2.2–4.2) text log operation, as a profiler-shaped document.
+    Legacy(Document),
     Slow(SlowQuery<'a>),
 }
 
 fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>> {
     if !text.starts_with('{') {
-        return Ok(Line::Skip(LEGACY));
+        return Ok(match legacy::parse_line(text) {
+            legacy::Legacy::Op(d) => Line::Legacy(d),
+            legacy::Legacy::Skip(why) => Line::Skip(why),
+        });
     }
     // Cheap pre-filter: most log lines are not slow queries.
     if text.starts_with("{\"t\":") {
@@ -172,6 +178,13 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
                 match classify_line(text, *lineno, shown)? {
                     Line::Skip(why) => part.skip(why),
                     Line::Doc(d) => add_record(&mut part, &d),
+                    Line::Legacy(d) => {
+                        let before = (part.found, part.skipped.values().sum::<u64>());
+                        profile::add_profile_shaped(&mut part, &d, crate::model::QueryOrigin::SlowQueryLog);
+                        if (part.found, part.skipped.values().sum::<u64>()) == before {
+                            part.skip(NOT_CRUD);
+                        }
+                    }
                     Line::Slow(sq) => slow_log::add_slow_query(&mut part, sq),
                 }
             }

@@ -7,9 +7,13 @@ use bson::Document;
 
 /// One profiler document.
 pub(super) fn add_profile_doc(log: &mut QueryLog, d: &Document) {
+    add_profile_shaped(log, d, QueryOrigin::Profiler)
+}
+
+/// A profiler-shaped document from another source (legacy log lines).
+pub(super) fn add_profile_shaped(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
     let ns = d.get_str("ns").unwrap_or("").to_string();
     let op = d.get_str("op").unwrap_or("");
-    let origin = QueryOrigin::Profiler;
     let cmd = d.get_document("command").ok();
     match op {
         "query" | "command" => match cmd {

@@ -1,0 +1,582 @@
+//! Legacy text logs (MongoDB 2.2 to 4.2): the slow operation lines
+//! `<time> [<ctx>] <op> <ns> <field: value>... <N>ms`, with `op` one of query,
+//! getmore, update, remove, insert, command, and objects in the shell's own notation
+//! (`{ foo: 33.0, _id: ObjectId('...'), ts: new Date(1700000000000) }`).
+//!
+//! A line becomes a `system.profile`-shaped document (`op`, `ns`, `query`,
+//! `updateobj`, `command`, `originatingCommand`, `millis`, ...) read by the profiler
+//! reader, so both formats share one interpretation. Write commands (`update`,
+//! `delete`, `insert`) are skipped: their statements have lines of their own.
+
+use bson::{spec::BinarySubtype, Binary, Bson, Document};
+
+pub(super) const LEGACY_OTHER: &str = "legacy text log lines that are not operations";
+pub(super) const LEGACY_UNREADABLE: &str = "legacy operation lines with an object that cannot be read (truncated by the server?)";
+pub(super) const LEGACY_WRITE_COMMAND: &str =
+    "legacy update/delete/insert command lines (their statements are read from their own lines)";
+
+pub(super) enum Legacy {
+    Op(Document),
+    Skip(&'static str),
+}
+
+const OPS: [&str; 6] = ["query", "getmore", "update", "remove", "insert", "command"];
+
+/// Read one legacy line.
+pub(super) fn parse_line(line: &str) -> Legacy {
+    let line = line.trim_end();
+    // The operation follows the thread context: "... [conn4] query test.docs ...".
+    let Some(open) = line.find(" [") else { return Legacy::Skip(LEGACY_OTHER) };
+    let Some(close) = line[open..].find("] ").map(|c| open + c) else { return Legacy::Skip(LEGACY_OTHER) };
+    let rest = &line[close + 2..];
+    let (op, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+    if !OPS.contains(&op) {
+        return Legacy::Skip(LEGACY_OTHER);
+    }
+    let (ns, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+    let Some(millis) = line.rsplit(' ').next().and_then(|t| t.strip_suffix("ms")).and_then(|t| t.parse::<i64>().ok()) else {
+        return Legacy::Skip(LEGACY_OTHER);
+    };
+    if !ns.contains('.') {
+        return Legacy::Skip(LEGACY_OTHER);
+    }
+    let mut d = Document::new();
+    d.insert("op", op);
+    d.insert("ns", ns);
+    d.insert("millis", millis);
+    let mut p = Fields { s: rest.as_bytes(), text: rest, i: 0 };
+    loop {
+        p.ws();
+        if p.i >= p.s.len() {
+            break;
+        }
+        let key = p.key();
+        if p.peek() != Some(b':') {
+            // A bare token ("locks(micros)", the final "29ms").
+            p.skip_token();
+            continue;
+        }
+        p.i += 1;
+        p.ws();
+        let value = match key.as_str() {
+            "query" | "update" | "command" | "originatingCommand" | "planSummary" => {
+                // `command: find { ... }`: a command name, then its object.
+                let mut name = String::new();
+                if p.peek() != Some(b'{') {
+                    name = p.word();
+                    p.ws();
+                }
+                if key == "planSummary" {
+                    // "IXSCAN { a: 1 }, IXSCAN { b: 1 }": the stage names only.
+                    let mut stages = vec![name];
+                    loop {
+                        if p.peek() == Some(b'{') {
+                            let mut c = p.cursor();
+                            if shell::object(&mut c).is_none() {
+                                return Legacy::Skip(LEGACY_UNREADABLE);
+                            }
+                            p.i = c.i;
+                        }
+                        p.ws();
+                        if p.peek() == Some(b',') {
+                            p.i += 1;
+                            p.ws();
+                            stages.push(p.word());
+                            p.ws();
+                        } else {
+                            break;
+                        }
+                    }
+                    d.insert("planSummary", stages.join(", "));
+                    continue;
+                }
+                if p.peek() != Some(b'{') {
+                    continue;
+                }
+                let mut c = p.cursor();
+                match shell::object(&mut c) {
+                    Some(o) => {
+                        p.i = c.i;
+                        Bson::Document(o)
+                    }
+                    None => return Legacy::Skip(LEGACY_UNREADABLE),
+                }
+            }
+            _ if p.peek() == Some(b'{') => {
+                let mut c = p.cursor();
+                if shell::object(&mut c).is_none() {
+                    // An unreadable lock or stats object does not matter; stop reading fields.
+                    break;
+                }
+                p.i = c.i;
+                continue;
+            }
+            _ if matches!(p.peek(), Some(b'"')) => {
+                let mut c = p.cursor();
+                let _ = shell::string(&mut c);
+                p.i = c.i;
+                continue;
+            }
+            _ => {
+                let t = p.token();
+                if let Ok(n) = t.parse::<i64>() {
+                    Bson::Int64(n)
+                } else {
+                    continue;
+                }
+            }
+        };
+        let name = match key.as_str() {
+            "update" => "updateobj",
+            "nscanned" | "nscannedObjects" => "docsExamined",
+            k => k,
+        };
+        d.insert(name, value);
+    }
+    if op == "command" {
+        let name = d.get_document("command").ok().and_then(|c| c.keys().next().cloned()).unwrap_or_default();
+        if matches!(name.as_str(), "update" | "delete" | "insert") {
+            return Legacy::Skip(LEGACY_WRITE_COMMAND);
+        }
+    }
+    if op == "query" || op == "getmore" {
+        // OP_QUERY wrapped the filter with its options: { query: {...}, orderby: {...} }.
+        if let Ok(q) = d.get_document("query") {
+            let wrapped = q.get_document("query").or_else(|_| q.get_document("$query")).ok().filter(|_| {
+                q.keys().all(|k| matches!(k.as_str(), "query" | "$query" | "orderby" | "$orderby" | "$explain" | "$hint" | "$snapshot" | "$comment" | "$maxScan" | "$readPreference" | "$returnKey" | "$showDiskLoc" | "$min" | "$max" | "$maxTimeMS"))
+            });
+            if let Some(w) = wrapped.cloned() {
+                d.insert("query", w);
+            }
+        }
+        if op == "getmore" && !d.contains_key("originatingCommand") {
+            // 2.x getmore lines carry the cursor's query: read it as that query.
+            d.insert("op", "query");
+        }
+    }
+    Legacy::Op(d)
+}
+
+/// The `field: value` part of a line.
+struct Fields<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    i: usize,
+}
+
+impl Fields<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && self.s[self.i] == b' ' {
+            self.i += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn key(&mut self) -> String {
+        let start = self.i;
+        while let Some(c) = self.peek() {
+            if c == b':' || c == b' ' || c == b'{' {
+                break;
+            }
+            self.i += 1;
+        }
+        self.text[start..self.i].to_string()
+    }
+
+    fn word(&mut self) -> String {
+        let start = self.i;
+        while let Some(c) = self.peek() {
+            if c == b' ' || c == b',' || c == b'{' {
+                break;
+            }
+            self.i += 1;
+        }
+        self.text[start..self.i].to_string()
+    }
+
+    fn token(&mut self) -> String {
+        let start = self.i;
+        while self.peek().is_some_and(|c| c != b' ') {
+            self.i += 1;
+        }
+        self.text[start..self.i].to_string()
+    }
+
+    fn skip_token(&mut self) {
+        if self.peek().is_none_or(|c| c == b' ') {
+            self.i += 1;
+        }
+        while self.peek().is_some_and(|c| c != b' ') {
+            self.i += 1;
+        }
+    }
+
+    fn cursor(&self) -> shell::Cursor<'_> {
+        shell::Cursor { s: self.s, text: self.text, i: self.i, depth: 0 }
+    }
+}
+
+/// The mongo shell's object notation as legacy logs print it.
+pub(super) mod shell {
+    use super::*;
+
+    pub struct Cursor<'a> {
+        pub s: &'a [u8],
+        pub text: &'a str,
+        pub i: usize,
+        pub depth: usize,
+    }
+
+    impl Cursor<'_> {
+        fn ws(&mut self) {
+            while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
+                self.i += 1;
+            }
+        }
+        fn peek(&self) -> Option<u8> {
+            self.s.get(self.i).copied()
+        }
+        fn eat(&mut self, c: u8) -> Option<()> {
+            self.ws();
+            (self.peek() == Some(c)).then(|| self.i += 1)
+        }
+        fn word(&mut self) -> &str {
+            let start = self.i;
+            while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$') {
+                self.i += 1;
+            }
+            &self.text[start..self.i]
+        }
+    }
+
+    /// `{ ... }` at the cursor, or None when it cannot be read (truncated, unknown notation).
+    pub fn object(c: &mut Cursor) -> Option<Document> {
+        c.eat(b'{')?;
+        c.depth += 1;
+        if c.depth > crate::bsonx::depth::MAX_DEPTH {
+            return None;
+        }
+        let mut d = Document::new();
+        loop {
+            c.ws();
+            if c.peek() == Some(b'}') {
+                c.i += 1;
+                c.depth -= 1;
+                return Some(d);
+            }
+            let key = match c.peek()? {
+                b'"' | b'\'' => string(c)?,
+                _ => {
+                    let start = c.i;
+                    while c.peek().is_some_and(|x| x != b':' && x != b' ' && x != b'}' && x != b',') {
+                        c.i += 1;
+                    }
+                    c.text[start..c.i].to_string()
+                }
+            };
+            if key.is_empty() {
+                return None;
+            }
+            c.eat(b':')?;
+            let v = value(c)?;
+            d.insert(key, v);
+            c.ws();
+            match c.peek()? {
+                b',' => c.i += 1,
+                b'}' => {}
+                _ => return None,
+            }
+        }
+    }
+
+    pub fn string(c: &mut Cursor) -> Option<String> {
+        let q = c.peek()?;
+        c.i += 1;
+        let mut out = Vec::new();
+        while let Some(x) = c.peek() {
+            c.i += 1;
+            if x == q {
+                return String::from_utf8(out).ok();
+            }
+            if x == b'\\' {
+                let e = c.peek()?;
+                c.i += 1;
+                out.push(match e {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    other => other,
+                });
+            } else {
+                out.push(x);
+            }
+        }
+        None
+    }
+
+    fn number(c: &mut Cursor) -> Option<Bson> {
+        let start = c.i;
+        while c.peek().is_some_and(|x| x.is_ascii_digit() || matches!(x, b'-' | b'+' | b'.' | b'e' | b'E')) {
+            c.i += 1;
+        }
+        let t = &c.text[start..c.i];
+        if !t.contains(['.', 'e', 'E']) {
+            if let Ok(n) = t.parse::<i32>() {
+                return Some(Bson::Int32(n));
+            }
+            if let Ok(n) = t.parse::<i64>() {
+                return Some(Bson::Int64(n));
+            }
+        }
+        t.parse::<f64>().ok().map(Bson::Double)
+    }
+
+    /// The argument list of a constructor: `(` values `)`.
+    fn args(c: &mut Cursor) -> Option<Vec<Bson>> {
+        c.eat(b'(')?;
+        let mut out = Vec::new();
+        loop {
+            c.ws();
+            if c.peek() == Some(b')') {
+                c.i += 1;
+                return Some(out);
+            }
+            out.push(value(c)?);
+            c.ws();
+            match c.peek()? {
+                b',' => c.i += 1,
+                b')' => {}
+                _ => return None,
+            }
+        }
+    }
+
+    fn text_arg(a: &[Bson]) -> Option<&str> {
+        a.first().and_then(|v| v.as_str())
+    }
+
+    fn int_arg(v: &Bson) -> Option<i64> {
+        match v {
+            Bson::Int32(n) => Some(*n as i64),
+            Bson::Int64(n) => Some(*n),
+            Bson::Double(f) => Some(*f as i64),
+            Bson::String(s) => s.parse().ok(),
+            _ => None,
+        }
+    }
+
+    pub fn value(c: &mut Cursor) -> Option<Bson> {
+        c.ws();
+        match c.peek()? {
+            b'{' => object(c).map(Bson::Document),
+            b'[' => {
+                c.i += 1;
+                c.depth += 1;
+                if c.depth > crate::bsonx::depth::MAX_DEPTH {
+                    return None;
+                }
+                let mut a = Vec::new();
+                loop {
+                    c.ws();
+                    if c.peek() == Some(b']') {
+                        c.i += 1;
+                        c.depth -= 1;
+                        return Some(Bson::Array(a));
+                    }
+                    a.push(value(c)?);
+                    c.ws();
+                    match c.peek()? {
+                        b',' => c.i += 1,
+                        b']' => {}
+                        _ => return None,
+                    }
+                }
+            }
+            b'"' | b'\'' => string(c).map(Bson::String),
+            b'/' => {
+                c.i += 1;
+                let start = c.i;
+                while c.peek().is_some_and(|x| x != b'/') {
+                    if c.peek() == Some(b'\\') {
+                        c.i += 1;
+                    }
+                    c.i += 1;
+                }
+                // Unterminated (the line was cut): not readable.
+                c.peek()?;
+                let pattern = c.text.get(start..c.i)?.to_string();
+                c.i += 1;
+                let fs = c.i;
+                while c.peek().is_some_and(|x| x.is_ascii_alphabetic()) {
+                    c.i += 1;
+                }
+                Some(Bson::RegularExpression(bson::Regex { pattern, options: c.text[fs..c.i].to_string() }))
+            }
+            x if x.is_ascii_digit() || x == b'-' || x == b'+' || x == b'.' => number(c),
+            _ => {
+                let w = c.word().to_string();
+                match w.as_str() {
+                    "true" => Some(Bson::Boolean(true)),
+                    "false" => Some(Bson::Boolean(false)),
+                    "null" => Some(Bson::Null),
+                    "undefined" => Some(Bson::Undefined),
+                    "MinKey" => Some(Bson::MinKey),
+                    "MaxKey" => Some(Bson::MaxKey),
+                    "Infinity" => Some(Bson::Double(f64::INFINITY)),
+                    "NaN" => Some(Bson::Double(f64::NAN)),
+                    "new" => {
+                        c.ws();
+                        let ctor = c.word().to_string();
+                        constructor(&ctor, c)
+                    }
+                    "Timestamp" if c.s.get(c.i) == Some(&b' ') => {
+                        // 2.6: "Timestamp 1396987200|1"
+                        c.ws();
+                        let start = c.i;
+                        while c.peek().is_some_and(|x| x.is_ascii_digit() || x == b'|') {
+                            c.i += 1;
+                        }
+                        let (t, i) = c.text[start..c.i].split_once('|')?;
+                        // 2.2 printed the seconds as milliseconds.
+                        let t: u64 = t.parse().ok()?;
+                        let time = if t > u32::MAX as u64 { t / 1000 } else { t } as u32;
+                        Some(Bson::Timestamp(bson::Timestamp { time, increment: i.parse().ok()? }))
+                    }
+                    _ => constructor(&w, c),
+                }
+            }
+        }
+    }
+
+    fn constructor(name: &str, c: &mut Cursor) -> Option<Bson> {
+        if name == "BinData" {
+            return bin_data(c);
+        }
+        let a = args(c)?;
+        match name {
+            "ObjectId" => bson::oid::ObjectId::parse_str(text_arg(&a)?).ok().map(Bson::ObjectId),
+            "Date" | "ISODate" => match a.first()? {
+                Bson::String(s) => bson::DateTime::parse_rfc3339_str(s).ok().map(Bson::DateTime),
+                v => int_arg(v).map(|ms| Bson::DateTime(bson::DateTime::from_millis(ms))),
+            },
+            "Timestamp" => Some(Bson::Timestamp(bson::Timestamp {
+                time: int_arg(a.first()?)? as u32,
+                increment: int_arg(a.get(1)?)? as u32,
+            })),
+            "NumberLong" => int_arg(a.first()?).map(Bson::Int64),
+            "NumberInt" => int_arg(a.first()?).map(|n| Bson::Int32(n as i32)),
+            "NumberDecimal" => text_arg(&a)?.parse::<bson::Decimal128>().ok().map(Bson::Decimal128),
+            "UUID" => {
+                let hex: String = text_arg(&a)?.chars().filter(|c| *c != '-').collect();
+                let bytes = (0..hex.len() / 2).map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()).collect::<Option<Vec<u8>>>()?;
+                Some(Bson::Binary(Binary { subtype: BinarySubtype::Uuid, bytes }))
+            }
+            _ => None,
+        }
+    }
+
+    /// `BinData(subtype, payload)`: the payload unquoted, base64 before 3.6, upper-case hex after.
+    fn bin_data(c: &mut Cursor) -> Option<Bson> {
+        c.eat(b'(')?;
+        let start = c.i;
+        while c.peek().is_some_and(|x| x != b')') {
+            c.i += 1;
+        }
+        let inner = c.text.get(start..c.i)?;
+        c.i += 1;
+        let (t, payload) = inner.split_once(',')?;
+        let subtype: u8 = t.trim().parse().ok()?;
+        let payload = payload.trim().trim_matches('"');
+        let is_hex = payload.len() % 2 == 0 && payload.bytes().all(|x| x.is_ascii_digit() || (b'A'..=b'F').contains(&x));
+        let bytes = if is_hex && !payload.is_empty() {
+            (0..payload.len() / 2).map(|i| u8::from_str_radix(&payload[2 * i..2 * i + 2], 16).ok()).collect::<Option<Vec<u8>>>()?
+        } else {
+            base64_decode(payload)?
+        };
+        Some(Bson::Binary(Binary { subtype: BinarySubtype::from(subtype), bytes }))
+    }
+
+    fn base64_decode(s: &str) -> Option<Vec<u8>> {
+        let val = |c: u8| -> Option<u32> {
+            Some(match c {
+                b'A'..=b'Z' => (c - b'A') as u32,
+                b'a'..=b'z' => (c - b'a' + 26) as u32,
+                b'0'..=b'9' => (c - b'0' + 52) as u32,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            })
+        };
+        let clean: Vec<u8> = s.bytes().filter(|c| *c != b'=' && !c.is_ascii_whitespace()).collect();
+        let mut out = Vec::new();
+        for chunk in clean.chunks(4) {
+            let mut n = 0u32;
+            for (k, c) in chunk.iter().enumerate() {
+                n |= val(*c)? << (18 - 6 * k);
+            }
+            out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+        }
+        Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    fn op(line: &str) -> Document {
+        match parse_line(line) {
+            Legacy::Op(d) => d,
+            Legacy::Skip(why) => panic!("skipped ({why}): {line}"),
+        }
+    }
+
+    #[test]
+    fn op_query_2_4_with_its_wrapper() {
+        let d = op("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { query: { foo: 33.0 }, orderby: { foo: -1.0 } } ntoreturn:0 ntoskip:0 nscanned:100000 scanAndOrder:1 keyUpdates:0 locks(micros) r:29773 nreturned:1 reslen:68 29ms");
+        assert_eq!(d.get_str("op").unwrap(), "query");
+        assert_eq!(d.get_str("ns").unwrap(), "test.docs");
+        assert_eq!(d.get_document("query").unwrap(), &doc! {"foo": 33.0});
+        assert_eq!(d.get_i64("millis").unwrap(), 29);
+        assert_eq!(d.get_i64("docsExamined").unwrap(), 100_000);
+        assert_eq!(d.get_i64("nreturned").unwrap(), 1);
+    }
+
+    #[test]
+    fn commands_and_writes_of_3_x_and_4_0() {
+        let d = op(r#"2019-06-18T12:00:01.001+0100 I COMMAND  [conn1] command test.products appName: "MongoDB Shell" command: find { find: "products", filter: { sku: "abc", _id: ObjectId('5d08c3b5e0d3b3a1f2f1a1b1'), at: new Date(1560855601000), n: NumberLong(5) }, lsid: { id: UUID("e4c4afb8-3bee-4d60-8a99-e053f7ab51d8") }, $db: "test" } planSummary: IXSCAN { sku: 1.0 }, IXSCAN { _id: 1 } keysExamined:1 docsExamined:1 cursorExhausted:1 numYields:0 nreturned:1 reslen:233 locks:{ Global: { acquireCount: { r: 1 } } } protocol:op_msg 12ms"#);
+        let c = d.get_document("command").unwrap();
+        assert_eq!(c.get_str("find").unwrap(), "products");
+        let f = c.get_document("filter").unwrap();
+        assert!(matches!(f.get("_id"), Some(Bson::ObjectId(_))));
+        assert_eq!(f.get("at"), Some(&Bson::DateTime(bson::DateTime::from_millis(1_560_855_601_000))));
+        assert_eq!(f.get("n"), Some(&Bson::Int64(5)));
+        assert_eq!(d.get_str("planSummary").unwrap(), "IXSCAN, IXSCAN");
+        assert_eq!(d.get_i64("millis").unwrap(), 12);
+        let u = op("2019-06-18T12:00:02.000+0100 I WRITE    [conn1] update test.docs command: { q: { a: 1.0 }, u: { $set: { b: 2.0 } }, multi: false, upsert: false } planSummary: COLLSCAN keysExamined:0 docsExamined:3 nMatched:1 nModified:1 numYields:0 locks:{} 0ms");
+        assert_eq!(u.get_document("command").unwrap().get_document("q").unwrap(), &doc! {"a": 1.0});
+        assert_eq!(u.get_str("planSummary").unwrap(), "COLLSCAN");
+        assert!(matches!(
+            parse_line(r#"2019-06-18T12:00:02.000+0100 I COMMAND  [conn1] command test.$cmd command: update { update: "docs", updates: [ { q: { a: 1.0 }, u: { $set: { b: 2.0 } } } ], ordered: true, $db: "test" } numYields:0 reslen:59 locks:{} protocol:op_msg 0ms"#),
+            Legacy::Skip(LEGACY_WRITE_COMMAND)
+        ));
+        let old = op("Mon Aug  5 20:22:10 [conn4] update test.docs query: { _id: 3 } update: { $inc: { n: 1 } } nscanned:1 nupdated:1 keyUpdates:0 locks(micros) w:88 101ms");
+        assert_eq!(old.get_document("updateobj").unwrap(), &doc! {"$inc": {"n": 1}});
+        let ts = op("2014-04-09T23:19:26.551-0400 [conn48] command test.$cmd command: count { count: \"docs\", query: { t: Timestamp 1396987200|1, r: /^ab/i, b: BinData(0, AQID) } } ntoreturn:1 182ms");
+        let q = ts.get_document("command").unwrap().get_document("query").unwrap();
+        assert_eq!(q.get("t"), Some(&Bson::Timestamp(bson::Timestamp { time: 1_396_987_200, increment: 1 })));
+        assert!(matches!(q.get("b"), Some(Bson::Binary(b)) if b.bytes == vec![1, 2, 3]));
+    }
+
+    #[test]
+    fn other_lines_and_truncated_objects_are_skipped_with_a_reason() {
+        assert!(matches!(parse_line("2020-02-07T11:59:19.783+1100 I REPL     [replexec-0] Starting an election"), Legacy::Skip(LEGACY_OTHER)));
+        assert!(matches!(parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: 1, b: ... 29ms"), Legacy::Skip(LEGACY_UNREADABLE)));
+        // Found by fuzzing: an unterminated regex ending in a backslash.
+        assert!(matches!(parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: /x\\"), Legacy::Skip(_)));
+        assert!(matches!(parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: /rue } 0ms"), Legacy::Skip(LEGACY_UNREADABLE)));
+    }
+}
