@@ -280,7 +280,9 @@ fn offline_inputs_and_faults() {
         row("log: two namespaces", &["analyze", "--docs", &ok, "--queries", &log, "--key", "{a: 1}"], a(2), "--collection"),
         row("log: BSON profile nested 5,000 levels", &["analyze", "--docs", &ok, "--queries", &deep_profile, "--key", "{a: 1}"], a(2), "nested more than 100 levels"),
         row("log: $in with 1,000,000 values", &["analyze", "--docs", &p("one.ndjson", b"{\"a\": 1}\n"), "--queries", &p("in.log", big_in.as_bytes()), "--key", "{a: 1}", "--format", "json"], a(0), "\"percentageOfMultiShardReads\": 100.0"),
-        row("log: legacy text lines are counted, not lost", &["analyze", "--docs", &ok, "--queries", &p("legacy.log", b"2019-01-01T00:00:00.000+0000 I COMMAND [conn1] command d.c command: find { find: \"c\" } 120ms\n"), "--key", "{a: 1}", "--format", "json"], a(0), "legacy text log lines"),
+        row("log: a legacy text operation is read", &["analyze", "--docs", &ok, "--queries", &p("legacy.log", b"2019-01-01T00:00:00.000+0000 I COMMAND [conn1] command d.c command: find { find: \"c\" } 120ms\n"), "--key", "{a: 1}", "--format", "json"], a(0), "\"queriesRead\": 1"),
+        row("log: other legacy lines are counted, not lost", &["analyze", "--docs", &ok, "--queries", &p("legacy2.log", b"2019-01-01T00:00:00.000+0000 I NETWORK [listener] connection accepted\n"), "--key", "{a: 1}", "--format", "json"], a(0), "legacy text log lines that are not operations"),
+        row("log: a cut legacy object is counted, not lost", &["analyze", "--docs", &ok, "--queries", &p("legacy3.log", b"2019-01-01T00:00:00.000+0000 I COMMAND [conn1] command d.c command: find { find: \"c\", filter: { a: ... } 120ms\n"), "--key", "{a: 1}", "--format", "json"], a(0), "cannot be read"),
         // policy files
         row("policy: missing", &["check", "--docs", &ok, "--policy", &format!("{d}/absent.toml")], a(2), "cannot read policy"),
         row("policy: not TOML", &["check", "--docs", &ok, "--policy", &p("bad.toml", b"[[collection\n")], a(2), "line 1"),

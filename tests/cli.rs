@@ -465,3 +465,88 @@ fn queries_only_analysis_gives_the_same_read_write_distribution() {
     let t = String::from_utf8(o.stdout).unwrap();
     assert!(t.contains("not measured") && t.starts_with("app.events: no documents (query logs only)"), "{t}");
 }
+
+/// `shardkey workload` on the JSON logs of ../shared/real-logs: per namespace, the `find`
+/// commands and the update/remove statement lines match an independent count made here
+/// with serde_json over the lines (id 51803, `attr.type`, `attr.command`'s first field);
+/// durations are the lines' own `durationMillis`.
+#[test]
+fn workload_summary_counts_match_an_independent_count() {
+    use std::collections::BTreeMap;
+    use std::io::Read;
+    let dir = shared_logs();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".log.gz") {
+            continue;
+        }
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).unwrap()).read_to_string(&mut text).unwrap();
+        // (ns, op) → count; ns → max duration of its finds.
+        let mut expect: BTreeMap<(String, &str), u64> = BTreeMap::new();
+        let mut max_find: BTreeMap<String, i64> = BTreeMap::new();
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+            if v["id"] != 51803 {
+                continue;
+            }
+            let attr = &v["attr"];
+            let ns = attr["ns"].as_str().unwrap_or("").to_string();
+            let op = match attr["type"].as_str() {
+                Some("update") => "update",
+                Some("remove") => "delete",
+                _ => match attr["command"].as_object().and_then(|c| c.keys().next()).map(String::as_str) {
+                    Some("find") => "find",
+                    _ => continue,
+                },
+            };
+            // A find names its collection; the line's ns may be the database's $cmd.
+            let ns = match (op, attr["command"]["find"].as_str(), attr["command"]["$db"].as_str()) {
+                ("find", Some(c), Some(db)) => format!("{db}.{c}"),
+                _ => ns,
+            };
+            if op == "find" {
+                let d = attr["durationMillis"].as_i64().unwrap_or(0);
+                let m = max_find.entry(ns.clone()).or_insert(0);
+                *m = (*m).max(d);
+            }
+            *expect.entry((ns, op)).or_default() += 1;
+        }
+        assert!(!expect.is_empty(), "{name}: the independent count found nothing");
+        let o = run(&["workload", "--queries", path.to_str().unwrap(), "--top", "0", "--format", "json"]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        let r = json_of(&o);
+        let got = |ns: &str, op: &str| -> u64 {
+            r["namespaces"].as_array().unwrap().iter().find(|n| n["namespace"] == ns).map(|n| n["operations"][op].as_u64().unwrap_or(0)).unwrap_or(0)
+        };
+        for ((ns, op), n) in &expect {
+            // getMore lines count as their originating find too: at least the direct finds.
+            if *op == "find" {
+                assert!(got(ns, op) >= *n, "{name} {ns} find: {} < {n}", got(ns, op));
+            } else {
+                assert_eq!(got(ns, op), *n, "{name} {ns} {op}");
+            }
+        }
+        for (ns, max) in &max_find {
+            let shapes = r["namespaces"].as_array().unwrap().iter().find(|n| n["namespace"] == ns.as_str()).unwrap()["shapes"].as_array().unwrap().clone();
+            let seen = shapes.iter().filter(|s| s["commands"]["find"].as_u64().unwrap_or(0) > 0).filter_map(|s| s["durationMillis"]["max"].as_i64()).max().unwrap_or(0);
+            assert!(seen >= *max, "{name} {ns}: slowest find {seen} ms, the lines say {max}");
+        }
+    }
+    // A namespace pattern and a time window keep only what they match.
+    let log = fixture("mongod.log");
+    let r = json_of(&run(&["workload", "--queries", &log, "--namespace", "app.inv*", "--format", "json"]));
+    assert_eq!(r["namespaces"].as_array().unwrap().len(), 1);
+    assert_eq!(r["namespaces"][0]["namespace"], "app.inventory");
+    let all = json_of(&run(&["workload", "--queries", &log, "--format", "json"]))["operationsRead"].as_u64().unwrap();
+    let r = json_of(&run(&["workload", "--queries", &log, "--until", "2000-01-01", "--format", "json"]));
+    assert_eq!(r["operationsRead"], 0);
+    assert_eq!(r["skipped"]["operations outside --since/--until"], all);
+    // analyze takes the same window.
+    let r = analyze_fixtures(&["--since", "2000-01-01", "--until", "2000-01-02"]);
+    assert_eq!(r["inputs"]["queries"]["queriesRead"], 0);
+    assert!(r["inputs"]["queries"]["skipped"]["operations outside --since/--until"].as_u64().unwrap() > 1000);
+    let o = run(&["workload", "--queries", &log, "--since", "yesterday"]);
+    assert_eq!(o.status.code(), Some(2));
+}

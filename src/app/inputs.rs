@@ -49,6 +49,7 @@ pub(super) fn build_report(
                 (None, None) => None,
             };
             let mut log = QueryLog::for_namespace(namespace.as_ref().map(Namespace::to_string));
+            log.window = input.window;
             let mut names = Vec::new();
             for q in &input.queries {
                 let path = match q {
@@ -200,6 +201,7 @@ fn read_live_queries(
     notes: &mut Vec<String>,
 ) -> Result<(QueryLog, Vec<String>)> {
     let mut log = QueryLog::for_namespace(Some(ns.to_string()));
+    log.window = input.window;
     let mut sources = Vec::new();
     let auto = input.queries.is_empty();
     let wanted = if auto { vec![QuerySource::Profile, QuerySource::Sampled] } else { input.queries.clone() };

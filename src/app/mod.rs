@@ -6,6 +6,7 @@ mod analyze;
 mod check;
 mod github;
 mod inputs;
+mod workload;
 
 pub use crate::sample::DEFAULT_MEMORY_LIMIT;
 
@@ -62,6 +63,8 @@ pub struct InputRequest {
     pub redact: bool,
     /// `--memory-limit` in bytes.
     pub memory_limit: u64,
+    /// `--since`/`--until`: logged operations outside are left out (milliseconds since the epoch).
+    pub window: (Option<i64>, Option<i64>),
 }
 
 #[derive(Debug, Clone)]
@@ -82,10 +85,26 @@ pub struct CheckRequest {
     pub format: Format,
 }
 
+/// `shardkey workload`: summarise query logs.
+#[derive(Debug, Clone)]
+pub struct WorkloadRequest {
+    pub queries: Vec<PathBuf>,
+    /// A namespace pattern (`*` wildcards).
+    pub namespace: Option<String>,
+    /// `--since`/`--until` in milliseconds since the epoch, and as given.
+    pub window: (Option<i64>, Option<i64>),
+    pub since_text: Option<String>,
+    pub until_text: Option<String>,
+    /// Shapes per namespace (0: all).
+    pub top: usize,
+    pub format: Format,
+}
+
 #[derive(Debug, Clone)]
 pub enum Request {
     Analyze(AnalyzeRequest),
     Check(CheckRequest),
+    Workload(WorkloadRequest),
 }
 
 /// Run a request, writing its report to `out`.
@@ -97,6 +116,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
             Ok(Outcome::Success)
         }
         Request::Check(c) => scrubbed(&c.input, || check::run(c, out)),
+        Request::Workload(w) => workload::run(w, out).map(|_| Outcome::Success),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The command line: clap definitions, and their conversion into the typed
 //! requests `app` runs (flag checks included). Nothing below this module sees clap.
 
-use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, QuerySource, Request};
+use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, QuerySource, Request, WorkloadRequest};
 use crate::error::{usage_error, Exit};
 use crate::model::sharding::DEFAULT_CHUNK_SIZE_MIB;
 use crate::model::{relaxed, Namespace, ShardKey};
@@ -24,6 +24,36 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Gate CI on a policy file: exit 0 pass, 1 violated, 2 usage/configuration/connection error.
     Check(CheckArgs),
+    /// Summarise query logs (any format, 2.2 to 8.x): per namespace and query shape, counts,
+    /// commands, durations, documents examined per returned, COLLSCANs.
+    Workload(WorkloadArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct WorkloadArgs {
+    /// Query log: mongod JSON or legacy text log, system.profile export, config.sampledQueries export. Repeatable.
+    #[arg(long = "queries", value_name = "FILE", required = true)]
+    pub queries: Vec<PathBuf>,
+
+    /// Only namespaces matching this pattern (`*` matches anything), e.g. 'app.*'.
+    #[arg(long, value_name = "PATTERN")]
+    pub namespace: Option<String>,
+
+    /// Only operations at or after this time (RFC 3339, or a date: 2024-06-01).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only operations before this time (RFC 3339, or a date).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+
+    /// Query shapes shown per namespace, most frequent first (0: all).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -107,6 +137,14 @@ pub struct InputArgs {
     /// Memory the sample may hold for exact counts and insertion order, e.g. 512M, 2G (default 1G).
     #[arg(long, value_name = "SIZE", default_value = "1G")]
     pub memory_limit: String,
+
+    /// Only logged/profiled operations at or after this time (RFC 3339, or a date: 2024-06-01).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only logged/profiled operations before this time.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -191,6 +229,15 @@ impl Cli {
                     fail_under: a.fail_under,
                 })
             }
+            Command::Workload(w) => Request::Workload(WorkloadRequest {
+                queries: w.queries,
+                namespace: w.namespace,
+                window: window(w.since.as_deref(), w.until.as_deref())?,
+                since_text: w.since,
+                until_text: w.until,
+                top: w.top,
+                format: w.format.into(),
+            }),
             Command::Check(c) => Request::Check(CheckRequest {
                 // `--init` needs no input.
                 input: if c.init { input_request_unchecked(&c.input) } else { input_request(&c.input)? },
@@ -200,6 +247,26 @@ impl Cli {
             }),
         })
     }
+}
+
+/// A time for --since/--until: RFC 3339, or a date (midnight UTC), in milliseconds since the epoch.
+fn parse_time(flag: &str, text: &str) -> Result<i64> {
+    let t = text.trim();
+    let full = if t.len() == 10 { format!("{t}T00:00:00Z") } else { t.to_string() };
+    bson::DateTime::parse_rfc3339_str(&full)
+        .map(|d| d.timestamp_millis())
+        .map_err(|_| usage_error(format!("{flag} {text}: expected a time such as 2024-06-01 or 2024-06-01T10:00:00Z")))
+}
+
+fn window(since: Option<&str>, until: Option<&str>) -> Result<(Option<i64>, Option<i64>)> {
+    let s = since.map(|t| parse_time("--since", t)).transpose()?;
+    let u = until.map(|t| parse_time("--until", t)).transpose()?;
+    if let (Some(a), Some(b)) = (s, u) {
+        if a >= b {
+            return Err(usage_error("--since must be before --until"));
+        }
+    }
+    Ok((s, u))
 }
 
 fn parse_key(text: &str) -> Result<ShardKey> {
@@ -241,6 +308,7 @@ fn input_request_unchecked(a: &InputArgs) -> InputRequest {
         top: a.top,
         redact: a.redact,
         memory_limit: parse_size(&a.memory_limit).unwrap_or(crate::app::DEFAULT_MEMORY_LIMIT),
+        window: (None, None),
     }
 }
 
@@ -275,6 +343,7 @@ fn input_request(a: &InputArgs) -> Result<InputRequest> {
         return Err(usage_error("--shards takes a number of shards from 1 to 10000"));
     }
     let mut r = input_request_unchecked(a);
+    r.window = window(a.since.as_deref(), a.until.as_deref())?;
     r.collation = a.collation.as_deref().map(parse_collation).transpose()?.filter(|d| !d.is_empty());
     r.namespace = a
         .collection

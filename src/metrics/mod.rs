@@ -28,6 +28,7 @@ pub mod monotonicity;
 pub mod query_shapes;
 pub mod ranges;
 pub mod supporting_index;
+pub mod workload;
 
 use crate::model::Query;
 use crate::sample::{KeySample, Sample};

@@ -13,5 +13,5 @@ pub mod shard_key;
 
 pub use key_range::KeyRange;
 pub use namespace::Namespace;
-pub use query::{Op, Query, QueryOrigin, UpdateSpec};
+pub use query::{OpStats, Op, Query, QueryOrigin, UpdateSpec};
 pub use shard_key::{KeyField, KeyKind, ShardKey};

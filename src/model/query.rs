@@ -85,6 +85,20 @@ pub struct Query {
     pub origin: QueryOrigin,
     /// Documents an insert wrote (1 for a logged insert statement).
     pub count: u64,
+    /// What the log or profiler says the operation cost, when it says.
+    pub stats: Option<Box<OpStats>>,
+}
+
+/// Cost figures of one logged or profiled operation (`shardkey workload`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OpStats {
+    pub millis: Option<i64>,
+    pub docs_examined: Option<i64>,
+    pub keys_examined: Option<i64>,
+    pub nreturned: Option<i64>,
+    pub plan_summary: Option<String>,
+    /// When it ran, milliseconds since the epoch (absent from 2.x ctime timestamps, which have no year).
+    pub ts_millis: Option<i64>,
 }
 
 impl Query {
@@ -100,6 +114,7 @@ impl Query {
             update: None,
             origin,
             count: 1,
+            stats: None,
         }
     }
 }

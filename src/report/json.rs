@@ -1,6 +1,6 @@
 //! JSON writer: the reports as documented in README ("JSON schema").
 
-use super::{CheckReport, Report, Writer};
+use super::{CheckReport, Report, WorkloadReport, Writer};
 use serde::Serialize;
 
 pub(super) struct JsonWriter;
@@ -16,6 +16,10 @@ impl Writer for JsonWriter {
     }
 
     fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_pretty(r, out)
+    }
+
+    fn workload(&self, r: &WorkloadReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         write_pretty(r, out)
     }
 }

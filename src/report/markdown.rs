@@ -1,7 +1,7 @@
 //! Markdown writer, sized for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
 
 use super::text::{summary_line, top_value};
-use super::{CheckReport, Report, Writer};
+use super::{CheckReport, Report, WorkloadReport, Writer};
 use crate::util::text::{pct, printable};
 use std::fmt::Write;
 
@@ -15,6 +15,41 @@ impl Writer for MarkdownWriter {
     fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.write_all(printable(&render_check(r), true).as_bytes())
     }
+
+    fn workload(&self, r: &WorkloadReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(printable(&render_workload(r), true).as_bytes())
+    }
+}
+
+fn render_workload(r: &WorkloadReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "### Query workload\n\n{}\n", esc(&super::text::workload_summary(r)));
+    for ns in &r.namespaces {
+        let ops: Vec<String> = ns.operations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(out, "**{}**: {} operations ({}), {} shapes\n", esc(&ns.namespace), ns.num_operations, ops.join(", "), ns.num_shapes);
+        let _ = writeln!(out, "| count | shape | commands | ms p50 | ms p95 | ms max | ms total | examined/returned | COLLSCAN |");
+        let _ = writeln!(out, "|---:|---|---|---:|---:|---:|---:|---:|---:|");
+        for s in &ns.shapes {
+            let cmds: Vec<String> = s.commands.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let d = &s.duration_millis;
+            let ms = |x: Option<u32>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+                s.count,
+                esc(&s.shape),
+                cmds.join(", "),
+                ms(d.p50),
+                ms(d.p95),
+                ms(d.max),
+                d.total,
+                s.docs_examined_per_returned.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into()),
+                s.collscans
+            );
+        }
+        let _ = writeln!(out);
+    }
+    out
 }
 
 fn esc(s: &str) -> String {

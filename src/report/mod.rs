@@ -30,6 +30,7 @@ pub enum Format {
 trait Writer {
     fn analyze(&self, r: &Report, out: &mut dyn Write) -> io::Result<()>;
     fn check(&self, r: &CheckReport, out: &mut dyn Write) -> io::Result<()>;
+    fn workload(&self, r: &WorkloadReport, out: &mut dyn Write) -> io::Result<()>;
 }
 
 /// The one dispatch from a format to its writer.
@@ -51,7 +52,28 @@ pub fn write_check(r: &CheckReport, format: Format, out: &mut dyn Write) -> io::
     writer(format).check(r, out)
 }
 
+/// Write a workload summary.
+pub fn write_workload(r: &WorkloadReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    writer(format).workload(r, out)
+}
+
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// `shardkey workload`: what the query logs hold, per namespace and query shape.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadReport {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub sources: Vec<String>,
+    pub records_read: u64,
+    /// Operations found in the logs (inside the time window).
+    pub operations_read: u64,
+    pub skipped: BTreeMap<String, u64>,
+    /// `--namespace` pattern, `--since`, `--until` as given.
+    pub filters: BTreeMap<String, String>,
+    pub namespaces: Vec<crate::metrics::workload::NamespaceWorkload>,
+}
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

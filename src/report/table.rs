@@ -1,7 +1,7 @@
 //! Terminal writer: a ranked table, then each candidate's reasons and query shapes.
 
 use super::text::{server_headline, summary_line, top_value};
-use super::{CheckReport, Report, Writer};
+use super::{CheckReport, Report, WorkloadReport, Writer};
 use crate::util::text::{pct, printable};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
@@ -16,6 +16,41 @@ impl Writer for TableWriter {
     fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.write_all(printable(&render_check(r), true).as_bytes())
     }
+
+    fn workload(&self, r: &WorkloadReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(printable(&render_workload(r), true).as_bytes())
+    }
+}
+
+/// `workload` as text: one table of shapes per namespace.
+fn render_workload(r: &WorkloadReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", super::text::workload_summary(r));
+    for ns in &r.namespaces {
+        let ops: Vec<String> = ns.operations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(out, "\n{}: {} operations ({}), {} shapes", ns.namespace, ns.num_operations, ops.join(", "), ns.num_shapes);
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(180);
+        t.set_header(vec!["count", "shape", "commands", "ms p50", "ms p95", "ms max", "ms total", "examined/returned", "COLLSCAN"]);
+        for s in &ns.shapes {
+            let cmds: Vec<String> = s.commands.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let d = &s.duration_millis;
+            let ms = |x: Option<u32>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+            t.add_row(vec![
+                Cell::new(s.count).set_alignment(CellAlignment::Right),
+                Cell::new(&s.shape),
+                Cell::new(cmds.join(", ")),
+                Cell::new(ms(d.p50)).set_alignment(CellAlignment::Right),
+                Cell::new(ms(d.p95)).set_alignment(CellAlignment::Right),
+                Cell::new(ms(d.max)).set_alignment(CellAlignment::Right),
+                Cell::new(d.total).set_alignment(CellAlignment::Right),
+                Cell::new(s.docs_examined_per_returned.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into())).set_alignment(CellAlignment::Right),
+                Cell::new(s.collscans).set_alignment(CellAlignment::Right),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    out
 }
 
 fn render(r: &Report) -> String {

@@ -24,6 +24,21 @@ pub fn summary_line(r: &Report) -> String {
     s
 }
 
+/// The first line of a workload summary.
+pub fn workload_summary(r: &super::WorkloadReport) -> String {
+    let skipped: u64 = r.skipped.values().sum();
+    let filters: Vec<String> = r.filters.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    format!(
+        "{} operations in {} namespaces from {} records of {} ({} records skipped){}",
+        r.operations_read,
+        r.namespaces.len(),
+        r.records_read,
+        r.sources.join(", "),
+        skipped,
+        if filters.is_empty() { String::new() } else { format!("; {}", filters.join(", ")) }
+    )
+}
+
 /// The "top value" cell: the most common value and its share, or that no value repeats.
 pub fn top_value(c: &crate::metrics::characteristics::KeyCharacteristics) -> String {
     c.most_common_values

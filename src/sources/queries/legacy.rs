@@ -44,6 +44,10 @@ pub(super) fn parse_line(line: &str) -> Legacy {
     d.insert("op", op);
     d.insert("ns", ns);
     d.insert("millis", millis);
+    // ISO timestamps (2.6+) place the line in time; 2.x ctime ones have no year.
+    if let Some(t) = line.split(' ').next().and_then(iso_millis) {
+        d.insert("tsMillis", t);
+    }
     let mut p = Fields { s: rest.as_bytes(), text: rest, i: 0 };
     loop {
         p.ws();
@@ -155,6 +159,19 @@ pub(super) fn parse_line(line: &str) -> Legacy {
         }
     }
     Legacy::Op(d)
+}
+
+/// "2019-06-18T11:59:16.516+0100" (no colon in the offset) or RFC 3339, in milliseconds.
+fn iso_millis(t: &str) -> Option<i64> {
+    if !t.is_ascii() || t.len() < 20 || t.as_bytes()[4] != b'-' {
+        return None;
+    }
+    let fixed = match t.len() {
+        // +hhmm → +hh:mm
+        n if n > 5 && (t.as_bytes()[n - 5] == b'+' || t.as_bytes()[n - 5] == b'-') => format!("{}:{}", &t[..n - 2], &t[n - 2..]),
+        _ => t.to_string(),
+    };
+    bson::DateTime::parse_rfc3339_str(&fixed).ok().map(|d| d.timestamp_millis())
 }
 
 /// The `field: value` part of a line.

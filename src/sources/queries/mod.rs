@@ -19,7 +19,7 @@ mod slow_log;
 
 use super::records::{json_to_document, numbered_lines, open, parse_json_document_lenient, Layout, Record};
 use crate::error::input_error;
-use crate::model::Query;
+use crate::model::{OpStats, Query};
 use anyhow::Result;
 use bson::{Bson, Document};
 use slow_log::{FastLogLine, SlowQuery};
@@ -54,7 +54,26 @@ pub struct QueryLog {
     pub found: u64,
     pub limit: usize,
     rng: crate::util::splitmix::SplitMix64,
+    /// The cost figures of the record being read, attached to every operation it yields.
+    pub(crate) pending: Option<OpStats>,
+    /// `--since`/`--until` (milliseconds since the epoch): operations outside are skipped.
+    pub window: (Option<i64>, Option<i64>),
+    /// Sees every operation (not only the sample): `shardkey workload`.
+    pub sink: Option<Box<dyn OpSink>>,
 }
+
+/// Something that sees every operation read, in parallel parts merged in file order.
+pub trait OpSink: Send + Sync + std::fmt::Debug {
+    fn op(&mut self, q: &Query);
+    /// An empty sink of the same kind, for a parallel part.
+    fn fresh(&self) -> Box<dyn OpSink>;
+    /// Take in a part's sink (made by `fresh`).
+    fn merge(&mut self, other: Box<dyn OpSink>);
+    fn as_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+/// Why an operation outside `--since`/`--until` was left out.
+pub const OUTSIDE_WINDOW: &str = "operations outside --since/--until";
 
 /// Operations kept for classification; beyond, a uniform sample.
 pub const QUERY_SAMPLE: usize = 100_000;
@@ -72,6 +91,9 @@ impl Default for QueryLog {
             found: 0,
             limit: QUERY_SAMPLE,
             rng: crate::util::splitmix::SplitMix64(0x9e37_79b9),
+            pending: None,
+            window: (None, None),
+            sink: None,
         }
     }
 }
@@ -86,8 +108,28 @@ impl QueryLog {
         *self.skipped.entry(reason.to_string()).or_default() += 1;
     }
 
+    /// A part for a parallel chunk: no sample limit, the same window, a fresh sink.
+    fn part(&self) -> QueryLog {
+        QueryLog { limit: usize::MAX, window: self.window, sink: self.sink.as_ref().map(|s| s.fresh()), ..Default::default() }
+    }
+
     /// Count an operation and offer it to the sample.
-    pub fn push(&mut self, q: Query) {
+    pub fn push(&mut self, mut q: Query) {
+        if let Some(s) = &self.pending {
+            q.stats = Some(Box::new(s.clone()));
+        }
+        if let (Some(t), (since, until)) = (q.stats.as_ref().and_then(|s| s.ts_millis), self.window) {
+            if since.is_some_and(|x| t < x) || until.is_some_and(|x| t >= x) {
+                self.skip(OUTSIDE_WINDOW);
+                return;
+            }
+        } else if self.window != (None, None) {
+            self.skip("operations without a time (--since/--until cannot place them)");
+            return;
+        }
+        if let Some(sink) = &mut self.sink {
+            sink.op(&q);
+        }
         self.found += 1;
         match self.by_namespace.get_mut(&q.ns) {
             Some(n) => *n += 1,
@@ -113,7 +155,10 @@ impl QueryLog {
         }
     }
 
-    pub fn merge(&mut self, other: QueryLog) {
+    pub fn merge(&mut self, mut other: QueryLog) {
+        if let (Some(mine), Some(theirs)) = (&mut self.sink, other.sink.take()) {
+            mine.merge(theirs);
+        }
         for q in other.queries {
             self.offer(q);
         }
@@ -139,7 +184,7 @@ enum Line<'a> {
     Doc(Document),
     /// A legacy (2.2–4.2) text log operation, as a profiler-shaped document.
     Legacy(Document),
-    Slow(SlowQuery<'a>),
+    Slow(Box<SlowQuery<'a>>),
 }
 
 fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>> {
@@ -154,8 +199,8 @@ fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>
         if !text.contains("\"id\":51803") && !text.contains("Slow query") {
             return Ok(Line::Skip(NOT_SLOW_QUERY));
         }
-        if let Ok(FastLogLine { id: Some(51803), attr: Some(sq) }) = serde_json::from_str::<FastLogLine>(text) {
-            return Ok(Line::Slow(sq));
+        if let Ok(FastLogLine { id: Some(51803), attr: Some(sq), t }) = serde_json::from_str::<FastLogLine>(text) {
+            return Ok(Line::Slow(Box::new(sq.at(t.as_ref()))));
         }
     }
     parse_json_document_lenient(text)
@@ -170,7 +215,7 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
     let parts: Vec<Result<QueryLog>> = lines
         .par_chunks(2048)
         .map(|chunk| {
-            let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
+            let mut part = log.part();
             for (lineno, raw) in chunk {
                 let text = std::str::from_utf8(raw)
                     .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
@@ -185,7 +230,7 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
                             part.skip(NOT_CRUD);
                         }
                     }
-                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, sq),
+                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
                 }
             }
             Ok(part)

@@ -2,7 +2,7 @@
 
 use super::command::{add_command, statement_delete, statement_update};
 use super::{get_i64, QueryLog, NOT_CRUD};
-use crate::model::{Op, Query, QueryOrigin};
+use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::Document;
 
 /// One profiler document.
@@ -12,6 +12,22 @@ pub(super) fn add_profile_doc(log: &mut QueryLog, d: &Document) {
 
 /// A profiler-shaped document from another source (legacy log lines).
 pub(super) fn add_profile_shaped(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
+    log.pending = Some(OpStats {
+        millis: get_i64(d, "millis"),
+        docs_examined: get_i64(d, "docsExamined").or_else(|| get_i64(d, "nscannedObjects")),
+        keys_examined: get_i64(d, "keysExamined").or_else(|| get_i64(d, "nscanned")),
+        nreturned: get_i64(d, "nreturned"),
+        plan_summary: d.get_str("planSummary").ok().map(str::to_string),
+        ts_millis: match d.get("ts") {
+            Some(bson::Bson::DateTime(t)) => Some(t.timestamp_millis()),
+            _ => get_i64(d, "tsMillis"),
+        },
+    });
+    add_profile_inner(log, d, origin);
+    log.pending = None;
+}
+
+fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
     let ns = d.get_str("ns").unwrap_or("").to_string();
     let op = d.get_str("op").unwrap_or("");
     let cmd = d.get_document("command").ok();

@@ -3,7 +3,7 @@
 
 use super::command::{add_command, statement_delete, statement_update};
 use super::{get_i64, QueryLog, NOT_CRUD, NOT_SLOW_QUERY, UNKNOWN};
-use crate::model::{Op, Query, QueryOrigin};
+use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::Document;
 
 /// The fields of a slow-query line we use. Parsed in one pass straight into
@@ -13,6 +13,21 @@ pub(super) struct FastLogLine<'a> {
     pub(super) id: Option<i64>,
     #[serde(borrow)]
     pub(super) attr: Option<SlowQuery<'a>>,
+    #[serde(borrow)]
+    pub(super) t: Option<LogTime<'a>>,
+}
+
+/// `"t": {"$date": "2024-06-04T11:19:50.398+00:00"}`.
+#[derive(serde::Deserialize)]
+pub(super) struct LogTime<'a> {
+    #[serde(rename = "$date", borrow)]
+    date: std::borrow::Cow<'a, str>,
+}
+
+impl LogTime<'_> {
+    fn millis(&self) -> Option<i64> {
+        bson::DateTime::parse_rfc3339_str(&self.date).ok().map(|d| d.timestamp_millis())
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -25,6 +40,37 @@ pub(super) struct SlowQuery<'a> {
     command: Option<Document>,
     #[serde(rename = "originatingCommand")]
     originating_command: Option<Document>,
+    #[serde(rename = "durationMillis")]
+    duration_millis: Option<i64>,
+    #[serde(rename = "docsExamined")]
+    docs_examined: Option<i64>,
+    #[serde(rename = "keysExamined")]
+    keys_examined: Option<i64>,
+    nreturned: Option<i64>,
+    #[serde(rename = "planSummary", borrow)]
+    plan_summary: Option<std::borrow::Cow<'a, str>>,
+    /// Not in the line's `attr`: set from its `t`.
+    #[serde(skip)]
+    ts_millis: Option<i64>,
+}
+
+impl SlowQuery<'_> {
+    /// Attach the line's time (from `t`, outside `attr`).
+    pub(super) fn at(mut self, t: Option<&LogTime>) -> Self {
+        self.ts_millis = t.and_then(LogTime::millis);
+        self
+    }
+
+    fn stats(&self) -> OpStats {
+        OpStats {
+            millis: self.duration_millis,
+            docs_examined: self.docs_examined,
+            keys_examined: self.keys_examined,
+            nreturned: self.nreturned,
+            plan_summary: self.plan_summary.as_deref().map(str::to_string),
+            ts_millis: self.ts_millis,
+        }
+    }
 }
 
 /// A log line parsed as a document (the slow path; see `super::classify_line`).
@@ -37,6 +83,11 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
         log.skip(UNKNOWN);
         return;
     };
+    let ts_millis = match d.get("t") {
+        Some(bson::Bson::DateTime(t)) => Some(t.timestamp_millis()),
+        Some(bson::Bson::Document(t)) => t.get_str("$date").ok().and_then(|x| bson::DateTime::parse_rfc3339_str(x).ok()).map(|t| t.timestamp_millis()),
+        _ => None,
+    };
     add_slow_query(
         log,
         SlowQuery {
@@ -45,6 +96,12 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
             ninserted: get_i64(attr, "ninserted"),
             command: attr.get_document("command").ok().cloned(),
             originating_command: attr.get_document("originatingCommand").ok().cloned(),
+            duration_millis: get_i64(attr, "durationMillis"),
+            docs_examined: get_i64(attr, "docsExamined"),
+            keys_examined: get_i64(attr, "keysExamined"),
+            nreturned: get_i64(attr, "nreturned"),
+            plan_summary: attr.get_str("planSummary").ok().map(Into::into),
+            ts_millis,
         },
     );
 }
@@ -58,6 +115,7 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
     };
     let (found, skipped) = (log.found, log.skipped.values().sum::<u64>());
     let origin = QueryOrigin::SlowQueryLog;
+    log.pending = Some(sq.stats());
     match sq.typ.as_deref().unwrap_or("command") {
         "update" => statement_update(log, cmd, ns, origin),
         "remove" => statement_delete(log, cmd, ns, origin),
@@ -78,6 +136,7 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
             }
         }
     }
+    log.pending = None;
     if log.found == found && log.skipped.values().sum::<u64>() == skipped {
         log.skip(NOT_CRUD);
     }

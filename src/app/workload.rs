@@ -1,0 +1,108 @@
+//! `shardkey workload`: read query logs (any format) and summarise every operation
+//! per namespace and query shape. Reads files only; the sample of `analyze` is not used.
+
+use super::WorkloadRequest;
+use crate::error::input_error;
+use crate::metrics::workload::WorkloadCounter;
+use crate::report::{write_workload, ToolInfo, WorkloadReport, SCHEMA_VERSION};
+use crate::sources::queries::{read_query_file_into, OpSink, QueryLog};
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::io::Write;
+
+/// The sink that feeds the counter every operation the reader finds.
+#[derive(Debug, Default)]
+struct Sink(WorkloadCounter);
+
+impl OpSink for Sink {
+    fn op(&mut self, q: &crate::model::Query) {
+        self.0.add(q);
+    }
+    fn fresh(&self) -> Box<dyn OpSink> {
+        Box::new(Sink::default())
+    }
+    fn merge(&mut self, other: Box<dyn OpSink>) {
+        if let Ok(s) = other.as_any().downcast::<Sink>() {
+            self.0.merge(s.0);
+        }
+    }
+    fn as_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+/// A namespace pattern: `*` matches any run of characters (`app.*`, `*.events`).
+pub fn matches(pattern: &str, ns: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == ns;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !ns.starts_with(first) || !ns[first.len()..].ends_with(last) || ns.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut rest = &ns[first.len()..ns.len() - last.len()];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
+    // Every operation goes to the counter; none needs to be kept.
+    let mut log = QueryLog::default();
+    log.limit = 0;
+    log.window = r.window;
+    log.sink = Some(Box::new(Sink::default()));
+    for path in &r.queries {
+        read_query_file_into(path, &mut log)?;
+    }
+    let counter = match log.sink.take().map(|s| s.as_any().downcast::<Sink>()) {
+        Some(Ok(s)) => s.0,
+        _ => return Err(input_error("internal: the workload counter was lost")),
+    };
+    let pattern = r.namespace.clone();
+    let keep = move |ns: &str| pattern.as_deref().is_none_or(|p| matches(p, ns));
+    let namespaces = counter.finish(&keep, r.top);
+    let mut filters = BTreeMap::new();
+    if let Some(p) = &r.namespace {
+        filters.insert("namespace".to_string(), p.clone());
+    }
+    for (k, v) in [("since", &r.since_text), ("until", &r.until_text)] {
+        if let Some(v) = v {
+            filters.insert(k.to_string(), v.clone());
+        }
+    }
+    let mut skipped = log.skipped.clone();
+    skipped.retain(|_, v| *v > 0);
+    let report = WorkloadReport {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo::this(),
+        sources: r.queries.iter().map(|p| p.display().to_string()).collect(),
+        records_read: log.records,
+        operations_read: log.found,
+        skipped,
+        filters,
+        namespaces,
+    };
+    write_workload(&report, r.format, out)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn namespace_patterns() {
+        assert!(matches("app.*", "app.events"));
+        assert!(matches("*.events", "app.events"));
+        assert!(matches("a*.e*s", "app.events"));
+        assert!(!matches("app.*", "shop.events"));
+        assert!(matches("app.events", "app.events") && !matches("app.event", "app.events"));
+        assert!(!matches("ab*ba", "aba"));
+    }
+}

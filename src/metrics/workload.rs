@@ -1,0 +1,219 @@
+//! `shardkey workload`: what query logs hold, per namespace and per query shape
+//! (the filter's fields with their operator class: `{projectId: eq, ts: range}`):
+//! operation counts, commands, duration p50/p95/max/total, documents examined
+//! against returned, and COLLSCAN plans. Every operation counts (not the sample).
+
+use crate::model::Query;
+use crate::targeting::shapes::shape_of;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Counts every operation it is shown; merge parts in any order.
+#[derive(Debug, Default, Clone)]
+pub struct WorkloadCounter {
+    by_ns: BTreeMap<String, NsCounter>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct NsCounter {
+    ops: BTreeMap<&'static str, u64>,
+    shapes: HashMap<String, ShapeStats>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct ShapeStats {
+    count: u64,
+    commands: BTreeMap<&'static str, u64>,
+    millis: Vec<u32>,
+    docs_examined: u64,
+    keys_examined: u64,
+    nreturned: u64,
+    with_counts: u64,
+    collscans: u64,
+}
+
+impl WorkloadCounter {
+    pub fn add(&mut self, q: &Query) {
+        let ns = match self.by_ns.get_mut(&q.ns) {
+            Some(n) => n,
+            None => self.by_ns.entry(q.ns.clone()).or_default(),
+        };
+        let op = q.op.name();
+        *ns.ops.entry(op).or_default() += 1;
+        let shape = if q.op == crate::model::Op::Insert { "(insert)".to_string() } else { shape_of(&q.filter) };
+        let s = ns.shapes.entry(shape).or_default();
+        s.count += 1;
+        *s.commands.entry(op).or_default() += 1;
+        if let Some(st) = &q.stats {
+            if let Some(ms) = st.millis {
+                s.millis.push(ms.clamp(0, u32::MAX as i64) as u32);
+            }
+            if st.docs_examined.is_some() || st.nreturned.is_some() {
+                s.with_counts += 1;
+                s.docs_examined += st.docs_examined.unwrap_or(0).max(0) as u64;
+                s.keys_examined += st.keys_examined.unwrap_or(0).max(0) as u64;
+                s.nreturned += st.nreturned.unwrap_or(0).max(0) as u64;
+            }
+            if st.plan_summary.as_deref().is_some_and(|p| p.contains("COLLSCAN")) {
+                s.collscans += 1;
+            }
+        }
+    }
+
+    pub fn merge(&mut self, other: WorkloadCounter) {
+        for (ns, o) in other.by_ns {
+            let mine = self.by_ns.entry(ns).or_default();
+            for (k, v) in o.ops {
+                *mine.ops.entry(k).or_default() += v;
+            }
+            for (shape, st) in o.shapes {
+                let m = mine.shapes.entry(shape).or_default();
+                m.count += st.count;
+                for (k, v) in st.commands {
+                    *m.commands.entry(k).or_default() += v;
+                }
+                m.millis.extend(st.millis);
+                m.docs_examined += st.docs_examined;
+                m.keys_examined += st.keys_examined;
+                m.nreturned += st.nreturned;
+                m.with_counts += st.with_counts;
+                m.collscans += st.collscans;
+            }
+        }
+    }
+
+    /// The report: namespaces by operation count (those `keep` accepts), each with its
+    /// `top` shapes by count (all when 0).
+    pub fn finish(self, keep: &dyn Fn(&str) -> bool, top: usize) -> Vec<NamespaceWorkload> {
+        let mut out: Vec<NamespaceWorkload> = self
+            .by_ns
+            .into_iter()
+            .filter(|(ns, _)| keep(ns))
+            .map(|(ns, c)| {
+                let total: u64 = c.ops.values().sum();
+                let mut shapes: Vec<ShapeWorkload> = c.shapes.into_iter().map(|(shape, s)| s.report(shape)).collect();
+                shapes.sort_by(|a, b| b.count.cmp(&a.count).then(b.duration_millis.total.cmp(&a.duration_millis.total)).then(a.shape.cmp(&b.shape)));
+                let num_shapes = shapes.len();
+                if top > 0 {
+                    shapes.truncate(top);
+                }
+                NamespaceWorkload {
+                    namespace: ns,
+                    num_operations: total,
+                    operations: c.ops.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+                    num_shapes,
+                    shapes,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| b.num_operations.cmp(&a.num_operations).then(a.namespace.cmp(&b.namespace)));
+        out
+    }
+}
+
+impl ShapeStats {
+    fn report(mut self, shape: String) -> ShapeWorkload {
+        self.millis.sort_unstable();
+        let d = Durations::of(&self.millis);
+        ShapeWorkload {
+            shape,
+            count: self.count,
+            commands: self.commands.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            duration_millis: d,
+            docs_examined: self.docs_examined,
+            keys_examined: self.keys_examined,
+            nreturned: self.nreturned,
+            docs_examined_per_returned: (self.with_counts > 0 && self.nreturned > 0)
+                .then(|| ((self.docs_examined as f64 / self.nreturned as f64) * 10.0).round() / 10.0),
+            collscans: self.collscans,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceWorkload {
+    pub namespace: String,
+    pub num_operations: u64,
+    /// Per command: find, aggregate, count, distinct, update, delete, findAndModify, insert.
+    pub operations: BTreeMap<String, u64>,
+    pub num_shapes: usize,
+    pub shapes: Vec<ShapeWorkload>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShapeWorkload {
+    pub shape: String,
+    pub count: u64,
+    pub commands: BTreeMap<String, u64>,
+    pub duration_millis: Durations,
+    pub docs_examined: u64,
+    pub keys_examined: u64,
+    pub nreturned: u64,
+    /// Documents examined per document returned (null when nothing returned).
+    pub docs_examined_per_returned: Option<f64>,
+    /// Operations whose plan was a collection scan.
+    pub collscans: u64,
+}
+
+/// Duration figures over the operations that logged one (nearest-rank percentiles).
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Durations {
+    pub count: u64,
+    pub p50: Option<u32>,
+    pub p95: Option<u32>,
+    pub max: Option<u32>,
+    pub total: u64,
+}
+
+impl Durations {
+    /// From sorted durations.
+    pub fn of(sorted: &[u32]) -> Durations {
+        let n = sorted.len();
+        let rank = |p: f64| sorted.get(((p * n as f64).ceil() as usize).clamp(1, n.max(1)) - 1).copied();
+        Durations {
+            count: n as u64,
+            p50: rank(0.50),
+            p95: rank(0.95),
+            max: sorted.last().copied(),
+            total: sorted.iter().map(|&x| x as u64).sum(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Op, OpStats, QueryOrigin};
+    use bson::doc;
+
+    #[test]
+    fn nearest_rank_percentiles_by_hand() {
+        // 1..=20: p50 = the 10th value, p95 = the 19th.
+        let v: Vec<u32> = (1..=20).collect();
+        let d = Durations::of(&v);
+        assert_eq!((d.p50, d.p95, d.max, d.total), (Some(10), Some(19), Some(20), 210));
+        assert_eq!(Durations::of(&[]).p50, None);
+    }
+
+    #[test]
+    fn shapes_count_every_operation_and_merge() {
+        let q = |f: bson::Document, ms: i64, plan: &str| {
+            let mut q = Query::new(Op::Find, "a.b", f, QueryOrigin::SlowQueryLog);
+            q.stats = Some(Box::new(OpStats { millis: Some(ms), docs_examined: Some(100), nreturned: Some(10), plan_summary: Some(plan.into()), ..Default::default() }));
+            q
+        };
+        let mut a = WorkloadCounter::default();
+        a.add(&q(doc! {"x": 1}, 5, "COLLSCAN"));
+        let mut b = WorkloadCounter::default();
+        b.add(&q(doc! {"x": 2}, 7, "IXSCAN { x: 1 }"));
+        b.add(&q(doc! {"y": {"$gt": 1}}, 1, "COLLSCAN"));
+        a.merge(b);
+        let r = a.finish(&|_| true, 0);
+        assert_eq!(r[0].num_operations, 3);
+        let x = r[0].shapes.iter().find(|s| s.shape == "{x: eq}").unwrap();
+        assert_eq!((x.count, x.collscans, x.duration_millis.max, x.docs_examined_per_returned), (2, 1, Some(7), Some(10.0)));
+    }
+}
