@@ -417,3 +417,87 @@ fn a_date_key_loaded_out_of_order_is_increasing_with_creation_time() {
     assert!(c["score"].as_u64().unwrap() <= 50);
     assert!(cand(&r, "{customerId: 1}")["score"].as_u64() > c["score"].as_u64());
 }
+
+/// `shardkey sample` against the real mongod 6.0.5: the profiler samples for the duration
+/// (every operation at --rate 1), the profiled operations land in the --out file, `analyze`
+/// reads them, and the previous profiler settings come back, also after Ctrl-C (SIGINT).
+/// Without --change-server-settings nothing is touched.
+#[test]
+fn sample_profiles_for_a_while_and_restores_the_settings() {
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    let uri = m.uri();
+    let profile = |cmd: Document| rt().block_on(async { client.database("app").run_command(cmd).await }).unwrap();
+    let settings = || {
+        let r = profile(doc! {"profile": -1});
+        (r.get_i32("was").unwrap(), r.get("slowms").cloned(), r.get("sampleRate").cloned())
+    };
+    rt().block_on(async {
+        let coll = client.database("app").collection::<Document>("s");
+        let docs: Vec<Document> = (0..100).map(|i| doc! {"a": i, "b": i % 7}).collect();
+        coll.insert_many(docs).await.unwrap();
+    });
+    // A starting point that is not the default, to see it restored exactly.
+    profile(doc! {"profile": 0, "slowms": 250, "sampleRate": 0.5});
+    let before = settings();
+
+    // Without consent: refused, nothing changed.
+    let o = shardkey(&["sample", "--uri", &uri, "--collection", "app.s", "--duration", "2s"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--change-server-settings"));
+    assert_eq!(settings(), before);
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sampled.ndjson");
+    let child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .args(["sample", "--uri", &uri, "--collection", "app.s", "--rate", "1", "--duration", "6s", "--change-server-settings", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // While it samples: the profiler is on, and 20 finds by a run.
+    let t0 = Instant::now();
+    while settings().0 != 1 && t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(settings().0, 1, "the profiler is on while sampling");
+    rt().block_on(async {
+        use futures_util::TryStreamExt;
+        let coll = client.database("app").collection::<Document>("s");
+        for i in 0..20 {
+            let _: Vec<Document> = coll.find(doc! {"a": i}).await.unwrap().try_collect().await.unwrap();
+        }
+    });
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(text.contains("profiler restored: level 0, slowms 250, sampleRate 0.5"), "{text}");
+    assert_eq!(settings(), before, "restored exactly");
+    let lines = std::fs::read_to_string(&out).unwrap();
+    let finds = lines.lines().filter(|l| l.contains("\"find\":\"s\"")).count();
+    assert!(finds >= 20, "{finds} profiled finds in {}", out.display());
+    // The file reads as a query log: every find on {a: eq} reaches one shard for {a: 1}.
+    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.s", "--key", "{a: 1}", "--queries", out.to_str().unwrap(), "--format", "json"]));
+    let rd = &cand(&r, "{a: 1}")["readDistribution"];
+    assert!(rd["sampleSize"]["find"].as_u64().unwrap() >= 20, "{rd}");
+    assert_eq!(rd["percentageOfSingleShardReads"], 100.0);
+
+    // Ctrl-C ends it early, and the settings still come back.
+    let child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .args(["sample", "--uri", &uri, "--collection", "app.s", "--duration", "10m", "--change-server-settings", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while settings().0 != 1 && t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(settings().0, 1);
+    let t1 = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert!(t1.elapsed() < Duration::from_secs(20), "ended on Ctrl-C");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("(interrupted)"));
+    assert_eq!(settings(), before, "restored after Ctrl-C");
+}

@@ -6,6 +6,7 @@ mod analyze;
 mod check;
 mod github;
 mod inputs;
+mod sample;
 mod workload;
 
 pub use crate::sample::DEFAULT_MEMORY_LIMIT;
@@ -100,11 +101,29 @@ pub struct WorkloadRequest {
     pub format: Format,
 }
 
+/// `shardkey sample`: uniform query sampling for a while (changes server settings).
+#[derive(Debug, Clone)]
+pub struct SampleRequest {
+    pub uri: String,
+    pub namespace: Namespace,
+    /// 4.0–6.x: the profiler's sampleRate (0 < rate ≤ 1).
+    pub rate: f64,
+    /// 7.0+: configureQueryAnalyzer's samplesPerSecond.
+    pub samples_per_second: f64,
+    pub duration: Duration,
+    pub out: PathBuf,
+    /// The explicit consent to change server settings.
+    pub change_server_settings: bool,
+    pub server_selection_timeout: Duration,
+    pub max_time: Duration,
+}
+
 #[derive(Debug, Clone)]
 pub enum Request {
     Analyze(AnalyzeRequest),
     Check(CheckRequest),
     Workload(WorkloadRequest),
+    Sample(SampleRequest),
 }
 
 /// Run a request, writing its report to `out`.
@@ -117,12 +136,17 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         }
         Request::Check(c) => scrubbed(&c.input, || check::run(c, out)),
         Request::Workload(w) => workload::run(w, out).map(|_| Outcome::Success),
+        Request::Sample(sr) => scrub_errors(secrets_of(&sr.uri), || sample::run(sr, out).map(|_| Outcome::Success)),
     }
 }
 
 /// Run `f` so that no error it returns carries a credential from the URIs.
 fn scrubbed<T>(input: &InputRequest, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    let secrets: Vec<String> = input.uri.iter().chain(&input.config_uri).flat_map(|u| secrets_of(u)).collect();
+    scrub_errors(input.uri.iter().chain(&input.config_uri).flat_map(|u| secrets_of(u)).collect(), f)
+}
+
+/// Run `f` so that no error it returns carries one of `secrets`, its kind (exit code) kept.
+fn scrub_errors<T>(secrets: Vec<String>, f: impl FnOnce() -> Result<T>) -> Result<T> {
     f().map_err(|e| {
         if secrets.is_empty() {
             return e;

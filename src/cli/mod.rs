@@ -1,7 +1,7 @@
 //! The command line: clap definitions, and their conversion into the typed
 //! requests `app` runs (flag checks included). Nothing below this module sees clap.
 
-use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, QuerySource, Request, WorkloadRequest};
+use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, QuerySource, Request, SampleRequest, WorkloadRequest};
 use crate::error::{usage_error, Exit};
 use crate::model::sharding::DEFAULT_CHUNK_SIZE_MIB;
 use crate::model::{relaxed, Namespace, ShardKey};
@@ -27,6 +27,48 @@ pub enum Command {
     /// Summarise query logs (any format, 2.2 to 8.x): per namespace and query shape, counts,
     /// commands, durations, documents examined per returned, COLLSCANs.
     Workload(WorkloadArgs),
+    /// Sample queries uniformly for a while (CHANGES SERVER SETTINGS, only with --change-server-settings):
+    /// the profiler with slowms 0 and sampleRate on 4.0-6.x, configureQueryAnalyzer on 7.0+; restored at the end.
+    Sample(SampleArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SampleArgs {
+    /// The deployment (its primary is used). Defaults to $MONGODB_URI.
+    #[arg(long, value_name = "URI")]
+    pub uri: Option<String>,
+
+    /// The namespace to sample (db.coll).
+    #[arg(long, value_name = "DB.COLL", required = true)]
+    pub collection: String,
+
+    /// 4.0-6.x: the share of operations profiled (profiler sampleRate), 0 < RATE <= 1.
+    #[arg(long, value_name = "RATE", default_value_t = 0.01)]
+    pub rate: f64,
+
+    /// 7.0+: queries sampled per second (configureQueryAnalyzer samplesPerSecond, at most 50).
+    #[arg(long, value_name = "N", default_value_t = 10.0)]
+    pub samples_per_second: f64,
+
+    /// How long to sample: 30s, 10m, 1h (Ctrl-C ends it early; settings are restored either way).
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub duration: String,
+
+    /// Where the profiled operations go (NDJSON, read by `analyze --queries FILE`). 4.0-6.x.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Consent: this command changes server settings for the duration (README "Sampling queries").
+    #[arg(long)]
+    pub change_server_settings: bool,
+
+    /// Seconds to find a server before giving up.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub server_selection_timeout: u64,
+
+    /// maxTimeMS sent with every server operation.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub max_time_ms: u64,
 }
 
 #[derive(Args, Debug)]
@@ -229,6 +271,29 @@ impl Cli {
                     fail_under: a.fail_under,
                 })
             }
+            Command::Sample(a) => {
+                let uri = a.uri.clone().or_else(|| std::env::var("MONGODB_URI").ok()).ok_or_else(|| usage_error("give --uri URI (or set MONGODB_URI)"))?;
+                let namespace = Namespace::parse(&a.collection).map_err(|_| usage_error(format!("--collection {}: expected db.collection", a.collection)))?;
+                if !(a.rate > 0.0 && a.rate <= 1.0) {
+                    return Err(usage_error("--rate takes a share of operations above 0 and at most 1, e.g. 0.01"));
+                }
+                if !(a.samples_per_second > 0.0 && a.samples_per_second <= 50.0) {
+                    return Err(usage_error("--samples-per-second takes a rate above 0 and at most 50 (the server's limit)"));
+                }
+                let duration = parse_duration(&a.duration)?;
+                let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("shardkey-sample-{namespace}.ndjson")));
+                Request::Sample(SampleRequest {
+                    uri,
+                    namespace,
+                    rate: a.rate,
+                    samples_per_second: a.samples_per_second,
+                    duration,
+                    out,
+                    change_server_settings: a.change_server_settings,
+                    server_selection_timeout: Duration::from_secs(a.server_selection_timeout.max(1)),
+                    max_time: Duration::from_millis(a.max_time_ms.max(1)),
+                })
+            }
             Command::Workload(w) => Request::Workload(WorkloadRequest {
                 queries: w.queries,
                 namespace: w.namespace,
@@ -246,6 +311,22 @@ impl Cli {
                 format: c.format.into(),
             }),
         })
+    }
+}
+
+/// A duration: 90, 90s, 10m, 1h.
+fn parse_duration(text: &str) -> Result<Duration> {
+    let t = text.trim();
+    let (n, unit) = t.find(|c: char| !c.is_ascii_digit()).map(|i| t.split_at(i)).unwrap_or((t, "s"));
+    let secs = match (n.parse::<u64>(), unit) {
+        (Ok(n), "s") => Some(n),
+        (Ok(n), "m") => n.checked_mul(60),
+        (Ok(n), "h") => n.checked_mul(3600),
+        _ => None,
+    };
+    match secs {
+        Some(s) if s > 0 && s <= 7 * 86_400 => Ok(Duration::from_secs(s)),
+        _ => Err(usage_error(format!("--duration {text}: expected a duration from 1s to 7 days, such as 30s, 10m or 1h"))),
     }
 }
 

@@ -26,7 +26,7 @@ impl CollectionInfo {
 }
 
 impl LiveSession {
-    async fn server_version(&self) -> Result<(u32, u32)> {
+    pub(super) async fn server_version(&self) -> Result<(u32, u32)> {
         let bi = self.command(&self.client.database("admin"), doc! {"buildInfo": 1}, "buildInfo on").await?;
         let v = bi.get_str("version").unwrap_or("0.0");
         let mut it = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));

@@ -1,7 +1,9 @@
 //! A live deployment through the official driver. Read-only: it runs
 //! `$collStats`, `listCollections`, `listIndexes`, `explain`, `$sample`, `find`
-//! and reads `system.profile` / sampled queries; it never writes, builds an
-//! index or changes the profiler.
+//! and reads `system.profile` / sampled queries; it never writes or builds an
+//! index. The one exception is `query_sampling` (`shardkey sample`, only with
+//! `--change-server-settings`), which sets the profiler or the query analyzer for
+//! a while and restores it.
 //!
 //! `LiveSession` holds the connection; its methods are split by job:
 //! `collection` (what the collection is), `sampling` (the document sample),
@@ -11,6 +13,7 @@
 
 mod collection;
 mod query_logs;
+pub mod query_sampling;
 mod sampling;
 pub mod server_compare;
 mod sharding;

@@ -1,0 +1,136 @@
+//! The one place shardkey changes a server's settings (`shardkey sample`, behind
+//! `--change-server-settings`): uniform query sampling for a while, then the previous
+//! settings back.
+//! - 7.0+: `configureQueryAnalyzer` (mode "full", samplesPerSecond) on the namespace,
+//!   then the previous mode ("off" when there was none); the samples stay in
+//!   `config.sampledQueries` (they expire after 7 days).
+//! - 4.0–6.x: the database profiler at level 1 with `slowms: 0` and `sampleRate`, then the
+//!   previous level, slowms, sampleRate (and filter, 4.4.2+). `slowms` and `sampleRate` are
+//!   per mongod: while sampling, that fraction of all its operations is also written to
+//!   its log. Run against the primary.
+
+use super::LiveSession;
+use anyhow::Result;
+use bson::{doc, Bson, Document};
+use mongodb::options::{ReadPreference, SelectionCriteria};
+
+/// The profiler settings `{profile: -1}` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfilerSettings {
+    pub level: i32,
+    pub slowms: i64,
+    pub sample_rate: f64,
+    /// 4.4.2+: a filter replacing slowms/sampleRate; restored as it was.
+    pub filter: Option<Document>,
+}
+
+impl ProfilerSettings {
+    /// The command that sets these settings on a database.
+    pub fn command(&self) -> Document {
+        let mut c = doc! {"profile": self.level, "slowms": self.slowms, "sampleRate": self.sample_rate};
+        if let Some(f) = &self.filter {
+            c.insert("filter", f.clone());
+        }
+        c
+    }
+
+    /// From the reply of `{profile: -1}`.
+    pub fn from_reply(d: &Document) -> ProfilerSettings {
+        let num = |k: &str| match d.get(k) {
+            Some(Bson::Int32(n)) => *n as f64,
+            Some(Bson::Int64(n)) => *n as f64,
+            Some(Bson::Double(f)) => *f,
+            _ => f64::NAN,
+        };
+        ProfilerSettings {
+            level: num("was") as i32,
+            slowms: if num("slowms").is_nan() { 100 } else { num("slowms") as i64 },
+            sample_rate: if num("sampleRate").is_nan() { 1.0 } else { num("sampleRate") },
+            filter: d.get_document("filter").ok().cloned(),
+        }
+    }
+}
+
+/// The `configureQueryAnalyzer` command for a namespace (7.0+).
+pub fn configure_query_analyzer(ns: &str, mode: &str, samples_per_second: Option<f64>) -> Document {
+    let mut c = doc! {"configureQueryAnalyzer": ns, "mode": mode};
+    if let Some(s) = samples_per_second {
+        c.insert("samplesPerSecond", s);
+    }
+    c
+}
+
+fn primary() -> SelectionCriteria {
+    SelectionCriteria::ReadPreference(ReadPreference::Primary)
+}
+
+impl LiveSession {
+    pub async fn version(&self) -> Result<(u32, u32)> {
+        self.server_version().await
+    }
+
+    async fn on_primary(&self, db: &str, cmd: Document, what: &str) -> Result<Document> {
+        let db = self.client.database(db);
+        self.answer(what, async { db.run_command(cmd).selection_criteria(primary()).await }).await
+    }
+
+    /// The database's profiler settings (`{profile: -1}` reads, changes nothing).
+    pub async fn profiler_settings(&self) -> Result<ProfilerSettings> {
+        let r = self.on_primary(self.namespace.db(), doc! {"profile": -1}, "reading the profiler settings of").await?;
+        Ok(ProfilerSettings::from_reply(&r))
+    }
+
+    /// WRITES: set the database's profiler.
+    pub async fn set_profiler(&self, s: &ProfilerSettings) -> Result<()> {
+        self.on_primary(self.namespace.db(), s.command(), "setting the profiler of").await.map(|_| ())
+    }
+
+    /// The namespace's current query analyzer configuration (7.0+), from `config.queryAnalyzers`.
+    pub async fn query_analyzer(&self) -> Result<Option<(String, Option<f64>)>> {
+        let coll = self.client.database("config").collection::<Document>("queryAnalyzers");
+        let ns = self.namespace.to_string();
+        let d = self.answer("reading config.queryAnalyzers on", async { coll.find_one(doc! {"_id": &ns}).selection_criteria(primary()).await }).await?;
+        Ok(d.map(|d| (d.get_str("mode").unwrap_or("off").to_string(), d.get_f64("samplesPerSecond").ok())))
+    }
+
+    /// WRITES: `configureQueryAnalyzer` on the namespace (7.0+).
+    pub async fn set_query_analyzer(&self, mode: &str, samples_per_second: Option<f64>) -> Result<()> {
+        let cmd = configure_query_analyzer(&self.namespace.to_string(), mode, samples_per_second);
+        self.on_primary("admin", cmd, "configureQueryAnalyzer on").await.map(|_| ())
+    }
+
+    /// The namespace's profiler entries from `since` (milliseconds since the epoch), in order.
+    pub async fn profile_entries_since(&self, since_millis: i64) -> Result<Vec<Document>> {
+        let coll = self.db.collection::<Document>("system.profile");
+        let filter = doc! {"ns": self.namespace.to_string(), "ts": {"$gte": bson::DateTime::from_millis(since_millis)}};
+        let cursor = coll.find(filter).sort(doc! {"$natural": 1}).max_time(self.max_time).selection_criteria(primary());
+        let mut out = Vec::new();
+        self.for_each_doc(cursor, "reading system.profile on", |d| out.push(d)).await?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_through_the_profile_reply() {
+        // A 6.0 reply to {profile: -1}.
+        let reply = doc! {"was": 0, "slowms": 100, "sampleRate": 1.0, "ok": 1.0};
+        let s = ProfilerSettings::from_reply(&reply);
+        assert_eq!(s, ProfilerSettings { level: 0, slowms: 100, sample_rate: 1.0, filter: None });
+        assert_eq!(s.command(), doc! {"profile": 0, "slowms": 100i64, "sampleRate": 1.0});
+        let with_filter = ProfilerSettings::from_reply(&doc! {"was": 1, "slowms": 50, "sampleRate": 0.5, "filter": {"op": "query"}, "note": "..."});
+        assert_eq!(with_filter.command().get_document("filter").unwrap(), &doc! {"op": "query"});
+    }
+
+    #[test]
+    fn the_query_analyzer_command_has_the_7_0_shape() {
+        assert_eq!(
+            configure_query_analyzer("shop.orders", "full", Some(10.0)),
+            doc! {"configureQueryAnalyzer": "shop.orders", "mode": "full", "samplesPerSecond": 10.0}
+        );
+        assert_eq!(configure_query_analyzer("shop.orders", "off", None), doc! {"configureQueryAnalyzer": "shop.orders", "mode": "off"});
+    }
+}
