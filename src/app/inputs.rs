@@ -63,14 +63,31 @@ pub(super) fn build_report(
                         word.into()
                     }
                 };
+                let (t, records, found) = (std::time::Instant::now(), log.records, log.found);
                 read_query_file_into(&path, &mut log)?;
+                crate::util::term::detail(format!(
+                    "read {}: {} records, {} operations in {:.2} s",
+                    path.display(),
+                    log.records - records,
+                    log.found - found,
+                    t.elapsed().as_secs_f64()
+                ));
                 names.push(path.display().to_string());
             }
             let opts = options(input, candidates, namespace.as_ref());
-            match docs {
+            let t = std::time::Instant::now();
+            let r = match docs {
                 Some(docs) => pipeline::run(&mut FileSource { path: docs.clone() }, &log, names, &opts)?,
                 None => pipeline::run(&mut crate::sources::NoDocuments, &log, names, &opts)?,
-            }
+            };
+            crate::util::term::detail(format!(
+                "sampled {} documents from {} and measured {} candidates in {:.2} s",
+                r.inputs.documents.num_docs_read,
+                r.inputs.documents.source,
+                r.candidates.len(),
+                t.elapsed().as_secs_f64()
+            ));
+            r
         }
         (_, Some(uri)) => {
             let ns = namespace.ok_or_else(|| usage_error("--uri needs --collection db.coll"))?;
@@ -97,8 +114,19 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
     };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let mut notes = Vec::new();
+    let t = std::time::Instant::now();
     let session = rt.block_on(LiveSession::open(&lo))?;
     let info = rt.block_on(session.collection_info())?;
+    crate::util::term::detail(format!(
+        "connected to {} (MongoDB {}.{}): {} holds {} documents, {} indexes ({:.2} s)",
+        session.redacted,
+        info.server_version.0,
+        info.server_version.1,
+        ns,
+        info.count,
+        info.indexes.len(),
+        t.elapsed().as_secs_f64()
+    ));
     if info.count == 0 {
         return Err(input_error(format!("collection {ns} on {} is empty: nothing to analyse", session.redacted)));
     }

@@ -124,6 +124,8 @@ pub enum Request {
     Check(CheckRequest),
     Workload(WorkloadRequest),
     Sample(SampleRequest),
+    /// Text the command line made itself (completions, the man page).
+    Text(String),
 }
 
 /// Run a request, writing its report to `out`.
@@ -136,6 +138,10 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         }
         Request::Check(c) => scrubbed(&c.input, || check::run(c, out)),
         Request::Workload(w) => workload::run(w, out).map(|_| Outcome::Success),
+        Request::Text(t) => {
+            out.write_all(t.as_bytes())?;
+            Ok(Outcome::Success)
+        }
         Request::Sample(sr) => scrub_errors(secrets_of(&sr.uri), || sample::run(sr, out).map(|_| Outcome::Success)),
     }
 }

@@ -73,8 +73,8 @@ pub(super) fn run(r: &SampleRequest, out: &mut dyn Write) -> Result<()> {
         let previous: ProfilerSettings = rt.block_on(session.profiler_settings())?;
         let sampling = ProfilerSettings { level: 1, slowms: 0, sample_rate: r.rate, filter: None };
         // Said before the change, so that a SIGKILL still leaves the way back on screen.
-        eprintln!(
-            "shardkey: profiling {} at sampleRate {} for {} s; to restore by hand: db.getSiblingDB({:?}).setProfilingLevel({}, {{slowms: {}, sampleRate: {}}})",
+        crate::util::term::note(format!(
+            "profiling {} at sampleRate {} for {} s; to restore by hand: db.getSiblingDB({:?}).setProfilingLevel({}, {{slowms: {}, sampleRate: {}}})",
             r.namespace,
             r.rate,
             r.duration.as_secs(),
@@ -82,7 +82,7 @@ pub(super) fn run(r: &SampleRequest, out: &mut dyn Write) -> Result<()> {
             previous.level,
             previous.slowms,
             previous.sample_rate
-        );
+        ));
         rt.block_on(session.set_profiler(&sampling))?;
         // From here on, restore whatever happens.
         let interrupted = rt.block_on(signals.wait(r.duration));

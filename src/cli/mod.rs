@@ -12,24 +12,83 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Parser, Debug)]
-#[command(name = "shardkey", version, about = "Which MongoDB shard key to choose, and why.")]
+#[command(name = "shardkey", version, about = "Which MongoDB shard key to choose, and why.", after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Colour in the table output: auto (when stdout is a terminal and NO_COLOR is unset), always, never.
+    #[arg(long, value_enum, global = true, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+
+    /// Nothing on stderr on success (no progress bars, no notes).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Say on stderr what was read, from where, and how long each stage took.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+const EXAMPLES: &str = "Examples:
+  shardkey analyze --docs fixtures/events.ndjson --queries fixtures/mongod.log --collection app.events
+  shardkey analyze --uri mongodb://localhost:27017 --collection shop.orders
+  shardkey workload --queries /var/log/mongodb/mongod.log --namespace 'shop.*'
+  shardkey check --uri \"$MONGODB_URI\"
+  shardkey completions bash > /etc/bash_completion.d/shardkey";
+
+const ANALYZE_EXAMPLES: &str = "Examples:
+  shardkey analyze --docs orders.ndjson --queries mongod.log --collection shop.orders --total-docs 50000000
+  shardkey analyze --uri mongodb://host/ --collection shop.orders --key '{customerId: 1}' --key '{_id: \"hashed\"}'
+  shardkey analyze --queries mongod.log --collection shop.orders            # logs only
+  shardkey analyze --docs dump/shop/orders.bson --shards 8 --format markdown";
+
+const CHECK_EXAMPLES: &str = "Examples:
+  shardkey check --init > shardkey.toml
+  shardkey check --uri \"$MONGODB_URI\"                  # finds shardkey.toml from the current directory up
+  shardkey check --docs orders.ndjson --policy ci/shardkey.toml --format json";
+
+const WORKLOAD_EXAMPLES: &str = "Examples:
+  shardkey workload --queries mongod.log
+  shardkey workload --queries mongod.log.gz --namespace 'shop.*' --since 2024-06-01 --until 2024-06-02 --format markdown
+  shardkey workload --queries old-2.6-mongod.log --top 0 --format json";
+
+const SAMPLE_EXAMPLES: &str = "Examples:
+  shardkey sample --uri mongodb://primary/ --collection shop.orders --rate 0.01 --duration 10m --change-server-settings
+  shardkey analyze --uri mongodb://primary/ --collection shop.orders --queries shardkey-sample-shop.orders.ndjson";
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Measure, score and rank candidate shard keys.
+    #[command(after_help = ANALYZE_EXAMPLES)]
     Analyze(AnalyzeArgs),
     /// Gate CI on a policy file: exit 0 pass, 1 violated, 2 usage/configuration/connection error.
+    #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
     /// Summarise query logs (any format, 2.2 to 8.x): per namespace and query shape, counts,
     /// commands, durations, documents examined per returned, COLLSCANs.
+    #[command(after_help = WORKLOAD_EXAMPLES)]
     Workload(WorkloadArgs),
     /// Sample queries uniformly for a while (CHANGES SERVER SETTINGS, only with --change-server-settings):
     /// the profiler with slowms 0 and sampleRate on 4.0-6.x, configureQueryAnalyzer on 7.0+; restored at the end.
+    #[command(after_help = SAMPLE_EXAMPLES)]
     Sample(SampleArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Example:\n  shardkey completions zsh > ~/.zfunc/_shardkey")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    #[command(after_help = "Example:\n  shardkey man > /usr/local/share/man/man1/shardkey.1")]
+    Man,
 }
 
 #[derive(Args, Debug)]
@@ -216,9 +275,10 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// The policy file (TOML). `shardkey check --init` prints one to start from.
-    #[arg(long, value_name = "FILE", default_value = "shardkey.toml")]
-    pub policy: PathBuf,
+    /// The policy file (TOML). Default: shardkey.toml in the current directory or the nearest parent that has one.
+    /// `shardkey check --init` prints one to start from.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
 
     /// Print a starting policy and exit.
     #[arg(long)]
@@ -257,7 +317,25 @@ pub fn parse() -> Result<Cli, Exit> {
 impl Cli {
     /// The typed request, every flag checked.
     pub fn into_request(self) -> Result<Request> {
+        let color = match self.color {
+            ColorArg::Auto => crate::util::term::ColorMode::Auto,
+            ColorArg::Always => crate::util::term::ColorMode::Always,
+            ColorArg::Never => crate::util::term::ColorMode::Never,
+        };
+        crate::util::term::set(color, self.quiet, self.verbose);
         Ok(match self.command {
+            Command::Completions { shell } => {
+                use clap::CommandFactory;
+                let mut buf = Vec::new();
+                clap_complete::generate(shell, &mut Cli::command(), "shardkey", &mut buf);
+                Request::Text(String::from_utf8_lossy(&buf).into_owned())
+            }
+            Command::Man => {
+                use clap::CommandFactory;
+                let mut buf = Vec::new();
+                clap_mangen::Man::new(Cli::command()).render(&mut buf)?;
+                Request::Text(String::from_utf8_lossy(&buf).into_owned())
+            }
             Command::Analyze(a) => {
                 if a.fail_under.is_some_and(|s| s > 100) {
                     return Err(usage_error("--fail-under takes a score from 0 to 100"));
@@ -306,12 +384,33 @@ impl Cli {
             Command::Check(c) => Request::Check(CheckRequest {
                 // `--init` needs no input.
                 input: if c.init { input_request_unchecked(&c.input) } else { input_request(&c.input)? },
-                policy: c.policy,
+                policy: match (c.policy, c.init) {
+                    (Some(p), _) => p,
+                    (None, true) => PathBuf::from("shardkey.toml"),
+                    (None, false) => find_policy()?,
+                },
                 init: c.init,
                 format: c.format.into(),
             }),
         })
     }
+}
+
+/// `shardkey.toml` in the current directory or the nearest parent that has one (as cargo finds Cargo.toml).
+fn find_policy() -> Result<PathBuf> {
+    let cwd = std::env::current_dir()?;
+    // Shown relative to the current directory: shardkey.toml, ../shardkey.toml, ...
+    let mut rel = PathBuf::new();
+    for dir in cwd.ancestors() {
+        if dir.join("shardkey.toml").is_file() {
+            return Ok(rel.join("shardkey.toml"));
+        }
+        rel.push("..");
+    }
+    Err(usage_error(format!(
+        "no shardkey.toml in {} or any parent directory: give --policy FILE (shardkey check --init prints one)",
+        cwd.display()
+    )))
 }
 
 /// A duration: 90, 90s, 10m, 1h.

@@ -10,7 +10,8 @@ pub(super) struct TableWriter;
 
 impl Writer for TableWriter {
     fn analyze(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(printable(&render(r), true).as_bytes())
+        let text = printable(&render(r), true);
+        out.write_all(if colour() { colour_verdicts(&text) } else { text }.as_bytes())
     }
 
     fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -200,6 +201,34 @@ fn render(r: &Report) -> String {
     }
     for n in &r.notes {
         let _ = writeln!(out, "\nnote: {n}");
+    }
+    out
+}
+
+/// Whether to colour this output: `--color always`, or auto with stdout a terminal and no `NO_COLOR`.
+fn colour() -> bool {
+    use std::io::IsTerminal;
+    crate::util::term::color_allowed()
+        && (crate::util::term::color_mode() == crate::util::term::ColorMode::Always || std::io::stdout().is_terminal())
+}
+
+/// Colour the verdict column of the ranked table (green / yellow / red). Applied after the
+/// text was made terminal-safe, so the only escape sequences in the output are these.
+fn colour_verdicts(text: &str) -> String {
+    const VERDICTS: [(&str, &str); 5] =
+        [("good", "32"), ("acceptable", "33"), ("poor", "31"), ("bad", "31"), ("invalid", "31")];
+    let mut out = String::with_capacity(text.len() + 256);
+    for line in text.split_inclusive('\n') {
+        let cells: Vec<&str> = line.split('┆').collect();
+        match cells.get(3).and_then(|c| VERDICTS.iter().find(|(w, _)| c.trim() == *w)) {
+            Some((word, code)) if line.starts_with('│') => {
+                let coloured = cells[3].replacen(word, &format!("\x1b[{code}m{word}\x1b[0m"), 1);
+                let mut parts = cells.clone();
+                parts[3] = &coloured;
+                out.push_str(&parts.join("┆"));
+            }
+            _ => out.push_str(line),
+        }
     }
     out
 }

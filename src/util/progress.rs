@@ -14,7 +14,7 @@ pub fn progress_bytes(len: u64, what: &str) -> ProgressBar {
 }
 
 fn progress_with(len: u64, what: &str, counts: &str) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
+    if !std::io::stderr().is_terminal() || super::term::quiet() {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(len);
