@@ -213,3 +213,85 @@ fn redact_hides_every_sampled_value() {
     let mcv = first["candidates"][0]["keyCharacteristics"]["mostCommonValues"][0]["value"]["projectId"].as_str().unwrap().to_string();
     assert!(outputs[1].contains(&mcv), "stable token {mcv}");
 }
+
+/// A policy that the fixtures violate three times (score, top value share, distinct values),
+/// each rule on a line of its own.
+const VIOLATED: &str = "# gate\n[[collection]]\nnamespace = \"app.events\"\nkey = '{country: 1}'\nmin_score = 90\nmax_top_value_percent = 5.0\nmin_distinct_values = 1000\n";
+
+fn check_json(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
+    let docs = fixture("events.ndjson");
+    let mut args = vec!["check", "--docs", docs.as_str(), "--total-docs", "5000000"];
+    args.extend_from_slice(extra);
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).current_dir(dir).args(&args).env_remove("GITHUB_ACTIONS").env_remove("MONGODB_URI").output().unwrap();
+    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
+    (o.status.code().unwrap_or(-1), v)
+}
+
+/// SARIF 2.1.0, validated against the OASIS schema vendored in tests/data (from
+/// oasis-tcs/sarif-spec, Schemata/sarif-schema-2.1.0.json): one result per violated rule,
+/// located at that rule's line of the policy file; GitLab code quality: the same issues.
+#[test]
+fn sarif_and_gitlab_one_result_per_violation_at_its_policy_line() {
+    let d = policy_dir(VIOLATED);
+    let (code, sarif) = check_json(d.path(), &["--format", "sarif"]);
+    assert_eq!(code, 1);
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // The validator can fail: a SARIF log without its version is rejected.
+    let mut broken = sarif.clone();
+    broken.as_object_mut().unwrap().remove("version");
+    assert!(!validator.is_valid(&broken));
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let by_rule: Vec<(String, u64)> = results
+        .iter()
+        .map(|r| (r["ruleId"].as_str().unwrap().to_string(), r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap()))
+        .collect();
+    // Lines of VIOLATED: min_score 5, max_top_value_percent 6, min_distinct_values 7.
+    assert_eq!(by_rule, vec![("min_score".into(), 5), ("max_top_value_percent".into(), 6), ("min_distinct_values".into(), 7)]);
+    assert_eq!(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "shardkey.toml");
+    assert_eq!(sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap().len(), 3);
+
+    let (code, gitlab) = check_json(d.path(), &["--format", "gitlab"]);
+    assert_eq!(code, 1);
+    let issues = gitlab.as_array().unwrap();
+    assert_eq!(issues.len(), 3);
+    let lines: Vec<u64> = issues.iter().map(|i| i["location"]["lines"]["begin"].as_u64().unwrap()).collect();
+    assert_eq!(lines, vec![5, 6, 7]);
+    for i in issues {
+        assert!(i["fingerprint"].as_str().unwrap().len() >= 16 && i["severity"] == "major" && i["location"]["path"] == "shardkey.toml");
+    }
+}
+
+/// `--baseline`: unchanged → pass, worse → fail, better → pass (a team adopts the gate on a
+/// cluster that already violates it).
+#[test]
+fn baseline_fails_only_on_what_got_worse() {
+    let d = policy_dir(VIOLATED);
+    let (code, first) = check_json(d.path(), &["--format", "json"]);
+    assert_eq!(code, 1, "violated without a baseline");
+    let base = d.path().join("baseline.json");
+    std::fs::write(&base, serde_json::to_string(&first).unwrap()).unwrap();
+    let b = base.to_str().unwrap();
+    // Unchanged.
+    let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);
+    assert_eq!(code, 0, "{}", r["baseline"]);
+    assert!(r["baseline"]["worse"].as_array().unwrap().is_empty());
+    // Worse: a stricter policy adds a violated rule.
+    std::fs::write(d.path().join("shardkey.toml"), format!("{VIOLATED}forbid_jumbo_risk = true\n")).unwrap();
+    let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);
+    assert_eq!(code, 1);
+    assert!(r["baseline"]["worse"][0].as_str().unwrap().contains("forbid_jumbo_risk newly violated"), "{}", r["baseline"]);
+    // Better: a looser policy passes a rule that failed.
+    std::fs::write(d.path().join("shardkey.toml"), VIOLATED.replace("min_score = 90", "min_score = 10")).unwrap();
+    let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);
+    assert_eq!(code, 0);
+    assert!(r["baseline"]["better"][0].as_str().unwrap().contains("min_score passes now"), "{}", r["baseline"]);
+    // A baseline that is not a check report is a clear error.
+    std::fs::write(&base, "{}").unwrap();
+    let docs = fixture("events.ndjson");
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).current_dir(d.path()).args(["check", "--docs", &docs, "--baseline", b]).env_remove("MONGODB_URI").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a `check --format json` report"));
+}

@@ -7,7 +7,8 @@ use crate::error::{input_error, Outcome};
 use crate::pipeline::Candidates;
 use crate::policy::rules::RuleInput;
 use crate::policy::{self, CollectionPolicy};
-use crate::report::{write_check, CheckReport, CollectionCheck, ToolInfo, SCHEMA_VERSION};
+use crate::report::{write_check, BaselineComparison, CheckReport, CollectionCheck, ToolInfo, SCHEMA_VERSION};
+use std::collections::BTreeMap;
 use anyhow::Result;
 use std::io::Write;
 
@@ -54,9 +55,94 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             reasons: cand.reasons.clone(),
         });
     }
-    let passed = results.iter().all(|c| c.passed);
-    let cr = CheckReport { schema_version: SCHEMA_VERSION, tool: ToolInfo::this(), policy: name, passed, collections: results };
+    let baseline = match &a.baseline {
+        Some(path) => Some(compare_with_baseline(path, &results)?),
+        None => None,
+    };
+    // With a baseline, the gate fails only on what got worse.
+    let passed = match &baseline {
+        Some(b) => b.worse.is_empty(),
+        None => results.iter().all(|c| c.passed),
+    };
+    let cr = CheckReport {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo::this(),
+        policy_lines: policy_lines(&text),
+        policy: name,
+        passed,
+        collections: results,
+        baseline,
+    };
     write_check(&cr, a.format, out)?;
     github::report_check(&cr, a.format, out)?;
     Ok(if passed { Outcome::Success } else { Outcome::GateFailed })
+}
+
+/// Where each setting sits in the policy text: (namespace, rule) → line; (namespace, "") for
+/// the namespace's own line; ("", rule) for `[defaults]`. A light reading of the TOML layout the
+/// policy parser accepts (`[[collection]]` blocks with `namespace = "..."`).
+fn policy_lines(text: &str) -> BTreeMap<(String, String), u32> {
+    let mut out = BTreeMap::new();
+    let mut ns = String::new();
+    let mut pending: Vec<(String, u32)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        let n = i as u32 + 1;
+        if line.starts_with('[') {
+            for (k, l) in pending.drain(..) {
+                out.insert((ns.clone(), k), l);
+            }
+            ns = String::new();
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else { continue };
+        let (k, v) = (k.trim(), v.trim().trim_matches(|c| c == '"' || c == '\''));
+        if k == "namespace" {
+            ns = v.to_string();
+            out.insert((ns.clone(), String::new()), n);
+        } else if !k.starts_with('#') {
+            pending.push((k.to_string(), n));
+        }
+    }
+    for (k, l) in pending {
+        out.insert((ns.clone(), k), l);
+    }
+    out
+}
+
+/// Compare with a previous `check --format json` report: a rule violated now that was not, or a
+/// lower score, is worse; the opposite is better; a violation in both is known.
+fn compare_with_baseline(path: &std::path::Path, now: &[CollectionCheck]) -> Result<BaselineComparison> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| input_error(format!("cannot read baseline {shown}: {e}")))?;
+    let old: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| input_error(format!("baseline {shown}: not a `check --format json` report: {e}")))?;
+    let Some(old_colls) = old["collections"].as_array() else {
+        return Err(input_error(format!("baseline {shown}: not a `check --format json` report (no collections)")));
+    };
+    let mut b = BaselineComparison { file: shown, ..Default::default() };
+    for c in now {
+        let prev = old_colls.iter().find(|o| o["namespace"] == c.namespace.as_str());
+        let failed_before = |rule: &str| {
+            prev.and_then(|p| p["rules"].as_array())
+                .is_some_and(|rs| rs.iter().any(|r| r["rule"] == rule && r["passed"] == false))
+        };
+        for r in &c.rules {
+            match (r.passed, failed_before(r.rule)) {
+                (false, true) => b.known.push((c.namespace.clone(), r.rule.to_string())),
+                (false, false) => b.worse.push(format!("{}: {} newly violated: {}", c.namespace, r.rule, r.message)),
+                (true, true) => b.better.push(format!("{}: {} passes now", c.namespace, r.rule)),
+                (true, false) => {}
+            }
+        }
+        if let Some(old_score) = prev.and_then(|p| p["score"].as_u64()) {
+            let s = c.score as u64;
+            if s < old_score {
+                b.worse.push(format!("{}: score {} dropped from {}", c.namespace, s, old_score));
+            } else if s > old_score {
+                b.better.push(format!("{}: score {} rose from {}", c.namespace, s, old_score));
+            }
+        }
+    }
+    Ok(b)
 }

@@ -18,9 +18,9 @@ pub(super) fn report_check(cr: &CheckReport, format: Format, out: &mut dyn Write
         write_check(cr, Format::Markdown, &mut f)?;
     }
     if std::env::var_os("GITHUB_ACTIONS").is_some() {
-        // Workflow commands; on stderr when stdout carries JSON.
+        // Workflow commands; on stderr when stdout carries JSON (SARIF, GitLab included).
         let lines = annotations(cr);
-        if format == Format::Json {
+        if matches!(format, Format::Json | Format::Sarif | Format::Gitlab) {
             eprint!("{lines}");
         } else {
             out.write_all(lines.as_bytes())?;

@@ -81,6 +81,8 @@ pub struct AnalyzeRequest {
 pub struct CheckRequest {
     pub input: InputRequest,
     pub policy: PathBuf,
+    /// A previous `check --format json` report: fail only on what got worse.
+    pub baseline: Option<PathBuf>,
     /// Print a starting policy and stop.
     pub init: bool,
     pub format: Format,

@@ -284,9 +284,35 @@ pub struct CheckArgs {
     #[arg(long)]
     pub init: bool,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
+    /// Output format: also sarif (SARIF 2.1.0, GitHub code scanning) and gitlab (code quality).
+    #[arg(long, value_enum, default_value_t = CheckFormatArg::Table)]
+    pub format: CheckFormatArg,
+
+    /// A previous `check --format json` report: fail only on what got worse (a rule newly
+    /// violated, a lower score), so the gate can be adopted on an existing cluster.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CheckFormatArg {
+    Table,
+    Json,
+    Markdown,
+    Sarif,
+    Gitlab,
+}
+
+impl From<CheckFormatArg> for Format {
+    fn from(f: CheckFormatArg) -> Format {
+        match f {
+            CheckFormatArg::Table => Format::Table,
+            CheckFormatArg::Json => Format::Json,
+            CheckFormatArg::Markdown => Format::Markdown,
+            CheckFormatArg::Sarif => Format::Sarif,
+            CheckFormatArg::Gitlab => Format::Gitlab,
+        }
+    }
 }
 
 /// Parse the process's arguments. Help and version are printed here (exit 0);
@@ -390,6 +416,7 @@ impl Cli {
                     (None, false) => find_policy()?,
                 },
                 init: c.init,
+                baseline: c.baseline,
                 format: c.format.into(),
             }),
         })

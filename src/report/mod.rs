@@ -3,8 +3,10 @@
 //! number they print was computed in `metrics` or `score`. The JSON form is the
 //! documented, versioned schema (README "JSON schema").
 
+pub mod gitlab;
 pub mod json;
 pub mod markdown;
+pub mod sarif;
 pub mod table;
 pub mod text;
 
@@ -24,6 +26,10 @@ pub enum Format {
     Table,
     Json,
     Markdown,
+    /// `check` only: SARIF 2.1.0 (GitHub code scanning).
+    Sarif,
+    /// `check` only: GitLab code quality.
+    Gitlab,
 }
 
 /// What a format writes for each report.
@@ -39,6 +45,8 @@ fn writer(format: Format) -> &'static dyn Writer {
         Format::Table => &table::TableWriter,
         Format::Json => &json::JsonWriter,
         Format::Markdown => &markdown::MarkdownWriter,
+        // Check-only formats: the other reports as JSON (the command line does not offer them).
+        Format::Sarif | Format::Gitlab => &json::JsonWriter,
     }
 }
 
@@ -49,7 +57,11 @@ pub fn write_report(r: &Report, format: Format, out: &mut dyn Write) -> io::Resu
 
 /// Write a policy check report.
 pub fn write_check(r: &CheckReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    writer(format).check(r, out)
+    match format {
+        Format::Sarif => sarif::write(r, out),
+        Format::Gitlab => gitlab::write(r, out),
+        f => writer(f).check(r, out),
+    }
 }
 
 /// Write a workload summary.
@@ -178,6 +190,34 @@ pub struct CheckReport {
     pub policy: String,
     pub passed: bool,
     pub collections: Vec<CollectionCheck>,
+    /// `--baseline FILE`: what got worse or better than the previous report; `passed` then
+    /// means "nothing got worse".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineComparison>,
+    /// Line in the policy file of each (namespace, rule) setting, for SARIF and GitLab locations.
+    #[serde(skip)]
+    pub policy_lines: BTreeMap<(String, String), u32>,
+}
+
+impl CheckReport {
+    /// The policy line of a rule for a namespace: its own setting, else the defaults', else the
+    /// namespace's `[[collection]]`, else line 1.
+    pub fn line_of(&self, ns: &str, rule: &str) -> u32 {
+        let get = |n: &str, r: &str| self.policy_lines.get(&(n.to_string(), r.to_string())).copied();
+        get(ns, rule).or_else(|| get("", rule)).or_else(|| get(ns, "")).unwrap_or(1)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct BaselineComparison {
+    pub file: String,
+    /// A rule newly violated, or a score that dropped, in words.
+    pub worse: Vec<String>,
+    pub better: Vec<String>,
+    /// (namespace, rule) violated now and in the baseline: not counted against the gate.
+    #[serde(skip)]
+    pub known: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
