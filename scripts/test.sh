@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDKEY_MONGOD="$(scripts/mongod.sh install)"
 export SHARDKEY_MONGOD
+SHARDKEY_CHROMIUM="$(scripts/chromium.sh)"
+export SHARDKEY_CHROMIUM
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0

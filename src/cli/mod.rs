@@ -162,6 +162,7 @@ pub enum FormatArg {
     Table,
     Json,
     Markdown,
+    Html,
 }
 
 impl From<FormatArg> for Format {
@@ -170,6 +171,7 @@ impl From<FormatArg> for Format {
             FormatArg::Table => Format::Table,
             FormatArg::Json => Format::Json,
             FormatArg::Markdown => Format::Markdown,
+            FormatArg::Html => Format::Html,
         }
     }
 }
@@ -299,6 +301,7 @@ pub enum CheckFormatArg {
     Table,
     Json,
     Markdown,
+    Html,
     Sarif,
     Gitlab,
 }
@@ -309,6 +312,7 @@ impl From<CheckFormatArg> for Format {
             CheckFormatArg::Table => Format::Table,
             CheckFormatArg::Json => Format::Json,
             CheckFormatArg::Markdown => Format::Markdown,
+            CheckFormatArg::Html => Format::Html,
             CheckFormatArg::Sarif => Format::Sarif,
             CheckFormatArg::Gitlab => Format::Gitlab,
         }

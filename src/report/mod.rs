@@ -4,6 +4,7 @@
 //! documented, versioned schema (README "JSON schema").
 
 pub mod gitlab;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod sarif;
@@ -26,6 +27,8 @@ pub enum Format {
     Table,
     Json,
     Markdown,
+    /// One self-contained HTML file.
+    Html,
     /// `check` only: SARIF 2.1.0 (GitHub code scanning).
     Sarif,
     /// `check` only: GitLab code quality.
@@ -45,6 +48,7 @@ fn writer(format: Format) -> &'static dyn Writer {
         Format::Table => &table::TableWriter,
         Format::Json => &json::JsonWriter,
         Format::Markdown => &markdown::MarkdownWriter,
+        Format::Html => &html::HtmlWriter,
         // Check-only formats: the other reports as JSON (the command line does not offer them).
         Format::Sarif | Format::Gitlab => &json::JsonWriter,
     }

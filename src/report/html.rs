@@ -1,0 +1,234 @@
+//! `--format html`: one self-contained file to attach to a ticket. No script, no external
+//! font, image or stylesheet: the pictures are inline SVG drawn from the same report model
+//! as the JSON (so `--redact` holds here too).
+
+use super::{CheckReport, CandidateReport, Report, WorkloadReport, Writer};
+use crate::util::text::printable;
+use std::fmt::Write as _;
+
+pub(super) struct HtmlWriter;
+
+/// Text made safe for HTML (and for the terminal-safety rules of every writer).
+fn esc(s: &str) -> String {
+    printable(s, true).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem;color:#1d2733;max-width:1200px}
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ccd3db}h3{font-size:1rem}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccd3db;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#eef2f6}.n{text-align:right}.good{background:#d9f2dc}.acceptable{background:#fff3c4}.poor,.bad,.invalid{background:#f8d7d7}
+pre{background:#f4f6f8;padding:.5rem;overflow-x:auto}.muted{color:#5b6775}figure{margin:.5rem 0}figcaption{font-size:.85rem;color:#5b6775}
+svg text{font-size:11px;fill:#1d2733}";
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n{body}</body></html>\n",
+        esc(title)
+    )
+}
+
+/// Grouped horizontal bars: one group per label, one bar per series (percentages).
+fn grouped_bars(labels: &[String], series: &[(&str, &str, Vec<f64>)], max: f64) -> String {
+    let row = 14.0;
+    let group = row * series.len() as f64 + 8.0;
+    let height = group * labels.len() as f64 + 24.0;
+    let mut s = format!("<svg width=\"640\" height=\"{height}\" role=\"img\">");
+    for (g, label) in labels.iter().enumerate() {
+        let y0 = g as f64 * group;
+        let _ = write!(s, "<text x=\"0\" y=\"{}\">{}</text>", y0 + row, esc(label));
+        for (k, (name, colour, values)) in series.iter().enumerate() {
+            let v = values.get(g).copied().unwrap_or(0.0);
+            let w = if max > 0.0 { (v / max * 420.0).max(0.0) } else { 0.0 };
+            let y = y0 + k as f64 * row;
+            let _ = write!(
+                s,
+                "<rect x=\"110\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"{colour}\"><title>{name} {v:.1}%</title></rect><text x=\"{:.1}\" y=\"{}\">{name} {v:.1}%</text>",
+                row - 3.0,
+                114.0 + w,
+                y + row - 4.0
+            );
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// Vertical bars over the ranges (reads or writes by range).
+fn range_bars(values: &[u64], colour: &str) -> String {
+    let max = values.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let w = 600.0 / values.len().max(1) as f64;
+    let mut s = String::from("<svg width=\"620\" height=\"80\" role=\"img\">");
+    for (i, v) in values.iter().enumerate() {
+        let h = *v as f64 / max * 70.0;
+        let _ = write!(
+            s,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{colour}\"><title>range {} : {v}</title></rect>",
+            i as f64 * w,
+            75.0 - h,
+            (w - 1.0).max(1.0),
+            i + 1
+        );
+    }
+    s.push_str("<line x1=\"0\" y1=\"75\" x2=\"600\" y2=\"75\" stroke=\"#5b6775\"/></svg>");
+    s
+}
+
+fn candidate(c: &CandidateReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "<h2 id=\"c{}\">#{} <code>{}</code>: {} ({})</h2>", c.rank, c.rank, esc(&c.key.to_string()), c.score, c.verdict.as_str());
+    if let Some(w) = &c.proposed_because {
+        let _ = writeln!(s, "<p class=\"muted\">proposed: {}</p>", esc(w));
+    }
+    let _ = writeln!(s, "<ul>");
+    for r in &c.reasons {
+        let _ = writeln!(s, "<li>{}</li>", esc(r));
+    }
+    if let Some(w) = &c.compared_with_next {
+        let _ = writeln!(s, "<li><strong>ranking:</strong> {}</li>", esc(w));
+    }
+    let _ = writeln!(s, "</ul>");
+    // Data, reads, writes, inserts per shard at scale.
+    let cl = &c.metrics.cluster;
+    let labels: Vec<String> = cl.at_scale.shards.iter().map(|x| x.shard.clone()).collect();
+    let get = |f: &dyn Fn(&crate::metrics::cluster::ShardLoad) -> f64| cl.at_scale.shards.iter().map(f).collect::<Vec<f64>>();
+    let mut series = vec![
+        ("reads", "#4878b8", get(&|x| x.reads_percent)),
+        ("writes", "#d08a2e", get(&|x| x.writes_percent)),
+    ];
+    if cl.scale.benefit != "unknown" {
+        series.insert(0, ("data", "#6b8e5a", get(&|x| x.data_percent)));
+        series.push(("inserts", "#a05a9c", get(&|x| x.inserts_percent)));
+    }
+    let _ = writeln!(
+        s,
+        "<figure>{}<figcaption>{} shards at scale ({}): share of data, and of sampled reads, writes and inserts reaching each shard. {}</figcaption></figure>",
+        grouped_bars(&labels, &series, 100.0),
+        cl.num_shards,
+        esc(cl.num_shards_from),
+        esc(&cl.verdict)
+    );
+    // The most common values against the range size.
+    if let Some(kc) = &c.metrics.key_characteristics {
+        let per_doc = kc.num_docs_total as f64 / kc.num_docs_sampled.max(1) as f64 * kc.avg_doc_size_bytes as f64;
+        // Values held once say nothing about chunk sizes: only repeated ones are drawn.
+        let repeated: Vec<&crate::metrics::characteristics::MostCommonValue> = kc.most_common_values.iter().filter(|v| v.frequency > 1).collect();
+        let short = |v: &serde_json::Value| {
+            let t = crate::util::text::short_value(v);
+            if t.chars().count() > 16 { format!("{}…", t.chars().take(15).collect::<String>()) } else { t }
+        };
+        let labels: Vec<String> = repeated.iter().map(|v| short(&v.value)).collect();
+        let mib: Vec<f64> = repeated.iter().map(|v| v.frequency as f64 * per_doc / 1_048_576.0).collect();
+        let chunk = kc.jumbo_chunk_risk.chunk_size_bytes as f64 / 1_048_576.0;
+        if !labels.is_empty() {
+            let max = mib.iter().cloned().fold(chunk, f64::max);
+            let pct: Vec<f64> = mib.iter().map(|m| m / max * 100.0).collect();
+            let mut svg = grouped_bars(&labels, &[("size", "#7a7fb8", pct)], 100.0);
+            // The range size as a vertical line.
+            let x = 110.0 + chunk / max * 420.0;
+            svg = svg.replacen("</svg>", &format!("<line x1=\"{x:.1}\" y1=\"0\" x2=\"{x:.1}\" y2=\"400\" stroke=\"#c0392b\" stroke-dasharray=\"4\"/></svg>"), 1);
+            let sizes: Vec<String> = labels.iter().zip(&mib).map(|(l, m)| format!("{} ≈ {m:.0} MiB", l)).collect();
+            let _ = writeln!(
+                s,
+                "<figure>{svg}<figcaption>Most common values, their estimated documents' size against the {chunk:.0} MiB range size (dashed): {}.</figcaption></figure>",
+                esc(&sizes.join(", "))
+            );
+        }
+    }
+    let rd = &c.metrics.read_distribution;
+    let wd = &c.metrics.write_distribution;
+    if !rd.num_reads_by_range.is_empty() {
+        let _ = writeln!(s, "<figure>{}<figcaption>Sampled reads by key range ({} ranges).</figcaption></figure>", range_bars(&rd.num_reads_by_range, "#4878b8"), rd.num_reads_by_range.len());
+    }
+    if !wd.num_writes_by_range.is_empty() {
+        let _ = writeln!(s, "<figure>{}<figcaption>Sampled writes by key range.</figcaption></figure>", range_bars(&wd.num_writes_by_range, "#d08a2e"));
+    }
+    if !c.metrics.query_shapes.is_empty() {
+        let _ = writeln!(s, "<table><tr><th class=\"n\">count</th><th>shape</th><th>label (server)</th><th>commands</th></tr>");
+        for q in c.metrics.query_shapes.iter().take(12) {
+            let ops: Vec<String> = q.ops.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            let _ = writeln!(
+                s,
+                "<tr><td class=\"n\">{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                q.count,
+                esc(&q.shape),
+                q.label.as_str(),
+                esc(&ops.join(", "))
+            );
+        }
+        let _ = writeln!(s, "</table>");
+    }
+    s
+}
+
+fn render(r: &Report) -> String {
+    let mut b = String::new();
+    let ns = r.namespace.as_deref().unwrap_or("(collection)");
+    let _ = writeln!(b, "<h1>Shard key analysis: {}</h1>", esc(ns));
+    let _ = writeln!(b, "<p>{}</p>", esc(&super::text::summary_line(r)));
+    let _ = writeln!(b, "<table><tr><th class=\"n\">rank</th><th>key</th><th class=\"n\">score</th><th>verdict</th><th>shards per read / write</th><th>inserts</th></tr>");
+    for c in &r.candidates {
+        let _ = writeln!(
+            b,
+            "<tr><td class=\"n\">{}</td><td><a href=\"#c{}\"><code>{}</code></a></td><td class=\"n\">{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td></tr>",
+            c.rank,
+            c.rank,
+            esc(&c.key.to_string()),
+            c.score,
+            c.verdict.as_str(),
+            c.verdict.as_str(),
+            esc(&super::table::fan_out_cell(c)),
+            esc(&super::table::inserts_cell(c))
+        );
+    }
+    let _ = writeln!(b, "</table>");
+    if let Some(rec) = &r.recommendation {
+        let _ = writeln!(b, "<h2>Recommended: <code>{}</code> ({})</h2><pre>{}</pre><ul>", esc(&rec.key.to_string()), rec.action, esc(&rec.commands.join("\n")));
+        for n in &rec.notes {
+            let _ = writeln!(b, "<li>{}</li>", esc(n));
+        }
+        let _ = writeln!(b, "</ul>");
+    }
+    for c in &r.candidates {
+        b.push_str(&candidate(c));
+    }
+    if !r.notes.is_empty() {
+        let _ = writeln!(b, "<h2>Notes</h2><ul>");
+        for n in &r.notes {
+            let _ = writeln!(b, "<li>{}</li>", esc(n));
+        }
+        let _ = writeln!(b, "</ul>");
+    }
+    let _ = writeln!(b, "<p class=\"muted\">{} {}</p>", r.tool.name, r.tool.version);
+    page(&format!("shardkey: {ns}"), &b)
+}
+
+impl Writer for HtmlWriter {
+    fn analyze(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(render(r).as_bytes())
+    }
+
+    fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut b = format!("<h1>Shard key policy {}: {}</h1>", esc(&r.policy), if r.passed { "passed" } else { "failed" });
+        for c in &r.collections {
+            let _ = write!(b, "<h2>{} <code>{}</code>: {} ({})</h2><table><tr><th>rule</th><th>result</th><th>message</th></tr>", esc(&c.namespace), esc(&c.key.to_string()), c.score, c.verdict.as_str());
+            for x in &c.rules {
+                let _ = write!(b, "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>", x.rule, if x.passed { "good" } else { "bad" }, if x.passed { "ok" } else { "FAIL" }, esc(&x.message));
+            }
+            b.push_str("</table>");
+        }
+        out.write_all(page("shardkey check", &b).as_bytes())
+    }
+
+    fn workload(&self, r: &WorkloadReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut b = format!("<h1>Query workload</h1><p>{}</p>", esc(&super::text::workload_summary(r)));
+        for ns in &r.namespaces {
+            let _ = write!(b, "<h2>{}: {} operations</h2><table><tr><th class=\"n\">count</th><th>shape</th><th class=\"n\">ms p50</th><th class=\"n\">ms p95</th><th class=\"n\">COLLSCAN</th></tr>", esc(&ns.namespace), ns.num_operations);
+            for s in &ns.shapes {
+                let ms = |x: Option<u32>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+                let _ = write!(b, "<tr><td class=\"n\">{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>", s.count, esc(&s.shape), ms(s.duration_millis.p50), ms(s.duration_millis.p95), s.collscans);
+            }
+            b.push_str("</table>");
+        }
+        out.write_all(page("shardkey workload", &b).as_bytes())
+    }
+}
