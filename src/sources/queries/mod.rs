@@ -108,6 +108,11 @@ impl QueryLog {
         *self.skipped.entry(reason.to_string()).or_default() += 1;
     }
 
+    /// Whether operations need their cost figures and time (`workload`, `--since`/`--until`).
+    pub(crate) fn wants_stats(&self) -> bool {
+        self.sink.is_some() || self.window != (None, None)
+    }
+
     /// A part for a parallel chunk: no sample limit, the same window, a fresh sink.
     fn part(&self) -> QueryLog {
         QueryLog { limit: usize::MAX, window: self.window, sink: self.sink.as_ref().map(|s| s.fresh()), ..Default::default() }
@@ -200,7 +205,7 @@ fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>
             return Ok(Line::Skip(NOT_SLOW_QUERY));
         }
         if let Ok(FastLogLine { id: Some(51803), attr: Some(sq), t }) = serde_json::from_str::<FastLogLine>(text) {
-            return Ok(Line::Slow(Box::new(sq.at(t.as_ref()))));
+            return Ok(Line::Slow(Box::new(sq.at(t))));
         }
     }
     parse_json_document_lenient(text)

@@ -12,6 +12,10 @@ pub(super) fn add_profile_doc(log: &mut QueryLog, d: &Document) {
 
 /// A profiler-shaped document from another source (legacy log lines).
 pub(super) fn add_profile_shaped(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
+    if !log.wants_stats() {
+        add_profile_inner(log, d, origin);
+        return;
+    }
     log.pending = Some(OpStats {
         millis: get_i64(d, "millis"),
         docs_examined: get_i64(d, "docsExamined").or_else(|| get_i64(d, "nscannedObjects")),

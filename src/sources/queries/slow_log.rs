@@ -24,11 +24,7 @@ pub(super) struct LogTime<'a> {
     date: std::borrow::Cow<'a, str>,
 }
 
-impl LogTime<'_> {
-    fn millis(&self) -> Option<i64> {
-        bson::DateTime::parse_rfc3339_str(&self.date).ok().map(|d| d.timestamp_millis())
-    }
-}
+
 
 #[derive(serde::Deserialize)]
 pub(super) struct SlowQuery<'a> {
@@ -49,26 +45,32 @@ pub(super) struct SlowQuery<'a> {
     nreturned: Option<i64>,
     #[serde(rename = "planSummary", borrow)]
     plan_summary: Option<std::borrow::Cow<'a, str>>,
-    /// Not in the line's `attr`: set from its `t`.
+    /// Not in the line's `attr`: its `t`, read only when a time is needed (`--since`/`--until`, `workload`).
+    #[serde(skip)]
+    t: Option<std::borrow::Cow<'a, str>>,
+    /// Set by the slow path, which parsed the line as a document.
     #[serde(skip)]
     ts_millis: Option<i64>,
 }
 
-impl SlowQuery<'_> {
-    /// Attach the line's time (from `t`, outside `attr`).
-    pub(super) fn at(mut self, t: Option<&LogTime>) -> Self {
-        self.ts_millis = t.and_then(LogTime::millis);
+impl<'a> SlowQuery<'a> {
+    /// Attach the line's time (from `t`, outside `attr`); parsed later, only if needed.
+    pub(super) fn at(mut self, t: Option<LogTime<'a>>) -> Self {
+        self.t = t.map(|t| t.date);
         self
     }
 
     fn stats(&self) -> OpStats {
+        let ts_millis = self.ts_millis.or_else(|| {
+            self.t.as_deref().and_then(|d| bson::DateTime::parse_rfc3339_str(d).ok()).map(|d| d.timestamp_millis())
+        });
         OpStats {
             millis: self.duration_millis,
             docs_examined: self.docs_examined,
             keys_examined: self.keys_examined,
             nreturned: self.nreturned,
             plan_summary: self.plan_summary.as_deref().map(str::to_string),
-            ts_millis: self.ts_millis,
+            ts_millis,
         }
     }
 }
@@ -101,6 +103,7 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
             keys_examined: get_i64(attr, "keysExamined"),
             nreturned: get_i64(attr, "nreturned"),
             plan_summary: attr.get_str("planSummary").ok().map(Into::into),
+            t: None,
             ts_millis,
         },
     );
@@ -115,7 +118,10 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
     };
     let (found, skipped) = (log.found, log.skipped.values().sum::<u64>());
     let origin = QueryOrigin::SlowQueryLog;
-    log.pending = Some(sq.stats());
+    // Cost figures and times serve `workload` and `--since`/`--until` only: not built otherwise.
+    if log.wants_stats() {
+        log.pending = Some(sq.stats());
+    }
     match sq.typ.as_deref().unwrap_or("command") {
         "update" => statement_update(log, cmd, ns, origin),
         "remove" => statement_delete(log, cmd, ns, origin),
