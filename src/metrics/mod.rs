@@ -12,7 +12,8 @@
 //! | `keyCharacteristics.monotonicity` | `monotonicity` |
 //! | `readDistribution`, `writeDistribution` (labels, `num*ByRange`, shard key updates) | `distribution` (with `targeting`, `ranges`, `key_updates`) |
 //! | `queryShapes` | `query_shapes` |
-//! | `cluster` | `cluster` (rules in `cluster/layout.rs`) |
+//! | `cluster` | `cluster` (placements, balancer and scale rules in `cluster/model.rs`) |
+//! | `insertOrder` | `insert_order` |
 //! | `supportingIndex` | `supporting_index` |
 //! | `audit` (report level) | `audit` |
 
