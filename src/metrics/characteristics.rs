@@ -94,10 +94,13 @@ pub struct CollectionSize {
 }
 
 /// The characteristics of one key. `order` is a separate insertion-ordered
-/// sample when the main one is not in insertion order (live `$sample`).
-pub fn measure(
+/// sample when the main one is not in insertion order (live `$sample`);
+/// `ks_positions` gives `ks`'s insertion positions in key order (computed once per key).
+#[allow(clippy::too_many_arguments)]
+pub fn measure<'p>(
     ks: &KeySample,
     order: Option<&KeySample>,
+    ks_positions: &dyn Fn() -> &'p [u64],
     sample: &Sample,
     size: CollectionSize,
     settings: &Settings,
@@ -113,10 +116,10 @@ pub fn measure(
         .collect();
     let mono = match monotonicity::by_key_shape(&ks.key) {
         Some(m) => m,
-        None => {
-            let o = order.unwrap_or(ks);
-            monotonicity::measure(&ks.key, &o.insertion_positions_in_key_order(), o.order_sample_has_one_value())
-        }
+        None => match order {
+            Some(o) => monotonicity::measure(&ks.key, &o.insertion_positions_in_key_order(), o.order_sample_has_one_value()),
+            None => monotonicity::measure(&ks.key, ks_positions(), ks.order_sample_has_one_value()),
+        },
     };
     let jumbo = frequency::jumbo_values(ks.frequencies(), counted.max(1), total, avg, settings.chunk_size_bytes)
         .into_iter()

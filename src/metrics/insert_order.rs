@@ -129,7 +129,14 @@ pub fn newest_by_creation(created: &[u32], fraction: f64) -> Option<Vec<u64>> {
     Some(out)
 }
 
-pub fn measure(ks: &KeySample, created: &[u32], server: &Monotonicity, key_space: &[(Vec<Bson>, u64)]) -> InsertOrder {
+/// `positions` gives `ks`'s insertion positions in key order (shared with monotonicity).
+pub fn measure<'p>(
+    ks: &KeySample,
+    positions: &dyn Fn() -> &'p [u64],
+    created: &[u32],
+    server: &Monotonicity,
+    key_space: &[(Vec<Bson>, u64)],
+) -> InsertOrder {
     let key = &ks.key;
     let natural = natural_fields(key, key_space);
     let increasing_by_nature: Vec<NaturalField> =
@@ -138,7 +145,7 @@ pub fn measure(ks: &KeySample, created: &[u32], server: &Monotonicity, key_space
     let (coef, with_time) = if hashed_first || ks.docs_with_arrays > 0 {
         (None, 0)
     } else {
-        creation_time_correlation(&ks.insertion_positions_in_key_order(), created)
+        creation_time_correlation(positions(), created)
     };
     let counted = ks.docs_counted().max(1);
     // Half the documents must carry a creation time for it to speak for the collection.
@@ -234,7 +241,8 @@ mod tests {
         ks.finish();
         let server = monotonicity::measure(&key, &ks.insertion_positions_in_key_order(), false);
         assert_eq!(server.kind, MonotonicityType::NotMonotonic, "{server:?}");
-        let o = measure(&ks, &created, &server, &ks.key_space_values());
+        let p = ks.insertion_positions_in_key_order();
+        let o = measure(&ks, &|| p.as_slice(), &created, &server, &ks.key_space_values());
         assert_eq!(o.kind, InsertKind::Increasing);
         assert_eq!(o.basis, "ObjectId creation time");
         // Key order equals creation order exactly: r = 1.
@@ -254,7 +262,8 @@ mod tests {
         }
         ks.finish();
         let unknown = Monotonicity { record_id_correlation_coefficient: None, kind: MonotonicityType::Unknown };
-        let o = measure(&ks, &[NO_CREATION_TIME; 10], &unknown, &ks_vals);
+        let p = ks.insertion_positions_in_key_order();
+        let o = measure(&ks, &|| p.as_slice(), &[NO_CREATION_TIME; 10], &unknown, &ks_vals);
         assert_eq!((o.kind, o.group_fields), (InsertKind::TopOfEachGroup, Some(1)));
         let single = ShardKey::parse("{d: 1}").unwrap();
         let mut ks = KeySample::new(single);
@@ -263,7 +272,8 @@ mod tests {
         }
         ks.finish();
         let vals = ks.key_space_values();
-        let o = measure(&ks, &[NO_CREATION_TIME; 10], &unknown, &vals);
+        let p = ks.insertion_positions_in_key_order();
+        let o = measure(&ks, &|| p.as_slice(), &[NO_CREATION_TIME; 10], &unknown, &vals);
         assert_eq!((o.kind, o.basis), (InsertKind::Increasing, "value type"));
     }
 

@@ -100,7 +100,11 @@ pub fn measure(
     let settings = w.settings;
     let documents = w.sample.num_docs > 0;
     let is_unique = support.as_ref().map(|s| s.is_unique);
-    let kc = characteristics::measure(ks, order, w.sample, w.size, settings, is_unique);
+    // Monotonicity and the insert order both read the insertion positions in key order:
+    // built at most once per key (a vector as long as the sample).
+    let positions = std::cell::OnceCell::new();
+    let ks_positions = || positions.get_or_init(|| ks.insertion_positions_in_key_order()).as_slice();
+    let kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique);
     // No documents: the server's ranges need sampled split points, so there are none.
     let key_space = if documents { ks.key_space_values() } else { Vec::new() };
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
@@ -134,7 +138,7 @@ pub fn measure(
             supporting_index: support,
         };
     }
-    let insert_order = insert_order::measure(ks, &w.sample.created, &kc.monotonicity, &key_space);
+    let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
     let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &key_space, w, &touches, actual);
     CandidateMetrics {
         read_distribution,

@@ -201,7 +201,6 @@ pub struct Facts {
     pub insert_order: InsertOrder,
     pub server_record_id_coefficient: Option<f64>,
     pub growth: crate::metrics::cluster::Growth,
-    pub scale_words: Option<String>,
 }
 
 impl Facts {
@@ -229,7 +228,6 @@ impl Facts {
             insert_order: m.insert_order.clone(),
             server_record_id_coefficient: kc.and_then(|k| k.monotonicity.record_id_correlation_coefficient),
             growth: cl.growth.clone(),
-            scale_words: (cl.scale.benefit != "full").then(|| cl.scale.words.clone()),
         }
     }
 }

@@ -60,7 +60,6 @@ fn facts() -> Facts {
         insert_order: spread_inserts(),
         server_record_id_coefficient: Some(0.01),
         growth: Growth { max_useful_shards: 10_000, limited_by: "none", shards_taking_inserts: 4, largest_insert_share_percent: 25.0 },
-        scale_words: None,
     }
 }
 
