@@ -138,19 +138,26 @@ fn field_paths(docs: &[Document]) -> Vec<String> {
 }
 
 /// Paths a filter names, with whether each is bounded by a range (`$gt`…) rather than equality.
-fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
+/// Each field predicate of a filter, `$and`/`$or`/`$nor` branches included: (path, its condition).
+fn for_each_predicate<'a>(filter: &'a Document, f: &mut dyn FnMut(&'a str, &'a Bson)) {
     for (k, v) in filter {
         if k == "$and" || k == "$or" || k == "$nor" {
             if let Bson::Array(items) = v {
                 for d in items.iter().filter_map(|x| x.as_document()) {
-                    filter_paths(d, out);
+                    for_each_predicate(d, f);
                 }
             }
         } else if !k.starts_with('$') {
-            let range = v.as_document().is_some_and(|d| d.keys().any(|o| matches!(o.as_str(), "$gt" | "$gte" | "$lt" | "$lte")));
-            out.push((k.clone(), range));
+            f(k, v);
         }
     }
+}
+
+fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
+    for_each_predicate(filter, &mut |path, v| {
+        let range = v.as_document().is_some_and(|d| d.keys().any(|o| matches!(o.as_str(), "$gt" | "$gte" | "$lt" | "$lte")));
+        out.push((path.to_string(), range));
+    });
 }
 
 /// Presence, distinct values, top share, main type and increasing-by-nature of a field from its values.
@@ -174,34 +181,23 @@ fn profile_values<'a>(f: &mut FieldProfile, values: impl Iterator<Item = &'a Bso
 
 /// The values each filter path names: equality values, `$in` elements and range bounds.
 fn filter_values(queries: &[&Query]) -> BTreeMap<String, Vec<Bson>> {
-    fn walk(filter: &Document, out: &mut BTreeMap<String, Vec<Bson>>) {
-        for (k, v) in filter {
-            if k == "$and" || k == "$or" || k == "$nor" {
-                if let Bson::Array(items) = v {
-                    for d in items.iter().filter_map(|x| x.as_document()) {
-                        walk(d, out);
-                    }
-                }
-            } else if !k.starts_with('$') {
-                let e = out.entry(k.clone()).or_default();
-                match v.as_document().filter(|d| d.keys().next().is_some_and(|o| o.starts_with('$'))) {
-                    Some(ops) => {
-                        for (op, x) in ops {
-                            match (op.as_str(), x) {
-                                ("$in", Bson::Array(xs)) => e.extend(xs.iter().cloned()),
-                                ("$eq" | "$gt" | "$gte" | "$lt" | "$lte", x) => e.push(x.clone()),
-                                _ => {}
-                            }
+    let mut out: BTreeMap<String, Vec<Bson>> = BTreeMap::new();
+    for q in queries {
+        for_each_predicate(&q.filter, &mut |path, v| {
+            let e = out.entry(path.to_string()).or_default();
+            match v.as_document().filter(|d| d.keys().next().is_some_and(|o| o.starts_with('$'))) {
+                Some(ops) => {
+                    for (op, x) in ops {
+                        match (op.as_str(), x) {
+                            ("$in", Bson::Array(xs)) => e.extend(xs.iter().cloned()),
+                            ("$eq" | "$gt" | "$gte" | "$lt" | "$lte", x) => e.push(x.clone()),
+                            _ => {}
                         }
                     }
-                    None => e.push(v.clone()),
                 }
+                None => e.push(v.clone()),
             }
-        }
-    }
-    let mut out = BTreeMap::new();
-    for q in queries {
-        walk(&q.filter, &mut out);
+        });
     }
     out
 }
