@@ -192,34 +192,25 @@ impl Fields<'_> {
         self.s.get(self.i).copied()
     }
 
-    fn key(&mut self) -> String {
+    /// The text up to the first byte in `stops` (ASCII, so the slice stays on character boundaries).
+    fn until(&mut self, stops: &[u8]) -> String {
         let start = self.i;
-        while let Some(c) = self.peek() {
-            if c == b':' || c == b' ' || c == b'{' {
-                break;
-            }
+        while self.peek().is_some_and(|c| !stops.contains(&c)) {
             self.i += 1;
         }
         self.text[start..self.i].to_string()
+    }
+
+    fn key(&mut self) -> String {
+        self.until(b": {")
     }
 
     fn word(&mut self) -> String {
-        let start = self.i;
-        while let Some(c) = self.peek() {
-            if c == b' ' || c == b',' || c == b'{' {
-                break;
-            }
-            self.i += 1;
-        }
-        self.text[start..self.i].to_string()
+        self.until(b" ,{")
     }
 
     fn token(&mut self) -> String {
-        let start = self.i;
-        while self.peek().is_some_and(|c| c != b' ') {
-            self.i += 1;
-        }
-        self.text[start..self.i].to_string()
+        self.until(b" ")
     }
 
     fn skip_token(&mut self) {
