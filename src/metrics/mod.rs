@@ -176,7 +176,7 @@ fn predict_cluster(
     };
     let documents = w.sample.num_docs > 0;
     let counted = ks.docs_counted().max(1);
-    let jumbo_values: Vec<usize> = if !documents { Vec::new() } else { frequency::jumbo_values(
+    let mut jumbo_values: Vec<usize> = if !documents { Vec::new() } else { frequency::jumbo_values(
         ks.frequencies(),
         counted,
         w.size.num_docs_total,
@@ -186,7 +186,6 @@ fn predict_cluster(
     .iter()
     .filter_map(|j| key_space.binary_search_by(|(v, _)| crate::bsonx::cmp_tuple(v, &ks.key.to_key_space(&j.value))).ok())
     .collect() };
-    let mut jumbo_values = jumbo_values;
     jumbo_values.sort_unstable();
     jumbo_values.dedup();
     let pct = |x: Option<f64>| x.unwrap_or(0.0);

@@ -456,13 +456,14 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
         })
         .collect();
     let verdict = verdict(n, &cost, &growth, &scale, &jumbo_chunks);
+    let from = if actual.is_some() { "the cluster's shards" } else { inp.shards_from };
     ClusterReport {
         basis,
         num_shards: n,
-        num_shards_from: if actual.is_some() { "the cluster's shards" } else { inp.shards_from },
+        num_shards_from: from,
         chunk_size_bytes: inp.chunk_size,
         assumptions: {
-            let mut a = assumptions(n, if actual.is_some() { "the cluster's shards" } else { inp.shards_from }, inp.chunk_size, actual.is_some());
+            let mut a = assumptions(n, from, inp.chunk_size, actual.is_some());
             if !inp.documents {
                 a.push("no documents: each value the sampled queries name counts as one unit of data; data, insert and growth figures are not measured".into());
             }
