@@ -79,6 +79,19 @@ fn main() {
         docs.add(&gz.finish().unwrap());
         bson_docs.add(&to_bson(&p));
     }
+    // The projected read: single lines, plain and of every Extended JSON form.
+    let mut lines = Corpus::new(&out, "projected");
+    for p in pieces(&events, 1, 30) {
+        lines.add(&p);
+    }
+    for l in [
+        r#"{"_id":{"$oid":"6553f1000000000000000000"},"ts":{"$date":"2023-11-14T22:13:20.1Z"},"a":{"b":[1,{"c":null}],"n":-0},"b":"x\"y\u00e9"}"#,
+        r#"{"a":{"$numberDecimal":"29796.46"},"b":{"$numberLong":"12"},"c":{"$numberInt":"-3"},"d":{"$date":{"$numberLong":"1"}},"e":1e3}"#,
+        r#"{"a":{"$regularExpression":{"pattern":"a","options":"i"}},"b":{"$binary":{"base64":"AAEC","subType":"00"}},"c":{"$minKey":1}}"#,
+        r#"{"a":12345678901234567890,"b":2147483648,"c":[[],{},[{}]],"d":{"$date":1700000000000},"e":{"$foo":1}}"#,
+    ] {
+        lines.add(l.as_bytes());
+    }
     let nested: Document = bson::doc! {"a": {"b": [1, {"c": null}], "d": bson::Bson::MinKey}, "_id": bson::oid::ObjectId::new()};
     let mut b = Vec::new();
     nested.to_writer(&mut b).unwrap();

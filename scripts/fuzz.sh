@@ -12,7 +12,7 @@ secs="${1:-10}"
 shift || true
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-  targets=(documents bson_documents log_lines profile_documents key_syntax policy)
+  targets=(documents projected bson_documents log_lines profile_documents key_syntax policy)
 fi
 if ! command -v cargo-fuzz >/dev/null; then
   cargo install cargo-fuzz --locked --version 0.13.2

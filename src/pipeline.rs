@@ -98,8 +98,9 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();
 
     let mut sample = Sample::with_budget(&keys, opts.memory_limit);
-    source.scan(&mut |d, size| {
-        sample.add(d, size);
+    source.read_only(&Sample::fields_read(&keys));
+    source.scan(&mut |batch| {
+        sample.add_batch(batch);
         Ok(())
     })?;
     sample.finish();
@@ -113,8 +114,8 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         notes.push(format!("no documents: the read/write distribution and the fan-out come from the queries; {}", crate::metrics::characteristics::NOT_MEASURED));
     }
     let mut in_order = Sample::order_only(&keys, opts.memory_limit);
-    let separate_order = source.scan_in_insertion_order(&mut |d, size| {
-        in_order.add(d, size);
+    let separate_order = source.scan_in_insertion_order(&mut |batch| {
+        in_order.add_batch(batch);
         Ok(())
     })?;
     in_order.finish();

@@ -11,8 +11,9 @@ fuzz_target!(|data: &[u8]| {
     let keys: Vec<ShardKey> = ["{a: 1}", "{\"a.b\": \"hashed\"}"].iter().map(|k| ShardKey::parse(k).unwrap()).collect();
     // A small budget: the dense pass, its spill and the sketches all run.
     let mut sample = Sample::with_budget(&keys, 1 << 16);
+    let projection = shardkey::sources::projected::Projection::new(Sample::fields_read(&keys));
     let Ok(input) = from_reader(Box::new(std::io::Cursor::new(data.to_vec())), "fuzz.bson".into(), 0, true) else { return };
-    let _ = for_each_document_in(input, |d, size| {
+    let _ = for_each_document_in(input, Some(&projection), |d, size| {
         sample.add(d, size);
         Ok(())
     });

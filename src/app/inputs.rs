@@ -77,7 +77,7 @@ pub(super) fn build_report(
             let opts = options(input, candidates, namespace.as_ref());
             let t = std::time::Instant::now();
             let r = match docs {
-                Some(docs) => pipeline::run(&mut FileSource { path: docs.clone() }, &log, names, &opts)?,
+                Some(docs) => pipeline::run(&mut FileSource::new(docs.clone()), &log, names, &opts)?,
                 None => pipeline::run(&mut crate::sources::NoDocuments, &log, names, &opts)?,
             };
             crate::util::term::detail(format!(

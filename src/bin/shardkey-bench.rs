@@ -2,11 +2,12 @@
 //! - `load`: insert a generated collection with 12 candidate fields of varied cardinality;
 //! - `io-floor`: the same driver reads `shardkey analyze --uri` makes, doing nothing with them;
 //! - `memcheck`: feed N synthetic documents to the sample pass; peak RSS and distinct-count error;
-//! - `gen-log`: write a mongod JSON log of a given size.
+//! - `gen-log`: write a mongod JSON log of a given size;
+//! - `gen-export`: write a mongoexport-style NDJSON file (relaxed Extended JSON, 20 fields).
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use mongodb::bson::{doc, oid::ObjectId, DateTime, Document};
+use mongodb::bson::{self as bson, doc, oid::ObjectId, Bson, DateTime, Document};
 use serde_json::json;
 use shardkey::model::ShardKey;
 use shardkey::sample::Sample;
@@ -39,6 +40,9 @@ enum Cmd {
         sample_size: u64,
         #[arg(long = "key")]
         keys: Vec<String>,
+        /// Read the sample's `find` as raw BSON batches, decoding nothing (the floor of (a)).
+        #[arg(long)]
+        raw: bool,
     },
     Memcheck {
         #[arg(long, default_value_t = 10_000_000)]
@@ -53,6 +57,12 @@ enum Cmd {
         out: std::path::PathBuf,
         #[arg(long, default_value_t = 1_000_000_000)]
         bytes: u64,
+    },
+    GenExport {
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[arg(long, default_value_t = 1_000_000)]
+        docs: u64,
     },
 }
 
@@ -90,6 +100,44 @@ fn bench_doc(i: u64, r: &mut Rng) -> Document {
     }
 }
 
+const CITIES: [&str; 8] = ["Berlin", "Lagos", "Lima", "Osaka", "Pune", "Quito", "Riga", "Tulsa"];
+const TAGS: [&str; 6] = ["gift", "rush", "b2b", "promo", "fragile", "returning"];
+
+/// One export document: `bench_doc`'s candidate fields and more, of the types mongoexport
+/// writes (ObjectIds, dates, int32/int64/double/decimal, nested objects, arrays, escaped text).
+fn export_doc(i: u64, r: &mut Rng) -> Document {
+    let mut d = bench_doc(i, r);
+    d.remove("payload");
+    let oid = |x: u64| {
+        let mut b = [0u8; 12];
+        b[..4].copy_from_slice(&(1_600_000_000u32 + (x % 50_000_000) as u32).to_be_bytes());
+        b[4..12].copy_from_slice(&x.to_be_bytes());
+        ObjectId::from_bytes(b)
+    };
+    let n_items = 1 + r.below(3);
+    let items: Vec<Bson> = (0..n_items)
+        .map(|_| Bson::Document(doc! {"sku": format!("sku-{}", r.below(50_000)), "qty": 1 + r.below(5) as i32, "unit": (r.below(10_000) as f64) / 100.0}))
+        .collect();
+    let tags: Vec<Bson> = (0..r.below(4)).map(|_| Bson::String(TAGS[r.below(6) as usize].into())).collect();
+    d.insert("items", items);
+    d.insert("tags", tags);
+    d.insert("address", doc! {"city": CITIES[r.below(8) as usize], "zip": format!("{:05}", r.below(100_000)),
+        "geo": [-180.0 + r.below(36_000) as f64 / 100.0, -90.0 + r.below(18_000) as f64 / 100.0]});
+    d.insert("createdBy", oid(r.below(1_000_000)));
+    d.insert("updatedAt", DateTime::from_millis(1_700_000_000_000 + i as i64 * 100 + r.below(86_400_000) as i64));
+    d.insert("total", bson::Decimal128::from_bytes({
+        // a valid decimal128 (positive, exponent -2): the coefficient in the low bytes.
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&r.below(10_000_000).to_le_bytes());
+        b[14] = 0x3c;
+        b[15] = 0x30;
+        b
+    }));
+    d.insert("version", r.below(3) as i32);
+    d.insert("note", if r.below(10) == 0 { "said \"leave at door\"\tthanks".to_string() } else { format!("order {i}") });
+    d
+}
+
 fn peak_rss_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -122,7 +170,7 @@ fn main() -> Result<()> {
                 Ok::<_, anyhow::Error>(())
             })?;
         }
-        Cmd::IoFloor { uri, collection, sample_size, keys } => {
+        Cmd::IoFloor { uri, collection, sample_size, keys, raw } => {
             let keys: Vec<ShardKey> = keys.iter().map(|k| ShardKey::parse(k)).collect::<Result<_>>()?;
             let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
             let start = Instant::now();
@@ -134,14 +182,19 @@ fn main() -> Result<()> {
             };
             let session = rt.block_on(LiveSession::open(&lo))?;
             let info = rt.block_on(session.collection_info())?;
+            if raw {
+                let n = session.read_raw(&rt, &keys, &info, sample_size)?.ok_or_else(|| anyhow::anyhow!("this sample size uses $sample"))?;
+                println!("{}", json!({"docs": n, "seconds": start.elapsed().as_secs_f64()}));
+                return Ok(());
+            }
             let mut n = 0u64;
-            session.stream_sample(&rt, &keys, &info, sample_size, &mut |_| {
-                n += 1;
+            session.stream_sample(&rt, &keys, &info, sample_size, &mut |batch| {
+                n += batch.len() as u64;
                 Ok(())
             })?;
             let mut m = 0u64;
-            session.stream_in_order(&rt, &keys, &info, sample_size, shardkey::sample::RESERVOIR as u64, &mut |_| {
-                m += 1;
+            session.stream_in_order(&rt, &keys, &info, sample_size, shardkey::sample::RESERVOIR as u64, &mut |batch| {
+                m += batch.len() as u64;
                 Ok(())
             })?;
             println!("{}", json!({"docs": n, "orderDocs": m, "seconds": start.elapsed().as_secs_f64()}));
@@ -189,6 +242,20 @@ fn main() -> Result<()> {
                 })
                 .collect();
             println!("{}", json!({"docs": docs, "seconds": start.elapsed().as_secs_f64(), "peakRssBytes": peak_rss_bytes(), "candidates": candidates}));
+        }
+        Cmd::GenExport { out, docs } => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
+            let mut r = Rng(11);
+            let mut written = 0u64;
+            for i in 0..docs {
+                // Relaxed Extended JSON, as mongoexport writes by default.
+                let s = Bson::Document(export_doc(i, &mut r)).into_relaxed_extjson().to_string();
+                w.write_all(s.as_bytes())?;
+                w.write_all(b"\n")?;
+                written += s.len() as u64 + 1;
+            }
+            w.flush()?;
+            println!("{}", json!({"bytes": written, "docs": docs}));
         }
         Cmd::GenLog { out, bytes } => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);

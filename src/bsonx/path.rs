@@ -14,7 +14,7 @@ pub enum Lookup<'a> {
 pub fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
     let mut parts = path.split('.');
     let first = parts.next().unwrap_or("");
-    let mut cur = match doc.get(first) {
+    let mut cur = match field(doc, first) {
         Some(v) => v,
         None => return Lookup::Missing,
     };
@@ -32,6 +32,17 @@ pub fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
         Lookup::Array
     } else {
         Lookup::Value(cur)
+    }
+}
+
+/// `doc.get(name)`; a small document (a projected sample document has a dozen fields)
+/// is searched in order, cheaper than hashing the name.
+#[inline]
+pub fn field<'a>(doc: &'a Document, name: &str) -> Option<&'a Bson> {
+    if doc.len() <= 16 {
+        doc.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
+    } else {
+        doc.get(name)
     }
 }
 

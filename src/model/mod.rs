@@ -9,9 +9,11 @@ pub mod namespace;
 pub mod sharding;
 pub mod query;
 pub mod relaxed;
+pub mod sampled_doc;
 pub mod shard_key;
 
 pub use key_range::KeyRange;
 pub use namespace::Namespace;
 pub use query::{OpStats, Op, Query, QueryOrigin, UpdateSpec};
+pub use sampled_doc::SampledDoc;
 pub use shard_key::{KeyField, KeyKind, ShardKey};

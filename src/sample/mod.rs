@@ -131,11 +131,20 @@ impl Dense {
         true
     }
 
-    /// Sort into key order (no more memory than the order itself) and profile the runs.
+    /// Sort into key order and profile the runs. Entries are compared by their first
+    /// eight bytes as one number first (most comparisons end there), then whole.
     fn sort(&mut self) {
-        let mut order: Vec<u32> = (0..self.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.entry(a as usize).cmp(self.entry(b as usize)).then(a.cmp(&b)));
-        self.order = order;
+        let prefix = |e: &[u8]| {
+            let mut p = [0u8; 8];
+            let n = e.len().min(8);
+            p[..n].copy_from_slice(&e[..n]);
+            u64::from_be_bytes(p)
+        };
+        let mut keyed: Vec<(u64, u32)> = (0..self.len() as u32).map(|i| (prefix(self.entry(i as usize)), i)).collect();
+        keyed.sort_unstable_by(|&(pa, a), &(pb, b)| {
+            pa.cmp(&pb).then_with(|| self.entry(a as usize).cmp(self.entry(b as usize))).then(a.cmp(&b))
+        });
+        self.order = keyed.into_iter().map(|(_, i)| i).collect();
         self.profile = self.run_starts().fold((0, 0, 0), |(d, f1, f2), (_, c)| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64));
     }
 
@@ -572,6 +581,17 @@ pub struct Sample {
     created_cap: usize,
 }
 
+/// The creation time an ObjectId `_id` carries (seconds), or `NO_CREATION_TIME`.
+fn creation_time(doc: &Document) -> u32 {
+    match crate::bsonx::path::field(doc, "_id") {
+        Some(Bson::ObjectId(o)) => {
+            let b = o.bytes();
+            u32::from_be_bytes([b[0], b[1], b[2], b[3]]).min(NO_CREATION_TIME - 1)
+        }
+        _ => NO_CREATION_TIME,
+    }
+}
+
 /// `Sample::created` of a document whose `_id` is not an ObjectId.
 pub const NO_CREATION_TIME: u32 = u32::MAX;
 /// Bytes per document the creation times take (4) are counted against the budget at this share.
@@ -605,21 +625,38 @@ impl Sample {
         s
     }
 
+    /// The top-level fields `add` reads for these keys: each path's first part, and `_id`
+    /// (its ObjectId carries the creation time).
+    pub fn fields_read(keys: &[ShardKey]) -> Vec<String> {
+        let mut fields: Vec<String> = keys.iter().flat_map(|k| k.paths().map(|p| p.split('.').next().unwrap_or(p).to_string())).collect();
+        fields.push("_id".into());
+        fields.sort();
+        fields.dedup();
+        fields
+    }
+
     pub fn add(&mut self, doc: &Document, bson_size: usize) {
         self.num_docs += 1;
         self.total_bytes += bson_size as u64;
         if self.created.len() < self.created_cap {
-            self.created.push(match doc.get("_id") {
-                Some(Bson::ObjectId(o)) => {
-                    let b = o.bytes();
-                    u32::from_be_bytes([b[0], b[1], b[2], b[3]]).min(NO_CREATION_TIME - 1)
-                }
-                _ => NO_CREATION_TIME,
-            });
+            self.created.push(creation_time(doc));
         }
         for k in &mut self.keys {
             k.add(doc);
         }
+    }
+
+    /// A batch of documents, in order: each key's pass runs on its own core.
+    pub fn add_batch(&mut self, batch: &[crate::model::SampledDoc]) {
+        use rayon::prelude::*;
+        for d in batch {
+            self.num_docs += 1;
+            self.total_bytes += d.bson_size as u64;
+            if self.created.len() < self.created_cap {
+                self.created.push(creation_time(&d.doc));
+            }
+        }
+        self.keys.par_iter_mut().for_each(|k| batch.iter().for_each(|d| k.add(&d.doc)));
     }
 
     /// Sort each key's values (on every core).

@@ -1,70 +1,112 @@
 //! Documents from mongoexport (NDJSON or JSON array, relaxed or canonical
 //! Extended JSON) and mongodump (`.bson`, `.bson.gz`). File order is insertion order.
 
-use super::records::{json_to_document, numbered_lines, open, parse_json_document, Input, Layout, Record};
+use super::projected::{self, Projection};
+use super::Batches;
+use crate::model::SampledDoc;
+use super::records::{json_to_document, numbered_lines, open, Input, Layout, Record};
 use crate::error::input_error;
 use anyhow::Result;
 use bson::Document;
 use std::path::Path;
 
-/// Call `f(doc, bson_size)` for every document in file order. JSON lines are
-/// parsed in parallel blocks; `f` still sees them one by one, in order.
-pub fn for_each_document(path: &Path, f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
-    for_each_document_in(open(path)?, f)
+/// Call `f(doc, bson_size)` for every document in file order. With a projection,
+/// `doc` holds only its fields (`bson_size` is still the whole document's).
+pub fn for_each_document(path: &Path, projection: Option<&Projection>, f: impl FnMut(&Document, usize) -> Result<()> + Send) -> Result<u64> {
+    for_each_document_in(open(path)?, projection, f)
 }
 
 /// The same, on an opened input.
-pub fn for_each_document_in(input: Input, mut f: impl FnMut(&Document, usize) -> Result<()>) -> Result<u64> {
+pub fn for_each_document_in(input: Input, projection: Option<&Projection>, mut f: impl FnMut(&Document, usize) -> Result<()> + Send) -> Result<u64> {
+    // Batches are handed over whole; a caller that stops early (the pre-scan) stops between documents.
+    let mut stop: Option<anyhow::Error> = None;
+    let r = for_each_batch(input, projection, &mut |batch: &[SampledDoc]| {
+        for d in batch {
+            if let Err(e) = f(&d.doc, d.bson_size) {
+                stop = Some(e);
+                return Err(anyhow::anyhow!("stopped"));
+            }
+        }
+        Ok(())
+    });
+    match (r, stop) {
+        (_, Some(e)) => Err(e),
+        (r, None) => r,
+    }
+}
+
+/// Documents in file order, in batches. JSON lines are read in blocks on every core
+/// (the projected read when it can, the full parse otherwise) while `f` takes the
+/// previous block: reading and the caller's work overlap.
+pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Batches) -> Result<u64> {
     let shown = input.shown.clone();
+    let project = |d: Document| match projection {
+        Some(p) => p.apply(d),
+        None => d,
+    };
     if input.layout != Layout::Lines {
         let mut size_buf = Vec::new();
         let mut size_of = |d: &Document| -> usize {
             size_buf.clear();
             d.to_writer(&mut size_buf).map(|_| size_buf.len()).unwrap_or(0)
         };
-        return input.for_each_record(|rec| match rec {
-            Record::Json(v, i) => {
-                let d = json_to_document(v)
-                    .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
-                let n = size_of(&d);
-                f(&d, n)
+        const BATCH: usize = 4096;
+        let mut batch = Vec::with_capacity(BATCH);
+        let n = input.for_each_record(|rec| {
+            batch.push(match rec {
+                Record::Json(v, i) => {
+                    let d = json_to_document(v)
+                        .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
+                    let n = size_of(&d);
+                    SampledDoc { doc: project(d), bson_size: n }
+                }
+                Record::Bson { doc, size, .. } => SampledDoc { doc: project(doc), bson_size: size },
+            });
+            if batch.len() == BATCH {
+                f(&batch)?;
+                batch.clear();
             }
-            Record::Bson { doc, size, .. } => f(&doc, size),
-        });
+            Ok(())
+        })?;
+        if !batch.is_empty() {
+            f(&batch)?;
+        }
+        return Ok(n);
     }
-    let mut count = 0u64;
-    let mut stop: Option<anyhow::Error> = None;
-    let lines = input.for_each_line_block(|block, before| {
+    let parse = |block: &[u8], before: u64| -> (Result<Vec<SampledDoc>>, u64) {
         use rayon::prelude::*;
         let (lines, last) = numbered_lines(block, before);
-        let parsed: Vec<Result<(Document, usize)>> = lines
+        let docs = lines
             .par_iter()
             .map(|(lineno, raw)| {
                 let text = std::str::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
-                let d = parse_json_document(text)
+                if let Some((doc, bson_size)) = projection.and_then(|p| projected::read(raw, p)) {
+                    return Ok(SampledDoc { doc, bson_size });
+                }
+                let (doc, bson_size) = projected::full(text, projection)
                     .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON document: {e}")))?;
-                let mut buf = Vec::new();
-                let n = d.to_writer(&mut buf).map(|_| buf.len()).unwrap_or(0);
-                Ok((d, n))
+                Ok(SampledDoc { doc, bson_size })
             })
             .collect();
-        for p in parsed {
-            let (d, n) = p?;
-            count += 1;
-            if let Err(e) = f(&d, n) {
-                // The caller asked to stop (e.g. the pre-scan has enough).
-                stop = Some(e);
-                return Err(anyhow::anyhow!("stopped"));
-            }
-        }
+        (docs, last)
+    };
+    let mut count = 0u64;
+    let mut pending: Vec<SampledDoc> = Vec::new();
+    input.for_each_line_block(|block, before| {
+        // This block is parsed while `f` takes the previous one.
+        let ((docs, last), taken) = rayon::join(|| parse(block, before), || if pending.is_empty() { Ok(()) } else { f(&pending) });
+        taken?;
+        pending = docs?;
+        count += pending.len() as u64;
         Ok(last)
-    });
-    match (lines, stop) {
-        (_, Some(e)) => Err(e),
-        (Err(e), None) => Err(e),
-        (Ok(()), None) if count == 0 => Err(input_error(format!("{shown} is empty"))),
-        (Ok(()), None) => Ok(count),
+    })?;
+    if !pending.is_empty() {
+        f(&pending)?;
     }
+    if count == 0 {
+        return Err(input_error(format!("{shown} is empty")));
+    }
+    Ok(count)
 }
 
 /// The namespace a mongodump path names: `dump/<db>/<coll>.bson[.gz]`.

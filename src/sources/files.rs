@@ -1,6 +1,10 @@
 //! Document sources that are not a deployment: a file, or documents in memory.
 
-use super::docs::for_each_document;
+use super::docs::{for_each_batch, for_each_document};
+use super::records::open;
+use super::Batches;
+use crate::model::SampledDoc;
+use super::projected::Projection;
 use super::DocumentSource;
 use anyhow::Result;
 use bson::Document;
@@ -8,6 +12,14 @@ use bson::Document;
 /// A document file as a source (mongoexport JSON, mongodump BSON).
 pub struct FileSource {
     pub path: std::path::PathBuf,
+    /// Set by `read_only`: `scan` builds only these fields.
+    pub projection: Option<Projection>,
+}
+
+impl FileSource {
+    pub fn new(path: std::path::PathBuf) -> Self {
+        FileSource { path, projection: None }
+    }
 }
 
 /// Raised by the pre-scan's callback to stop reading once it has enough documents.
@@ -29,7 +41,7 @@ impl DocumentSource for FileSource {
 
     fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
         let mut out = Vec::with_capacity(n);
-        let r = for_each_document(&self.path, |d, _| {
+        let r = for_each_document(&self.path, None, |d, _| {
             if out.len() >= n {
                 return Err(anyhow::Error::new(Enough));
             }
@@ -43,8 +55,12 @@ impl DocumentSource for FileSource {
         }
     }
 
-    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
-        for_each_document(&self.path, f).map(|_| ())
+    fn read_only(&mut self, fields: &[String]) {
+        self.projection = Some(Projection::new(fields.to_vec()));
+    }
+
+    fn scan(&mut self, f: &mut Batches) -> Result<()> {
+        for_each_batch(open(&self.path)?, self.projection.as_ref(), f).map(|_| ())
     }
 }
 
@@ -63,13 +79,14 @@ impl DocumentSource for MemorySource {
         Ok(self.docs.iter().take(n).cloned().collect())
     }
 
-    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+    fn scan(&mut self, f: &mut Batches) -> Result<()> {
         let mut buf = Vec::new();
+        let mut batch = Vec::with_capacity(self.docs.len());
         for d in &self.docs {
             buf.clear();
             d.to_writer(&mut buf)?;
-            f(d, buf.len())?;
+            batch.push(SampledDoc { doc: d.clone(), bson_size: buf.len() });
         }
-        Ok(())
+        f(&batch)
     }
 }

@@ -12,14 +12,19 @@
 pub mod docs;
 pub mod files;
 pub mod live;
+pub mod projected;
 pub mod queries;
 pub mod records;
 pub mod sharding;
 
 use crate::model::index::IndexSpec;
 use crate::model::sharding::ShardingMetadata;
+use crate::model::SampledDoc;
 use anyhow::Result;
 use bson::Document;
+
+/// What `DocumentSource::scan` feeds: consecutive batches of documents.
+pub type Batches<'a> = dyn FnMut(&[SampledDoc]) -> Result<()> + Send + 'a;
 
 /// What a source knows about the collection beyond its documents.
 #[derive(Debug, Clone, Default)]
@@ -44,11 +49,16 @@ pub trait DocumentSource {
     /// The first `n` documents, whole, for proposing candidates.
     fn prescan(&mut self, n: usize) -> Result<Vec<Document>>;
     /// Every sampled document with its BSON size in bytes (0 when the source
-    /// cannot know it; `CollectionFacts::avg_doc_size_bytes` then says it).
-    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()>;
+    /// cannot know it; `CollectionFacts::avg_doc_size_bytes` then says it), in
+    /// batches, in order. `f` is `Send`: a source may run it beside its own reading.
+    fn scan(&mut self, f: &mut Batches) -> Result<()>;
+    /// A hint before `scan`: only these top-level fields of each document will be read
+    /// (`Sample::fields_read`). A file source then builds only them; the BSON size it
+    /// passes is still the whole document's.
+    fn read_only(&mut self, _fields: &[String]) {}
     /// When `scan` is not in insertion order (e.g. `$sample`), a second stream
     /// that is, for monotonicity. Returns false when `scan` already is.
-    fn scan_in_insertion_order(&mut self, _f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
+    fn scan_in_insertion_order(&mut self, _f: &mut Batches) -> Result<bool> {
         Ok(false)
     }
     /// What the source knows about the collection.
@@ -74,7 +84,7 @@ impl DocumentSource for NoDocuments {
         Ok(Vec::new())
     }
 
-    fn scan(&mut self, _f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
+    fn scan(&mut self, _f: &mut Batches) -> Result<()> {
         Ok(())
     }
 

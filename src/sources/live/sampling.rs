@@ -2,7 +2,8 @@
 //! batches from a reader task while the caller analyses the previous batch.
 
 use super::{CollectionInfo, LiveSession};
-use crate::model::ShardKey;
+use crate::model::{SampledDoc, ShardKey};
+use crate::sources::Batches;
 use crate::util::progress::progress;
 use anyhow::Result;
 use bson::{doc, Document};
@@ -28,7 +29,7 @@ impl LiveSession {
         keys: &[ShardKey],
         info: &CollectionInfo,
         sample_size: u64,
-        f: &mut dyn FnMut(&Document) -> Result<()>,
+        f: &mut Batches,
     ) -> Result<()> {
         let projection = projection_for(keys);
         match sampling_method(info, sample_size) {
@@ -62,7 +63,7 @@ impl LiveSession {
         info: &CollectionInfo,
         sample_size: u64,
         order_size: u64,
-        f: &mut dyn FnMut(&Document) -> Result<()>,
+        f: &mut Batches,
     ) -> Result<bool> {
         if sampling_method(info, sample_size) != SamplingMethod::Sample || info.server_version < (4, 4) {
             return Ok(false);
@@ -78,16 +79,26 @@ impl LiveSession {
         projection: Document,
         rate: Option<f64>,
         expect: u64,
-        f: &mut dyn FnMut(&Document) -> Result<()>,
+        f: &mut Batches,
     ) -> Result<()> {
+        let open = self.natural_find::<Document>(projection, rate);
+        self.pump(rt, open, expect, "reading in natural order", "find on", f)
+    }
+
+    /// The natural-order `find` of `stream_natural`, as a cursor of `T`. Natural order
+    /// is recordId order on WiredTiger: insertion order.
+    fn natural_find<T: Send + Sync + serde::de::DeserializeOwned + 'static>(
+        &self,
+        projection: Document,
+        rate: Option<f64>,
+    ) -> impl std::future::Future<Output = mongodb::error::Result<mongodb::Cursor<T>>> + Send + 'static {
         let filter = match rate {
             Some(r) => doc! {"$sampleRate": r},
             None => doc! {},
         };
-        let coll = self.coll();
+        let coll = self.db.collection::<T>(&self.coll_name);
         let (max_time, read) = (self.max_time, self.read.clone());
-        // Natural order is recordId order on WiredTiger: insertion order.
-        let open = async move {
+        async move {
             coll.find(filter)
                 .projection(projection)
                 .hint(Hint::Keys(doc! {"$natural": 1}))
@@ -96,8 +107,27 @@ impl LiveSession {
                 .batch_size(10_000)
                 .selection_criteria(read)
                 .await
+        }
+    }
+
+    /// The benchmark's I/O floor (README "Performance"): the very `find` a whole or
+    /// `$sampleRate` sample makes, read as raw BSON batches and decoded not at all.
+    /// Returns the documents read; None when the sample would use `$sample`.
+    pub fn read_raw(&self, rt: &tokio::runtime::Runtime, keys: &[ShardKey], info: &CollectionInfo, sample_size: u64) -> Result<Option<u64>> {
+        let rate = match sampling_method(info, sample_size) {
+            SamplingMethod::Whole => None,
+            SamplingMethod::RateScan(r) => Some(r),
+            SamplingMethod::Sample => return Ok(None),
         };
-        self.pump(rt, open, expect, "reading in natural order", "find on", f)
+        let open = self.natural_find::<bson::RawDocumentBuf>(projection_for(keys), rate);
+        rt.block_on(async {
+            let mut cur = open.await.map_err(|e| self.err("find on", e))?;
+            let mut n = 0u64;
+            while cur.advance().await.map_err(|e| self.err("find on", e))? {
+                n += 1;
+            }
+            Ok(Some(n))
+        })
     }
 
     /// Run a cursor on a reader task and feed its documents to `f` in batches.
@@ -108,11 +138,11 @@ impl LiveSession {
         expect: u64,
         label: &str,
         what: &str,
-        f: &mut dyn FnMut(&Document) -> Result<()>,
+        f: &mut Batches,
     ) -> Result<()> {
         const BATCH: usize = 2048;
         // None: the server did not answer within the deadline.
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<Option<mongodb::error::Result<Vec<Document>>>>(8);
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Option<mongodb::error::Result<Vec<SampledDoc>>>>(8);
         let wait = super::deadline(self.max_time);
         let reader = rt.spawn(async move {
             let mut cur = match tokio::time::timeout(wait, open).await {
@@ -133,8 +163,9 @@ impl LiveSession {
                     return;
                 };
                 match next {
-                    Ok(Some(d)) => {
-                        batch.push(d);
+                    // The server projected the documents: their size is the collection's average (`facts`).
+                    Ok(Some(doc)) => {
+                        batch.push(SampledDoc { doc, bson_size: 0 });
                         if batch.len() == BATCH && tx.send(Some(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))))).await.is_err() {
                             return;
                         }
@@ -156,9 +187,7 @@ impl LiveSession {
         let result = (|| {
             while let Some(batch) = rx.blocking_recv() {
                 let batch = batch.ok_or_else(|| self.no_answer(what))?.map_err(|e| self.err(what, e))?;
-                for d in &batch {
-                    f(d)?;
-                }
+                f(&batch)?;
                 pb.inc(batch.len() as u64);
             }
             Ok(())

@@ -4,7 +4,7 @@
 use super::{CollectionInfo, LiveSession};
 use crate::model::sharding::ShardingMetadata;
 use crate::model::ShardKey;
-use crate::sources::{CollectionFacts, DocumentSource};
+use crate::sources::{Batches, CollectionFacts, DocumentSource};
 use anyhow::Result;
 use bson::Document;
 
@@ -31,12 +31,12 @@ impl DocumentSource for LiveSource<'_> {
         Ok(self.prescan.iter().take(n).cloned().collect())
     }
 
-    fn scan(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<()> {
-        self.session.stream_sample(self.rt, &self.keys, &self.info, self.sample_size, &mut |d| f(d, 0))
+    fn scan(&mut self, f: &mut Batches) -> Result<()> {
+        self.session.stream_sample(self.rt, &self.keys, &self.info, self.sample_size, f)
     }
 
-    fn scan_in_insertion_order(&mut self, f: &mut dyn FnMut(&Document, usize) -> Result<()>) -> Result<bool> {
-        self.session.stream_in_order(self.rt, &self.keys, &self.info, self.sample_size, self.order_size, &mut |d| f(d, 0))
+    fn scan_in_insertion_order(&mut self, f: &mut Batches) -> Result<bool> {
+        self.session.stream_in_order(self.rt, &self.keys, &self.info, self.sample_size, self.order_size, f)
     }
 
     fn facts(&self) -> CollectionFacts {

@@ -1,0 +1,20 @@
+//! The projected read of an Extended JSON line against the full parse: whenever
+//! `projected::read` answers, its document and size are the full parse's, projected;
+//! it never accepts a line the full parse refuses.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use shardkey::sources::projected::{full, read, Projection};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    for fields in [vec![], vec!["a".to_string(), "_id".to_string(), "b".to_string()]] {
+        let p = Projection::new(fields);
+        if let Some(fast) = read(data, &p) {
+            match full(text, Some(&p)) {
+                Ok(slow) => assert_eq!(fast, slow, "{text}"),
+                Err(e) => panic!("accepted what the full parse refuses ({e}): {text}"),
+            }
+        }
+    }
+});

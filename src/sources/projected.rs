@@ -1,0 +1,550 @@
+//! Extended JSON lines read for a projection: a document's BSON size and the few
+//! top-level fields the sample reads, without building the rest of it.
+//!
+//! Building every document whole (serde_json → `bson::Document`) cost more than the
+//! analysis itself (issue 14). This scanner walks a line once, sums the BSON size of
+//! every value it skips, and builds only the kept fields. It accepts only what the full
+//! parse (`records::parse_json_document`) accepts, with the same values: anything
+//! unusual (an escaped key, a duplicate key, a `$`-object other than `$oid`, `$date`,
+//! `$numberLong`, `$numberInt`, `$numberDecimal`, deep nesting) makes `read` return
+//! `None`, and the caller parses the line whole; long integers, exponents, escaped
+//! strings and kept floats are read by serde_json on their own bytes. The differential
+//! tests below and the `projected` fuzz target (`scripts/fuzz.sh`) hold the two paths equal.
+
+use bson::oid::ObjectId;
+use bson::{Bson, DateTime, Decimal128, Document};
+
+/// The top-level fields to build; the rest are only measured.
+#[derive(Debug, Clone, Default)]
+pub struct Projection {
+    fields: Vec<String>,
+}
+
+impl Projection {
+    pub fn new(mut fields: Vec<String>) -> Self {
+        fields.sort();
+        fields.dedup();
+        Projection { fields }
+    }
+
+    fn keeps(&self, key: &[u8]) -> bool {
+        self.fields.iter().any(|f| f.as_bytes() == key)
+    }
+
+    /// `doc` reduced to the projection's fields (the full parse's result, projected the same way).
+    pub fn apply(&self, doc: Document) -> Document {
+        doc.into_iter().filter(|(k, _)| self.keeps(k.as_bytes())).collect()
+    }
+}
+
+/// The projected document and the whole document's BSON size, or `None` when the line
+/// needs the full parse (which then also reports any error).
+pub fn read(line: &[u8], projection: &Projection) -> Option<(Document, usize)> {
+    let mut s = Scan { b: line, i: 0, depth: 0, keys: Vec::new() };
+    s.ws();
+    if s.peek()? != b'{' {
+        return None;
+    }
+    let (size, doc) = s.top(projection)?;
+    s.ws();
+    (s.i == line.len()).then_some((doc, size))
+}
+
+/// The full parse, projected: what `read` must equal (and the path for every line it declines).
+pub fn full(text: &str, projection: Option<&Projection>) -> Result<(Document, usize), String> {
+    let d = crate::sources::records::parse_json_document(text)?;
+    let mut buf = Vec::new();
+    let n = d.to_writer(&mut buf).map(|_| buf.len()).unwrap_or(0);
+    Ok((match projection {
+        Some(p) => p.apply(d),
+        None => d,
+    }, n))
+}
+
+/// Deeper than this, the full parse decides (serde_json stops at 128).
+const MAX_DEPTH: u32 = 100;
+
+/// How a value was written, for the `$`-objects whose meaning depends on it.
+#[derive(Clone, Copy)]
+enum Form<'a> {
+    /// A string without escapes.
+    Str(&'a [u8]),
+    /// A plain integer literal.
+    Int(i64),
+    /// `{"$numberLong": "…"}`.
+    NumberLong(i64),
+    Other,
+}
+
+/// A value's BSON size (payload only: no type byte, no key), the value when asked to
+/// build it, and its form.
+type Value<'a> = (usize, Option<Bson>, Form<'a>);
+
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
+    depth: u32,
+    /// The keys of the objects being read, innermost last (duplicate detection).
+    keys: Vec<&'a [u8]>,
+}
+
+impl<'a> Scan<'a> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn expect(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    /// A string at `"`: its raw content and whether it holds escapes. Control
+    /// characters are invalid JSON: the full parse reports them.
+    #[inline]
+    fn string(&mut self) -> Option<(&'a [u8], bool)> {
+        self.i += 1;
+        let start = self.i;
+        let mut escaped = false;
+        // Eight bytes at a time up to the first that is not plain text (SWAR).
+        while let Some(chunk) = self.b.get(self.i..self.i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().ok()?);
+            let special = has_byte(w, b'"') | has_byte(w, b'\\') | has_less_than(w, 0x20);
+            if special != 0 {
+                self.i += (special.trailing_zeros() / 8) as usize;
+                break;
+            }
+            self.i += 8;
+        }
+        loop {
+            match *self.b.get(self.i)? {
+                b'"' => {
+                    let s = &self.b[start..self.i];
+                    self.i += 1;
+                    return Some((s, escaped));
+                }
+                b'\\' => {
+                    escaped = true;
+                    self.i += 2;
+                }
+                c if c < 0x20 => return None,
+                _ => self.i += 1,
+            }
+        }
+    }
+
+    /// The top-level document: kept fields built, the others measured.
+    fn top(&mut self, projection: &Projection) -> Option<(usize, Document)> {
+        let mut doc = Document::new();
+        let m = self.members(|key| projection.keeps(key), |k, v| {
+            doc.insert(k, v);
+        })?;
+        // A top-level `$` key makes it something other than a document: the full parse says what.
+        (!m.dollar).then_some((m.size, doc))
+    }
+
+    /// The members of an object at `{`: calls `keep` for each key's build decision and
+    /// `put` with what was built. Read once, whatever the object turns out to be.
+    fn members(&mut self, keep: impl Fn(&[u8]) -> bool, mut put: impl FnMut(&str, Bson)) -> Option<Members<'a>> {
+        self.i += 1;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        let frame = self.keys.len();
+        let mut bloom = 0u64;
+        let mut size = 5; // length + terminating NUL
+        let mut dollar = false;
+        let mut count = 0;
+        let mut first: Option<(&'a [u8], Form<'a>)> = None;
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+        } else {
+            loop {
+                self.ws();
+                if self.peek()? != b'"' {
+                    return None;
+                }
+                let (key, escaped) = self.string()?;
+                if escaped {
+                    return None;
+                }
+                // Duplicate keys: serde_json keeps the last value in the first place; leave that to it.
+                let bit = 1u64 << ((key.len() * 31 + *key.first().unwrap_or(&0) as usize + 7 * *key.last().unwrap_or(&0) as usize) & 63);
+                if bloom & bit != 0 && self.keys[frame..].contains(&key) {
+                    return None;
+                }
+                bloom |= bit;
+                self.keys.push(key);
+                dollar |= key.first() == Some(&b'$');
+                self.expect(b':')?;
+                self.ws();
+                // A `$`-object is rebuilt by `object`: nothing of it is built here.
+                let build = keep(key) && !dollar;
+                let (n, v, form) = self.value(build)?;
+                size += 2 + key.len() + n;
+                count += 1;
+                if count == 1 {
+                    first = Some((key, form));
+                }
+                if let Some(v) = v {
+                    put(std::str::from_utf8(key).ok()?, v);
+                }
+                self.ws();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b'}' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.keys.truncate(frame);
+        self.depth -= 1;
+        Some(Members { size, dollar, single: if count == 1 { first } else { None } })
+    }
+
+    fn value(&mut self, build: bool) -> Option<Value<'a>> {
+        match self.peek()? {
+            b'{' => self.object(build),
+            b'[' => self.array(build),
+            b'"' => {
+                let start = self.i;
+                let (s, escaped) = self.string()?;
+                if escaped {
+                    let text: String = serde_json::from_slice(&self.b[start..self.i]).ok()?;
+                    return Some((5 + text.len(), build.then(|| Bson::String(text)), Form::Other));
+                }
+                let v = if build { Some(Bson::String(std::str::from_utf8(s).ok()?.to_string())) } else { None };
+                Some((5 + s.len(), v, Form::Str(s)))
+            }
+            b't' => self.literal(b"true", 1, Bson::Boolean(true), build),
+            b'f' => self.literal(b"false", 1, Bson::Boolean(false), build),
+            b'n' => self.literal(b"null", 0, Bson::Null, build),
+            b'-' | b'0'..=b'9' => self.number(build),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], size: usize, v: Bson, build: bool) -> Option<Value<'a>> {
+        if !self.b[self.i..].starts_with(word) {
+            return None;
+        }
+        self.i += word.len();
+        Some((size, build.then_some(v), Form::Other))
+    }
+
+    /// JSON's number grammar. Short integers are read here (int32 when they fit, as the
+    /// bson crate does); floats are only measured unless built or unusual, and then
+    /// serde_json reads them, so every bit is its.
+    fn number(&mut self, build: bool) -> Option<Value<'a>> {
+        let start = self.i;
+        let b = self.b;
+        let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        if b[self.i] == b'-' {
+            self.i += 1;
+        }
+        let int_start = self.i;
+        match b.get(self.i)? {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => {
+                while digit(self.i) {
+                    self.i += 1;
+                }
+            }
+            _ => return None,
+        }
+        let int_digits = self.i - int_start;
+        let mut float = false;
+        let mut exponent = false;
+        if b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if !digit(self.i) {
+                return None;
+            }
+            while digit(self.i) {
+                self.i += 1;
+            }
+            float = true;
+        }
+        if matches!(b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if !digit(self.i) {
+                return None;
+            }
+            while digit(self.i) {
+                self.i += 1;
+            }
+            exponent = true;
+        }
+        let text = &b[start..self.i];
+        // `-0` is a double for serde_json; longer integers may be u64 or f64.
+        if !float && !exponent && int_digits <= 18 && text != b"-0" {
+            let v: i64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+            return Some(match i32::try_from(v) {
+                Ok(x) => (4, build.then_some(Bson::Int32(x)), Form::Int(v)),
+                Err(_) => (8, build.then_some(Bson::Int64(v)), Form::Int(v)),
+            });
+        }
+        // A float without an exponent and of sane length is always finite: 8 bytes.
+        if float && !exponent && text.len() < 300 && !build {
+            return Some((8, None, Form::Other));
+        }
+        let v: serde_json::Value = serde_json::from_slice(text).ok()?;
+        let v = Bson::try_from(v).ok()?;
+        let form = match v {
+            Bson::Int64(x) => Form::Int(x),
+            _ => Form::Other,
+        };
+        Some((payload_size(&v)?, build.then_some(v), form))
+    }
+
+    fn array(&mut self, build: bool) -> Option<Value<'a>> {
+        self.i += 1;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        let mut size = 5;
+        let mut items = Vec::new();
+        self.ws();
+        if self.peek()? == b']' {
+            self.i += 1;
+        } else {
+            let mut index = 0usize;
+            loop {
+                self.ws();
+                let (n, v, _) = self.value(build)?;
+                size += 2 + decimal_digits(index) + n;
+                items.extend(v);
+                index += 1;
+                self.ws();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b']' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.depth -= 1;
+        Some((size, build.then_some(Bson::Array(items)), Form::Other))
+    }
+
+    fn object(&mut self, build: bool) -> Option<Value<'a>> {
+        // Only built documents are made (a `Document` draws a hasher seed when made).
+        let mut doc: Option<Document> = None;
+        let m = self.members(|_| build, |k, v| {
+            doc.get_or_insert_with(Document::new).insert(k, v);
+        })?;
+        if !m.dollar {
+            return Some((m.size, build.then(|| Bson::Document(doc.unwrap_or_default())), Form::Other));
+        }
+        // A `$`-object: one of the common single-member forms, or the full parse decides.
+        let (key, form) = m.single?;
+        Some(common_dollar(key, form)?.with(build))
+    }
+}
+
+/// What `Scan::members` read of an object.
+struct Members<'a> {
+    /// The BSON size of the object read as a document.
+    size: usize,
+    /// A key starts with `$`: an Extended JSON value, or an error.
+    dollar: bool,
+    /// The only member's key and value form, when there is one member.
+    single: Option<(&'a [u8], Form<'a>)>,
+}
+
+/// A `$`-object's value and form, ready to be built or not.
+struct Dollar {
+    size: usize,
+    value: Bson,
+    form: Form<'static>,
+}
+
+impl Dollar {
+    fn with<'a>(self, build: bool) -> Value<'a> {
+        (self.size, build.then_some(self.value), self.form)
+    }
+}
+
+/// `{"$oid": …}`, `{"$date": …}`, `{"$numberLong"|"$numberInt"|"$numberDecimal": "…"}`:
+/// read as the bson crate reads them (extjson::models), or None to let it decide.
+fn common_dollar(key: &[u8], form: Form) -> Option<Dollar> {
+    fn text<'s>(f: Form<'s>) -> Option<&'s str> {
+        match f {
+            Form::Str(s) => std::str::from_utf8(s).ok(),
+            _ => None,
+        }
+    }
+    let d = |size, value| Some(Dollar { size, value, form: Form::Other });
+    match key {
+        b"$oid" => d(12, Bson::ObjectId(ObjectId::parse_str(text(form)?).ok()?)),
+        b"$date" => match form {
+            Form::Str(_) => d(8, Bson::DateTime(DateTime::parse_rfc3339_str(text(form)?).ok()?)),
+            Form::Int(ms) | Form::NumberLong(ms) => d(8, Bson::DateTime(DateTime::from_millis(ms))),
+            Form::Other => None,
+        },
+        b"$numberLong" => {
+            let v: i64 = text(form)?.parse().ok()?;
+            Some(Dollar { size: 8, value: Bson::Int64(v), form: Form::NumberLong(v) })
+        }
+        b"$numberInt" => d(4, Bson::Int32(text(form)?.parse().ok()?)),
+        b"$numberDecimal" => d(16, Bson::Decimal128(text(form)?.parse::<Decimal128>().ok()?)),
+        _ => None,
+    }
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit set in each byte of `w` that equals `b` (exact for the lowest such byte,
+/// which is all `string` uses).
+#[inline]
+fn has_byte(w: u64, b: u8) -> u64 {
+    let x = w ^ (LO * b as u64);
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// The high bit set in each byte of `w` below `n` (n ≤ 128; exact for the lowest such byte).
+#[inline]
+fn has_less_than(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(LO * n as u64) & !w & HI
+}
+
+fn decimal_digits(mut n: usize) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
+}
+
+/// A value's BSON payload size, as the bson crate writes it.
+fn payload_size(v: &Bson) -> Option<usize> {
+    let mut d = Document::new();
+    d.insert("", v.clone());
+    let mut buf = Vec::new();
+    d.to_writer(&mut buf).ok()?;
+    // length (4) + type (1) + empty key's NUL (1) + value + terminating NUL (1)
+    Some(buf.len() - 7)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(line: &str, p: &Projection) -> Option<(Document, usize)> {
+        super::full(line, Some(p)).ok()
+    }
+
+    fn same(line: &str, fields: &[&str]) -> bool {
+        let p = Projection::new(fields.iter().map(|s| s.to_string()).collect());
+        let fast = read(line.as_bytes(), &p);
+        let slow = full(line, &p);
+        match (&fast, &slow) {
+            // The fast path may decline; it must never disagree or accept what the full parse refuses.
+            (None, _) => true,
+            (Some(f), Some(s)) => f == s,
+            (Some(_), None) => false,
+        }
+    }
+
+    #[test]
+    fn sizes_and_values_match_the_full_parse() {
+        let lines = [
+            r#"{"_id":{"$oid":"6553f1000000000000000000"},"ts":{"$date":"2023-11-14T22:13:20.1Z"},"u":4839782808629744545,"user":"user-034189","g":480}"#,
+            r#"{"a":{"b":4586,"note":"x"},"items":[{"sku":"s","qty":2,"unit":50.11}],"tags":[],"geo":[173.2,-5.8700000000000045]}"#,
+            r#"{"total":{"$numberDecimal":"29796.46"},"n":{"$numberLong":"12"},"i":{"$numberInt":"-3"},"d":{"$date":{"$numberLong":"1700000000000"}}}"#,
+            r#"{"note":"said \"leave at door\"\tthanks \u00e9\ud83d\ude00","k":"\u0041"}"#,
+            r#"{"x":-0,"y":-0.0,"z":1e300,"w":12345678901234567890,"v":2147483648,"t":-2147483648,"s":1.5E-3}"#,
+            r#"{"d":{"$date":1700000000000},"e":{}, "arr" : [ 1 , [ 2 , { "q" : null } ] , true , false ] }"#,
+            r#"{"big":[0,1,2,3,4,5,6,7,8,9,10,11]}"#,
+        ];
+        for line in lines {
+            for fields in [&[][..], &["_id", "ts", "a", "note", "x", "y", "z", "w", "d", "r", "b", "m", "u", "arr", "total", "n", "i", "k", "s", "t", "v", "big", "geo", "e"][..]] {
+                let p = Projection::new(fields.iter().map(|s| s.to_string()).collect());
+                let fast = read(line.as_bytes(), &p);
+                assert!(fast.is_some(), "the fast path declined {line}");
+                assert_eq!(fast, full(line, &p), "{line} with {fields:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn rarer_extended_json_goes_to_the_full_parse() {
+        for line in [
+            r#"{"r":{"$regularExpression":{"pattern":"a","options":"i"}},"b":{"$binary":{"base64":"AAEC","subType":"00"}}}"#,
+            r#"{"m":{"$minKey":1},"ts":{"$timestamp":{"t":1,"i":2}},"u":{"$foo":1}}"#,
+            r#"{"d":{"$numberDouble":"1.5"}}"#,
+        ] {
+            assert!(full(line, &Projection::default()).is_some());
+            assert!(read(line.as_bytes(), &Projection::default()).is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn declines_or_refuses_what_the_full_parse_refuses() {
+        for line in [
+            r#"{"a":1,}"#, r#"{"a":01}"#, r#"{"a":1.}"#, r#"{"a":.5}"#, r#"{"a":tru}"#, r#"{"a":"x"#, "{\"a\":\"\u{1}\"}",
+            r#"{"a":1} x"#, r#"[1]"#, r#"{"a":1e400}"#, r#"{"a":{"$oid":"zz"}}"#, r#"{"a":{"$date":"yesterday"}}"#,
+            r#"{"a":{"$date":1.5}}"#, r#"{"a":{"$date":{"$numberInt":"1"}}}"#, r#"{"a":{"$numberLong":1}}"#, r#"{"$oid":"6553f1000000000000000000"}"#,
+            r#"{"a":1,"a":2}"#, r#"{"a\u0062":1}"#, r#"{"a":"\x"}"#, r#"{"a":{"$oid":"6553f1000000000000000000","x":1}}"#,
+        ] {
+            assert!(same(line, &["a"]), "{line}");
+            assert!(same(line, &[]), "{line}");
+            if full(line, &Projection::default()).is_none() {
+                assert!(read(line.as_bytes(), &Projection::default()).is_none(), "accepted {line}");
+            }
+        }
+    }
+
+    #[test]
+    fn strings_of_every_length_with_a_special_byte_anywhere() {
+        // The eight-byte scan must stop at the first quote, backslash or control byte wherever it falls.
+        let specials = ["\\\"", "\\\\", "\\n", "\u{1}", "\u{1f}", "é", "\u{7f}", " ", "\\u0041"];
+        for len in 0..20 {
+            for at in 0..=len {
+                for s in specials {
+                    let text: String = (0..len).map(|i| if i == at { s.to_string() } else { "x".into() }).collect();
+                    let line = format!("{{\"a\":\"{text}\",\"b\":\"{text}\"}}");
+                    assert!(same(&line, &["a"]), "{line:?}");
+                    if full(&line, &Projection::default()).is_some() {
+                        assert!(read(line.as_bytes(), &Projection::new(vec!["a".into()])).is_some(), "declined {line:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nested_dollar_objects_are_read_once() {
+        // Found by fuzzing: re-reading each `$`-object's member made this 2^depth work.
+        let line = format!("{{\"a\":{}1{}}}", "{\"$bin\":".repeat(90), "}".repeat(90));
+        assert!(read(line.as_bytes(), &Projection::default()).is_none());
+    }
+
+    #[test]
+    fn deep_nesting_is_left_to_the_full_parse() {
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+        assert!(read(deep.as_bytes(), &Projection::default()).is_none());
+    }
+}
