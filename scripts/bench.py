@@ -3,7 +3,6 @@ and writes the figures as JSON to the path given last."""
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,13 +28,16 @@ def machine():
 
 
 def timed(cmd):
-    """Wall seconds and the child's peak RSS (bytes) of one run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds, this child's own peak RSS (bytes) and its output, of one run."""
     t = time.perf_counter()
-    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
     secs = time.perf_counter() - t
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return secs, rss * 1024 if rss > before else None, out.stdout
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, cmd)
+    return secs, usage.ru_maxrss * 1024, out
 
 
 def median_run(cmd):
@@ -43,14 +45,14 @@ def median_run(cmd):
     return statistics.median(r[0] for r in runs), runs
 
 
-def server_pipeline(client):
+def server_pipeline(client, sample=SAMPLE):
     """(b): per candidate, analyzeShardKey's cardinality/frequency pipeline."""
     db, coll = NS.split(".", 1)
     c = client[db][coll]
     t = time.perf_counter()
     for k in KEYS:
         pipeline = [
-            {"$sample": {"size": SAMPLE}},
+            {"$sample": {"size": sample}},
             {"$project": {"_id": 0, "k": "$" + k}},
             {"$group": {"_id": "$k", "frequency": {"$sum": 1}}},
             {"$group": {"_id": None, "numDistinctValues": {"$sum": 1},
@@ -59,6 +61,23 @@ def server_pipeline(client):
         ]
         list(c.aggregate(pipeline, allowDiskUse=True))
     return time.perf_counter() - t
+
+
+def pymongo_raw(client, sample, count):
+    """pymongo reading the same find as (a) as raw BSON (an independent floor)."""
+    from bson.raw_bson import RawBSONDocument
+    from bson.codec_options import CodecOptions
+    db, coll = NS.split(".", 1)
+    c = client[db].get_collection(coll, codec_options=CodecOptions(document_class=RawBSONDocument))
+    proj = {k.split(".")[0]: 1 for k in KEYS}
+    flt = {} if sample >= count else {"$sampleRate": sample / count}
+    t = time.perf_counter()
+    n = sum(1 for _ in c.find(flt, proj, hint=[("$natural", 1)], show_record_id=True, batch_size=10000))
+    return time.perf_counter() - t, n
+
+
+def peak_mib(runs):
+    return max(r[1] or 0 for r in runs) / 2**20
 
 
 def python_json_baseline(path):
@@ -81,12 +100,48 @@ def main():
     ours_cmd = [BIN, "analyze", "--uri", URI, "--collection", NS, "--sample-size", str(SAMPLE), "--format", "json",
                 "--queries", "profile"] + KEY_ARGS
     subprocess.run(floor_cmd, check=True, stdout=subprocess.DEVNULL)  # warm the cache
-    res["a_io_floor_s"], _ = median_run(floor_cmd)
+    res["a_decode_floor_s"], _ = median_run(floor_cmd)
+    res["a_io_floor_s"], _ = median_run(floor_cmd + ["--raw"])
+    res["a_pymongo_raw_s"] = statistics.median(pymongo_raw(client, SAMPLE, res["documents"])[0] for _ in range(RUNS))
     res["b_server_pipeline_s"] = statistics.median(server_pipeline(client) for _ in range(RUNS))
     res["c_shardkey_s"], runs = median_run(ours_cmd)
     res["c_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
     res["c_over_a"] = res["c_shardkey_s"] / res["a_io_floor_s"]
     res["b_over_c"] = res["b_server_pipeline_s"] / res["c_shardkey_s"]
+
+    # The same at a whole-collection sample.
+    whole = str(res["documents"])
+    swap = lambda cmd: [whole if x == str(SAMPLE) else x for x in cmd]
+    res["whole_a_io_floor_s"], _ = median_run(swap(floor_cmd) + ["--raw"])
+    res["whole_a_pymongo_raw_s"] = statistics.median(pymongo_raw(client, res["documents"], res["documents"])[0] for _ in range(RUNS))
+    res["whole_b_server_pipeline_s"] = server_pipeline(client, res["documents"])
+    res["whole_c_shardkey_s"], runs = median_run(swap(ours_cmd))
+    res["whole_c_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
+    res["whole_c_over_a"] = res["whole_c_shardkey_s"] / res["whole_a_io_floor_s"]
+    res["whole_b_over_c"] = res["whole_b_server_pipeline_s"] / res["whole_c_shardkey_s"]
+
+    # (d) a mongoexport file: shardkey against DuckDB, the same 10 candidates.
+    export = os.environ["EXPORT"]
+    res["d_export_bytes"] = os.path.getsize(export)
+    d_cmd = [BIN, "analyze", "--docs", export, "--collection", NS, "--format", "json"] + KEY_ARGS
+    res["d_shardkey_s"], runs = median_run(d_cmd)
+    res["d_shardkey_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
+    duck_cmd = [os.environ["DUCKDB_PYTHON"], "scripts/bench_duckdb.py", export, ",".join(KEYS)]
+    duck_runs = [timed(duck_cmd) for _ in range(RUNS)]
+    res["d_duckdb_s"] = statistics.median(r[0] for r in duck_runs)
+    res["d_duckdb_peak_rss_bytes"] = max(r[1] or 0 for r in duck_runs)
+    duck = json.loads(duck_runs[0][2])
+    res["d_duckdb_version"] = duck["version"]
+    # The two must agree on what they counted.
+    ours = json.loads(subprocess.run(d_cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout)
+    agree = {}
+    for cand in ours["candidates"]:
+        k = next(iter(cand["key"]))
+        kc = cand["keyCharacteristics"]
+        agree[k] = kc["numDistinctValues"] == duck["keys"][k]["distinct"] and \
+            [m["frequency"] for m in kc["mostCommonValues"]][:5] == duck["keys"][k]["top"][:len(kc["mostCommonValues"][:5])]
+    res["d_agree"] = agree
+    res["d_over_duckdb"] = res["d_shardkey_s"] / res["d_duckdb_s"]
 
     mem = json.loads(subprocess.run([BENCH, "memcheck", "--docs", MEM_DOCS], check=True, stdout=subprocess.PIPE).stdout)
     res["memcheck"] = mem
@@ -104,13 +159,25 @@ def main():
     py_secs, py_n = python_json_baseline(LOG)
     res["log_python_json_MBps"] = size / 1e6 / py_secs
     res["log_slow_queries"] = py_n
+    # (e) against a byte search for the slow-query lines.
+    res["e_shardkey_s"] = secs
+    res["e_grep_s"], grep_runs = median_run(["grep", "-c", '"id":51803', LOG])
+    res["e_grep_count"] = int(grep_runs[0][2])
+    res["e_over_grep"] = secs / res["e_grep_s"]
 
     print(f"machine: {res['machine']}")
     print(f"collection: {res['documents']:,} documents; sample {SAMPLE:,}; {len(KEYS)} candidates")
     print(f"(a) I/O floor (same driver reads, nothing done):   {res['a_io_floor_s']:.2f} s")
     print(f"(b) server pipeline x {len(KEYS)} (pymongo):            {res['b_server_pipeline_s']:.2f} s")
     print(f"(c) shardkey analyze, {len(KEYS)} candidates:            {res['c_shardkey_s']:.2f} s, peak RSS {res['c_peak_rss_bytes'] / 2**20:.0f} MiB")
-    print(f"(c)/(a) = {res['c_over_a']:.2f}   (b)/(c) = {res['b_over_c']:.2f}")
+    print(f"(c)/(a) = {res['c_over_a']:.2f}   (b)/(c) = {res['b_over_c']:.2f}   "
+          f"(driver-decoding floor {res['a_decode_floor_s']:.2f} s, pymongo raw {res['a_pymongo_raw_s']:.2f} s)")
+    print(f"whole collection ({res['documents']:,}): (a) raw read {res['whole_a_io_floor_s']:.2f} s, pymongo raw "
+          f"{res['whole_a_pymongo_raw_s']:.2f} s, (b) {res['whole_b_server_pipeline_s']:.2f} s, (c) {res['whole_c_shardkey_s']:.2f} s "
+          f"peak RSS {res['whole_c_peak_rss_bytes'] / 2**20:.0f} MiB; (c)/(a) = {res['whole_c_over_a']:.2f}   (b)/(c) = {res['whole_b_over_c']:.2f}")
+    print(f"(d) export {res['d_export_bytes'] / 1e6:,.0f} MB: shardkey {res['d_shardkey_s']:.2f} s (peak RSS "
+          f"{res['d_shardkey_peak_rss_bytes'] / 2**20:.0f} MiB), DuckDB {res['d_duckdb_version']} {res['d_duckdb_s']:.2f} s (peak RSS "
+          f"{res['d_duckdb_peak_rss_bytes'] / 2**20:.0f} MiB): ratio {res['d_over_duckdb']:.2f}; counts agree: {all(res['d_agree'].values())}")
     worst = max(c["errorPercent"] for c in mem["candidates"])
     print(f"memory: {int(MEM_DOCS):,} values x 4 candidates: peak RSS {mem['peakRssBytes'] / 2**20:.0f} MiB, "
           f"worst distinct-count error {worst:.2f}%, {mem['seconds']:.1f} s")
@@ -119,6 +186,8 @@ def main():
           f"{exact['seconds']:.1f} s")
     print(f"log: {size / 1e6:,.0f} MB: shardkey {res['log_shardkey_MBps']:.0f} MB/s, "
           f"python json.loads baseline {res['log_python_json_MBps']:.0f} MB/s ({py_n:,} slow queries)")
+    print(f"(e) log: shardkey {res['e_shardkey_s']:.2f} s, grep -c {res['e_grep_s']:.2f} s ({res['e_grep_count']:,} lines): "
+          f"ratio {res['e_over_grep']:.1f}")
     with open(OUT, "w") as f:
         json.dump(res, f, indent=1)
 

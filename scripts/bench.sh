@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The benchmark (README "Performance"): a real mongod with a generated
 # collection (1,000,000 documents, 12 candidate fields), then side by side
-# (a) the I/O floor, (b) the server's own pipeline per candidate, (c) shardkey;
-# bounded memory on 10M values; log reading speed on a 1 GB log.
-# Sizes can be lowered for a quick run: DOCS=100000 MEM_DOCS=1000000 LOG_BYTES=100000000 scripts/bench.sh
+# (a) the I/O floor, (b) the server's own pipeline per candidate, (c) shardkey, at the
+# default sample and at the whole collection; bounded memory on 10M values; log reading
+# speed on a 1 GB log against grep; (d) a mongoexport file against DuckDB.
+# Sizes can be lowered for a quick run:
+#   DOCS=100000 MEM_DOCS=1000000 LOG_BYTES=100000000 EXPORT_DOCS=100000 scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DOCS="${DOCS:-1000000}"
 SAMPLE="${SAMPLE:-100000}"
 MEM_DOCS="${MEM_DOCS:-10000000}"
 LOG_BYTES="${LOG_BYTES:-1000000000}"
+EXPORT_DOCS="${EXPORT_DOCS:-1000000}"
 cache="${SHARDKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shardkey}"
 
 cargo build --release --locked --quiet
@@ -27,6 +30,12 @@ start=$(date +%s)
 target/release/shardkey-bench load --uri "$URI" --collection bench.orders --docs "$DOCS"
 echo "loaded in $(( $(date +%s) - start )) s" >&2
 target/release/shardkey-bench gen-log --out "$DB/big.log" --bytes "$LOG_BYTES" >/dev/null
+target/release/shardkey-bench gen-export --out "$DB/export.ndjson" --docs "$EXPORT_DOCS" >/dev/null
+
+# DuckDB, the comparison for (d): from PyPI, in its own environment.
+if [ ! -x "$cache/duckdb/bin/python" ] || ! "$cache/duckdb/bin/python" -c 'import duckdb' 2>/dev/null; then
+  python3 -m venv "$cache/duckdb" && "$cache/duckdb/bin/pip" install --quiet duckdb==2.0.0
+fi
 
 # mtools' mloginfo is the usual log tool: does it read 4.4+ JSON logs?
 if [ ! -x "$cache/mtools/bin/mloginfo" ]; then
@@ -39,4 +48,5 @@ else
   echo "mtools: could not be installed from PyPI"
 fi
 
-python3 scripts/bench.py "$URI" bench.orders "$SAMPLE" "$DB/big.log" "$MEM_DOCS" "${BENCH_OUT:-target/bench.json}"
+DUCKDB_PYTHON="$cache/duckdb/bin/python" EXPORT="$DB/export.ndjson" \
+  python3 scripts/bench.py "$URI" bench.orders "$SAMPLE" "$DB/big.log" "$MEM_DOCS" "${BENCH_OUT:-target/bench.json}"

@@ -131,8 +131,9 @@ impl Dense {
         true
     }
 
-    /// Sort into key order and profile the runs. Entries are compared by their first
-    /// eight bytes as one number first (most comparisons end there), then whole.
+    /// Sort into key order (no more memory than the order itself) and profile the runs.
+    /// Entries are compared by their first eight bytes as one number first (most
+    /// comparisons end there, without a call to memcmp), then whole.
     fn sort(&mut self) {
         let prefix = |e: &[u8]| {
             let mut p = [0u8; 8];
@@ -140,11 +141,12 @@ impl Dense {
             p[..n].copy_from_slice(&e[..n]);
             u64::from_be_bytes(p)
         };
-        let mut keyed: Vec<(u64, u32)> = (0..self.len() as u32).map(|i| (prefix(self.entry(i as usize)), i)).collect();
-        keyed.sort_unstable_by(|&(pa, a), &(pb, b)| {
-            pa.cmp(&pb).then_with(|| self.entry(a as usize).cmp(self.entry(b as usize))).then(a.cmp(&b))
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let (ea, eb) = (self.entry(a as usize), self.entry(b as usize));
+            prefix(ea).cmp(&prefix(eb)).then_with(|| ea.cmp(eb)).then(a.cmp(&b))
         });
-        self.order = keyed.into_iter().map(|(_, i)| i).collect();
+        self.order = order;
         self.profile = self.run_starts().fold((0, 0, 0), |(d, f1, f2), (_, c)| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64));
     }
 
