@@ -8,6 +8,14 @@ pub mod order;
 pub mod path;
 pub mod redact;
 
+/// A document's size as BSON: what it takes written (`Document::to_writer`), which
+/// `avgDocSizeBytes` averages.
+pub fn bson_size(d: &bson::Document) -> bson::ser::Result<usize> {
+    let mut buf = Vec::new();
+    d.to_writer(&mut buf)?;
+    Ok(buf.len())
+}
+
 pub use hash::hash64;
 pub use order::{canonical_type, cmp_bson, cmp_tuple, group_bytes, is_collatable};
 pub use path::{lookup, Lookup};

@@ -5,6 +5,7 @@ use super::projected::{self, Projection};
 use super::Batches;
 use crate::model::SampledDoc;
 use super::records::{json_to_document, numbered_lines, open, Input, Layout, Record};
+use crate::bsonx::bson_size;
 use crate::error::input_error;
 use anyhow::Result;
 use bson::Document;
@@ -40,16 +41,8 @@ pub fn for_each_document_in(input: Input, projection: Option<&Projection>, mut f
 /// previous block: reading and the caller's work overlap.
 pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Batches) -> Result<u64> {
     let shown = input.shown.clone();
-    let project = |d: Document| match projection {
-        Some(p) => p.apply(d),
-        None => d,
-    };
+    let project = |d: Document| projected::project(projection, d);
     if input.layout != Layout::Lines {
-        let mut size_buf = Vec::new();
-        let mut size_of = |d: &Document| -> usize {
-            size_buf.clear();
-            d.to_writer(&mut size_buf).map(|_| size_buf.len()).unwrap_or(0)
-        };
         const BATCH: usize = 4096;
         let mut batch = Vec::with_capacity(BATCH);
         let n = input.for_each_record(|rec| {
@@ -57,7 +50,7 @@ pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Bat
                 Record::Json(v, i) => {
                     let d = json_to_document(v)
                         .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
-                    let n = size_of(&d);
+                    let n = bson_size(&d).unwrap_or(0);
                     SampledDoc { doc: project(d), bson_size: n }
                 }
                 Record::Bson { doc, size, .. } => SampledDoc { doc: project(doc), bson_size: size },

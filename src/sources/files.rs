@@ -6,6 +6,7 @@ use super::Batches;
 use crate::model::SampledDoc;
 use super::projected::Projection;
 use super::DocumentSource;
+use crate::bsonx::bson_size;
 use anyhow::Result;
 use bson::Document;
 
@@ -80,12 +81,9 @@ impl DocumentSource for MemorySource {
     }
 
     fn scan(&mut self, f: &mut Batches) -> Result<()> {
-        let mut buf = Vec::new();
         let mut batch = Vec::with_capacity(self.docs.len());
         for d in &self.docs {
-            buf.clear();
-            d.to_writer(&mut buf)?;
-            batch.push(SampledDoc { doc: d.clone(), bson_size: buf.len() });
+            batch.push(SampledDoc { doc: d.clone(), bson_size: bson_size(d)? });
         }
         f(&batch)
     }

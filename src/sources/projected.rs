@@ -11,6 +11,7 @@
 //! strings and kept floats are read by serde_json on their own bytes. The differential
 //! tests below and the `projected` fuzz target (`scripts/fuzz.sh`) hold the two paths equal.
 
+use crate::bsonx::bson_size;
 use bson::oid::ObjectId;
 use bson::{Bson, DateTime, Decimal128, Document};
 
@@ -53,12 +54,16 @@ pub fn read(line: &[u8], projection: &Projection) -> Option<(Document, usize)> {
 /// The full parse, projected: what `read` must equal (and the path for every line it declines).
 pub fn full(text: &str, projection: Option<&Projection>) -> Result<(Document, usize), String> {
     let d = crate::sources::records::parse_json_document(text)?;
-    let mut buf = Vec::new();
-    let n = d.to_writer(&mut buf).map(|_| buf.len()).unwrap_or(0);
-    Ok((match projection {
-        Some(p) => p.apply(d),
-        None => d,
-    }, n))
+    let n = bson_size(&d).unwrap_or(0);
+    Ok((project(projection, d), n))
+}
+
+/// `doc` reduced to the projection's fields, or whole without one.
+pub fn project(projection: Option<&Projection>, doc: Document) -> Document {
+    match projection {
+        Some(p) => p.apply(doc),
+        None => doc,
+    }
 }
 
 /// Deeper than this, the full parse decides (serde_json stops at 128).
@@ -442,10 +447,8 @@ fn decimal_digits(mut n: usize) -> usize {
 fn payload_size(v: &Bson) -> Option<usize> {
     let mut d = Document::new();
     d.insert("", v.clone());
-    let mut buf = Vec::new();
-    d.to_writer(&mut buf).ok()?;
     // length (4) + type (1) + empty key's NUL (1) + value + terminating NUL (1)
-    Some(buf.len() - 7)
+    Some(bson_size(&d).ok()? - 7)
 }
 
 #[cfg(test)]
