@@ -638,11 +638,7 @@ impl Sample {
     }
 
     pub fn add(&mut self, doc: &Document, bson_size: usize) {
-        self.num_docs += 1;
-        self.total_bytes += bson_size as u64;
-        if self.created.len() < self.created_cap {
-            self.created.push(creation_time(doc));
-        }
+        self.count_doc(doc, bson_size);
         for k in &mut self.keys {
             k.add(doc);
         }
@@ -652,13 +648,18 @@ impl Sample {
     pub fn add_batch(&mut self, batch: &[crate::model::SampledDoc]) {
         use rayon::prelude::*;
         for d in batch {
-            self.num_docs += 1;
-            self.total_bytes += d.bson_size as u64;
-            if self.created.len() < self.created_cap {
-                self.created.push(creation_time(&d.doc));
-            }
+            self.count_doc(&d.doc, d.bson_size);
         }
         self.keys.par_iter_mut().for_each(|k| batch.iter().for_each(|d| k.add(&d.doc)));
+    }
+
+    /// What the sample keeps of every document whatever the keys: count, size, creation time.
+    fn count_doc(&mut self, doc: &Document, bson_size: usize) {
+        self.num_docs += 1;
+        self.total_bytes += bson_size as u64;
+        if self.created.len() < self.created_cap {
+            self.created.push(creation_time(doc));
+        }
     }
 
     /// Sort each key's values (on every core).

@@ -204,20 +204,31 @@ impl<'a> Scan<'a> {
                 if let Some(v) = v {
                     put(std::str::from_utf8(key).ok()?, v);
                 }
-                self.ws();
-                match self.peek()? {
-                    b',' => self.i += 1,
-                    b'}' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if self.closed_after_item(b'}')? {
+                    break;
                 }
             }
         }
         self.keys.truncate(frame);
         self.depth -= 1;
         Some(Members { size, dollar, single: if count == 1 { first } else { None } })
+    }
+
+    /// After an object member or array item: `,` (more follow: false) or `close` (true).
+    #[inline(always)]
+    fn closed_after_item(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.i += 1;
+                Some(false)
+            }
+            c if c == close => {
+                self.i += 1;
+                Some(true)
+            }
+            _ => None,
+        }
     }
 
     fn value(&mut self, build: bool) -> Option<Value<'a>> {
@@ -337,14 +348,8 @@ impl<'a> Scan<'a> {
                 size += 2 + decimal_digits(index) + n;
                 items.extend(v);
                 index += 1;
-                self.ws();
-                match self.peek()? {
-                    b',' => self.i += 1,
-                    b']' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if self.closed_after_item(b']')? {
+                    break;
                 }
             }
         }
