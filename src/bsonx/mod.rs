@@ -18,4 +18,4 @@ pub fn bson_size(d: &bson::Document) -> bson::ser::Result<usize> {
 
 pub use hash::hash64;
 pub use order::{canonical_type, cmp_bson, cmp_tuple, group_bytes, is_collatable};
-pub use path::{lookup, Lookup};
+pub use path::{lookup, DocRef, Found, Lookup, ValueRef};

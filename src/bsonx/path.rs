@@ -1,15 +1,19 @@
 //! Dotted-path lookup with shard-key semantics: a missing field is null, and an
 //! array anywhere along the path makes the value unusable as a shard key.
 
-use bson::{Bson, Document};
+use bson::{Bson, Document, RawBsonRef, RawDocument};
 
+/// What a path finds: a value, nothing, or an array the server would reject.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Lookup<'a> {
-    Value(&'a Bson),
+pub enum Found<V> {
+    Value(V),
     Missing,
     /// An array on the path (or as the value): the server rejects such a document.
     Array,
 }
+
+/// A lookup in a decoded document.
+pub type Lookup<'a> = Found<&'a Bson>;
 
 pub fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
     let mut parts = path.split('.');
@@ -46,6 +50,180 @@ pub fn field<'a>(doc: &'a Document, name: &str) -> Option<&'a Bson> {
     }
 }
 
+/// A sampled document, decoded or as the driver's raw BSON (read without decoding:
+/// only the key paths are looked up).
+#[derive(Debug, Clone, Copy)]
+pub enum DocRef<'a> {
+    Doc(&'a Document),
+    Raw(&'a RawDocument),
+}
+
+/// A value found in a `DocRef`.
+#[derive(Debug, Clone, Copy)]
+pub enum ValueRef<'a> {
+    Doc(&'a Bson),
+    Raw(RawBsonRef<'a>),
+}
+
+impl<'a> DocRef<'a> {
+    /// `lookup`, on either form.
+    pub fn lookup(self, path: &str) -> Found<ValueRef<'a>> {
+        match self {
+            DocRef::Doc(d) => match lookup(d, path) {
+                Found::Value(v) => Found::Value(ValueRef::Doc(v)),
+                Found::Missing => Found::Missing,
+                Found::Array => Found::Array,
+            },
+            DocRef::Raw(d) => match lookup_raw(d, path) {
+                Found::Value(v) => Found::Value(ValueRef::Raw(v)),
+                Found::Missing => Found::Missing,
+                Found::Array => Found::Array,
+            },
+        }
+    }
+}
+
+impl ValueRef<'_> {
+    /// The value decoded (what is kept: reservoirs, exact counts past the dense pass).
+    pub fn to_bson(self) -> Bson {
+        match self {
+            ValueRef::Doc(v) => v.clone(),
+            // A raw value the driver handed us converts; one that does not is malformed BSON
+            // inside a document the server sent, which `lookup_raw` would not have returned.
+            ValueRef::Raw(v) => v.to_raw_bson().try_into().unwrap_or(Bson::Undefined),
+        }
+    }
+}
+
+/// `lookup` on raw BSON. The first element of a name counts (a decoded `Document` keeps the
+/// last of duplicated names; the server never returns duplicated names). An element that
+/// does not parse reads as missing; the reader checked every document's top level.
+pub fn lookup_raw<'a>(doc: &'a RawDocument, path: &str) -> Found<RawBsonRef<'a>> {
+    let mut parts = path.split('.');
+    let first = parts.next().unwrap_or("");
+    let mut cur = match field_raw(doc, first) {
+        Some(v) => v,
+        None => return Found::Missing,
+    };
+    for part in parts {
+        cur = match cur {
+            RawBsonRef::Document(d) => match field_raw(d, part) {
+                Some(v) => v,
+                None => return Found::Missing,
+            },
+            RawBsonRef::Array(_) => return Found::Array,
+            _ => return Found::Missing,
+        };
+    }
+    if matches!(cur, RawBsonRef::Array(_)) {
+        Found::Array
+    } else {
+        Found::Value(cur)
+    }
+}
+
+/// `doc.get(name)`, errors read as missing. The elements before the one wanted are
+/// skipped by their type's size without being parsed (`RawDocument::get` parses and
+/// checks each: most of a live sample's cost); anything unusual on the way (a rare
+/// type, a bad size) hands the whole lookup to `get`.
+pub fn field_raw<'a>(doc: &'a RawDocument, name: &str) -> Option<RawBsonRef<'a>> {
+    match scan_raw(doc.as_bytes(), name.as_bytes()) {
+        Scanned::Found(v) => Some(v),
+        Scanned::Missing => None,
+        Scanned::Unsure => doc.get(name).ok().flatten(),
+    }
+}
+
+/// Whether every top-level element of `doc` has a well-formed type and size (what
+/// `field_raw` relies on); false when unsure.
+pub fn sizes_hold(doc: &RawDocument) -> bool {
+    // No name holds a NUL byte: the scan walks every element to the end.
+    matches!(scan_raw(doc.as_bytes(), b"\0"), Scanned::Missing)
+}
+
+enum Scanned<'a> {
+    Found(RawBsonRef<'a>),
+    Missing,
+    Unsure,
+}
+
+fn scan_raw<'a>(b: &'a [u8], name: &[u8]) -> Scanned<'a> {
+    let le32 = |at: usize| -> Option<usize> { i32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?).try_into().ok() };
+    let mut at = 4;
+    loop {
+        let Some(&t) = b.get(at) else { return Scanned::Unsure };
+        if t == 0 {
+            return if at + 1 == b.len() { Scanned::Missing } else { Scanned::Unsure };
+        }
+        let Some(nul) = b.get(at + 1..).and_then(|r| r.iter().position(|&c| c == 0)) else { return Scanned::Unsure };
+        let key = &b[at + 1..at + 1 + nul];
+        let v = at + 2 + nul;
+        let size = match t {
+            0x01 | 0x09 | 0x11 | 0x12 => 8,
+            0x02 | 0x0D | 0x0E => match le32(v) {
+                Some(n) if n >= 1 => 4 + n,
+                _ => return Scanned::Unsure,
+            },
+            0x03 | 0x04 => match le32(v) {
+                Some(n) if n >= 5 => n,
+                _ => return Scanned::Unsure,
+            },
+            0x05 => match le32(v) {
+                Some(n) => 5 + n,
+                None => return Scanned::Unsure,
+            },
+            0x06 | 0x0A | 0x7F | 0xFF => 0,
+            0x07 => 12,
+            0x08 => 1,
+            0x10 => 4,
+            0x13 => 16,
+            // Regular expression, DBPointer, code with scope: let `get` read them.
+            _ => return Scanned::Unsure,
+        };
+        let Some(val) = b.get(v..v + size) else { return Scanned::Unsure };
+        if key == name {
+            return match raw_value(t, val) {
+                Some(x) => Scanned::Found(x),
+                None => Scanned::Unsure,
+            };
+        }
+        at = v + size;
+    }
+}
+
+/// The value of a scanned element, for the types a key holds; None hands it to `get`.
+fn raw_value(t: u8, v: &[u8]) -> Option<RawBsonRef<'_>> {
+    let u32_at = |at: usize| u32::from_le_bytes(v[at..at + 4].try_into().expect("4 bytes"));
+    let u64_at = |at: usize| u64::from_le_bytes(v[at..at + 8].try_into().expect("8 bytes"));
+    let text = || match v.split_last() {
+        Some((0, s)) => std::str::from_utf8(&s[4..]).ok(),
+        _ => None,
+    };
+    Some(match t {
+        0x01 => RawBsonRef::Double(f64::from_bits(u64_at(0))),
+        0x02 => RawBsonRef::String(text()?),
+        0x0D => RawBsonRef::JavaScriptCode(text()?),
+        0x0E => RawBsonRef::Symbol(text()?),
+        0x03 => RawBsonRef::Document(RawDocument::from_bytes(v).ok()?),
+        0x06 => RawBsonRef::Undefined,
+        0x07 => RawBsonRef::ObjectId(bson::oid::ObjectId::from_bytes(v.try_into().ok()?)),
+        0x08 => RawBsonRef::Boolean(match v[0] {
+            0 => false,
+            1 => true,
+            _ => return None,
+        }),
+        0x09 => RawBsonRef::DateTime(bson::DateTime::from_millis(u64_at(0) as i64)),
+        0x0A => RawBsonRef::Null,
+        0x10 => RawBsonRef::Int32(u32_at(0) as i32),
+        0x11 => RawBsonRef::Timestamp(bson::Timestamp { increment: u32_at(0), time: u32_at(4) }),
+        0x12 => RawBsonRef::Int64(u64_at(0) as i64),
+        0x7F => RawBsonRef::MaxKey,
+        0xFF => RawBsonRef::MinKey,
+        // Arrays, binary data, decimals: `get` builds them.
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +239,59 @@ mod tests {
         assert_eq!(lookup(&d, "c.x"), Lookup::Array);
         assert_eq!(lookup(&d, "n"), Lookup::Value(&Bson::Null));
         assert_eq!(lookup(&d, "n.x"), Lookup::Missing);
+    }
+
+    #[test]
+    fn the_raw_scan_finds_what_get_finds() {
+        use bson::spec::BinarySubtype;
+        let d = doc! {
+            "d": 1.5, "s": "x", "e": "", "o": {"a": 1}, "a": [1], "b": bson::Binary { subtype: BinarySubtype::Generic, bytes: vec![1, 2] },
+            "u": Bson::Undefined, "i": bson::oid::ObjectId::from_bytes([3; 12]), "t": true, "f": false,
+            "dt": bson::DateTime::from_millis(-5), "n": null, "r": bson::Regex { pattern: "a".into(), options: "".into() },
+            "c": Bson::JavaScriptCode("f".into()), "y": Bson::Symbol("sym".into()),
+            "w": Bson::JavaScriptCodeWithScope(bson::JavaScriptCodeWithScope { code: "g".into(), scope: doc! {} }),
+            "i32": -7, "ts": bson::Timestamp { time: 1, increment: 2 }, "i64": i64::MIN,
+            "dec": Bson::Decimal128("2.5".parse().unwrap()), "max": Bson::MaxKey, "min": Bson::MinKey, "s": "dup",
+        };
+        let raw = bson::RawDocumentBuf::from_document(&d).unwrap();
+        let mut names: Vec<String> = raw.iter().map(|e| e.unwrap().0.to_string()).collect();
+        names.extend(["", "zz", "dd"].map(String::from));
+        for n in &names {
+            let want = raw.get(n).unwrap();
+            let got = field_raw(&raw, n);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{n}");
+        }
+        // Truncated or corrupt documents: whatever `get` says (an error reads as missing).
+        let bytes = raw.as_bytes();
+        for cut in 5..bytes.len() {
+            let mut b = bytes[..cut].to_vec();
+            b.push(0);
+            let len = (b.len() as i32).to_le_bytes();
+            b[..4].copy_from_slice(&len);
+            let Ok(doc) = RawDocument::from_bytes(&b) else { continue };
+            for n in &names {
+                let want = doc.get(n).ok().flatten();
+                assert_eq!(format!("{:?}", field_raw(doc, n)), format!("{want:?}"), "{n} at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn raw_lookup_finds_what_the_decoded_lookup_finds() {
+        let d = doc! {"a": {"x": 1, "y": {"z": "s"}}, "b": [1, 2], "c": [{"x": 1}], "n": null, "d": {"$x": 1.5}};
+        let raw = bson::RawDocumentBuf::from_document(&d).unwrap();
+        for p in ["a", "a.x", "a.y", "a.y.z", "a.q", "b", "b.0", "c.x", "n", "n.x", "z", "d", "d.$x", ""] {
+            let want = match lookup(&d, p) {
+                Found::Value(v) => Found::Value(v.clone()),
+                Found::Missing => Found::Missing,
+                Found::Array => Found::Array,
+            };
+            let got = match DocRef::Raw(&raw).lookup(p) {
+                Found::Value(v) => Found::Value(v.to_bson()),
+                Found::Missing => Found::Missing,
+                Found::Array => Found::Array,
+            };
+            assert_eq!(got, want, "{p}");
+        }
     }
 }

@@ -15,5 +15,5 @@ pub mod shard_key;
 pub use key_range::KeyRange;
 pub use namespace::Namespace;
 pub use query::{OpStats, Op, Query, QueryOrigin, UpdateSpec};
-pub use sampled_doc::SampledDoc;
+pub use sampled_doc::{DocBody, SampledDoc};
 pub use shard_key::{KeyField, KeyKind, ShardKey};

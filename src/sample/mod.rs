@@ -8,7 +8,7 @@
 
 pub mod sketch;
 
-use crate::bsonx::{cmp_tuple, keystring, lookup, Lookup};
+use crate::bsonx::{cmp_tuple, keystring, DocRef, Found, ValueRef};
 use self::sketch::{HyperLogLog, MisraGries};
 use crate::model::ShardKey;
 use bson::{Bson, Document};
@@ -89,6 +89,8 @@ struct Dense {
     budget: usize,
     /// After `finish`: entry indices in key order, equal values in insertion order.
     order: Vec<u32>,
+    /// After `finish`: bit i set when `order[i]` starts a run of equal values (n/8 bytes).
+    starts: Vec<u64>,
     /// After `finish`: (distinct values, values held once, values held twice).
     profile: (u64, u64, u64),
     /// After `finish`: the most frequent values, decoded, highest first (ties in key order).
@@ -106,47 +108,99 @@ impl Dense {
     }
 
     /// Add one value; false (nothing added) when the budget would be passed. The
-    /// budget counts what is allocated, and both vectors grow by an eighth at a time
-    /// (not by doubling), so the allocation stays close to what is held.
+    /// budget counts what is allocated. Both vectors double while small against the
+    /// budget (each growth copies the whole), then grow by an eighth at a time, so
+    /// near the budget the allocation stays close to what is held.
     fn push(&mut self, b: &[u8]) -> bool {
         let after = self.arena.len() + b.len();
         if after > u32::MAX as usize {
             return false;
         }
-        fn room<T>(v: &mut Vec<T>, extra: usize) -> usize {
-            if v.len() + extra > v.capacity() {
-                v.reserve_exact((v.capacity() / 8).max(extra).max(4096));
-            }
-            v.capacity() * std::mem::size_of::<T>()
-        }
-        let need_arena = if after > self.arena.capacity() { (self.arena.capacity() / 8).max(b.len()).max(4096) } else { 0 };
-        let need_ends = if self.ends.len() == self.ends.capacity() { (self.ends.capacity() / 8).max(1024) * 4 } else { 0 };
-        if self.arena.capacity() + need_arena + self.ends.capacity() * 4 + need_ends > self.budget {
+        let small = self.budget / 16;
+        let growth = |cap_bytes: usize, cap: usize| if cap_bytes <= small { cap } else { cap / 8 };
+        let need_arena =
+            if after > self.arena.capacity() { growth(self.arena.capacity(), self.arena.capacity()).max(b.len()).max(4096) } else { 0 };
+        let need_ends =
+            if self.ends.len() == self.ends.capacity() { growth(self.ends.capacity() * 4, self.ends.capacity()).max(1024) } else { 0 };
+        if self.arena.capacity() + need_arena + (self.ends.capacity() + need_ends) * 4 > self.budget {
             return false;
         }
-        room(&mut self.arena, b.len());
-        room(&mut self.ends, 1);
+        self.arena.reserve_exact(need_arena);
+        self.ends.reserve_exact(need_ends);
         self.arena.extend_from_slice(b);
         self.ends.push(after as u32);
         true
     }
 
-    /// Sort into key order (no more memory than the order itself) and profile the runs.
-    /// Entries are compared by their first eight bytes as one number first (most
-    /// comparisons end there, without a call to memcmp), then whole.
+    /// Sort into key order, equal values in insertion order, and profile the runs.
     fn sort(&mut self) {
-        let prefix = |e: &[u8]| {
-            let mut p = [0u8; 8];
-            let n = e.len().min(8);
-            p[..n].copy_from_slice(&e[..n]);
-            u64::from_be_bytes(p)
+        // The bytes every entry shares are skipped: the 8 after them tell most entries apart.
+        let skip = match self.len() {
+            0 => 0,
+            n => {
+                let first = self.entry(0);
+                (1..n).fold(first.len(), |l, i| l.min(first.iter().zip(self.entry(i)).take_while(|(a, b)| a == b).count()))
+            }
         };
-        let mut order: Vec<u32> = (0..self.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| {
-            let (ea, eb) = (self.entry(a as usize), self.entry(b as usize));
-            prefix(ea).cmp(&prefix(eb)).then_with(|| ea.cmp(eb)).then(a.cmp(&b))
-        });
-        self.order = order;
+        let prefix = |e: &[u8]| {
+            let tail = &e[skip.min(e.len())..];
+            let mut p = [0u8; 8];
+            let n = tail.len().min(8);
+            p[..n].copy_from_slice(&tail[..n]);
+            (u64::from_be_bytes(p), tail.len() <= 8)
+        };
+        let held = self.arena.capacity() + self.ends.capacity() * 4;
+        if held + self.len() * (std::mem::size_of::<u128>() + 4) <= self.budget {
+            // Room for a (prefix, entry) array, sorted as plain numbers. Entries that fit
+            // their prefix are equal when their prefixes are (the encoding is prefix-free:
+            // zero padding cannot make two values alike); a run of equal prefixes holding a
+            // longer entry is then sorted by whole entries.
+            let mut keys: Vec<u128> = (0..self.len()).map(|i| (prefix(self.entry(i)).0 as u128) << 32 | i as u128).collect();
+            keys.sort_unstable();
+            let mut i = 0;
+            while i < keys.len() {
+                let p = keys[i] >> 32;
+                let mut j = i + 1;
+                while j < keys.len() && keys[j] >> 32 == p {
+                    j += 1;
+                }
+                if j - i > 1 && keys[i..j].iter().any(|&k| !prefix(self.entry(k as u32 as usize)).1) {
+                    keys[i..j].sort_unstable_by(|&a, &b| {
+                        self.entry(a as u32 as usize).cmp(self.entry(b as u32 as usize)).then((a as u32).cmp(&(b as u32)))
+                    });
+                }
+                i = j;
+            }
+            self.order = keys.into_iter().map(|k| k as u32).collect();
+        } else {
+            // No more memory than the order itself. Without the insertion-order tie-break,
+            // equal values compare equal and the pattern-defeating quicksort partitions them
+            // out at once; each run is put back in insertion order after.
+            let mut order: Vec<u32> = (0..self.len() as u32).collect();
+            order.sort_unstable_by(|&a, &b| {
+                let (ea, eb) = (self.entry(a as usize), self.entry(b as usize));
+                prefix(ea).0.cmp(&prefix(eb).0).then_with(|| ea.cmp(eb))
+            });
+            self.order = order;
+            let mut i = 0;
+            while i < self.order.len() {
+                let first = self.entry(self.order[i] as usize);
+                let mut j = i + 1;
+                while j < self.order.len() && self.entry(self.order[j] as usize) == first {
+                    j += 1;
+                }
+                self.order[i..j].sort_unstable();
+                i = j;
+            }
+        }
+        // Runs found once, by comparing neighbours; every later pass reads the bits.
+        let mut starts = vec![0u64; self.order.len().div_ceil(64)];
+        for i in 0..self.order.len() {
+            if i == 0 || self.entry(self.order[i] as usize) != self.entry(self.order[i - 1] as usize) {
+                starts[i / 64] |= 1 << (i % 64);
+            }
+        }
+        self.starts = starts;
         self.profile = self.run_starts().fold((0, 0, 0), |(d, f1, f2), (_, c)| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64));
     }
 
@@ -155,15 +209,29 @@ impl Dense {
     }
 
     /// (first entry in key order, count) of every run of equal values, found by
-    /// comparing neighbours in `order` (nothing stored per run).
+    /// reading the run boundaries `sort` marked in `starts`.
     fn run_starts(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
         let mut i = 0;
+        let n = self.order.len();
+        // The next run start at or after `j` (n when none).
+        let next = move |j: usize| -> usize {
+            let mut w = j / 64;
+            if w >= self.starts.len() {
+                return n;
+            }
+            let mut bits = self.starts[w] & (!0u64 << (j % 64));
+            while bits == 0 {
+                w += 1;
+                if w == self.starts.len() {
+                    return n;
+                }
+                bits = self.starts[w];
+            }
+            (w * 64 + bits.trailing_zeros() as usize).min(n)
+        };
         std::iter::from_fn(move || {
             let first = *self.order.get(i)? as usize;
-            let mut j = i + 1;
-            while j < self.order.len() && self.entry(self.order[j] as usize) == self.entry(first) {
-                j += 1;
-            }
+            let j = next(i + 1);
             let count = (j - i) as u32;
             i = j;
             Some((first, count))
@@ -176,6 +244,10 @@ impl Dense {
         use std::collections::BinaryHeap;
         let mut heap: BinaryHeap<Reverse<(u32, Reverse<usize>, usize)>> = BinaryHeap::with_capacity(k + 1);
         for (r, (e, c)) in self.run_starts().enumerate() {
+            // A run no larger than the smallest kept would be the one dropped (ties go to the earlier).
+            if heap.len() == k && heap.peek().is_some_and(|Reverse((least, _, _))| c <= *least) {
+                continue;
+            }
             heap.push(Reverse((c, Reverse(r), e)));
             if heap.len() > k {
                 heap.pop();
@@ -261,21 +333,27 @@ impl KeySample {
     }
 
     pub fn add(&mut self, doc: &Document) {
+        self.add_ref(DocRef::Doc(doc))
+    }
+
+    /// `add`, on a decoded or a raw document.
+    pub fn add_ref(&mut self, doc: DocRef<'_>) {
+        const NULL: ValueRef<'static> = ValueRef::Doc(&Bson::Null);
         self.seen += 1;
         self.scratch.clear();
         // Borrow the values; clone only what is kept.
-        let mut refs: [Option<&Bson>; 8] = [None; 8];
-        let mut owned: Vec<&Bson> = Vec::new();
+        let mut refs: [Option<ValueRef>; 8] = [None; 8];
+        let mut owned: Vec<ValueRef> = Vec::new();
         let many = self.key.fields.len() > refs.len();
         let mut missing = false;
         for (i, f) in self.key.fields.iter().enumerate() {
-            let v = match lookup(doc, &f.path) {
-                Lookup::Value(v) => v,
-                Lookup::Missing => {
+            let v = match doc.lookup(&f.path) {
+                Found::Value(v) => v,
+                Found::Missing => {
                     missing = true;
-                    &Bson::Null
+                    NULL
                 }
-                Lookup::Array => {
+                Found::Array => {
                     if self.first_array.is_none() {
                         self.first_array = Some((self.seen - 1, f.path.clone()));
                     }
@@ -283,7 +361,7 @@ impl KeySample {
                     return;
                 }
             };
-            keystring::put(v, &mut self.scratch);
+            keystring::put_ref(v, &mut self.scratch);
             if many {
                 owned.push(v);
             } else {
@@ -293,9 +371,9 @@ impl KeySample {
         let n = self.key.fields.len();
         let tuple = || -> Vec<Bson> {
             if many {
-                owned.iter().map(|v| (*v).clone()).collect()
+                owned.iter().map(|v| v.to_bson()).collect()
             } else {
-                refs[..n].iter().map(|v| v.expect("set above").clone()).collect()
+                refs[..n].iter().map(|v| v.expect("set above").to_bson()).collect()
             }
         };
         if missing {
@@ -584,14 +662,19 @@ pub struct Sample {
 }
 
 /// The creation time an ObjectId `_id` carries (seconds), or `NO_CREATION_TIME`.
-fn creation_time(doc: &Document) -> u32 {
-    match crate::bsonx::path::field(doc, "_id") {
-        Some(Bson::ObjectId(o)) => {
-            let b = o.bytes();
-            u32::from_be_bytes([b[0], b[1], b[2], b[3]]).min(NO_CREATION_TIME - 1)
-        }
-        _ => NO_CREATION_TIME,
-    }
+fn creation_time(doc: DocRef<'_>) -> u32 {
+    let o = match doc {
+        DocRef::Doc(d) => match crate::bsonx::path::field(d, "_id") {
+            Some(Bson::ObjectId(o)) => *o,
+            _ => return NO_CREATION_TIME,
+        },
+        DocRef::Raw(d) => match d.get("_id") {
+            Ok(Some(bson::RawBsonRef::ObjectId(o))) => o,
+            _ => return NO_CREATION_TIME,
+        },
+    };
+    let b = o.bytes();
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]]).min(NO_CREATION_TIME - 1)
 }
 
 /// `Sample::created` of a document whose `_id` is not an ObjectId.
@@ -638,7 +721,7 @@ impl Sample {
     }
 
     pub fn add(&mut self, doc: &Document, bson_size: usize) {
-        self.count_doc(doc, bson_size);
+        self.count_doc(DocRef::Doc(doc), bson_size);
         for k in &mut self.keys {
             k.add(doc);
         }
@@ -648,13 +731,13 @@ impl Sample {
     pub fn add_batch(&mut self, batch: &[crate::model::SampledDoc]) {
         use rayon::prelude::*;
         for d in batch {
-            self.count_doc(&d.doc, d.bson_size);
+            self.count_doc(d.view(), d.bson_size);
         }
-        self.keys.par_iter_mut().for_each(|k| batch.iter().for_each(|d| k.add(&d.doc)));
+        self.keys.par_iter_mut().for_each(|k| batch.iter().for_each(|d| k.add_ref(d.view())));
     }
 
     /// What the sample keeps of every document whatever the keys: count, size, creation time.
-    fn count_doc(&mut self, doc: &Document, bson_size: usize) {
+    fn count_doc(&mut self, doc: DocRef<'_>, bson_size: usize) {
         self.num_docs += 1;
         self.total_bytes += bson_size as u64;
         if self.created.len() < self.created_cap {
@@ -732,6 +815,35 @@ mod tests {
         assert!(d.iter().map(|x| x.1).eq(p.iter().map(|x| x.1)), "same counts");
         assert!(enc(d.into_iter().map(|x| x.0).collect()) == enc(p.into_iter().map(|x| x.0).collect()), "same values");
         assert!(enc(dense.recent_key_space_values(0.1)) == enc(plain.recent_key_space_values(0.1)), "same recent values");
+    }
+
+    #[test]
+    fn both_sorts_give_key_order_with_equal_values_in_insertion_order() {
+        // Entries sharing long prefixes, some fitting 8 bytes past them and some not, many equal.
+        let mut r = crate::util::splitmix::SplitMix64(3);
+        let values: Vec<Vec<u8>> = (0..20_000)
+            .map(|_| {
+                let mut v = b"common-prefix-".to_vec();
+                let len = r.below(14) as usize;
+                v.extend((0..len).map(|_| b'a' + r.below(3) as u8));
+                v
+            })
+            .collect();
+        let mut want: Vec<u32> = (0..values.len() as u32).collect();
+        want.sort_by(|&a, &b| values[a as usize].cmp(&values[b as usize]));
+        for budget in [usize::MAX, 0] {
+            let mut d = Dense { budget: usize::MAX, ..Default::default() };
+            for v in &values {
+                // Self-delimiting like the key encoding: no entry is a prefix of another.
+                let mut e = v.clone();
+                e.extend([0, 0]);
+                assert!(d.push(&e));
+            }
+            d.budget = budget;
+            d.sort();
+            assert_eq!(d.order, want, "budget {budget}");
+            assert_eq!(d.distinct(), values.iter().collect::<std::collections::BTreeSet<_>>().len());
+        }
     }
 
     #[test]

@@ -23,7 +23,15 @@ pub fn for_each_document_in(input: Input, projection: Option<&Projection>, mut f
     let mut stop: Option<anyhow::Error> = None;
     let r = for_each_batch(input, projection, &mut |batch: &[SampledDoc]| {
         for d in batch {
-            if let Err(e) = f(&d.doc, d.bson_size) {
+            let owned;
+            let doc = match &d.body {
+                crate::model::DocBody::Doc(x) => x,
+                crate::model::DocBody::Raw(r) => {
+                    owned = r.to_document()?;
+                    &owned
+                }
+            };
+            if let Err(e) = f(doc, d.bson_size) {
                 stop = Some(e);
                 return Err(anyhow::anyhow!("stopped"));
             }
@@ -51,9 +59,9 @@ pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Bat
                     let d = json_to_document(v)
                         .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
                     let n = bson_size(&d).unwrap_or(0);
-                    SampledDoc { doc: project(d), bson_size: n }
+                    SampledDoc::doc(project(d), n)
                 }
-                Record::Bson { doc, size, .. } => SampledDoc { doc: project(doc), bson_size: size },
+                Record::Bson { doc, size, .. } => SampledDoc::doc(project(doc), size),
             });
             if batch.len() == BATCH {
                 f(&batch)?;
@@ -74,11 +82,11 @@ pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Bat
             .map(|(lineno, raw)| {
                 let text = std::str::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
                 if let Some((doc, bson_size)) = projection.and_then(|p| projected::read(raw, p)) {
-                    return Ok(SampledDoc { doc, bson_size });
+                    return Ok(SampledDoc::doc(doc, bson_size));
                 }
                 let (doc, bson_size) = projected::full(text, projection)
                     .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON document: {e}")))?;
-                Ok(SampledDoc { doc, bson_size })
+                Ok(SampledDoc::doc(doc, bson_size))
             })
             .collect();
         (docs, last)

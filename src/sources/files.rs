@@ -83,7 +83,7 @@ impl DocumentSource for MemorySource {
     fn scan(&mut self, f: &mut Batches) -> Result<()> {
         let mut batch = Vec::with_capacity(self.docs.len());
         for d in &self.docs {
-            batch.push(SampledDoc { doc: d.clone(), bson_size: bson_size(d)? });
+            batch.push(SampledDoc::doc(d.clone(), bson_size(d)?));
         }
         f(&batch)
     }

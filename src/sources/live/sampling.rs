@@ -2,12 +2,11 @@
 //! batches from a reader task while the caller analyses the previous batch.
 
 use super::{CollectionInfo, LiveSession};
-use crate::model::{SampledDoc, ShardKey};
+use crate::model::{DocBody, SampledDoc, ShardKey};
 use crate::sources::Batches;
 use crate::util::progress::progress;
 use anyhow::Result;
-use bson::{doc, Document};
-use futures_util::TryStreamExt;
+use bson::{doc, Document, RawDocumentBuf};
 use mongodb::options::Hint;
 
 impl LiveSession {
@@ -41,6 +40,7 @@ impl LiveSession {
                 let (max_time, read) = (self.max_time, self.read.clone());
                 let open = async move {
                     coll.aggregate(pipeline)
+                        .with_type::<RawDocumentBuf>()
                         .max_time(max_time)
                         .allow_disk_use(true)
                         .batch_size(10_000)
@@ -81,7 +81,7 @@ impl LiveSession {
         expect: u64,
         f: &mut Batches,
     ) -> Result<()> {
-        let open = self.natural_find::<Document>(projection, rate);
+        let open = self.natural_find::<RawDocumentBuf>(projection, rate);
         self.pump(rt, open, expect, "reading in natural order", "find on", f)
     }
 
@@ -134,7 +134,7 @@ impl LiveSession {
     fn pump(
         &self,
         rt: &tokio::runtime::Runtime,
-        open: impl std::future::Future<Output = mongodb::error::Result<mongodb::Cursor<Document>>> + Send + 'static,
+        open: impl std::future::Future<Output = mongodb::error::Result<mongodb::Cursor<RawDocumentBuf>>> + Send + 'static,
         expect: u64,
         label: &str,
         what: &str,
@@ -158,14 +158,29 @@ impl LiveSession {
             };
             let mut batch = Vec::with_capacity(BATCH);
             loop {
-                let Ok(next) = tokio::time::timeout(wait, cur.try_next()).await else {
+                let Ok(next) = tokio::time::timeout(wait, cur.advance()).await else {
                     let _ = tx.send(None).await;
                     return;
                 };
+                // Raw BSON, copied out of the reply: the sample looks up only the key paths.
+                // Its top level is checked here, as decoding it would have: element sizes
+                // first (cheap), each element parsed only when they do not settle it.
+                let next = next.and_then(|more| {
+                    if !more {
+                        return Ok(None);
+                    }
+                    let doc = cur.current();
+                    if !crate::bsonx::path::sizes_hold(doc) {
+                        for el in doc {
+                            el?;
+                        }
+                    }
+                    Ok(Some(doc.to_raw_document_buf()))
+                });
                 match next {
                     // The server projected the documents: their size is the collection's average (`facts`).
                     Ok(Some(doc)) => {
-                        batch.push(SampledDoc { doc, bson_size: 0 });
+                        batch.push(SampledDoc { body: DocBody::Raw(doc), bson_size: 0 });
                         if batch.len() == BATCH && tx.send(Some(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))))).await.is_err() {
                             return;
                         }
