@@ -434,22 +434,49 @@ fn the_server_dies_or_hangs_mid_read() {
     });
     let uri = m.uri();
     let pid = m.pid();
-    let run = |stop: &str, after_ms: u64, args: &[&str]| -> (i32, String, String, std::time::Duration) {
-        let start = std::time::Instant::now();
-        let child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(after_ms));
-        assert!(Command::new("kill").arg(format!("-{stop}")).arg(pid.to_string()).status().unwrap().success());
-        let o = child.wait_with_output().unwrap();
-        (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into(), start.elapsed())
+    // Whether shardkey has a cursor open on `ns` (a read under way), asked of the server.
+    let reading = |ns: &str| -> bool {
+        rt().block_on(async {
+            let pipeline = vec![
+                doc! {"$currentOp": {"idleCursors": true, "allUsers": true}},
+                doc! {"$match": {"ns": ns, "$or": [{"type": "idleCursor"}, {"command.getMore": {"$exists": true}}, {"cursor": {"$exists": true}}]}},
+            ];
+            let Ok(mut cur) = c.database("admin").aggregate(pipeline).await else { return false };
+            cur.advance().await.unwrap_or(false)
+        })
+    };
+    // Start shardkey, signal the server once it is reading `ns` (not at a guessed time: a
+    // fast build may finish first). A run that ended before its read was caught is run again.
+    let run = |stop: &str, ns: &str, args: &[&str]| -> (i32, String, String, std::time::Duration) {
+        for _attempt in 0..10 {
+            let start = std::time::Instant::now();
+            let mut child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+                .args(args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let caught = loop {
+                if child.try_wait().unwrap().is_some() {
+                    break false;
+                }
+                if reading(ns) {
+                    break true;
+                }
+            };
+            if !caught {
+                let _ = child.wait_with_output();
+                continue;
+            }
+            assert!(Command::new("kill").arg(format!("-{stop}")).arg(pid.to_string()).status().unwrap().success());
+            let o = child.wait_with_output().unwrap();
+            return (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into(), start.elapsed());
+        }
+        panic!("ten runs finished before their read of {ns} could be caught");
     };
     // SIGSTOP while the whole collection streams; resumed afterwards.
     let args = ["analyze", "--uri", &uri, "--collection", "app.big", "--key", "{k: 1}", "--sample-size", "200000", "--max-time-ms", "2000"];
-    let (code, out, err, took) = run("STOP", 700, &args);
+    let (code, out, err, took) = run("STOP", "app.big", &args);
     assert!(Command::new("kill").arg("-CONT").arg(pid.to_string()).status().unwrap().success());
     assert_eq!(code, 2, "stderr: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
@@ -458,14 +485,14 @@ fn the_server_dies_or_hangs_mid_read() {
     assert!(took < std::time::Duration::from_secs(20), "{took:?}");
     // SIGSTOP while reading the profile (no --key: proposals read it first).
     let args = ["analyze", "--uri", &uri, "--collection", "app.big", "--queries", "profile", "--max-time-ms", "1000"];
-    let (code, out, err, _) = run("STOP", 300, &args);
+    let (code, out, err, _) = run("STOP", "app.system.profile", &args);
     assert!(Command::new("kill").arg("-CONT").arg(pid.to_string()).status().unwrap().success());
     assert_eq!(code, 2, "stderr: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(out.is_empty());
     // Killed while sampling: the connection drops.
     let args = ["analyze", "--uri", &uri, "--collection", "app.big", "--key", "{k: 1}", "--sample-size", "200000", "--server-selection-timeout", "2"];
-    let (code, out, err, took) = run("KILL", 700, &args);
+    let (code, out, err, took) = run("KILL", "app.big", &args);
     assert_eq!(code, 2, "stderr: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(out.is_empty());
