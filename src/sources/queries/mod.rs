@@ -13,6 +13,7 @@
 
 mod command;
 mod legacy;
+mod light;
 mod profile;
 mod sampled;
 mod slow_log;
@@ -60,6 +61,17 @@ pub struct QueryLog {
     pub window: (Option<i64>, Option<i64>),
     /// Sees every operation (not only the sample): `shardkey workload`.
     pub sink: Option<Box<dyn OpSink>>,
+    /// While reading: `queries[j]` is a placeholder for the operation `deferred[j]` names,
+    /// read in full once the file is read (`resolve`). Empty, or as long as `queries`.
+    deferred: Vec<Option<Deferred>>,
+}
+
+/// An operation counted from a light read of its line (`light`), parsed only if kept.
+#[derive(Debug, Clone)]
+enum Deferred {
+    /// In the block being read: the line's bytes.
+    InBlock { start: usize, len: usize, lineno: u64, index: u32 },
+    Line { text: std::sync::Arc<str>, lineno: u64, index: u32 },
 }
 
 /// Something that sees every operation read, in parallel parts merged in file order.
@@ -94,6 +106,7 @@ impl Default for QueryLog {
             pending: None,
             window: (None, None),
             sink: None,
+            deferred: Vec::new(),
         }
     }
 }
@@ -142,30 +155,89 @@ impl QueryLog {
                 self.by_namespace.insert(q.ns.clone(), 1);
             }
         }
-        self.offer(q);
+        if let Some(j) = self.offer(q) {
+            self.set_deferred(j, None);
+        }
     }
 
-    fn offer(&mut self, q: Query) {
+    /// Offer to the sample; the slot it took, if any.
+    fn offer(&mut self, q: Query) -> Option<usize> {
         if self.only.as_ref().is_some_and(|ns| ns != &q.ns) {
-            return;
+            return None;
         }
         self.offered += 1;
         if self.queries.len() < self.limit {
             self.queries.push(q);
+            Some(self.queries.len() - 1)
         } else {
             let j = self.rng.below(self.offered);
             if (j as usize) < self.limit {
                 self.queries[j as usize] = q;
+                Some(j as usize)
+            } else {
+                None
             }
         }
     }
 
-    pub fn merge(&mut self, mut other: QueryLog) {
+    /// Count an operation a light read found (`push` without a window or a sink, which
+    /// need the parsed line): a placeholder holds its place until `resolve`.
+    fn push_deferred(&mut self, ns: String, d: Deferred) {
+        self.found += 1;
+        match self.by_namespace.get_mut(&ns) {
+            Some(n) => *n += 1,
+            None => {
+                self.by_namespace.insert(ns.clone(), 1);
+            }
+        }
+        let q = Query::new(crate::model::Op::Find, ns, Document::new(), crate::model::QueryOrigin::SlowQueryLog);
+        if let Some(j) = self.offer(q) {
+            self.set_deferred(j, Some(d));
+        }
+    }
+
+    fn set_deferred(&mut self, j: usize, d: Option<Deferred>) {
+        if d.is_none() && self.deferred.is_empty() {
+            return;
+        }
+        if self.deferred.len() < self.queries.len() {
+            self.deferred.resize(self.queries.len(), None);
+        }
+        self.deferred[j] = d;
+    }
+
+    pub fn merge(&mut self, other: QueryLog) {
+        self.merge_block(other, &[]);
+    }
+
+    /// `merge` of a part read from `block`: its deferred operations that the sample
+    /// takes get their own copy of their line.
+    fn merge_block(&mut self, mut other: QueryLog, block: &[u8]) {
         if let (Some(mine), Some(theirs)) = (&mut self.sink, other.sink.take()) {
             mine.merge(theirs);
         }
+        let mut deferred = std::mem::take(&mut other.deferred).into_iter();
+        let mut last: Option<(usize, std::sync::Arc<str>)> = None;
         for q in other.queries {
-            self.offer(q);
+            let d = deferred.next().flatten();
+            if let Some(j) = self.offer(q) {
+                let d = d.map(|d| match d {
+                    Deferred::InBlock { start, len, lineno, index } => {
+                        let text = match &last {
+                            Some((s, t)) if *s == start => t.clone(),
+                            _ => {
+                                // The block was checked as UTF-8 line by line when read.
+                                let t: std::sync::Arc<str> = String::from_utf8_lossy(&block[start..start + len]).into();
+                                last = Some((start, t.clone()));
+                                t
+                            }
+                        };
+                        Deferred::Line { text, lineno, index }
+                    }
+                    line => line,
+                });
+                self.set_deferred(j, d);
+            }
         }
         self.diffs.extend(other.diffs.into_iter().filter(|d| self.only.as_ref().is_none_or(|ns| ns == &d.ns)));
         self.records += other.records;
@@ -176,6 +248,50 @@ impl QueryLog {
         for (k, v) in other.by_namespace {
             *self.by_namespace.entry(k).or_default() += v;
         }
+    }
+}
+
+impl QueryLog {
+    /// Parse in full the lines of the operations the sample kept from light reads,
+    /// each line once, on every core.
+    fn resolve(&mut self, shown: &str) -> Result<()> {
+        use rayon::prelude::*;
+        use std::sync::Arc;
+        if self.deferred.is_empty() {
+            return Ok(());
+        }
+        let deferred = std::mem::take(&mut self.deferred);
+        let mut lines: Vec<(Arc<str>, u64)> = Vec::new();
+        let mut line_of: std::collections::HashMap<*const u8, usize> = std::collections::HashMap::new();
+        let mut slots: Vec<(usize, usize, u32)> = Vec::new();
+        for (j, d) in deferred.into_iter().enumerate() {
+            let Some(Deferred::Line { text, lineno, index }) = d else { continue };
+            let l = *line_of.entry(Arc::as_ptr(&text) as *const u8).or_insert_with(|| {
+                lines.push((text.clone(), lineno));
+                lines.len() - 1
+            });
+            slots.push((j, l, index));
+        }
+        let disagree = |lineno: u64| anyhow::anyhow!("{shown}: line {lineno}: internal error: the light and the full read of a slow query disagree");
+        let parsed: Vec<Result<Vec<Query>>> = lines
+            .par_iter()
+            .map(|(text, lineno)| {
+                let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
+                match classify_line(text, *lineno, shown)? {
+                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
+                    _ => return Err(disagree(*lineno)),
+                }
+                Ok(part.queries)
+            })
+            .collect();
+        // Moved into place (not copied): the parsed lines and the sample are never held twice.
+        let mut parsed: Vec<Vec<Option<Query>>> =
+            parsed.into_iter().map(|r| r.map(|qs| qs.into_iter().map(Some).collect())).collect::<Result<_>>()?;
+        for (j, l, index) in slots {
+            let q = parsed[l].get_mut(index as usize).and_then(Option::take).ok_or_else(|| disagree(lines[l].1))?;
+            self.queries[j] = q;
+        }
+        Ok(())
     }
 }
 
@@ -214,9 +330,13 @@ fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>
 }
 
 /// Process a block of whole lines in parallel; results merge in file order.
+/// Slow-query lines are read light when no operation needs its figures or time
+/// (`workload`, `--since`/`--until`): counted, and parsed in full only if the sample
+/// keeps one of their operations (`QueryLog::resolve`).
 fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog) -> Result<u64> {
     use rayon::prelude::*;
     let (lines, last_line) = numbered_lines(block, first_line);
+    let lazy = !log.wants_stats();
     let parts: Vec<Result<QueryLog>> = lines
         .par_chunks(2048)
         .map(|chunk| {
@@ -225,6 +345,19 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
                 let text = std::str::from_utf8(raw)
                     .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
                 part.records += 1;
+                if lazy && light::is_candidate(text) {
+                    if let Some(found) = light::read(text) {
+                        for why in found.skips {
+                            part.skip(why);
+                        }
+                        let start = raw.as_ptr() as usize - block.as_ptr() as usize;
+                        for (index, ns) in found.ops.into_iter().enumerate() {
+                            let d = Deferred::InBlock { start, len: raw.len(), lineno: *lineno, index: index as u32 };
+                            part.push_deferred(ns, d);
+                        }
+                        continue;
+                    }
+                }
                 match classify_line(text, *lineno, shown)? {
                     Line::Skip(why) => part.skip(why),
                     Line::Doc(d) => add_record(&mut part, &d),
@@ -242,7 +375,7 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
         })
         .collect();
     for p in parts {
-        log.merge(p?);
+        log.merge_block(p?, block);
     }
     Ok(last_line)
 }
@@ -263,7 +396,8 @@ pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
 pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Result<()> {
     let shown = input.shown.clone();
     if input.layout == Layout::Lines {
-        return input.for_each_line_block(|block, first_line| process_block(block, first_line, &shown, log));
+        input.for_each_line_block(|block, first_line| process_block(block, first_line, &shown, log))?;
+        return log.resolve(&shown);
     }
     input.for_each_record(|rec| {
         log.records += 1;

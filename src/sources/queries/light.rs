@@ -1,0 +1,341 @@
+//! The light read of a "Slow query" line: which operations it holds and on which
+//! namespaces, without building its command documents. Counting needs only that; the
+//! few lines the sample keeps are parsed in full afterwards (`QueryLog::resolve`).
+//!
+//! It follows `slow_log::add_slow_query` and `command::add_command` step by step, and
+//! declines (the line then takes the full path) wherever the full parse could read the
+//! line differently: duplicated command fields, Extended JSON values other than a valid
+//! `$oid` or `$date`, integers beyond int64 (the full parse fails on those). A test holds
+//! the two equal on every line of the real logs and the fixtures.
+
+use super::slow_log::LogTime;
+use super::NOT_CRUD;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// What a slow-query line yields: operations (their namespaces, in the order the full
+/// read pushes them) and skip reasons.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct LightOps {
+    pub ops: Vec<String>,
+    pub skips: Vec<&'static str>,
+}
+
+/// The keys bson reads as Extended JSON inside a document.
+const EXT_KEYS: &[&str] = &[
+    "$oid", "$symbol", "$numberInt", "$numberLong", "$numberDouble", "$binary", "$uuid", "$code", "$scope", "$timestamp",
+    "$regularExpression", "$dbPointer", "$date", "$maxKey", "$minKey", "$undefined", "$numberDecimal", "$numberDecimalBytes",
+];
+
+#[derive(serde::Deserialize)]
+struct LightLine<'a> {
+    id: Option<i64>,
+    #[serde(borrow)]
+    attr: Option<LightAttr<'a>>,
+    #[serde(borrow)]
+    #[allow(dead_code)] // read for the same failures as the full parse
+    t: Option<LogTime<'a>>,
+}
+
+/// `slow_log::SlowQuery`'s fields with the same types (the same lines fail), the
+/// commands read light.
+#[allow(dead_code)] // the figures are read for the same failures as the full parse
+#[derive(serde::Deserialize)]
+struct LightAttr<'a> {
+    #[serde(rename = "type", borrow)]
+    typ: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    ns: Option<Cow<'a, str>>,
+    ninserted: Option<i64>,
+    command: Option<LightCmd>,
+    #[serde(rename = "originatingCommand")]
+    originating_command: Option<LightCmd>,
+    #[serde(rename = "durationMillis")]
+    duration_millis: Option<i64>,
+    #[serde(rename = "docsExamined")]
+    docs_examined: Option<i64>,
+    #[serde(rename = "keysExamined")]
+    keys_examined: Option<i64>,
+    nreturned: Option<i64>,
+    #[serde(rename = "planSummary", borrow)]
+    plan_summary: Option<Cow<'a, str>>,
+}
+
+/// What `add_command` reads of a command document besides the filters it copies.
+#[derive(Debug, Default)]
+struct LightCmd {
+    first: Option<String>,
+    /// The first field's value, when a string.
+    first_str: Option<String>,
+    db: Option<String>,
+    /// The statement documents of an `updates` / `deletes` array.
+    updates: Option<usize>,
+    deletes: Option<usize>,
+}
+
+/// The light read of one line that holds `"id":51803`; None when the line must take
+/// the full path.
+pub(super) fn read(text: &str) -> Option<LightOps> {
+    let line: LightLine = serde_json::from_str(text).ok()?;
+    let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
+    let mut out = LightOps::default();
+    let ns = attr.ns.as_deref().unwrap_or("");
+    let Some(cmd) = &attr.command else {
+        out.skips.push(NOT_CRUD);
+        return Some(out);
+    };
+    match attr.typ.as_deref().unwrap_or("command") {
+        "update" | "remove" | "insert" => out.ops.push(ns.to_string()),
+        _ => {
+            if cmd.first.as_deref().is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
+                match &attr.originating_command {
+                    Some(orig) => command(&mut out, orig, ns),
+                    None => out.skips.push(NOT_CRUD),
+                }
+            } else {
+                command(&mut out, cmd, ns);
+            }
+        }
+    }
+    if out.ops.is_empty() && out.skips.is_empty() {
+        out.skips.push(NOT_CRUD);
+    }
+    Some(out)
+}
+
+/// `command::add_command`, counting.
+fn command(out: &mut LightOps, cmd: &LightCmd, ns_hint: &str) {
+    let Some(name) = cmd.first.as_deref() else {
+        out.skips.push(NOT_CRUD);
+        return;
+    };
+    if name == "q" {
+        out.ops.push(ns_hint.to_string());
+        return;
+    }
+    let db = cmd.db.clone().or_else(|| ns_hint.split_once('.').map(|(db, _)| db.to_string()));
+    let (Some(coll), Some(db)) = (&cmd.first_str, db) else {
+        out.skips.push(NOT_CRUD);
+        return;
+    };
+    let ns = format!("{db}.{coll}");
+    match name {
+        "find" | "count" | "distinct" | "aggregate" | "insert" => out.ops.push(ns),
+        "update" => match cmd.updates {
+            Some(n) => out.ops.extend(std::iter::repeat_n(ns, n)),
+            None => out.skips.push("update commands logged without their statements (counted from their WRITE lines)"),
+        },
+        "delete" => match cmd.deletes {
+            Some(n) => out.ops.extend(std::iter::repeat_n(ns, n)),
+            None => out.skips.push("delete commands logged without their statements (counted from their WRITE lines)"),
+        },
+        n if n.eq_ignore_ascii_case("findAndModify") => out.ops.push(ns),
+        _ => out.skips.push(NOT_CRUD),
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LightCmd {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LightCmd;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a command document")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<LightCmd, A::Error> {
+                let declined = || de::Error::custom("declined");
+                let mut c = LightCmd::default();
+                let mut seen: Vec<Cow<'de, str>> = Vec::new();
+                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                    // A command that is an Extended JSON value, or names a field twice
+                    // (the full parse keeps the last value at the first place): full path.
+                    if EXT_KEYS.contains(&k.as_ref()) || seen.contains(&k) {
+                        return Err(declined());
+                    }
+                    let v: &'de RawValue = m.next_value()?;
+                    if !bson_reads(v) {
+                        return Err(declined());
+                    }
+                    match k.as_ref() {
+                        _ if seen.is_empty() => {
+                            c.first = Some(k.to_string());
+                            c.first_str = text(v);
+                        }
+                        "$db" => c.db = text(v),
+                        "updates" => c.updates = documents(v),
+                        "deletes" => c.deletes = documents(v),
+                        _ => {}
+                    }
+                    seen.push(k);
+                }
+                Ok(c)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Whether bson reads this value as the full parse would read it inside the line: one
+/// without `$` keys or long numbers is plain JSON to it; any other is read by bson here.
+/// A deeply nested value is left to the full parse (its depth limit counts from the line).
+fn bson_reads(v: &RawValue) -> bool {
+    let b = v.get().as_bytes();
+    let nesting = b.iter().filter(|&&c| c == b'{' || c == b'[').count();
+    if nesting > 64 {
+        return false;
+    }
+    let dollar_key = memchr::memmem::find(b, b"\"$").is_some();
+    let long_number = b.windows(19).any(|w| w.iter().all(u8::is_ascii_digit));
+    !(dollar_key || long_number) || serde_json::from_str::<bson::Bson>(v.get()).is_ok()
+}
+
+/// A string value.
+fn text(v: &RawValue) -> Option<String> {
+    v.get().starts_with('"').then(|| serde_json::from_str::<String>(v.get()).ok()).flatten()
+}
+
+/// An array value: how many of its elements bson reads as documents.
+fn documents(v: &RawValue) -> Option<usize> {
+    if !v.get().starts_with('[') {
+        return None;
+    }
+    let items: Vec<&RawValue> = serde_json::from_str(v.get()).ok()?;
+    let document = |x: &&&RawValue| {
+        let t = x.get();
+        t.starts_with('{') && (memchr::memmem::find(t.as_bytes(), b"\"$").is_none() || matches!(serde_json::from_str::<bson::Bson>(t), Ok(bson::Bson::Document(_))))
+    };
+    Some(items.iter().filter(document).count())
+}
+
+/// Whether a line is one `read` is for: a 4.4+ JSON log line naming id 51803.
+pub(super) fn is_candidate(text: &str) -> bool {
+    text.starts_with("{\"t\":") && text.contains("\"id\":51803")
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sources::records::{numbered_lines, open};
+    use super::super::{classify_line, slow_log, Line, QueryLog};
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    /// The light read of `text`, held equal to the full read; whether it took the line.
+    fn same_as_full(text: &str) -> bool {
+        let Some(light) = read(text) else { return false };
+        let mut log = QueryLog { limit: usize::MAX, ..Default::default() };
+        match classify_line(text, 1, "test") {
+            Ok(Line::Slow(sq)) => slow_log::add_slow_query(&mut log, *sq),
+            _ => panic!("read light, but not a slow query to the full read: {text}"),
+        }
+        let ns: Vec<String> = log.queries.iter().map(|q| q.ns.clone()).collect();
+        assert_eq!(light.ops, ns, "{text}");
+        let mut skips: BTreeMap<String, u64> = BTreeMap::new();
+        for s in light.skips {
+            *skips.entry(s.to_string()).or_default() += 1;
+        }
+        assert_eq!(skips, log.skipped, "{text}");
+        true
+    }
+
+    fn lines_of(path: &Path, mut f: impl FnMut(&str)) {
+        open(path)
+            .unwrap()
+            .for_each_line_block(|block, first| {
+                let (lines, last) = numbered_lines(block, first);
+                for (_, raw) in lines {
+                    if let Ok(t) = std::str::from_utf8(raw) {
+                        f(t);
+                    }
+                }
+                Ok(last)
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_light_read_counts_what_the_full_read_counts_on_every_real_log() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let shared = root.join("../shared/real-logs");
+        assert!(shared.is_dir(), "the team's shared/real-logs must sit beside the project (as in CI)");
+        let mut files: Vec<_> = std::fs::read_dir(&shared).unwrap().map(|e| e.unwrap().path()).collect();
+        files.push(root.join("fixtures/mongod.log"));
+        let (mut taken, mut candidates) = (0, 0);
+        for f in files.iter().filter(|f| !f.to_string_lossy().ends_with(".md")) {
+            lines_of(f, |t| {
+                if is_candidate(t) {
+                    let ok = same_as_full(t);
+                    taken += ok as u64;
+                    // Lines the full read takes as slow queries (it falls back on the others).
+                    if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) = serde_json::from_str(t) {
+                        candidates += 1;
+                    }
+                }
+            });
+        }
+        // Nearly every line the full read takes is read light (else the light read is pointless).
+        assert!(taken > 10_000 && taken * 100 >= candidates * 99, "{taken} of {candidates}");
+    }
+
+    #[test]
+    fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
+        let line = |attr: &str| format!(r#"{{"t":{{"$date":"2024-06-04T11:19:48.298Z"}},"s":"I","c":"COMMAND","id":51803,"ctx":"c","msg":"Slow query","attr":{attr}}}"#);
+        let taken = [
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11"}},"$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"c","filter":{"ts":{"$gte":{"$date":"2024-06-01T00:00:00Z"}}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"FIND":"b","$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":5,"$db":"a"}}"#,
+            r#"{"type":"command","ns":"nodot","command":{"find":"b"}}"#,
+            r#"{"type":"command","command":{"count":"b","$db":"x"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"aggregate":"b","pipeline":[{"$match":{"k":1}}],"$db":7}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"update":"b","updates":[{"q":{},"u":{}},1,{"q":{}},[]],"$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"update":"b","updates":{"q":{}},"$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"delete":"b","$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"delete":"b","deletes":[{"q":{"$date":1}},{"q":{}}],"$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"findandmodify":"b","query":{},"$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"insert":"b","documents":[{},{}],"$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"getMore":1,"collection":"b"},"originatingCommand":{"find":"b","$db":"a"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"getmore":1}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"q":{"a":1},"u":{"$set":{"a":2}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"q":{"a":1},"limit":1}}"#,
+            r#"{"type":"command","ns":"a.b","command":{}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"hello":1}}"#,
+            r#"{"type":"update","ns":"a.b","command":{"q":{},"u":{}}}"#,
+            r#"{"type":"remove","ns":"a.b","command":{"q":{}}}"#,
+            r#"{"type":"insert","ns":"a.b","ninserted":3,"command":{"insert":"b"}}"#,
+            r#"{"type":"command","ns":"a.b"}"#,
+            r#"{"type":"command","ns":"a.b","command":null}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$numberLong":"5"}}}}"#,
+            // bson reads this one as a date, in both reads.
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"y":1,"$date":"2024-06-01T00:00:00Z"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581"}},"$db":"a"}}"#,
+            r#"{"ns":"a.b","command":{"distinct":"b","key":"k","query":{"a":[1,{"b":null}]},"$db":"a"},"durationMillis":3}"#,
+        ];
+        for attr in taken {
+            assert!(same_as_full(&line(attr)), "not read light: {attr}");
+        }
+        // Lines the full parse reads differently or not at all: left to it.
+        let declined = [
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","find":"c"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"nothex"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11","y":1}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"yesterday"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$numberLong":"x"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":18446744073709551615}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"$oid":"000000003fdabe86cbbeaa11"}}"#,
+            r#"{"type":"command","ns":"a.b","command":"find"}"#,
+            r#"{"type":"command","ns":1,"command":{"find":"b"}}"#,
+            r#"{"type":"command","ns":"a.b","ninserted":1.5,"command":{"find":"b"}}"#,
+            r#"{"type":"command","type":"command","ns":"a.b","command":{"find":"b"}}"#,
+        ];
+        for attr in declined {
+            assert!(read(&line(attr)).is_none(), "read light: {attr}");
+        }
+        // Not a slow query to either.
+        assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":51803}"#).is_none());
+        assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#).is_none());
+        assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#).is_none());
+    }
+}
