@@ -51,6 +51,24 @@ pub fn read(line: &[u8], projection: &Projection) -> Option<(Document, usize)> {
     (s.i == line.len()).then_some((doc, size))
 }
 
+/// `read` as raw BSON (the form the sample reads without decoding: see `model::DocBody`).
+pub fn read_raw(line: &[u8], projection: &Projection) -> Option<(bson::RawDocumentBuf, usize)> {
+    let mut s = Scan { b: line, i: 0, depth: 0, keys: Vec::new() };
+    s.ws();
+    if s.peek()? != b'{' {
+        return None;
+    }
+    let mut raw = bson::RawDocumentBuf::new();
+    let mut written = true;
+    let m = s.members(|key| projection.keeps(key), |k, v| match bson::RawBson::try_from(v) {
+        // `append` refuses a NUL in a name (JSON only has one escaped, which the scan declines).
+        Ok(v) if !k.contains('\0') => raw.append(k, v),
+        _ => written = false,
+    })?;
+    s.ws();
+    (written && !m.dollar && s.i == line.len()).then_some((raw, m.size))
+}
+
 /// The full parse, projected: what `read` must equal (and the path for every line it declines).
 pub fn full(text: &str, projection: Option<&Projection>) -> Result<(Document, usize), String> {
     let d = crate::sources::records::parse_json_document(text)?;
@@ -468,6 +486,11 @@ mod tests {
         let p = Projection::new(fields.iter().map(|s| s.to_string()).collect());
         let fast = read(line.as_bytes(), &p);
         let slow = full(line, &p);
+        // The raw form holds the same fields and values (or declines alike).
+        let raw = read_raw(line.as_bytes(), &p).map(|(r, n)| (r.to_document().expect("written by bson"), n));
+        if format!("{raw:?}") != format!("{fast:?}") {
+            return false;
+        }
         match (&fast, &slow) {
             // The fast path may decline; it must never disagree or accept what the full parse refuses.
             (None, _) => true,
