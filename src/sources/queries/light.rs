@@ -49,9 +49,10 @@ struct LightAttr<'a> {
     #[serde(borrow)]
     ns: Option<Cow<'a, str>>,
     ninserted: Option<i64>,
-    command: Option<LightCmd>,
-    #[serde(rename = "originatingCommand")]
-    originating_command: Option<LightCmd>,
+    #[serde(borrow)]
+    command: Option<LightCmd<'a>>,
+    #[serde(rename = "originatingCommand", borrow)]
+    originating_command: Option<LightCmd<'a>>,
     #[serde(rename = "durationMillis")]
     duration_millis: Option<i64>,
     #[serde(rename = "docsExamined")]
@@ -65,11 +66,11 @@ struct LightAttr<'a> {
 
 /// What `add_command` reads of a command document besides the filters it copies.
 #[derive(Debug, Default)]
-struct LightCmd {
-    first: Option<String>,
+struct LightCmd<'a> {
+    first: Option<&'a str>,
     /// The first field's value, when a string.
-    first_str: Option<String>,
-    db: Option<String>,
+    first_str: Option<Cow<'a, str>>,
+    db: Option<Cow<'a, str>>,
     /// The statement documents of an `updates` / `deletes` array.
     updates: Option<usize>,
     deletes: Option<usize>,
@@ -89,7 +90,7 @@ pub(super) fn read(text: &str) -> Option<LightOps> {
     match attr.typ.as_deref().unwrap_or("command") {
         "update" | "remove" | "insert" => out.ops.push(ns.to_string()),
         _ => {
-            if cmd.first.as_deref().is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
+            if cmd.first.is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
                 match &attr.originating_command {
                     Some(orig) => command(&mut out, orig, ns),
                     None => out.skips.push(NOT_CRUD),
@@ -107,7 +108,7 @@ pub(super) fn read(text: &str) -> Option<LightOps> {
 
 /// `command::add_command`, counting.
 fn command(out: &mut LightOps, cmd: &LightCmd, ns_hint: &str) {
-    let Some(name) = cmd.first.as_deref() else {
+    let Some(name) = cmd.first else {
         out.skips.push(NOT_CRUD);
         return;
     };
@@ -115,7 +116,7 @@ fn command(out: &mut LightOps, cmd: &LightCmd, ns_hint: &str) {
         out.ops.push(ns_hint.to_string());
         return;
     }
-    let db = cmd.db.clone().or_else(|| ns_hint.split_once('.').map(|(db, _)| db.to_string()));
+    let db = cmd.db.as_deref().or_else(|| ns_hint.split_once('.').map(|(db, _)| db));
     let (Some(coll), Some(db)) = (&cmd.first_str, db) else {
         out.skips.push(NOT_CRUD);
         return;
@@ -136,31 +137,35 @@ fn command(out: &mut LightOps, cmd: &LightCmd, ns_hint: &str) {
     }
 }
 
-impl<'de> serde::Deserialize<'de> for LightCmd {
+impl<'de: 'a, 'a> serde::Deserialize<'de> for LightCmd<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = LightCmd;
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = LightCmd<'a>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a command document")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<LightCmd, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<LightCmd<'a>, A::Error> {
                 let declined = || de::Error::custom("declined");
                 let mut c = LightCmd::default();
-                let mut seen: Vec<Cow<'de, str>> = Vec::new();
-                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                // The names so far, borrowed from the line (a name with escapes, or more
+                // names than this holds, take the full path).
+                let mut seen: [&'de str; 32] = [""; 32];
+                let mut n = 0;
+                // A name with escapes cannot be borrowed: the read fails, the full path takes it.
+                while let Some(k) = m.next_key::<&'de str>()? {
                     // A command that is an Extended JSON value, or names a field twice
                     // (the full parse keeps the last value at the first place): full path.
-                    if EXT_KEYS.contains(&k.as_ref()) || seen.contains(&k) {
+                    if n == seen.len() || EXT_KEYS.contains(&k) || seen[..n].contains(&k) {
                         return Err(declined());
                     }
                     let v: &'de RawValue = m.next_value()?;
                     if !bson_reads(v) {
                         return Err(declined());
                     }
-                    match k.as_ref() {
-                        _ if seen.is_empty() => {
-                            c.first = Some(k.to_string());
+                    match k {
+                        _ if n == 0 => {
+                            c.first = Some(k);
                             c.first_str = text(v);
                         }
                         "$db" => c.db = text(v),
@@ -168,12 +173,13 @@ impl<'de> serde::Deserialize<'de> for LightCmd {
                         "deletes" => c.deletes = documents(v),
                         _ => {}
                     }
-                    seen.push(k);
+                    seen[n] = k;
+                    n += 1;
                 }
                 Ok(c)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
@@ -191,9 +197,16 @@ fn bson_reads(v: &RawValue) -> bool {
     !(dollar_key || long_number) || serde_json::from_str::<bson::Bson>(v.get()).is_ok()
 }
 
-/// A string value.
-fn text(v: &RawValue) -> Option<String> {
-    v.get().starts_with('"').then(|| serde_json::from_str::<String>(v.get()).ok()).flatten()
+/// A string value (borrowed when it has no escapes).
+fn text(v: &RawValue) -> Option<Cow<'_, str>> {
+    let t = v.get();
+    if !t.starts_with('"') {
+        return None;
+    }
+    match t[1..t.len() - 1].contains('\\') {
+        false => Some(Cow::Borrowed(&t[1..t.len() - 1])),
+        true => serde_json::from_str::<String>(t).ok().map(Cow::Owned),
+    }
 }
 
 /// An array value: how many of its elements bson reads as documents.
@@ -319,6 +332,7 @@ mod tests {
         // Lines the full parse reads differently or not at all: left to it.
         let declined = [
             r#"{"type":"command","ns":"a.b","command":{"find":"b","find":"c"}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","\u0024db":"c"}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"nothex"}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11","y":1}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"yesterday"}}}}"#,

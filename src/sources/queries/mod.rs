@@ -64,6 +64,24 @@ pub struct QueryLog {
     /// While reading: `queries[j]` is a placeholder for the operation `deferred[j]` names,
     /// read in full once the file is read (`resolve`). Empty, or as long as `queries`.
     deferred: Vec<Option<Deferred>>,
+    /// A part of a block read light: its operations in order, for `merge_block` to offer.
+    staging: bool,
+    staged: Vec<Staged>,
+}
+
+/// An operation a part holds for the merge: parsed (rare on the light path), or only
+/// its namespace and line.
+#[derive(Debug)]
+enum Staged {
+    Ready(Box<Query>),
+    Light { ns: String, d: Deferred },
+}
+
+/// What holds a deferred operation's slot until `resolve`. The empty filter is cloned
+/// (a new `Document` draws a hasher seed).
+fn placeholder(ns: String) -> Query {
+    static EMPTY: std::sync::LazyLock<Document> = std::sync::LazyLock::new(Document::new);
+    Query::new(crate::model::Op::Find, ns, EMPTY.clone(), crate::model::QueryOrigin::SlowQueryLog)
 }
 
 /// An operation counted from a light read of its line (`light`), parsed only if kept.
@@ -107,6 +125,8 @@ impl Default for QueryLog {
             window: (None, None),
             sink: None,
             deferred: Vec::new(),
+            staging: false,
+            staged: Vec::new(),
         }
     }
 }
@@ -129,6 +149,11 @@ impl QueryLog {
     /// A part for a parallel chunk: no sample limit, the same window, a fresh sink.
     fn part(&self) -> QueryLog {
         QueryLog { limit: usize::MAX, window: self.window, sink: self.sink.as_ref().map(|s| s.fresh()), ..Default::default() }
+    }
+
+    /// A part that stages its operations for `merge_block` to offer, light ones compact.
+    fn staging_part(&self) -> QueryLog {
+        QueryLog { staging: true, ..self.part() }
     }
 
     /// Count an operation and offer it to the sample.
@@ -162,21 +187,34 @@ impl QueryLog {
 
     /// Offer to the sample; the slot it took, if any.
     fn offer(&mut self, q: Query) -> Option<usize> {
-        if self.only.as_ref().is_some_and(|ns| ns != &q.ns) {
+        if self.staging {
+            self.staged.push(Staged::Ready(Box::new(q)));
+            return None;
+        }
+        let j = self.slot_for(&q.ns)?;
+        self.place(j, q);
+        Some(j)
+    }
+
+    /// Algorithm R's decision for an operation on `ns`: the slot it takes (the end when
+    /// the sample is not full yet), if any. The operation is built only when it has one.
+    fn slot_for(&mut self, ns: &str) -> Option<usize> {
+        if self.only.as_ref().is_some_and(|only| only != ns) {
             return None;
         }
         self.offered += 1;
         if self.queries.len() < self.limit {
+            return Some(self.queries.len());
+        }
+        let j = self.rng.below(self.offered) as usize;
+        (j < self.limit).then_some(j)
+    }
+
+    fn place(&mut self, j: usize, q: Query) {
+        if j == self.queries.len() {
             self.queries.push(q);
-            Some(self.queries.len() - 1)
         } else {
-            let j = self.rng.below(self.offered);
-            if (j as usize) < self.limit {
-                self.queries[j as usize] = q;
-                Some(j as usize)
-            } else {
-                None
-            }
+            self.queries[j] = q;
         }
     }
 
@@ -190,8 +228,10 @@ impl QueryLog {
                 self.by_namespace.insert(ns.clone(), 1);
             }
         }
-        let q = Query::new(crate::model::Op::Find, ns, Document::new(), crate::model::QueryOrigin::SlowQueryLog);
-        if let Some(j) = self.offer(q) {
+        if self.staging {
+            self.staged.push(Staged::Light { ns, d });
+        } else if let Some(j) = self.slot_for(&ns) {
+            self.place(j, placeholder(ns));
             self.set_deferred(j, Some(d));
         }
     }
@@ -216,27 +256,44 @@ impl QueryLog {
         if let (Some(mine), Some(theirs)) = (&mut self.sink, other.sink.take()) {
             mine.merge(theirs);
         }
-        let mut deferred = std::mem::take(&mut other.deferred).into_iter();
         let mut last: Option<(usize, std::sync::Arc<str>)> = None;
+        // A deferred operation the sample takes gets its own copy of its line (shared by
+        // the line's operations).
+        let mut own = |d: Deferred| match d {
+            Deferred::InBlock { start, len, lineno, index } => {
+                let text = match &last {
+                    Some((s, t)) if *s == start => t.clone(),
+                    _ => {
+                        // The block was checked as UTF-8 line by line when read.
+                        let t: std::sync::Arc<str> = String::from_utf8_lossy(&block[start..start + len]).into();
+                        last = Some((start, t.clone()));
+                        t
+                    }
+                };
+                Deferred::Line { text, lineno, index }
+            }
+            line => line,
+        };
+        for item in std::mem::take(&mut other.staged) {
+            match item {
+                Staged::Ready(q) => {
+                    if let Some(j) = self.offer(*q) {
+                        self.set_deferred(j, None);
+                    }
+                }
+                Staged::Light { ns, d } => {
+                    if let Some(j) = self.slot_for(&ns) {
+                        self.place(j, placeholder(ns));
+                        self.set_deferred(j, Some(own(d)));
+                    }
+                }
+            }
+        }
+        let mut deferred = std::mem::take(&mut other.deferred).into_iter();
         for q in other.queries {
             let d = deferred.next().flatten();
             if let Some(j) = self.offer(q) {
-                let d = d.map(|d| match d {
-                    Deferred::InBlock { start, len, lineno, index } => {
-                        let text = match &last {
-                            Some((s, t)) if *s == start => t.clone(),
-                            _ => {
-                                // The block was checked as UTF-8 line by line when read.
-                                let t: std::sync::Arc<str> = String::from_utf8_lossy(&block[start..start + len]).into();
-                                last = Some((start, t.clone()));
-                                t
-                            }
-                        };
-                        Deferred::Line { text, lineno, index }
-                    }
-                    line => line,
-                });
-                self.set_deferred(j, d);
+                self.set_deferred(j, d.map(&mut own));
             }
         }
         self.diffs.extend(other.diffs.into_iter().filter(|d| self.only.as_ref().is_none_or(|ns| ns == &d.ns)));
@@ -340,7 +397,7 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
     let parts: Vec<Result<QueryLog>> = lines
         .par_chunks(2048)
         .map(|chunk| {
-            let mut part = log.part();
+            let mut part = if lazy { log.staging_part() } else { log.part() };
             for (lineno, raw) in chunk {
                 let text = std::str::from_utf8(raw)
                     .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
