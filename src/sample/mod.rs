@@ -150,28 +150,46 @@ impl Dense {
             (u64::from_be_bytes(p), tail.len() <= 8)
         };
         let held = self.arena.capacity() + self.ends.capacity() * 4;
+        // Room for a (prefix, fits, entry) array as numbers, and the order.
         if held + self.len() * (std::mem::size_of::<u128>() + 4) <= self.budget {
-            // Room for a (prefix, entry) array, sorted as plain numbers. Entries that fit
-            // their prefix are equal when their prefixes are (the encoding is prefix-free:
-            // zero padding cannot make two values alike); a run of equal prefixes holding a
-            // longer entry is then sorted by whole entries.
-            let mut keys: Vec<u128> = (0..self.len()).map(|i| (prefix(self.entry(i)).0 as u128) << 32 | i as u128).collect();
+            // Sorted as plain numbers: by prefix, then (within equal prefixes) by entry.
+            // Entries that fit their prefix are equal when their prefixes are (the encoding
+            // is prefix-free: zero padding cannot make two values alike); a run of equal
+            // prefixes holding a longer entry is then sorted whole.
+            const FITS: u128 = 1 << 32;
+            let mut keys: Vec<u128> = (0..self.len())
+                .map(|i| {
+                    let (p, fits) = prefix(self.entry(i));
+                    (p as u128) << 64 | if fits { FITS } else { 0 } | i as u128
+                })
+                .collect();
             keys.sort_unstable();
+            let mut starts = vec![0u64; keys.len().div_ceil(64)];
             let mut i = 0;
             while i < keys.len() {
-                let p = keys[i] >> 32;
+                let p = keys[i] >> 64;
                 let mut j = i + 1;
-                while j < keys.len() && keys[j] >> 32 == p {
+                while j < keys.len() && keys[j] >> 64 == p {
                     j += 1;
                 }
-                if j - i > 1 && keys[i..j].iter().any(|&k| !prefix(self.entry(k as u32 as usize)).1) {
-                    keys[i..j].sort_unstable_by(|&a, &b| {
+                let group = &mut keys[i..j];
+                if group.iter().all(|&k| k & FITS != 0) {
+                    // One value.
+                    starts[i / 64] |= 1 << (i % 64);
+                } else {
+                    group.sort_unstable_by(|&a, &b| {
                         self.entry(a as u32 as usize).cmp(self.entry(b as u32 as usize)).then((a as u32).cmp(&(b as u32)))
                     });
+                    for g in 0..group.len() {
+                        if g == 0 || self.entry(group[g] as u32 as usize) != self.entry(group[g - 1] as u32 as usize) {
+                            starts[(i + g) / 64] |= 1 << ((i + g) % 64);
+                        }
+                    }
                 }
                 i = j;
             }
             self.order = keys.into_iter().map(|k| k as u32).collect();
+            self.starts = starts;
         } else {
             // No more memory than the order itself. Without the insertion-order tie-break,
             // equal values compare equal and the pattern-defeating quicksort partitions them
@@ -192,15 +210,15 @@ impl Dense {
                 self.order[i..j].sort_unstable();
                 i = j;
             }
-        }
-        // Runs found once, by comparing neighbours; every later pass reads the bits.
-        let mut starts = vec![0u64; self.order.len().div_ceil(64)];
-        for i in 0..self.order.len() {
-            if i == 0 || self.entry(self.order[i] as usize) != self.entry(self.order[i - 1] as usize) {
-                starts[i / 64] |= 1 << (i % 64);
+            // Runs found once, by comparing neighbours; every later pass reads the bits.
+            let mut starts = vec![0u64; self.order.len().div_ceil(64)];
+            for i in 0..self.order.len() {
+                if i == 0 || self.entry(self.order[i] as usize) != self.entry(self.order[i - 1] as usize) {
+                    starts[i / 64] |= 1 << (i % 64);
+                }
             }
+            self.starts = starts;
         }
-        self.starts = starts;
         self.profile = self.run_starts().fold((0, 0, 0), |(d, f1, f2), (_, c)| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64));
     }
 
