@@ -1,5 +1,6 @@
 //! mongod logs (any line format) through the same reader as `--queries`, then every
-//! query classified for a range key and a hashed key (bounds, targeting, shapes).
+//! query classified for a range key and a hashed key (bounds, targeting, shapes); the
+//! light read's hand scan held to its serde read on every line.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -9,6 +10,12 @@ use shardkey::sources::records::from_reader;
 use shardkey::targeting::{shapes::shape_of, target_query};
 
 fuzz_target!(|data: &[u8]| {
+    // The light read's hand scan agrees with its serde read on every line it takes.
+    if let Ok(text) = std::str::from_utf8(data) {
+        for line in text.lines() {
+            assert!(shardkey::sources::queries::hand_scan_agrees(line.trim()), "{line}");
+        }
+    }
     let Ok(input) = from_reader(Box::new(std::io::Cursor::new(data.to_vec())), "fuzz.log".into(), 0, false) else { return };
     let mut log = QueryLog::default();
     if read_queries_in(input, &mut log).is_err() {

@@ -190,12 +190,15 @@ impl Input {
 pub fn numbered_lines(block: &[u8], lines_before: u64) -> (Vec<(u64, &[u8])>, u64) {
     let mut out = Vec::new();
     let mut n = lines_before;
-    for l in block.split(|&b| b == b'\n') {
+    let mut start = 0;
+    // memchr finds the line ends many bytes at a time (a byte-wise split was 6% of a log read).
+    for end in memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len())) {
         n += 1;
-        let t = l.trim_ascii();
+        let t = block[start..end].trim_ascii();
         if !t.is_empty() {
             out.push((n, t));
         }
+        start = end + 1;
     }
     (out, n.saturating_sub(1))
 }
@@ -384,5 +387,23 @@ fn type_name(b: &bson::Bson) -> &'static str {
         bson::Bson::Null => "null",
         bson::Bson::Boolean(_) => "a boolean",
         _ => "a scalar value",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lines_are_numbered_as_a_split_at_newlines_numbers_them() {
+        for block in [&b""[..], b"\n", b"a", b"a\n", b"\na\n\n b \r\n\n", b"x\ny\nz", b"  \n\t\n"] {
+            let mut want = Vec::new();
+            let mut n = 7u64;
+            for l in block.split(|&b| b == b'\n') {
+                n += 1;
+                if !l.trim_ascii().is_empty() {
+                    want.push((n, l.trim_ascii()));
+                }
+            }
+            assert_eq!(super::numbered_lines(block, 7), (want, n - 1), "{block:?}");
+        }
     }
 }

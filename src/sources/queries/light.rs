@@ -79,31 +79,50 @@ struct LightCmd<'a> {
 /// The light read of one line that holds `"id":51803`; None when the line must take
 /// the full path.
 pub(super) fn read(text: &str) -> Option<LightOps> {
+    if let Some(found) = scan::line(text) {
+        return Some(found);
+    }
+    read_serde(text)
+}
+
+/// Whether the hand scan of `text` reads it as serde does, when it reads it (the fuzz
+/// target `log_lines` asks this of every line).
+pub fn hand_scan_agrees(text: &str) -> bool {
+    scan::line(text).is_none_or(|by_hand| Some(by_hand) == read_serde(text))
+}
+
+/// `read` through serde: every line the full parse takes, but slower than `scan`.
+fn read_serde(text: &str) -> Option<LightOps> {
     let line: LightLine = serde_json::from_str(text).ok()?;
     let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
+    Some(ops(attr.typ.as_deref(), attr.ns.as_deref(), attr.command.as_ref(), attr.originating_command.as_ref()))
+}
+
+/// What the full read does with a slow query's type, namespace and commands, counted.
+fn ops(typ: Option<&str>, ns: Option<&str>, command: Option<&LightCmd>, originating: Option<&LightCmd>) -> LightOps {
     let mut out = LightOps::default();
-    let ns = attr.ns.as_deref().unwrap_or("");
-    let Some(cmd) = &attr.command else {
+    let ns = ns.unwrap_or("");
+    let Some(cmd) = command else {
         out.skips.push(NOT_CRUD);
-        return Some(out);
+        return out;
     };
-    match attr.typ.as_deref().unwrap_or("command") {
+    match typ.unwrap_or("command") {
         "update" | "remove" | "insert" => out.ops.push(ns.to_string()),
         _ => {
             if cmd.first.is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
-                match &attr.originating_command {
-                    Some(orig) => command(&mut out, orig, ns),
+                match originating {
+                    Some(orig) => self::command(&mut out, orig, ns),
                     None => out.skips.push(NOT_CRUD),
                 }
             } else {
-                command(&mut out, cmd, ns);
+                self::command(&mut out, cmd, ns);
             }
         }
     }
     if out.ops.is_empty() && out.skips.is_empty() {
         out.skips.push(NOT_CRUD);
     }
-    Some(out)
+    out
 }
 
 /// `command::add_command`, counting.
@@ -160,6 +179,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for LightCmd<'a> {
                         return Err(declined());
                     }
                     let v: &'de RawValue = m.next_value()?;
+                    let v = v.get();
                     if !bson_reads(v) {
                         return Err(declined());
                     }
@@ -186,20 +206,25 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for LightCmd<'a> {
 /// Whether bson reads this value as the full parse would read it inside the line: one
 /// without `$` keys or long numbers is plain JSON to it; any other is read by bson here.
 /// A deeply nested value is left to the full parse (its depth limit counts from the line).
-fn bson_reads(v: &RawValue) -> bool {
-    let b = v.get().as_bytes();
-    let nesting = b.iter().filter(|&&c| c == b'{' || c == b'[').count();
-    if nesting > 64 {
+fn bson_reads(v: &str) -> bool {
+    if !shallow(v) {
         return false;
     }
+    let b = v.as_bytes();
     let dollar_key = memchr::memmem::find(b, b"\"$").is_some();
     let long_number = b.windows(19).any(|w| w.iter().all(u8::is_ascii_digit));
-    !(dollar_key || long_number) || serde_json::from_str::<bson::Bson>(v.get()).is_ok()
+    // A float serde_json cannot hold (1e400) fails the full parse.
+    let exponent = b.windows(2).any(|w| (w[0].is_ascii_digit() || w[0] == b'.') && matches!(w[1], b'e' | b'E'));
+    !(dollar_key || long_number || exponent) || serde_json::from_str::<bson::Bson>(v).is_ok()
+}
+
+/// Few enough brackets (strings included) that no depth limit can matter.
+fn shallow(v: &str) -> bool {
+    v.bytes().filter(|&c| c == b'{' || c == b'[').count() <= 64
 }
 
 /// A string value (borrowed when it has no escapes).
-fn text(v: &RawValue) -> Option<Cow<'_, str>> {
-    let t = v.get();
+fn text(t: &str) -> Option<Cow<'_, str>> {
     if !t.starts_with('"') {
         return None;
     }
@@ -210,11 +235,11 @@ fn text(v: &RawValue) -> Option<Cow<'_, str>> {
 }
 
 /// An array value: how many of its elements bson reads as documents.
-fn documents(v: &RawValue) -> Option<usize> {
-    if !v.get().starts_with('[') {
+fn documents(v: &str) -> Option<usize> {
+    if !v.starts_with('[') {
         return None;
     }
-    let items: Vec<&RawValue> = serde_json::from_str(v.get()).ok()?;
+    let items: Vec<&RawValue> = serde_json::from_str(v).ok()?;
     let document = |x: &&&RawValue| {
         let t = x.get();
         t.starts_with('{') && (memchr::memmem::find(t.as_bytes(), b"\"$").is_none() || matches!(serde_json::from_str::<bson::Bson>(t), Ok(bson::Bson::Document(_))))
@@ -227,6 +252,355 @@ pub(super) fn is_candidate(text: &str) -> bool {
     text.starts_with("{\"t\":") && text.contains("\"id\":51803")
 }
 
+/// The light read by hand, for the common shape of a line: plain JSON whose strings hold
+/// no escapes. Whatever it does not take (None) goes to `read_serde`; what it takes it
+/// reads as `read_serde` would (held by a test on every real log line and their cuts).
+mod scan {
+    use super::{bson_reads, documents, ops, shallow, text, LightCmd, LightOps, EXT_KEYS};
+
+    /// Deeper than this, serde decides (its limit is 128 from the line).
+    const MAX_DEPTH: u32 = 100;
+
+    struct Scan<'a> {
+        b: &'a [u8],
+        s: &'a str,
+        i: usize,
+        depth: u32,
+        /// A value read since this was cleared holds what bson might refuse or read as
+        /// Extended JSON: `bson_reads` decides for it.
+        unsure: bool,
+    }
+
+    pub(super) fn line(text: &str) -> Option<LightOps> {
+        let mut p = Scan { b: text.as_bytes(), s: text, i: 0, depth: 0, unsure: false };
+        p.ws();
+        let (mut id, mut attr, mut t) = (None, None, false);
+        p.object(|p, key| {
+            match key {
+                "id" if id.is_none() => id = Some(p.int()?),
+                "attr" if attr.is_none() => attr = Some(p.attr()?),
+                "t" if !t => {
+                    t = true;
+                    p.log_time()?;
+                }
+                // The same field twice: serde fails.
+                "id" | "attr" | "t" => return None,
+                _ => {
+                    p.value()?;
+                }
+            }
+            Some(())
+        })?;
+        p.ws();
+        if p.i != p.b.len() || id != Some(51803) {
+            return None;
+        }
+        let a = attr?;
+        Some(ops(a.typ, a.ns, a.command.as_ref(), a.originating.as_ref()))
+    }
+
+    #[derive(Default)]
+    struct Attr<'a> {
+        typ: Option<&'a str>,
+        ns: Option<&'a str>,
+        command: Option<LightCmd<'a>>,
+        originating: Option<LightCmd<'a>>,
+    }
+
+    impl<'a> Scan<'a> {
+        fn peek(&self) -> Option<u8> {
+            self.b.get(self.i).copied()
+        }
+
+        fn ws(&mut self) {
+            while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+                self.i += 1;
+            }
+        }
+
+        fn eat(&mut self, c: u8) -> Option<()> {
+            self.ws();
+            (self.peek()? == c).then(|| self.i += 1)
+        }
+
+        /// A string without escapes or control characters (anything else: serde decides).
+        fn string(&mut self) -> Option<&'a str> {
+            self.ws();
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let start = self.i + 1;
+            let rest = &self.b[start..];
+            let end = memchr::memchr2(b'"', b'\\', rest)?;
+            if rest[end] != b'"' || rest[..end].iter().any(|&c| c < 0x20) {
+                return None;
+            }
+            self.i = start + end + 1;
+            // The text is UTF-8 and the cut is at ASCII bytes.
+            Some(&self.s[start..start + end])
+        }
+
+        /// `{ "key": value, ... }`: `f` reads each value.
+        fn object(&mut self, mut f: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+            self.eat(b'{')?;
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return None;
+            }
+            self.ws();
+            if self.peek()? == b'}' {
+                self.i += 1;
+            } else {
+                loop {
+                    let key = self.string()?;
+                    self.eat(b':')?;
+                    self.ws();
+                    f(self, key)?;
+                    self.ws();
+                    match self.peek()? {
+                        b',' => self.i += 1,
+                        b'}' => {
+                            self.i += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            self.depth -= 1;
+            Some(())
+        }
+
+        /// Any JSON value, checked and skipped; its text.
+        fn value(&mut self) -> Option<&'a str> {
+            self.ws();
+            let start = self.i;
+            match self.peek()? {
+                b'"' => {
+                    self.string()?;
+                }
+                b'{' => {
+                    let mut first = true;
+                    self.object(|p, key| {
+                        if EXT_KEYS.contains(&key) && !(first && p.plain_extended(key)) {
+                            p.unsure = true;
+                        }
+                        first = false;
+                        p.value().map(|_| ())
+                    })?
+                }
+                b'[' => {
+                    self.i += 1;
+                    self.depth += 1;
+                    if self.depth > MAX_DEPTH {
+                        return None;
+                    }
+                    self.ws();
+                    if self.peek()? == b']' {
+                        self.i += 1;
+                    } else {
+                        loop {
+                            self.value()?;
+                            self.ws();
+                            match self.peek()? {
+                                b',' => self.i += 1,
+                                b']' => {
+                                    self.i += 1;
+                                    break;
+                                }
+                                _ => return None,
+                            }
+                        }
+                    }
+                    self.depth -= 1;
+                }
+                b't' => self.word(b"true")?,
+                b'f' => self.word(b"false")?,
+                b'n' => self.word(b"null")?,
+                _ => self.number()?,
+            }
+            Some(&self.s[start..self.i])
+        }
+
+        fn word(&mut self, w: &[u8]) -> Option<()> {
+            self.b[self.i..].starts_with(w).then(|| self.i += w.len())
+        }
+
+        /// At `key`'s value, the first of an object: whether it is `{"$oid": <hex>}` or
+        /// `{"$date": <RFC 3339 text>}` alone, which bson reads as an ObjectId or a date.
+        fn plain_extended(&self, key: &str) -> bool {
+            let mut p = Scan { b: self.b, s: self.s, i: self.i, depth: self.depth, unsure: false };
+            let Some(v) = p.string() else { return false };
+            p.ws();
+            if p.peek() != Some(b'}') {
+                return false;
+            }
+            match key {
+                "$oid" => bson::oid::ObjectId::parse_str(v).is_ok(),
+                "$date" => bson::DateTime::parse_rfc3339_str(v).is_ok(),
+                _ => false,
+            }
+        }
+
+        /// JSON's number grammar. A number bson could refuse (beyond int64, or a float
+        /// serde_json cannot hold) makes the value unsure.
+        fn number(&mut self) -> Option<()> {
+            let start = self.i;
+            self.number_grammar()?;
+            let t = &self.s[start..self.i];
+            let integer = !t.bytes().any(|c| matches!(c, b'.' | b'e' | b'E'));
+            if t.len() >= 19 || (!integer && !t.parse::<f64>().is_ok_and(f64::is_finite)) {
+                self.unsure = self.unsure || !integer || t.parse::<i64>().is_err();
+            }
+            Some(())
+        }
+
+        fn number_grammar(&mut self) -> Option<()> {
+            let digits = |p: &mut Self| {
+                let n = p.b[p.i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                p.i += n;
+                n
+            };
+            if self.peek() == Some(b'-') {
+                self.i += 1;
+            }
+            match self.peek()? {
+                b'0' => self.i += 1,
+                b'1'..=b'9' => {
+                    digits(self);
+                }
+                _ => return None,
+            }
+            if self.peek() == Some(b'.') {
+                self.i += 1;
+                if digits(self) == 0 {
+                    return None;
+                }
+            }
+            if matches!(self.peek(), Some(b'e' | b'E')) {
+                self.i += 1;
+                if matches!(self.peek(), Some(b'+' | b'-')) {
+                    self.i += 1;
+                }
+                if digits(self) == 0 {
+                    return None;
+                }
+            }
+            Some(())
+        }
+
+        /// An integer serde reads as an i64 (no fraction or exponent).
+        fn int(&mut self) -> Option<i64> {
+            let v = self.value()?;
+            v.parse::<i64>().ok()
+        }
+
+        /// `Option<i64>`: null or an integer.
+        fn opt_int(&mut self) -> Option<()> {
+            self.ws();
+            if self.peek()? == b'n' {
+                return self.word(b"null");
+            }
+            self.int().map(|_| ())
+        }
+
+        /// `Option<&str>`: null or a string.
+        fn opt_str(&mut self) -> Option<Option<&'a str>> {
+            self.ws();
+            if self.peek()? == b'n' {
+                return self.word(b"null").map(|_| None);
+            }
+            self.string().map(Some)
+        }
+
+        /// `"t": {"$date": "..."}` (serde's `LogTime`: other fields ignored, `$date` once).
+        fn log_time(&mut self) -> Option<()> {
+            let mut date = false;
+            self.object(|p, key| {
+                if key == "$date" {
+                    if date {
+                        return None;
+                    }
+                    date = true;
+                    p.string().map(|_| ())
+                } else {
+                    p.value().map(|_| ())
+                }
+            })?;
+            date.then_some(())
+        }
+
+        /// `attr`, with `SlowQuery`'s fields and types (each at most once).
+        fn attr(&mut self) -> Option<Attr<'a>> {
+            let mut a = Attr::default();
+            let mut seen: u16 = 0;
+            const FIELDS: [&str; 10] = [
+                "type", "ns", "ninserted", "command", "originatingCommand", "durationMillis", "docsExamined", "keysExamined", "nreturned", "planSummary",
+            ];
+            self.object(|p, key| {
+                let Some(f) = FIELDS.iter().position(|&x| x == key) else {
+                    return p.value().map(|_| ());
+                };
+                if seen & (1 << f) != 0 {
+                    return None;
+                }
+                seen |= 1 << f;
+                match key {
+                    "type" => a.typ = p.opt_str()?,
+                    "ns" => a.ns = p.opt_str()?,
+                    "planSummary" => {
+                        p.opt_str()?;
+                    }
+                    "command" => a.command = p.opt_command()?,
+                    "originatingCommand" => a.originating = p.opt_command()?,
+                    _ => p.opt_int()?,
+                }
+                Some(())
+            })?;
+            Some(a)
+        }
+
+        fn opt_command(&mut self) -> Option<Option<LightCmd<'a>>> {
+            self.ws();
+            if self.peek()? == b'n' {
+                return self.word(b"null").map(|_| None);
+            }
+            self.command().map(Some)
+        }
+
+        /// `LightCmd`'s reading.
+        fn command(&mut self) -> Option<LightCmd<'a>> {
+            let mut c = LightCmd::default();
+            let mut seen: [&str; 32] = [""; 32];
+            let mut n = 0;
+            self.object(|p, key| {
+                if n == seen.len() || EXT_KEYS.contains(&key) || seen[..n].contains(&key) {
+                    return None;
+                }
+                p.unsure = false;
+                let v = p.value()?;
+                if !(if p.unsure { bson_reads(v) } else { shallow(v) }) {
+                    return None;
+                }
+                match key {
+                    _ if n == 0 => {
+                        c.first = Some(key);
+                        c.first_str = text(v);
+                    }
+                    "$db" => c.db = text(v),
+                    "updates" => c.updates = documents(v),
+                    "deletes" => c.deletes = documents(v),
+                    _ => {}
+                }
+                seen[n] = key;
+                n += 1;
+                Some(())
+            })?;
+            Some(c)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::sources::records::{numbered_lines, open};
@@ -237,7 +611,12 @@ mod tests {
 
     /// The light read of `text`, held equal to the full read; whether it took the line.
     fn same_as_full(text: &str) -> bool {
-        let Some(light) = read(text) else { return false };
+        // The hand scan reads what the serde read reads, or leaves the line to it.
+        let by_serde = read_serde(text);
+        if let Some(by_hand) = scan::line(text) {
+            assert_eq!(Some(&by_hand), by_serde.as_ref(), "{text}");
+        }
+        let Some(light) = by_serde else { return false };
         let mut log = QueryLog { limit: usize::MAX, ..Default::default() };
         match classify_line(text, 1, "test") {
             Ok(Line::Slow(sq)) => slow_log::add_slow_query(&mut log, *sq),
@@ -275,12 +654,13 @@ mod tests {
         assert!(shared.is_dir(), "the team's shared/real-logs must sit beside the project (as in CI)");
         let mut files: Vec<_> = std::fs::read_dir(&shared).unwrap().map(|e| e.unwrap().path()).collect();
         files.push(root.join("fixtures/mongod.log"));
-        let (mut taken, mut candidates) = (0, 0);
+        let (mut taken, mut candidates, mut by_hand) = (0, 0, 0);
         for f in files.iter().filter(|f| !f.to_string_lossy().ends_with(".md")) {
             lines_of(f, |t| {
                 if is_candidate(t) {
                     let ok = same_as_full(t);
                     taken += ok as u64;
+                    by_hand += scan::line(t).is_some() as u64;
                     // Lines the full read takes as slow queries (it falls back on the others).
                     if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) = serde_json::from_str(t) {
                         candidates += 1;
@@ -290,6 +670,38 @@ mod tests {
         }
         // Nearly every line the full read takes is read light (else the light read is pointless).
         assert!(taken > 10_000 && taken * 100 >= candidates * 99, "{taken} of {candidates}");
+        // And most by the hand scan (lines with escapes are left to serde).
+        assert!(by_hand * 10 >= taken * 8, "{by_hand} of {taken} by hand");
+    }
+
+    #[test]
+    fn the_hand_scan_reads_cut_and_spaced_lines_as_serde_does() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut lines = Vec::new();
+        lines_of(&root.join("fixtures/mongod.log"), |t| {
+            if is_candidate(t) && lines.len() < 40 {
+                lines.push(t.to_string());
+            }
+        });
+        assert!(!lines.is_empty());
+        let agree = |t: &str| {
+            if let Some(by_hand) = scan::line(t) {
+                assert_eq!(Some(by_hand), read_serde(t), "{t}");
+            }
+        };
+        for l in &lines {
+            for cut in 0..l.len() {
+                if l.is_char_boundary(cut) {
+                    agree(&l[..cut]);
+                    agree(&format!("{}}}", &l[..cut]));
+                }
+            }
+            agree(&l.replace(':', " :\t").replace(',', "\r\n,  "));
+            agree(&l.replace("\"id\":51803", "\"id\":51803.0"));
+            agree(&l.replace("\"id\":51803", "\"id\":51803,\"id\":51803"));
+            agree(&l.replace("{\"find\"", "{\"find\":1,\"find\""));
+            agree(&l.replace("\"ns\":", "\"ns\":null,\"x\":"));
+        }
     }
 
     #[test]
@@ -321,6 +733,9 @@ mod tests {
             r#"{"type":"command","ns":"a.b"}"#,
             r#"{"type":"command","ns":"a.b","command":null}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$numberLong":"5"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"a":1,"$oid":"000000003fdabe86cbbeaa11"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":1e300,"y":-9223372036854775808,"z":99999999999999999999}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"2024-06-01T00:00:00Z"}},"$db":"a"}}"#,
             // bson reads this one as a date, in both reads.
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"y":1,"$date":"2024-06-01T00:00:00Z"}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581"}},"$db":"a"}}"#,
@@ -338,6 +753,9 @@ mod tests {
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"yesterday"}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$numberLong":"x"}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":18446744073709551615}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":1e400}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":-1.5E+999}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"2024-13-01T00:00:00Z"}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"$oid":"000000003fdabe86cbbeaa11"}}"#,
             r#"{"type":"command","ns":"a.b","command":"find"}"#,
             r#"{"type":"command","ns":1,"command":{"find":"b"}}"#,

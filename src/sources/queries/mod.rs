@@ -14,6 +14,7 @@
 mod command;
 mod legacy;
 mod light;
+pub use light::hand_scan_agrees;
 mod profile;
 mod sampled;
 mod slow_log;
@@ -211,6 +212,10 @@ impl QueryLog {
     }
 
     fn place(&mut self, j: usize, q: Query) {
+        if self.queries.capacity() == 0 && self.limit < usize::MAX {
+            // The sample's room at once (pages are touched only as it fills), not grown by copies.
+            self.queries.reserve_exact(self.limit);
+        }
         if j == self.queries.len() {
             self.queries.push(q);
         } else {
