@@ -2,11 +2,14 @@
 //! namespaces, without building its command documents. Counting needs only that; the
 //! few lines the sample keeps are parsed in full afterwards (`QueryLog::resolve`).
 //!
-//! It follows `slow_log::add_slow_query` and `command::add_command` step by step, and
-//! declines (the line then takes the full path) wherever the full parse could read the
-//! line differently: duplicated command fields, Extended JSON values other than a valid
-//! `$oid` or `$date`, integers beyond int64 (the full parse fails on those). A test holds
-//! the two equal on every line of the real logs and the fixtures.
+//! It follows `slow_log::add_slow_query` and `command::add_command` step by step (`ops`,
+//! `command`), from what one of two readers takes of the line: a hand scan (`scan`) for
+//! plain JSON without escapes, else serde with each command value as raw text
+//! (`read_serde`). Both decline (the line then takes the full path) wherever the full parse
+//! could read it differently: duplicated command fields, a value bson refuses or reads as
+//! Extended JSON (bson itself is asked about such values), very deep nesting. Tests hold
+//! the light read to the full read on every line of the real logs and each command shape,
+//! and the hand scan to the serde read there, on cut and respaced lines, and in fuzzing.
 
 use super::slow_log::LogTime;
 use super::NOT_CRUD;
