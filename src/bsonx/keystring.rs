@@ -30,18 +30,16 @@ fn put_bytes(b: &[u8], out: &mut Vec<u8>) {
 fn take_bytes(b: &[u8], at: &mut usize) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     loop {
-        let c = *b.get(*at)?;
-        *at += 1;
-        if c == 0 {
-            let n = *b.get(*at)?;
-            *at += 1;
-            match n {
-                0 => return Some(out),
-                0xFF => out.push(0),
-                _ => return None,
-            }
-        } else {
-            out.push(c);
+        // Up to the next 0 at once: it ends the bytes (0 0) or stands for a 0 in them (0 FF).
+        let rest = b.get(*at..)?;
+        let z = memchr::memchr(0, rest)?;
+        out.extend_from_slice(&rest[..z]);
+        let n = *rest.get(z + 1)?;
+        *at += z + 2;
+        match n {
+            0 => return Some(out),
+            0xFF => out.push(0),
+            _ => return None,
         }
     }
 }

@@ -120,6 +120,16 @@ impl ShardKey {
     }
 
     /// A value of this key in key space: hashed fields replaced by MongoDB's hash64.
+    /// `to_key_space` of values no longer needed: range fields are moved, not copied.
+    pub fn into_key_space(&self, mut values: Vec<Bson>) -> Vec<Bson> {
+        for (f, v) in self.fields.iter().zip(values.iter_mut()) {
+            if f.kind == KeyKind::Hashed {
+                *v = Bson::Int64(crate::bsonx::hash64(v));
+            }
+        }
+        values
+    }
+
     pub fn to_key_space(&self, values: &[Bson]) -> Vec<Bson> {
         self.fields
             .iter()
@@ -176,6 +186,15 @@ impl fmt::Display for ShardKey {
 
 #[cfg(test)]
 mod tests {
+    use bson::Bson;
+
+    #[test]
+    fn into_key_space_is_to_key_space() {
+        let k = super::ShardKey::parse("{a: 1, b: \"hashed\", c: 1}").unwrap();
+        let v = vec![Bson::String("x".into()), Bson::Int32(5), Bson::Null];
+        assert_eq!(k.into_key_space(v.clone()), k.to_key_space(&v));
+    }
+
     use super::*;
 
     #[test]

@@ -603,7 +603,7 @@ impl KeySample {
         let fields = self.key.fields.len();
         let mut v: Vec<(Vec<Bson>, u64)> = match &self.counts {
             Counts::Dense(d) if d.distinct() <= SUMMARY_POINTS => {
-                d.run_starts().map(|(e, c)| (self.key.to_key_space(&d.decode(e, fields)), c as u64)).collect()
+                d.run_starts().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c as u64)).collect()
             }
             Counts::Dense(d) => {
                 let step = d.len().div_ceil(SUMMARY_POINTS);
@@ -615,7 +615,7 @@ impl KeySample {
                         _ => out.push((e, chunk.len() as u64)),
                     }
                 }
-                out.into_iter().map(|(e, c)| (self.key.to_key_space(&d.decode(e, fields)), c)).collect()
+                out.into_iter().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c)).collect()
             }
             Counts::Exact { values, .. } => values.iter().map(|x| (self.key.to_key_space(&x.value), x.count)).collect(),
             Counts::Sketch { .. } => {
@@ -641,7 +641,7 @@ impl KeySample {
             let fields = self.key.fields.len();
             let inside: Vec<u64> = positions.iter().copied().filter(|&p| (p as usize) < d.len()).collect();
             let step = inside.len().div_ceil(SUMMARY_POINTS).max(1);
-            return inside.iter().step_by(step).map(|&p| self.key.to_key_space(&d.decode(p as usize, fields))).collect();
+            return inside.iter().step_by(step).map(|&p| self.key.into_key_space(d.decode(p as usize, fields))).collect();
         }
         self.reservoir
             .iter()
@@ -657,7 +657,7 @@ impl KeySample {
             let fields = self.key.fields.len();
             let recent = (cutoff as usize).min(d.len().saturating_sub(1))..d.len();
             let step = recent.len().div_ceil(SUMMARY_POINTS).max(1);
-            return recent.step_by(step).map(|i| self.key.to_key_space(&d.decode(i, fields))).collect();
+            return recent.step_by(step).map(|i| self.key.into_key_space(d.decode(i, fields))).collect();
         }
         let mut recent: Vec<&(u64, Vec<Bson>)> = self.reservoir.iter().filter(|(p, _)| *p >= cutoff).collect();
         if recent.is_empty() {
