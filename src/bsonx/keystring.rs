@@ -268,7 +268,11 @@ fn take(b: &[u8], at: &mut usize) -> Option<Bson> {
 /// The key value back from its encoding (`n` fields); None for bytes `encode` did not write.
 pub fn decode(b: &[u8], n: usize) -> Option<Vec<Bson>> {
     let mut at = 0;
-    let out = (0..n).map(|_| take(b, &mut at)).collect::<Option<Vec<_>>>()?;
+    // Exactly `n` values: decoded values are kept (key-space summaries), so no spare room.
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(take(b, &mut at)?);
+    }
     (at == b.len()).then_some(out)
 }
 
