@@ -16,26 +16,46 @@ pub enum Found<V> {
 pub type Lookup<'a> = Found<&'a Bson>;
 
 pub fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
+    walk(
+        path,
+        |name| field(doc, name),
+        |v| matches!(v, Bson::Array(_)),
+        |v, name| match v {
+            Bson::Document(d) => d.get(name),
+            _ => None,
+        },
+    )
+}
+
+/// The shard-key reading of a dotted path, on any document form: the first part from
+/// `top`, each next one from `child` (None when the value holds no such field or is no
+/// document); an array on the way or at the end makes it `Array`.
+fn walk<V: Copy>(path: &str, top: impl FnOnce(&str) -> Option<V>, is_array: impl Fn(V) -> bool, child: impl Fn(V, &str) -> Option<V>) -> Found<V> {
     let mut parts = path.split('.');
-    let first = parts.next().unwrap_or("");
-    let mut cur = match field(doc, first) {
-        Some(v) => v,
-        None => return Lookup::Missing,
-    };
+    let Some(mut cur) = top(parts.next().unwrap_or("")) else { return Found::Missing };
     for part in parts {
-        cur = match cur {
-            Bson::Document(d) => match d.get(part) {
-                Some(v) => v,
-                None => return Lookup::Missing,
-            },
-            Bson::Array(_) => return Lookup::Array,
-            _ => return Lookup::Missing,
-        };
+        if is_array(cur) {
+            return Found::Array;
+        }
+        match child(cur, part) {
+            Some(v) => cur = v,
+            None => return Found::Missing,
+        }
     }
-    if matches!(cur, Bson::Array(_)) {
-        Lookup::Array
+    if is_array(cur) {
+        Found::Array
     } else {
-        Lookup::Value(cur)
+        Found::Value(cur)
+    }
+}
+
+impl<V> Found<V> {
+    pub fn map<W>(self, f: impl FnOnce(V) -> W) -> Found<W> {
+        match self {
+            Found::Value(v) => Found::Value(f(v)),
+            Found::Missing => Found::Missing,
+            Found::Array => Found::Array,
+        }
     }
 }
 
@@ -69,16 +89,8 @@ impl<'a> DocRef<'a> {
     /// `lookup`, on either form.
     pub fn lookup(self, path: &str) -> Found<ValueRef<'a>> {
         match self {
-            DocRef::Doc(d) => match lookup(d, path) {
-                Found::Value(v) => Found::Value(ValueRef::Doc(v)),
-                Found::Missing => Found::Missing,
-                Found::Array => Found::Array,
-            },
-            DocRef::Raw(d) => match lookup_raw(d, path) {
-                Found::Value(v) => Found::Value(ValueRef::Raw(v)),
-                Found::Missing => Found::Missing,
-                Found::Array => Found::Array,
-            },
+            DocRef::Doc(d) => lookup(d, path).map(ValueRef::Doc),
+            DocRef::Raw(d) => lookup_raw(d, path).map(ValueRef::Raw),
         }
     }
 }
@@ -99,27 +111,15 @@ impl ValueRef<'_> {
 /// last of duplicated names; the server never returns duplicated names). An element that
 /// does not parse reads as missing; the reader checked every document's top level.
 pub fn lookup_raw<'a>(doc: &'a RawDocument, path: &str) -> Found<RawBsonRef<'a>> {
-    let mut parts = path.split('.');
-    let first = parts.next().unwrap_or("");
-    let mut cur = match field_raw(doc, first) {
-        Some(v) => v,
-        None => return Found::Missing,
-    };
-    for part in parts {
-        cur = match cur {
-            RawBsonRef::Document(d) => match field_raw(d, part) {
-                Some(v) => v,
-                None => return Found::Missing,
-            },
-            RawBsonRef::Array(_) => return Found::Array,
-            _ => return Found::Missing,
-        };
-    }
-    if matches!(cur, RawBsonRef::Array(_)) {
-        Found::Array
-    } else {
-        Found::Value(cur)
-    }
+    walk(
+        path,
+        |name| field_raw(doc, name),
+        |v| matches!(v, RawBsonRef::Array(_)),
+        |v, name| match v {
+            RawBsonRef::Document(d) => field_raw(d, name),
+            _ => None,
+        },
+    )
 }
 
 /// `doc.get(name)`, errors read as missing. The elements before the one wanted are
@@ -281,16 +281,8 @@ mod tests {
         let d = doc! {"a": {"x": 1, "y": {"z": "s"}}, "b": [1, 2], "c": [{"x": 1}], "n": null, "d": {"$x": 1.5}};
         let raw = bson::RawDocumentBuf::from_document(&d).unwrap();
         for p in ["a", "a.x", "a.y", "a.y.z", "a.q", "b", "b.0", "c.x", "n", "n.x", "z", "d", "d.$x", ""] {
-            let want = match lookup(&d, p) {
-                Found::Value(v) => Found::Value(v.clone()),
-                Found::Missing => Found::Missing,
-                Found::Array => Found::Array,
-            };
-            let got = match DocRef::Raw(&raw).lookup(p) {
-                Found::Value(v) => Found::Value(v.to_bson()),
-                Found::Missing => Found::Missing,
-                Found::Array => Found::Array,
-            };
+            let want = lookup(&d, p).map(Bson::clone);
+            let got = DocRef::Raw(&raw).lookup(p).map(ValueRef::to_bson);
             assert_eq!(got, want, "{p}");
         }
     }

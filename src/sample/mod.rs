@@ -97,6 +97,11 @@ struct Dense {
     top: Vec<ValueCount>,
 }
 
+/// Set bit `i` of `Dense::starts`.
+fn mark_run_start(starts: &mut [u64], i: usize) {
+    starts[i / 64] |= 1 << (i % 64);
+}
+
 impl Dense {
     fn entry(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
@@ -175,14 +180,14 @@ impl Dense {
                 let group = &mut keys[i..j];
                 if group.iter().all(|&k| k & FITS != 0) {
                     // One value.
-                    starts[i / 64] |= 1 << (i % 64);
+                    mark_run_start(&mut starts, i);
                 } else {
                     group.sort_unstable_by(|&a, &b| {
                         self.entry(a as u32 as usize).cmp(self.entry(b as u32 as usize)).then((a as u32).cmp(&(b as u32)))
                     });
                     for g in 0..group.len() {
                         if g == 0 || self.entry(group[g] as u32 as usize) != self.entry(group[g - 1] as u32 as usize) {
-                            starts[(i + g) / 64] |= 1 << ((i + g) % 64);
+                            mark_run_start(&mut starts, i + g);
                         }
                     }
                 }
@@ -199,24 +204,20 @@ impl Dense {
                 let (ea, eb) = (self.entry(a as usize), self.entry(b as usize));
                 prefix(ea).0.cmp(&prefix(eb).0).then_with(|| ea.cmp(eb))
             });
-            self.order = order;
+            // Runs found once, by comparing neighbours, and marked: every later pass reads the bits.
+            let mut starts = vec![0u64; order.len().div_ceil(64)];
             let mut i = 0;
-            while i < self.order.len() {
-                let first = self.entry(self.order[i] as usize);
+            while i < order.len() {
+                let first = self.entry(order[i] as usize);
                 let mut j = i + 1;
-                while j < self.order.len() && self.entry(self.order[j] as usize) == first {
+                while j < order.len() && self.entry(order[j] as usize) == first {
                     j += 1;
                 }
-                self.order[i..j].sort_unstable();
+                order[i..j].sort_unstable();
+                mark_run_start(&mut starts, i);
                 i = j;
             }
-            // Runs found once, by comparing neighbours; every later pass reads the bits.
-            let mut starts = vec![0u64; self.order.len().div_ceil(64)];
-            for i in 0..self.order.len() {
-                if i == 0 || self.entry(self.order[i] as usize) != self.entry(self.order[i - 1] as usize) {
-                    starts[i / 64] |= 1 << (i % 64);
-                }
-            }
+            self.order = order;
             self.starts = starts;
         }
         self.profile = self.run_starts().fold((0, 0, 0), |(d, f1, f2), (_, c)| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64));
@@ -681,15 +682,10 @@ pub struct Sample {
 
 /// The creation time an ObjectId `_id` carries (seconds), or `NO_CREATION_TIME`.
 fn creation_time(doc: DocRef<'_>) -> u32 {
-    let o = match doc {
-        DocRef::Doc(d) => match crate::bsonx::path::field(d, "_id") {
-            Some(Bson::ObjectId(o)) => *o,
-            _ => return NO_CREATION_TIME,
-        },
-        DocRef::Raw(d) => match d.get("_id") {
-            Ok(Some(bson::RawBsonRef::ObjectId(o))) => o,
-            _ => return NO_CREATION_TIME,
-        },
+    let o = match doc.lookup("_id") {
+        Found::Value(ValueRef::Doc(Bson::ObjectId(o))) => *o,
+        Found::Value(ValueRef::Raw(bson::RawBsonRef::ObjectId(o))) => o,
+        _ => return NO_CREATION_TIME,
     };
     let b = o.bytes();
     u32::from_be_bytes([b[0], b[1], b[2], b[3]]).min(NO_CREATION_TIME - 1)
