@@ -119,7 +119,6 @@ impl ShardKey {
         Bson::Document(d).into_relaxed_extjson()
     }
 
-    /// A value of this key in key space: hashed fields replaced by MongoDB's hash64.
     /// `to_key_space` of values no longer needed: range fields are moved, not copied.
     pub fn into_key_space(&self, mut values: Vec<Bson>) -> Vec<Bson> {
         for (f, v) in self.fields.iter().zip(values.iter_mut()) {
@@ -130,6 +129,7 @@ impl ShardKey {
         values
     }
 
+    /// A value of this key in key space: hashed fields replaced by MongoDB's hash64.
     pub fn to_key_space(&self, values: &[Bson]) -> Vec<Bson> {
         self.fields
             .iter()
@@ -186,16 +186,14 @@ impl fmt::Display for ShardKey {
 
 #[cfg(test)]
 mod tests {
-    use bson::Bson;
+    use super::*;
 
     #[test]
     fn into_key_space_is_to_key_space() {
-        let k = super::ShardKey::parse("{a: 1, b: \"hashed\", c: 1}").unwrap();
+        let k = ShardKey::parse("{a: 1, b: \"hashed\", c: 1}").unwrap();
         let v = vec![Bson::String("x".into()), Bson::Int32(5), Bson::Null];
         assert_eq!(k.into_key_space(v.clone()), k.to_key_space(&v));
     }
-
-    use super::*;
 
     #[test]
     fn parses_and_validates_like_the_server() {
