@@ -174,13 +174,23 @@ impl QueryLog {
         if let Some(sink) = &mut self.sink {
             sink.op(&q);
         }
+        self.count(&q.ns);
+        self.offer_parsed(q);
+    }
+
+    /// An operation found on `ns`.
+    fn count(&mut self, ns: &str) {
         self.found += 1;
-        match self.by_namespace.get_mut(&q.ns) {
+        match self.by_namespace.get_mut(ns) {
             Some(n) => *n += 1,
             None => {
-                self.by_namespace.insert(q.ns.clone(), 1);
+                self.by_namespace.insert(ns.to_string(), 1);
             }
         }
+    }
+
+    /// Offer a parsed operation: the slot it takes no longer waits for a line.
+    fn offer_parsed(&mut self, q: Query) {
         if let Some(j) = self.offer(q) {
             self.set_deferred(j, None);
         }
@@ -226,13 +236,7 @@ impl QueryLog {
     /// Count an operation a light read found (`push` without a window or a sink, which
     /// need the parsed line): a placeholder holds its place until `resolve`.
     fn push_deferred(&mut self, ns: String, d: Deferred) {
-        self.found += 1;
-        match self.by_namespace.get_mut(&ns) {
-            Some(n) => *n += 1,
-            None => {
-                self.by_namespace.insert(ns.clone(), 1);
-            }
-        }
+        self.count(&ns);
         if self.staging {
             self.staged.push(Staged::Light { ns, d });
         } else if let Some(j) = self.slot_for(&ns) {
@@ -281,11 +285,7 @@ impl QueryLog {
         };
         for item in std::mem::take(&mut other.staged) {
             match item {
-                Staged::Ready(q) => {
-                    if let Some(j) = self.offer(*q) {
-                        self.set_deferred(j, None);
-                    }
-                }
+                Staged::Ready(q) => self.offer_parsed(*q),
                 Staged::Light { ns, d } => {
                     if let Some(j) = self.slot_for(&ns) {
                         self.place(j, placeholder(ns));
