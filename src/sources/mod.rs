@@ -11,6 +11,7 @@
 
 pub mod docs;
 pub mod files;
+pub(crate) mod json_number;
 pub mod live;
 pub mod projected;
 pub mod queries;

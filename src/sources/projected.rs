@@ -284,50 +284,11 @@ impl<'a> Scan<'a> {
     /// serde_json reads them, so every bit is its.
     fn number(&mut self, build: bool) -> Option<Value<'a>> {
         let start = self.i;
-        let b = self.b;
-        let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-        if b[self.i] == b'-' {
-            self.i += 1;
-        }
-        let int_start = self.i;
-        match b.get(self.i)? {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => {
-                while digit(self.i) {
-                    self.i += 1;
-                }
-            }
-            _ => return None,
-        }
-        let int_digits = self.i - int_start;
-        let mut float = false;
-        let mut exponent = false;
-        if b.get(self.i) == Some(&b'.') {
-            self.i += 1;
-            if !digit(self.i) {
-                return None;
-            }
-            while digit(self.i) {
-                self.i += 1;
-            }
-            float = true;
-        }
-        if matches!(b.get(self.i), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(b.get(self.i), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            if !digit(self.i) {
-                return None;
-            }
-            while digit(self.i) {
-                self.i += 1;
-            }
-            exponent = true;
-        }
-        let text = &b[start..self.i];
+        let n = super::json_number::at(self.b, start)?;
+        self.i = n.end;
+        let text = &self.b[start..self.i];
         // `-0` is a double for serde_json; longer integers may be u64 or f64.
-        if !float && !exponent && int_digits <= 18 && text != b"-0" {
+        if !n.fraction && !n.exponent && n.int_digits <= 18 && text != b"-0" {
             let v: i64 = std::str::from_utf8(text).ok()?.parse().ok()?;
             return Some(match i32::try_from(v) {
                 Ok(x) => (4, build.then_some(Bson::Int32(x)), Form::Int(v)),
@@ -335,7 +296,7 @@ impl<'a> Scan<'a> {
             });
         }
         // A float without an exponent and of sane length is always finite: 8 bytes.
-        if float && !exponent && text.len() < 300 && !build {
+        if n.fraction && !n.exponent && text.len() < 300 && !build {
             return Some((8, None, Form::Other));
         }
         let v: serde_json::Value = serde_json::from_slice(text).ok()?;

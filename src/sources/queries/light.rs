@@ -11,7 +11,7 @@
 //! the light read to the full read on every line of the real logs and each command shape,
 //! and the hand scan to the serde read there, on cut and respaced lines, and in fuzzing.
 
-use super::slow_log::LogTime;
+use super::slow_log::FastLogLine;
 use super::NOT_CRUD;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -32,41 +32,6 @@ const EXT_KEYS: &[&str] = &[
     "$regularExpression", "$dbPointer", "$date", "$maxKey", "$minKey", "$undefined", "$numberDecimal", "$numberDecimalBytes",
 ];
 
-#[derive(serde::Deserialize)]
-struct LightLine<'a> {
-    id: Option<i64>,
-    #[serde(borrow)]
-    attr: Option<LightAttr<'a>>,
-    #[serde(borrow)]
-    #[allow(dead_code)] // read for the same failures as the full parse
-    t: Option<LogTime<'a>>,
-}
-
-/// `slow_log::SlowQuery`'s fields with the same types (the same lines fail), the
-/// commands read light.
-#[allow(dead_code)] // the figures are read for the same failures as the full parse
-#[derive(serde::Deserialize)]
-struct LightAttr<'a> {
-    #[serde(rename = "type", borrow)]
-    typ: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    ns: Option<Cow<'a, str>>,
-    ninserted: Option<i64>,
-    #[serde(borrow)]
-    command: Option<LightCmd<'a>>,
-    #[serde(rename = "originatingCommand", borrow)]
-    originating_command: Option<LightCmd<'a>>,
-    #[serde(rename = "durationMillis")]
-    duration_millis: Option<i64>,
-    #[serde(rename = "docsExamined")]
-    docs_examined: Option<i64>,
-    #[serde(rename = "keysExamined")]
-    keys_examined: Option<i64>,
-    nreturned: Option<i64>,
-    #[serde(rename = "planSummary", borrow)]
-    plan_summary: Option<Cow<'a, str>>,
-}
-
 /// What `add_command` reads of a command document besides the filters it copies.
 #[derive(Debug, Default)]
 struct LightCmd<'a> {
@@ -77,6 +42,34 @@ struct LightCmd<'a> {
     /// The statement documents of an `updates` / `deletes` array.
     updates: Option<usize>,
     deletes: Option<usize>,
+    /// The names so far, borrowed from the line (more names than this holds: full path).
+    seen: [&'a str; 32],
+    names: usize,
+}
+
+impl<'a> LightCmd<'a> {
+    /// Whether the command may name `key` next: one that is an Extended JSON value, or
+    /// names a field twice (the full parse keeps the last value at the first place),
+    /// takes the full path.
+    fn admits(&self, key: &str) -> bool {
+        self.names < self.seen.len() && !EXT_KEYS.contains(&key) && !self.seen[..self.names].contains(&key)
+    }
+
+    /// One field, `value` its JSON text (one bson reads as the full parse would).
+    fn take(&mut self, key: &'a str, value: &'a str) {
+        match key {
+            _ if self.names == 0 => {
+                self.first = Some(key);
+                self.first_str = text(value);
+            }
+            "$db" => self.db = text(value),
+            "updates" => self.updates = documents(value),
+            "deletes" => self.deletes = documents(value),
+            _ => {}
+        }
+        self.seen[self.names] = key;
+        self.names += 1;
+    }
 }
 
 /// The light read of one line that holds `"id":51803`; None when the line must take
@@ -96,7 +89,7 @@ pub fn hand_scan_agrees(text: &str) -> bool {
 
 /// `read` through serde: every line the full parse takes, but slower than `scan`.
 fn read_serde(text: &str) -> Option<LightOps> {
-    let line: LightLine = serde_json::from_str(text).ok()?;
+    let line: FastLogLine<LightCmd> = serde_json::from_str(text).ok()?;
     let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
     Some(ops(attr.typ.as_deref(), attr.ns.as_deref(), attr.command.as_ref(), attr.originating_command.as_ref()))
 }
@@ -170,15 +163,9 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for LightCmd<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<LightCmd<'a>, A::Error> {
                 let declined = || de::Error::custom("declined");
                 let mut c = LightCmd::default();
-                // The names so far, borrowed from the line (a name with escapes, or more
-                // names than this holds, take the full path).
-                let mut seen: [&'de str; 32] = [""; 32];
-                let mut n = 0;
                 // A name with escapes cannot be borrowed: the read fails, the full path takes it.
                 while let Some(k) = m.next_key::<&'de str>()? {
-                    // A command that is an Extended JSON value, or names a field twice
-                    // (the full parse keeps the last value at the first place): full path.
-                    if n == seen.len() || EXT_KEYS.contains(&k) || seen[..n].contains(&k) {
+                    if !c.admits(k) {
                         return Err(declined());
                     }
                     let v: &'de RawValue = m.next_value()?;
@@ -186,18 +173,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for LightCmd<'a> {
                     if !bson_reads(v) {
                         return Err(declined());
                     }
-                    match k {
-                        _ if n == 0 => {
-                            c.first = Some(k);
-                            c.first_str = text(v);
-                        }
-                        "$db" => c.db = text(v),
-                        "updates" => c.updates = documents(v),
-                        "deletes" => c.deletes = documents(v),
-                        _ => {}
-                    }
-                    seen[n] = k;
-                    n += 1;
+                    c.take(k, v);
                 }
                 Ok(c)
             }
@@ -259,7 +235,7 @@ pub(super) fn is_candidate(text: &str) -> bool {
 /// no escapes. Whatever it does not take (None) goes to `read_serde`; what it takes it
 /// reads as `read_serde` would (held by a test on every real log line and their cuts).
 mod scan {
-    use super::{bson_reads, documents, ops, shallow, text, LightCmd, LightOps, EXT_KEYS};
+    use super::{bson_reads, ops, shallow, LightCmd, LightOps, EXT_KEYS};
 
     /// Deeper than this, serde decides (its limit is 128 from the line).
     const MAX_DEPTH: u32 = 100;
@@ -448,46 +424,12 @@ mod scan {
         /// JSON's number grammar. A number bson could refuse (beyond int64, or a float
         /// serde_json cannot hold) makes the value unsure.
         fn number(&mut self) -> Option<()> {
-            let start = self.i;
-            self.number_grammar()?;
-            let t = &self.s[start..self.i];
-            let integer = !t.bytes().any(|c| matches!(c, b'.' | b'e' | b'E'));
+            let n = crate::sources::json_number::at(self.b, self.i)?;
+            let t = &self.s[self.i..n.end];
+            self.i = n.end;
+            let integer = !n.fraction && !n.exponent;
             if t.len() >= 19 || (!integer && !t.parse::<f64>().is_ok_and(f64::is_finite)) {
                 self.unsure = self.unsure || !integer || t.parse::<i64>().is_err();
-            }
-            Some(())
-        }
-
-        fn number_grammar(&mut self) -> Option<()> {
-            let digits = |p: &mut Self| {
-                let n = p.b[p.i..].iter().take_while(|c| c.is_ascii_digit()).count();
-                p.i += n;
-                n
-            };
-            if self.peek() == Some(b'-') {
-                self.i += 1;
-            }
-            match self.peek()? {
-                b'0' => self.i += 1,
-                b'1'..=b'9' => {
-                    digits(self);
-                }
-                _ => return None,
-            }
-            if self.peek() == Some(b'.') {
-                self.i += 1;
-                if digits(self) == 0 {
-                    return None;
-                }
-            }
-            if matches!(self.peek(), Some(b'e' | b'E')) {
-                self.i += 1;
-                if matches!(self.peek(), Some(b'+' | b'-')) {
-                    self.i += 1;
-                }
-                if digits(self) == 0 {
-                    return None;
-                }
             }
             Some(())
         }
@@ -574,29 +516,17 @@ mod scan {
         /// `LightCmd`'s reading.
         fn command(&mut self) -> Option<LightCmd<'a>> {
             let mut c = LightCmd::default();
-            let mut seen: [&str; 32] = [""; 32];
-            let mut n = 0;
             self.object(|p, key| {
-                if n == seen.len() || EXT_KEYS.contains(&key) || seen[..n].contains(&key) {
+                if !c.admits(key) {
                     return None;
                 }
                 p.unsure = false;
                 let v = p.value()?;
+                // Bson is asked only about a value the scan could not vouch for.
                 if !(if p.unsure { bson_reads(v) } else { shallow(v) }) {
                     return None;
                 }
-                match key {
-                    _ if n == 0 => {
-                        c.first = Some(key);
-                        c.first_str = text(v);
-                    }
-                    "$db" => c.db = text(v),
-                    "updates" => c.updates = documents(v),
-                    "deletes" => c.deletes = documents(v),
-                    _ => {}
-                }
-                seen[n] = key;
-                n += 1;
+                c.take(key, v);
                 Some(())
             })?;
             Some(c)
@@ -665,7 +595,7 @@ mod tests {
                     taken += ok as u64;
                     by_hand += scan::line(t).is_some() as u64;
                     // Lines the full read takes as slow queries (it falls back on the others).
-                    if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) = serde_json::from_str(t) {
+                    if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) = serde_json::from_str::<slow_log::FastLogLine>(t) {
                         candidates += 1;
                     }
                 }

@@ -8,11 +8,14 @@ use bson::Document;
 
 /// The fields of a slow-query line we use. Parsed in one pass straight into
 /// these types (bson reads Extended JSON itself); everything else is skipped.
+/// `C` is how the commands are read: whole (`Document`), or counted (`light::LightCmd`),
+/// with every other field the same, so the same lines fail both.
 #[derive(serde::Deserialize)]
-pub(super) struct FastLogLine<'a> {
+#[serde(bound(deserialize = "C: serde::Deserialize<'de>"))]
+pub(super) struct FastLogLine<'a, C = Document> {
     pub(super) id: Option<i64>,
     #[serde(borrow)]
-    pub(super) attr: Option<SlowQuery<'a>>,
+    pub(super) attr: Option<SlowQuery<'a, C>>,
     #[serde(borrow)]
     pub(super) t: Option<LogTime<'a>>,
 }
@@ -24,18 +27,17 @@ pub(super) struct LogTime<'a> {
     date: std::borrow::Cow<'a, str>,
 }
 
-
-
 #[derive(serde::Deserialize)]
-pub(super) struct SlowQuery<'a> {
+#[serde(bound(deserialize = "C: serde::Deserialize<'de>"))]
+pub(super) struct SlowQuery<'a, C = Document> {
     #[serde(rename = "type", borrow)]
-    typ: Option<std::borrow::Cow<'a, str>>,
+    pub(super) typ: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow)]
-    ns: Option<std::borrow::Cow<'a, str>>,
+    pub(super) ns: Option<std::borrow::Cow<'a, str>>,
     ninserted: Option<i64>,
-    command: Option<Document>,
+    pub(super) command: Option<C>,
     #[serde(rename = "originatingCommand")]
-    originating_command: Option<Document>,
+    pub(super) originating_command: Option<C>,
     #[serde(rename = "durationMillis")]
     duration_millis: Option<i64>,
     #[serde(rename = "docsExamined")]
