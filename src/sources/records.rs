@@ -30,7 +30,7 @@ pub enum Layout {
 
 /// A file opened once, its layout known, positioned at its first record.
 pub struct Input {
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
     pub layout: Layout,
     /// Line breaks consumed before the first record (they count in line numbers).
     lines_before: u64,
@@ -53,7 +53,7 @@ pub fn open(path: &Path) -> Result<Input> {
     let shown = path.display().to_string();
     let cannot_read = |e: std::io::Error| input_error(format!("{shown}: cannot read: {e}"));
     // The reader, and its size on disk for the progress bar (0 for standard input).
-    let (raw, size_hint): (Box<dyn Read>, u64) = if path.as_os_str() == "-" {
+    let (raw, size_hint): (Box<dyn Read + Send>, u64) = if path.as_os_str() == "-" {
         (Box::new(std::io::stdin()), 0)
     } else {
         let f = std::fs::File::open(path).map_err(|e| input_error(format!("cannot open {shown}: {e}")))?;
@@ -68,11 +68,11 @@ pub fn open(path: &Path) -> Result<Input> {
 
 /// The same as `open`, on any reader (`shown` names it in messages; `bson_name`:
 /// its name says BSON). Fuzz targets feed bytes through here.
-pub fn from_reader(raw: Box<dyn Read>, shown: String, size_hint: u64, bson_name: bool) -> Result<Input> {
+pub fn from_reader(raw: Box<dyn Read + Send>, shown: String, size_hint: u64, bson_name: bool) -> Result<Input> {
     let cannot_read = |e: std::io::Error| input_error(format!("{shown}: cannot read: {e}"));
     let (head, raw) = sniff(raw, 2).map_err(cannot_read)?;
     let gz = head.starts_with(&[0x1f, 0x8b]);
-    let raw: Box<dyn Read> = if gz { Box::new(MultiGzDecoder::new(raw)) } else { raw };
+    let raw: Box<dyn Read + Send> = if gz { Box::new(MultiGzDecoder::new(raw)) } else { raw };
     let mut input = Input { reader: Box::new(std::io::empty()), layout: Layout::Lines, lines_before: 0, shown, size_hint };
     let (head, mut raw) = sniff(raw, 4).map_err(|e| gz_error(&input.shown, e))?;
     // BSON by name, or by a NUL among the 4 bytes of its first document's length
@@ -86,7 +86,7 @@ pub fn from_reader(raw: Box<dyn Read>, shown: String, size_hint: u64, bson_name:
     if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
         raw.read_exact(&mut [0u8; 3]).map_err(|e| gz_error(&input.shown, e))?;
     }
-    let mut reader: Box<dyn BufRead> = Box::new(BufReader::with_capacity(BUFFER, raw));
+    let mut reader: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(BUFFER, raw));
     // The first non-blank byte says the layout; blanks before it are consumed, their line breaks counted.
     loop {
         let buf = reader.fill_buf().map_err(|e| gz_error(&input.shown, e))?;
@@ -113,7 +113,7 @@ pub fn from_reader(raw: Box<dyn Read>, shown: String, size_hint: u64, bson_name:
 
 /// The first `n` bytes (fewer at the end of the input), and a reader that still
 /// yields them: a pipe can be looked at without being read twice.
-fn sniff(mut r: Box<dyn Read>, n: usize) -> std::io::Result<(Vec<u8>, Box<dyn Read>)> {
+fn sniff(mut r: Box<dyn Read + Send>, n: usize) -> std::io::Result<(Vec<u8>, Box<dyn Read + Send>)> {
     let mut head = vec![0u8; n];
     let mut got = 0;
     while got < n {
@@ -125,7 +125,7 @@ fn sniff(mut r: Box<dyn Read>, n: usize) -> std::io::Result<(Vec<u8>, Box<dyn Re
         }
     }
     head.truncate(got);
-    let again: Box<dyn Read> = Box::new(std::io::Cursor::new(head.clone()).chain(r));
+    let again: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(head.clone()).chain(r));
     Ok((head, again))
 }
 
@@ -136,43 +136,50 @@ fn gz_error(shown: &str, e: std::io::Error) -> anyhow::Error {
 impl Input {
     /// For a line file: call `f(block, lines_before)` on blocks of about 8 MB of
     /// whole lines, in order; `f` returns the number of the block's last line.
-    pub fn for_each_line_block(mut self, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<()> {
+    pub fn for_each_line_block(self, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<()> {
+        use std::sync::mpsc::sync_channel;
         let name = Path::new(&self.shown).file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
         // Progress in uncompressed bytes; the file size is only a guess for gzip.
         let pb = crate::util::progress::progress_bytes(self.size_hint, &format!("reading {name}"));
-        const BLOCK: usize = 8 << 20;
-        let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (1 << 20));
-        let mut line = self.lines_before;
-        loop {
-            let start = buf.len();
-            buf.resize(start + BLOCK, 0);
-            let mut got = 0;
-            while got < BLOCK {
-                let k = self.reader.read(&mut buf[start + got..]).map_err(|e| gz_error(&self.shown, e))?;
-                if k == 0 {
+        let (mut reader, shown, mut line) = (self.reader, self.shown, self.lines_before);
+        // The next block is read on its own thread while `f` works on this one; the two
+        // buffers go round (a fresh buffer per block cost its pages zeroed each time).
+        let (give_back, free) = sync_channel::<Vec<u8>>(2);
+        let (send_full, full) = sync_channel::<std::io::Result<Vec<u8>>>(1);
+        for _ in 0..2 {
+            let _ = give_back.send(Vec::with_capacity(BLOCK + (1 << 20)));
+        }
+        std::thread::scope(|s| {
+            // Dropped when this closure returns, early too: a reader waiting for a buffer then stops.
+            let give_back = give_back;
+            s.spawn(move || {
+                let mut carry: Vec<u8> = Vec::new();
+                for mut buf in free {
+                    buf.clear();
+                    buf.append(&mut carry);
+                    let read = read_whole_lines(&mut *reader, &mut buf, &mut carry);
+                    let done = matches!(read, Ok(0) | Err(_));
+                    if send_full.send(read.map(|_| buf)).is_err() || done {
+                        return;
+                    }
+                }
+            });
+            for got in full {
+                let buf = got.map_err(|e| gz_error(&shown, e))?;
+                pb.inc(buf.len() as u64);
+                if pb.position() > pb.length().unwrap_or(0) {
+                    pb.set_length(pb.position());
+                }
+                if buf.is_empty() {
                     break;
                 }
-                got += k;
-            }
-            buf.truncate(start + got);
-            pb.inc(got as u64);
-            if pb.position() > pb.length().unwrap_or(0) {
-                pb.set_length(pb.position());
-            }
-            if got == 0 {
-                if !buf.is_empty() {
-                    f(&buf, line)?;
-                }
-                pb.finish_and_clear();
-                return Ok(());
-            }
-            // Up to the last complete line; the rest is carried over.
-            if let Some(cut) = buf.iter().rposition(|&b| b == b'\n') {
-                let rest = buf.split_off(cut + 1);
                 line = f(&buf, line)?;
-                buf = rest;
+                // The reader may have stopped (end of input): then the buffer is not needed.
+                let _ = give_back.send(buf);
             }
-        }
+            pb.finish_and_clear();
+            Ok(())
+        })
     }
 
     /// Call `f` for every record of a JSON array or BSON file; stops at the first
@@ -182,6 +189,44 @@ impl Input {
             Layout::Bson => read_bson(&mut *self.reader, &self.shown, f),
             Layout::JsonArray => read_json_array(&mut *self.reader, &self.shown, self.lines_before, f),
             Layout::Lines => Err(anyhow::anyhow!("internal: {} is a line file; read it with for_each_line_block", self.shown)),
+        }
+    }
+}
+
+/// Blocks of about this many bytes of whole lines are handed on at a time.
+const BLOCK: usize = 8 << 20;
+
+/// Fill `buf` (which holds the carried-over start of a line) with about `BLOCK` more bytes
+/// up to a line end; what follows the last line end goes to `carry`. Reads on past
+/// `BLOCK` while no line has ended. The bytes read (0 at the end of the input: `buf`
+/// then holds the last line, if it had no line end).
+fn read_whole_lines(r: &mut dyn Read, buf: &mut Vec<u8>, carry: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let start = buf.len();
+        buf.resize(start + BLOCK, 0);
+        let mut got = 0;
+        while got < BLOCK {
+            match r.read(&mut buf[start + got..]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    buf.truncate(start + got);
+                    return Err(e);
+                }
+            }
+        }
+        buf.truncate(start + got);
+        total += got;
+        if got == 0 {
+            return Ok(total);
+        }
+        // Up to the last complete line; the rest is carried over.
+        if let Some(cut) = memchr::memrchr(b'\n', &buf[start..]) {
+            carry.extend_from_slice(&buf[start + cut + 1..]);
+            buf.truncate(start + cut + 1);
+            return Ok(total);
         }
     }
 }
@@ -405,5 +450,61 @@ mod tests {
             }
             assert_eq!(super::numbered_lines(block, 7), (want, n - 1), "{block:?}");
         }
+    }
+
+    /// Yields its bytes a few at a time, as a pipe may.
+    struct Trickle(std::io::Cursor<Vec<u8>>, usize);
+
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.1);
+            self.0.read(&mut buf[..n])
+        }
+    }
+
+    fn trickled(data: &[u8], step: usize) -> super::Input {
+        super::from_reader(Box::new(Trickle(std::io::Cursor::new(data.to_vec()), step)), "t".into(), 0, false).unwrap()
+    }
+
+    #[test]
+    fn blocks_hold_whole_lines_in_order_across_reads_and_long_lines() {
+        // Lines of every length up to past a block, one longer than a block, no final newline.
+        let mut data = Vec::new();
+        for i in 0..3000usize {
+            data.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, (i * 7919) % 9000));
+            data.push(b'\n');
+        }
+        data.extend(std::iter::repeat_n(b'L', super::BLOCK + 12345));
+        data.extend(b"\nlast");
+        for step in [4096, 1 << 20, usize::MAX] {
+            let mut got: Vec<(u64, Vec<u8>)> = Vec::new();
+            trickled(&data, step)
+                .for_each_line_block(|block, before| {
+                    assert!(block.ends_with(b"\n") || block.ends_with(b"last"), "a block ends at a line end");
+                    let (lines, last) = super::numbered_lines(block, before);
+                    got.extend(lines.into_iter().map(|(n, l)| (n, l.to_vec())));
+                    Ok(last)
+                })
+                .unwrap();
+            let want: Vec<(u64, Vec<u8>)> = data
+                .split(|&b| b == b'\n')
+                .enumerate()
+                .filter(|(_, l)| !l.is_empty())
+                .map(|(i, l)| (i as u64 + 1, l.to_vec()))
+                .collect();
+            assert!(got == want, "step {step}: {} lines, want {}", got.len(), want.len());
+        }
+    }
+
+    #[test]
+    fn an_error_in_a_block_stops_the_read_and_is_returned() {
+        let data = vec![b'x'; 3 * super::BLOCK].into_iter().enumerate().map(|(i, b)| if i % 100 == 99 { b'\n' } else { b }).collect::<Vec<_>>();
+        let mut calls = 0;
+        let r = trickled(&data, usize::MAX).for_each_line_block(|_, _| {
+            calls += 1;
+            Err(anyhow::anyhow!("stop here"))
+        });
+        assert_eq!(r.unwrap_err().to_string(), "stop here");
+        assert_eq!(calls, 1);
     }
 }

@@ -18,12 +18,51 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
-/// What a slow-query line yields: operations (their namespaces, in the order the full
-/// read pushes them) and skip reasons.
-#[derive(Debug, Default, PartialEq)]
-pub(super) struct LightOps {
-    pub ops: Vec<String>,
-    pub skips: Vec<&'static str>,
+/// What a slow-query line yields: its operations (all on one namespace; how many the
+/// full read pushes) or why it has none. Nothing is allocated for a line on the common path.
+#[derive(Debug, PartialEq)]
+pub(super) struct LightOps<'a> {
+    pub ns: Ns<'a>,
+    pub ops: usize,
+    pub skip: Option<&'static str>,
+}
+
+/// A namespace as the line gives it: whole, or a database and a collection to join.
+#[derive(Debug, PartialEq)]
+pub(super) enum Ns<'a> {
+    Given(Cow<'a, str>),
+    Joined(Cow<'a, str>, Cow<'a, str>),
+}
+
+impl Ns<'_> {
+    /// Whether this is `ns`, without joining.
+    pub fn is(&self, ns: &str) -> bool {
+        match self {
+            Ns::Given(n) => n == ns,
+            Ns::Joined(db, coll) => {
+                ns.len() == db.len() + 1 + coll.len() && ns.starts_with(&**db) && ns.ends_with(&**coll) && ns.as_bytes()[db.len()] == b'.'
+            }
+        }
+    }
+}
+
+impl fmt::Display for Ns<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Ns::Given(n) => f.write_str(n),
+            Ns::Joined(db, coll) => write!(f, "{db}.{coll}"),
+        }
+    }
+}
+
+impl<'a> LightOps<'a> {
+    fn skipped(why: &'static str) -> Self {
+        LightOps { ns: Ns::Given(Cow::Borrowed("")), ops: 0, skip: Some(why) }
+    }
+
+    fn on(ns: Ns<'a>, ops: usize) -> Self {
+        LightOps { ns, ops, skip: None }
+    }
 }
 
 /// The keys bson reads as Extended JSON inside a document.
@@ -42,8 +81,10 @@ struct LightCmd<'a> {
     /// The statement documents of an `updates` / `deletes` array.
     updates: Option<usize>,
     deletes: Option<usize>,
-    /// The names so far, borrowed from the line (more names than this holds: full path).
-    seen: [&'a str; 32],
+    /// Hashes of the names so far (more names than this holds: full path). A name whose
+    /// hash was seen is taken for a repeat: the full path then reads the line, as it would a
+    /// true repeat (a small array moves cheaply, and no names are compared).
+    seen: [u32; 32],
     names: usize,
 }
 
@@ -52,7 +93,7 @@ impl<'a> LightCmd<'a> {
     /// names a field twice (the full parse keeps the last value at the first place),
     /// takes the full path.
     fn admits(&self, key: &str) -> bool {
-        self.names < self.seen.len() && !EXT_KEYS.contains(&key) && !self.seen[..self.names].contains(&key)
+        self.names < self.seen.len() && !(key.starts_with('$') && EXT_KEYS.contains(&key)) && !self.seen[..self.names].contains(&name_hash(key))
     }
 
     /// One field, `value` its JSON text (one bson reads as the full parse would).
@@ -67,14 +108,19 @@ impl<'a> LightCmd<'a> {
             "deletes" => self.deletes = documents(value),
             _ => {}
         }
-        self.seen[self.names] = key;
+        self.seen[self.names] = name_hash(key);
         self.names += 1;
     }
 }
 
+/// FNV-1a of a command field's name.
+fn name_hash(key: &str) -> u32 {
+    key.bytes().fold(0x811c_9dc5, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193))
+}
+
 /// The light read of one line that holds `"id":51803`; None when the line must take
 /// the full path.
-pub(super) fn read(text: &str) -> Option<LightOps> {
+pub(super) fn read(text: &str) -> Option<LightOps<'_>> {
     if let Some(found) = scan::line(text) {
         return Some(found);
     }
@@ -88,67 +134,66 @@ pub fn hand_scan_agrees(text: &str) -> bool {
 }
 
 /// `read` through serde: every line the full parse takes, but slower than `scan`.
-fn read_serde(text: &str) -> Option<LightOps> {
+fn read_serde(text: &str) -> Option<LightOps<'_>> {
     let line: FastLogLine<LightCmd> = serde_json::from_str(text).ok()?;
     let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
-    Some(ops(attr.typ.as_deref(), attr.ns.as_deref(), attr.command.as_ref(), attr.originating_command.as_ref()))
+    Some(ops(attr.typ.as_deref(), attr.ns, attr.command.as_ref(), attr.originating_command.as_ref()))
 }
 
 /// What the full read does with a slow query's type, namespace and commands, counted.
-fn ops(typ: Option<&str>, ns: Option<&str>, command: Option<&LightCmd>, originating: Option<&LightCmd>) -> LightOps {
-    let mut out = LightOps::default();
-    let ns = ns.unwrap_or("");
+fn ops<'a>(typ: Option<&str>, ns: Option<Cow<'a, str>>, command: Option<&LightCmd<'a>>, originating: Option<&LightCmd<'a>>) -> LightOps<'a> {
+    let ns = ns.unwrap_or_default();
     let Some(cmd) = command else {
-        out.skips.push(NOT_CRUD);
-        return out;
+        return LightOps::skipped(NOT_CRUD);
     };
-    match typ.unwrap_or("command") {
-        "update" | "remove" | "insert" => out.ops.push(ns.to_string()),
+    let out = match typ.unwrap_or("command") {
+        "update" | "remove" | "insert" => LightOps::on(Ns::Given(ns), 1),
         _ => {
             if cmd.first.is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
                 match originating {
-                    Some(orig) => self::command(&mut out, orig, ns),
-                    None => out.skips.push(NOT_CRUD),
+                    Some(orig) => self::command(orig, ns),
+                    None => LightOps::skipped(NOT_CRUD),
                 }
             } else {
-                self::command(&mut out, cmd, ns);
+                self::command(cmd, ns)
             }
         }
-    }
-    if out.ops.is_empty() && out.skips.is_empty() {
-        out.skips.push(NOT_CRUD);
+    };
+    // An update or delete with no statement documents yields nothing.
+    if out.ops == 0 && out.skip.is_none() {
+        return LightOps::skipped(NOT_CRUD);
     }
     out
 }
 
 /// `command::add_command`, counting.
-fn command(out: &mut LightOps, cmd: &LightCmd, ns_hint: &str) {
+fn command<'a>(cmd: &LightCmd<'a>, ns_hint: Cow<'a, str>) -> LightOps<'a> {
     let Some(name) = cmd.first else {
-        out.skips.push(NOT_CRUD);
-        return;
+        return LightOps::skipped(NOT_CRUD);
     };
     if name == "q" {
-        out.ops.push(ns_hint.to_string());
-        return;
+        return LightOps::on(Ns::Given(ns_hint), 1);
     }
-    let db = cmd.db.as_deref().or_else(|| ns_hint.split_once('.').map(|(db, _)| db));
+    let db = cmd.db.clone().or_else(|| match ns_hint {
+        Cow::Borrowed(n) => n.split_once('.').map(|(db, _)| Cow::Borrowed(db)),
+        Cow::Owned(n) => n.split_once('.').map(|(db, _)| Cow::Owned(db.to_string())),
+    });
     let (Some(coll), Some(db)) = (&cmd.first_str, db) else {
-        out.skips.push(NOT_CRUD);
-        return;
+        return LightOps::skipped(NOT_CRUD);
     };
-    let ns = format!("{db}.{coll}");
+    let ns = Ns::Joined(db, coll.clone());
     match name {
-        "find" | "count" | "distinct" | "aggregate" | "insert" => out.ops.push(ns),
+        "find" | "count" | "distinct" | "aggregate" | "insert" => LightOps::on(ns, 1),
         "update" => match cmd.updates {
-            Some(n) => out.ops.extend(std::iter::repeat_n(ns, n)),
-            None => out.skips.push("update commands logged without their statements (counted from their WRITE lines)"),
+            Some(n) => LightOps::on(ns, n),
+            None => LightOps::skipped("update commands logged without their statements (counted from their WRITE lines)"),
         },
         "delete" => match cmd.deletes {
-            Some(n) => out.ops.extend(std::iter::repeat_n(ns, n)),
-            None => out.skips.push("delete commands logged without their statements (counted from their WRITE lines)"),
+            Some(n) => LightOps::on(ns, n),
+            None => LightOps::skipped("delete commands logged without their statements (counted from their WRITE lines)"),
         },
-        n if n.eq_ignore_ascii_case("findAndModify") => out.ops.push(ns),
-        _ => out.skips.push(NOT_CRUD),
+        n if n.eq_ignore_ascii_case("findAndModify") => LightOps::on(ns, 1),
+        _ => LightOps::skipped(NOT_CRUD),
     }
 }
 
@@ -228,7 +273,8 @@ fn documents(v: &str) -> Option<usize> {
 
 /// Whether a line is one `read` is for: a 4.4+ JSON log line naming id 51803.
 pub(super) fn is_candidate(text: &str) -> bool {
-    text.starts_with("{\"t\":") && text.contains("\"id\":51803")
+    static ID: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"id\":51803"));
+    text.starts_with("{\"t\":") && ID.find(text.as_bytes()).is_some()
 }
 
 /// The light read by hand, for the common shape of a line: plain JSON whose strings hold
@@ -236,6 +282,28 @@ pub(super) fn is_candidate(text: &str) -> bool {
 /// reads as `read_serde` would (held by a test on every real log line and their cuts).
 mod scan {
     use super::{bson_reads, ops, shallow, LightCmd, LightOps, EXT_KEYS};
+    use std::borrow::Cow;
+
+    /// The first `"`, `\\` or control character of `b` (where a plain string ends, or is
+    /// not plain), eight bytes at a time: log strings are short, too short for memchr to
+    /// pay for its set-up, and the control characters need a check of their own.
+    pub(super) fn string_end(b: &[u8]) -> Option<usize> {
+        const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+        const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+        // A byte's high bit is set where it is zero; only the lowest flag is exact.
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let mut i = 0;
+        while let Some(chunk) = b.get(i..i + 8) {
+            let x = u64::from_le_bytes(chunk.try_into().ok()?);
+            let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+            let hit = zero(x ^ (ONES * b'"' as u64)) | zero(x ^ (ONES * b'\\' as u64)) | below_space;
+            if hit != 0 {
+                return Some(i + (hit.trailing_zeros() / 8) as usize);
+            }
+            i += 8;
+        }
+        b[i..].iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20).map(|k| i + k)
+    }
 
     /// Deeper than this, serde decides (its limit is 128 from the line).
     const MAX_DEPTH: u32 = 100;
@@ -250,7 +318,7 @@ mod scan {
         unsure: bool,
     }
 
-    pub(super) fn line(text: &str) -> Option<LightOps> {
+    pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
         let mut p = Scan { b: text.as_bytes(), s: text, i: 0, depth: 0, unsure: false };
         p.ws();
         let (mut id, mut attr, mut t) = (None, None, false);
@@ -275,7 +343,7 @@ mod scan {
             return None;
         }
         let a = attr?;
-        Some(ops(a.typ, a.ns, a.command.as_ref(), a.originating.as_ref()))
+        Some(ops(a.typ, a.ns.map(Cow::Borrowed), a.command.as_ref(), a.originating.as_ref()))
     }
 
     #[derive(Default)]
@@ -309,14 +377,13 @@ mod scan {
                 return None;
             }
             let start = self.i + 1;
-            let rest = &self.b[start..];
-            let end = memchr::memchr2(b'"', b'\\', rest)?;
-            if rest[end] != b'"' || rest[..end].iter().any(|&c| c < 0x20) {
+            let end = start + string_end(&self.b[start..])?;
+            if self.b[end] != b'"' {
                 return None;
             }
-            self.i = start + end + 1;
+            self.i = end + 1;
             // The text is UTF-8 and the cut is at ASCII bytes.
-            Some(&self.s[start..start + end])
+            Some(&self.s[start..end])
         }
 
         /// `{ "key": value, ... }`: `f` reads each value.
@@ -361,7 +428,7 @@ mod scan {
                 b'{' => {
                     let mut first = true;
                     self.object(|p, key| {
-                        if EXT_KEYS.contains(&key) && !(first && p.plain_extended(key)) {
+                        if key.starts_with('$') && EXT_KEYS.contains(&key) && !(first && p.plain_extended(key)) {
                             p.unsure = true;
                         }
                         first = false;
@@ -556,11 +623,9 @@ mod tests {
             _ => panic!("read light, but not a slow query to the full read: {text}"),
         }
         let ns: Vec<String> = log.queries.iter().map(|q| q.ns.clone()).collect();
-        assert_eq!(light.ops, ns, "{text}");
-        let mut skips: BTreeMap<String, u64> = BTreeMap::new();
-        for s in light.skips {
-            *skips.entry(s.to_string()).or_default() += 1;
-        }
+        assert_eq!(vec![light.ns.to_string(); light.ops], ns, "{text}");
+        assert!(ns.iter().all(|n| light.ns.is(n)), "{text}");
+        let skips: BTreeMap<String, u64> = light.skip.iter().map(|s| (s.to_string(), 1)).collect();
         assert_eq!(skips, log.skipped, "{text}");
         true
     }
@@ -605,6 +670,20 @@ mod tests {
         assert!(taken > 10_000 && taken * 100 >= candidates * 99, "{taken} of {candidates}");
         // And most by the hand scan (lines with escapes are left to serde).
         assert!(by_hand * 10 >= taken * 8, "{by_hand} of {taken} by hand");
+    }
+
+    #[test]
+    fn a_plain_string_ends_where_a_byte_by_byte_search_says() {
+        let naive = |b: &[u8]| b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+        let bytes = [b'a', b'"', b'\\', 0x00, 0x1f, b' ', 0x7f, 0x80, 0xa2, 0xdc, 0xe2, 0xff, b'!', b'#', b'[', b']'];
+        let mut rng = crate::util::splitmix::SplitMix64(7);
+        for len in 0..40 {
+            for _ in 0..300 {
+                // Mostly plain bytes, now and then one that ends a string.
+                let b: Vec<u8> = (0..len).map(|_| if rng.below(6) == 0 { bytes[rng.below(bytes.len() as u64) as usize] } else { b'a' + rng.below(26) as u8 }).collect();
+                assert_eq!(scan::string_end(&b), naive(&b), "{b:?}");
+            }
+        }
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub struct QueryLog {
 #[derive(Debug)]
 enum Staged {
     Ready(Box<Query>),
-    Light { ns: String, d: Deferred },
+    Light { ns: std::sync::Arc<str>, d: Deferred },
 }
 
 /// What holds a deferred operation's slot until `resolve`. The empty filter is cloned
@@ -90,7 +90,8 @@ fn placeholder(ns: String) -> Query {
 enum Deferred {
     /// In the block being read: the line's bytes.
     InBlock { start: usize, len: usize, lineno: u64, index: u32 },
-    Line { text: std::sync::Arc<str>, lineno: u64, index: u32 },
+    /// Copied out of its block (checked as UTF-8 there; `resolve` checks it again, in parallel).
+    Line { text: std::sync::Arc<[u8]>, lineno: u64, index: u32 },
 }
 
 /// Something that sees every operation read, in parallel parts merged in file order.
@@ -139,7 +140,12 @@ impl QueryLog {
     }
 
     pub(crate) fn skip(&mut self, reason: &str) {
-        *self.skipped.entry(reason.to_string()).or_default() += 1;
+        match self.skipped.get_mut(reason) {
+            Some(n) => *n += 1,
+            None => {
+                self.skipped.insert(reason.to_string(), 1);
+            }
+        }
     }
 
     /// Whether operations need their cost figures and time (`workload`, `--since`/`--until`).
@@ -235,14 +241,28 @@ impl QueryLog {
 
     /// Count an operation a light read found (`push` without a window or a sink, which
     /// need the parsed line): a placeholder holds its place until `resolve`.
-    fn push_deferred(&mut self, ns: String, d: Deferred) {
+    fn push_deferred(&mut self, ns: std::sync::Arc<str>, d: Deferred) {
         self.count(&ns);
         if self.staging {
             self.staged.push(Staged::Light { ns, d });
         } else if let Some(j) = self.slot_for(&ns) {
-            self.place(j, placeholder(ns));
-            self.set_deferred(j, Some(d));
+            self.place_deferred(j, &ns, d);
         }
+    }
+
+    /// Slot `j` waits for `d`'s line. A slot that already waits keeps its placeholder
+    /// (writing a fresh one cost more than the rest of the merge).
+    fn place_deferred(&mut self, j: usize, ns: &str, d: Deferred) {
+        match self.queries.get_mut(j) {
+            Some(q) if self.deferred.get(j).is_some_and(Option::is_some) => {
+                if q.ns != ns {
+                    q.ns.clear();
+                    q.ns.push_str(ns);
+                }
+            }
+            _ => self.place(j, placeholder(ns.to_string())),
+        }
+        self.set_deferred(j, Some(d));
     }
 
     fn set_deferred(&mut self, j: usize, d: Option<Deferred>) {
@@ -265,7 +285,7 @@ impl QueryLog {
         if let (Some(mine), Some(theirs)) = (&mut self.sink, other.sink.take()) {
             mine.merge(theirs);
         }
-        let mut last: Option<(usize, std::sync::Arc<str>)> = None;
+        let mut last: Option<(usize, std::sync::Arc<[u8]>)> = None;
         // A deferred operation the sample takes gets its own copy of its line (shared by
         // the line's operations).
         let mut own = |d: Deferred| match d {
@@ -273,8 +293,7 @@ impl QueryLog {
                 let text = match &last {
                     Some((s, t)) if *s == start => t.clone(),
                     _ => {
-                        // The block was checked as UTF-8 line by line when read.
-                        let t: std::sync::Arc<str> = String::from_utf8_lossy(&block[start..start + len]).into();
+                        let t: std::sync::Arc<[u8]> = block[start..start + len].into();
                         last = Some((start, t.clone()));
                         t
                     }
@@ -288,8 +307,7 @@ impl QueryLog {
                 Staged::Ready(q) => self.offer_parsed(*q),
                 Staged::Light { ns, d } => {
                     if let Some(j) = self.slot_for(&ns) {
-                        self.place(j, placeholder(ns));
-                        self.set_deferred(j, Some(own(d)));
+                        self.place_deferred(j, &ns, own(d));
                     }
                 }
             }
@@ -323,7 +341,7 @@ impl QueryLog {
             return Ok(());
         }
         let deferred = std::mem::take(&mut self.deferred);
-        let mut lines: Vec<(Arc<str>, u64)> = Vec::new();
+        let mut lines: Vec<(Arc<[u8]>, u64)> = Vec::new();
         let mut line_of: std::collections::HashMap<*const u8, usize> = std::collections::HashMap::new();
         let mut slots: Vec<(usize, usize, u32)> = Vec::new();
         for (j, d) in deferred.into_iter().enumerate() {
@@ -339,6 +357,7 @@ impl QueryLog {
             .par_iter()
             .map(|(text, lineno)| {
                 let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
+                let text = std::str::from_utf8(text).map_err(|_| disagree(*lineno))?;
                 match classify_line(text, *lineno, shown)? {
                     Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
                     _ => return Err(disagree(*lineno)),
@@ -403,19 +422,27 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
         .par_chunks(2048)
         .map(|chunk| {
             let mut part = if lazy { log.staging_part() } else { log.part() };
+            // The namespace of the last light line, shared by the next ones on it.
+            let mut last_ns: Option<std::sync::Arc<str>> = None;
             for (lineno, raw) in chunk {
                 let text = std::str::from_utf8(raw)
                     .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
                 part.records += 1;
                 if lazy && light::is_candidate(text) {
                     if let Some(found) = light::read(text) {
-                        for why in found.skips {
+                        if let Some(why) = found.skip {
                             part.skip(why);
                         }
-                        let start = raw.as_ptr() as usize - block.as_ptr() as usize;
-                        for (index, ns) in found.ops.into_iter().enumerate() {
-                            let d = Deferred::InBlock { start, len: raw.len(), lineno: *lineno, index: index as u32 };
-                            part.push_deferred(ns, d);
+                        if found.ops > 0 {
+                            let ns = match &last_ns {
+                                Some(n) if found.ns.is(n) => n.clone(),
+                                _ => last_ns.insert(found.ns.to_string().into()).clone(),
+                            };
+                            let start = raw.as_ptr() as usize - block.as_ptr() as usize;
+                            for index in 0..found.ops {
+                                let d = Deferred::InBlock { start, len: raw.len(), lineno: *lineno, index: index as u32 };
+                                part.push_deferred(ns.clone(), d);
+                            }
                         }
                         continue;
                     }
