@@ -98,6 +98,9 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();
 
     let mut sample = Sample::with_budget(&keys, opts.memory_limit);
+    if let Some(n) = source.expected_docs() {
+        sample.expect(n);
+    }
     source.read_only(&Sample::fields_read(&keys));
     source.scan(&mut |batch| {
         sample.add_batch(batch);
@@ -147,6 +150,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         queries: &queries,
         shapes: &shapes,
         diffs: &diffs,
+        newest_created: metrics::insert_order::newest_by_creation(&sample.created, 0.1),
     };
     // What the source knows per key, then every candidate on its own core.
     let coll = ns.as_deref().and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");

@@ -31,9 +31,17 @@ pub fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
 /// `top`, each next one from `child` (None when the value holds no such field or is no
 /// document); an array on the way or at the end makes it `Array`.
 fn walk<V: Copy>(path: &str, top: impl FnOnce(&str) -> Option<V>, is_array: impl Fn(V) -> bool, child: impl Fn(V, &str) -> Option<V>) -> Found<V> {
-    let mut parts = path.split('.');
-    let Some(mut cur) = top(parts.next().unwrap_or("")) else { return Found::Missing };
-    for part in parts {
+    let (first, rest) = match path.split_once('.') {
+        Some((first, rest)) => (first, Some(rest)),
+        None => (path, None),
+    };
+    let Some(cur) = top(first) else { return Found::Missing };
+    walk_from(cur, rest, is_array, child)
+}
+
+/// `walk` on from the value of the path's first part; `rest` is the path after it.
+fn walk_from<V: Copy>(mut cur: V, rest: Option<&str>, is_array: impl Fn(V) -> bool, child: impl Fn(V, &str) -> Option<V>) -> Found<V> {
+    for part in rest.into_iter().flat_map(|r| r.split('.')) {
         if is_array(cur) {
             return Found::Array;
         }
@@ -111,15 +119,83 @@ impl ValueRef<'_> {
 /// last of duplicated names; the server never returns duplicated names). An element that
 /// does not parse reads as missing; the reader checked every document's top level.
 pub fn lookup_raw<'a>(doc: &'a RawDocument, path: &str) -> Found<RawBsonRef<'a>> {
-    walk(
-        path,
-        |name| field_raw(doc, name),
-        |v| matches!(v, RawBsonRef::Array(_)),
-        |v, name| match v {
-            RawBsonRef::Document(d) => field_raw(d, name),
-            _ => None,
-        },
-    )
+    walk(path, |name| field_raw(doc, name), is_raw_array, raw_child)
+}
+
+fn is_raw_array(v: RawBsonRef<'_>) -> bool {
+    matches!(v, RawBsonRef::Array(_))
+}
+
+fn raw_child<'a>(v: RawBsonRef<'a>, name: &str) -> Option<RawBsonRef<'a>> {
+    match v {
+        RawBsonRef::Document(d) => field_raw(d, name),
+        _ => None,
+    }
+}
+
+/// What a pass over a raw document's top level says of one name (`top_fields`).
+#[derive(Debug, Clone, Copy)]
+pub enum Top<'a> {
+    Found(RawBsonRef<'a>),
+    Missing,
+    /// A rare type or a bad size on the way: `RawDocument::get` decides.
+    Unsure,
+}
+
+/// The top-level fields `names` asks for, in one pass over `doc` (several keys read the
+/// same document: each lookup scanned it from its start). `out[i]` says of `names[i]`
+/// what `field_raw`'s scan would. `hints` carries, from one document to the next, which
+/// name each element held (documents of a collection tend to share a layout): an element
+/// is compared with that name first.
+pub fn top_fields<'a>(doc: &'a RawDocument, names: &[&str], out: &mut Vec<Top<'a>>, hints: &mut Vec<usize>) {
+    const NONE: usize = usize::MAX;
+    out.clear();
+    out.resize(names.len(), Top::Unsure);
+    // Which names are still looked for (on the stack for the usual few).
+    let (mut few, mut many) = ([true; 32], Vec::new());
+    let pending: &mut [bool] = if names.len() <= few.len() {
+        &mut few[..names.len()]
+    } else {
+        many.resize(names.len(), true);
+        &mut many
+    };
+    let (mut left, mut k) = (names.len(), 0);
+    let end = each_element(doc.as_bytes(), |key, t, val| {
+        let guess = hints.get(k).copied().unwrap_or(NONE);
+        let i = match names.get(guess) {
+            Some(n) if n.as_bytes() == key => Some(guess),
+            _ => names.iter().position(|n| n.as_bytes() == key),
+        };
+        match hints.get_mut(k) {
+            Some(h) => *h = i.unwrap_or(NONE),
+            None => hints.push(i.unwrap_or(NONE)),
+        }
+        k += 1;
+        if let Some(i) = i.filter(|&i| pending[i]) {
+            pending[i] = false;
+            out[i] = raw_value(t, val).map_or(Top::Unsure, Top::Found);
+            left -= 1;
+            if left == 0 {
+                return std::ops::ControlFlow::Break(());
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    // Names not found: missing after a proper end, else unsure (left at `Unsure`).
+    if end == Walked::End {
+        for (o, _) in out.iter_mut().zip(pending.iter()).filter(|(_, p)| **p) {
+            *o = Top::Missing;
+        }
+    }
+}
+
+/// `lookup_raw` of `path`, from what `top_fields` said of its first part.
+pub fn lookup_from_top<'a>(doc: &'a RawDocument, top: Top<'a>, path: &str) -> Found<RawBsonRef<'a>> {
+    match top {
+        Top::Found(v) => walk_from(v, path.split_once('.').map(|(_, rest)| rest), is_raw_array, raw_child),
+        Top::Missing => Found::Missing,
+        Top::Unsure => lookup_raw(doc, path),
+    }
 }
 
 /// `doc.get(name)`, errors read as missing. The elements before the one wanted are
@@ -148,29 +224,59 @@ enum Scanned<'a> {
 }
 
 fn scan_raw<'a>(b: &'a [u8], name: &[u8]) -> Scanned<'a> {
+    let mut found = Scanned::Unsure;
+    match each_element(b, |key, t, val| {
+        if key != name {
+            return std::ops::ControlFlow::Continue(());
+        }
+        if let Some(x) = raw_value(t, val) {
+            found = Scanned::Found(x);
+        }
+        std::ops::ControlFlow::Break(())
+    }) {
+        Walked::Stopped => found,
+        Walked::End => Scanned::Missing,
+        Walked::Unsure => Scanned::Unsure,
+    }
+}
+
+/// How `each_element` ended.
+#[derive(Debug, PartialEq)]
+enum Walked {
+    /// `f` stopped it.
+    Stopped,
+    /// At the document's proper end.
+    End,
+    /// At a rare type or a bad size.
+    Unsure,
+}
+
+/// Walk the top-level elements of document bytes `b` in order: `f(name, type, value
+/// bytes)`, each skipped by its type's size without being parsed.
+fn each_element<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], u8, &'a [u8]) -> std::ops::ControlFlow<()>) -> Walked {
     let le32 = |at: usize| -> Option<usize> { i32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?).try_into().ok() };
     let mut at = 4;
     loop {
-        let Some(&t) = b.get(at) else { return Scanned::Unsure };
+        let Some(&t) = b.get(at) else { return Walked::Unsure };
         if t == 0 {
-            return if at + 1 == b.len() { Scanned::Missing } else { Scanned::Unsure };
+            return if at + 1 == b.len() { Walked::End } else { Walked::Unsure };
         }
-        let Some(nul) = b.get(at + 1..).and_then(|r| r.iter().position(|&c| c == 0)) else { return Scanned::Unsure };
+        let Some(nul) = b.get(at + 1..).and_then(|r| r.iter().position(|&c| c == 0)) else { return Walked::Unsure };
         let key = &b[at + 1..at + 1 + nul];
         let v = at + 2 + nul;
         let size = match t {
             0x01 | 0x09 | 0x11 | 0x12 => 8,
             0x02 | 0x0D | 0x0E => match le32(v) {
                 Some(n) if n >= 1 => 4 + n,
-                _ => return Scanned::Unsure,
+                _ => return Walked::Unsure,
             },
             0x03 | 0x04 => match le32(v) {
                 Some(n) if n >= 5 => n,
-                _ => return Scanned::Unsure,
+                _ => return Walked::Unsure,
             },
             0x05 => match le32(v) {
                 Some(n) => 5 + n,
-                None => return Scanned::Unsure,
+                None => return Walked::Unsure,
             },
             0x06 | 0x0A | 0x7F | 0xFF => 0,
             0x07 => 12,
@@ -178,14 +284,11 @@ fn scan_raw<'a>(b: &'a [u8], name: &[u8]) -> Scanned<'a> {
             0x10 => 4,
             0x13 => 16,
             // Regular expression, DBPointer, code with scope: let `get` read them.
-            _ => return Scanned::Unsure,
+            _ => return Walked::Unsure,
         };
-        let Some(val) = b.get(v..v + size) else { return Scanned::Unsure };
-        if key == name {
-            return match raw_value(t, val) {
-                Some(x) => Scanned::Found(x),
-                None => Scanned::Unsure,
-            };
+        let Some(val) = b.get(v..v + size) else { return Walked::Unsure };
+        if f(key, t, val).is_break() {
+            return Walked::Stopped;
         }
         at = v + size;
     }
@@ -284,6 +387,43 @@ mod tests {
             let want = lookup(&d, p).map(Bson::clone);
             let got = DocRef::Raw(&raw).lookup(p).map(ValueRef::to_bson);
             assert_eq!(got, want, "{p}");
+        }
+    }
+
+    #[test]
+    fn one_pass_over_the_top_level_finds_what_each_lookup_finds() {
+        use bson::spec::BinarySubtype;
+        let d = doc! {
+            "d": 1.5, "s": "x", "o": {"a": 1, "b": {"c": 2}}, "a": [1], "b": bson::Binary { subtype: BinarySubtype::Generic, bytes: vec![1, 2] },
+            "i": bson::oid::ObjectId::from_bytes([3; 12]), "t": true, "n": null, "r": bson::Regex { pattern: "a".into(), options: "".into() },
+            "i32": -7, "i64": i64::MIN, "dec": Bson::Decimal128("2.5".parse().unwrap()), "s": "dup", "late": 1,
+        };
+        let raw = bson::RawDocumentBuf::from_document(&d).unwrap();
+        let paths = ["d", "s", "o", "o.a", "o.b.c", "o.z", "a", "a.0", "b", "i", "t", "n", "r", "i32", "i64", "dec", "late", "zz", "zz.y", ""];
+        let mut names: Vec<&str> = paths.iter().map(|p| p.split('.').next().unwrap()).collect();
+        names.sort();
+        names.dedup();
+        // Whole, truncated and corrupt documents, one after another: the hints carry over.
+        let bytes = raw.as_bytes();
+        let mut docs = vec![bytes.to_vec()];
+        for cut in 5..bytes.len() {
+            let mut b = bytes[..cut].to_vec();
+            b.push(0);
+            let len = (b.len() as i32).to_le_bytes();
+            b[..4].copy_from_slice(&len);
+            docs.push(b);
+            docs.push(bytes.to_vec());
+        }
+        let (mut tops, mut hints) = (Vec::new(), Vec::new());
+        for b in &docs {
+            let Ok(doc) = RawDocument::from_bytes(b) else { continue };
+            top_fields(doc, &names, &mut tops, &mut hints);
+            for p in paths {
+                let slot = names.iter().position(|n| *n == p.split('.').next().unwrap()).unwrap();
+                let want = lookup_raw(doc, p);
+                let got = lookup_from_top(doc, tops[slot], p);
+                assert_eq!(format!("{got:?}"), format!("{want:?}"), "{p} in {} bytes", b.len());
+            }
         }
     }
 }

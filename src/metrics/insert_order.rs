@@ -116,15 +116,16 @@ pub fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]
 /// Insertion positions of the newest `fraction` of documents by creation time (sorted),
 /// or None when fewer than half the documents carry a creation time.
 pub fn newest_by_creation(created: &[u32], fraction: f64) -> Option<Vec<u64>> {
-    let known: Vec<(u32, u64)> =
-        created.iter().enumerate().filter(|(_, &t)| t != NO_CREATION_TIME).map(|(i, &t)| (t, i as u64)).collect();
-    if known.is_empty() || known.len() * 2 < created.len() {
+    // (time, position) as one number: the newest are the largest, found by selection, not a sort.
+    let mut known: Vec<u64> =
+        created.iter().enumerate().filter(|(_, &t)| t != NO_CREATION_TIME).map(|(i, &t)| (t as u64) << 32 | i as u64).collect();
+    if known.is_empty() || known.len() * 2 < created.len() || created.len() > u32::MAX as usize {
         return None;
     }
-    let mut by_time = known;
-    by_time.sort_unstable();
-    let keep = ((by_time.len() as f64 * fraction).ceil() as usize).max(1);
-    let mut out: Vec<u64> = by_time[by_time.len() - keep..].iter().map(|x| x.1).collect();
+    let keep = ((known.len() as f64 * fraction).ceil() as usize).clamp(1, known.len());
+    let cut = known.len() - keep;
+    known.select_nth_unstable(cut);
+    let mut out: Vec<u64> = known[cut..].iter().map(|x| x & u32::MAX as u64).collect();
     out.sort_unstable();
     Some(out)
 }

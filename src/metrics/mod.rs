@@ -86,6 +86,8 @@ pub struct Workload<'a> {
     pub shapes: &'a [String],
     /// `config.sampledQueriesDiff` diffs, for shard key updates.
     pub diffs: &'a [&'a Document],
+    /// `insert_order::newest_by_creation` of the sample, the same for every key (computed once).
+    pub newest_created: Option<Vec<u64>>,
 }
 
 /// Every metric for one key. `order` is a separate insertion-ordered sample when
@@ -170,8 +172,8 @@ fn predict_cluster(
         InsertKind::Spread | InsertKind::Unknown => cluster::model::InsertPattern::LikeRecent,
     };
     // The newest documents by creation time when `_id`s carry it, else by load order.
-    let recent = match insert_order::newest_by_creation(&w.sample.created, 0.1) {
-        Some(p) if ks.docs_with_arrays == 0 => ks.key_space_values_at(&p),
+    let recent = match &w.newest_created {
+        Some(p) if ks.docs_with_arrays == 0 => ks.key_space_values_at(p),
         _ => order.recent_key_space_values(0.1),
     };
     let documents = w.sample.num_docs > 0;

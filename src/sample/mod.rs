@@ -8,6 +8,7 @@
 
 pub mod sketch;
 
+use crate::bsonx::path::{lookup_from_top, lookup_raw, top_fields, Top};
 use crate::bsonx::{cmp_tuple, keystring, DocRef, Found, ValueRef};
 use self::sketch::{HyperLogLog, MisraGries};
 use crate::model::ShardKey;
@@ -87,6 +88,8 @@ struct Dense {
     arena: Vec<u8>,
     ends: Vec<u32>,
     budget: usize,
+    /// How many values the source expects to give (0: no guess), until room is made for them.
+    expected: usize,
     /// After `finish`: entry indices in key order, equal values in insertion order.
     order: Vec<u32>,
     /// After `finish`: bit i set when `order[i]` starts a run of equal values (n/8 bytes).
@@ -95,6 +98,23 @@ struct Dense {
     profile: (u64, u64, u64),
     /// After `finish`: the most frequent values, decoded, highest first (ties in key order).
     top: Vec<ValueCount>,
+}
+
+/// In `Dense::sort`'s numbers: the entry fits the 8 bytes they hold.
+const FITS: u128 = 1 << 32;
+
+/// The 8 bytes of `e` from `at` (zero past its end) as a number, and whether `e` ends within them.
+fn prefix_at(e: &[u8], at: usize) -> (u64, bool) {
+    let tail = &e[at.min(e.len())..];
+    if let Some(b) = tail.first_chunk::<8>() {
+        return (u64::from_be_bytes(*b), tail.len() == 8);
+    }
+    // Byte by byte: a copy of a length not known at compile time is a call to memcpy.
+    let mut p = [0u8; 8];
+    for (d, s) in p.iter_mut().zip(tail) {
+        *d = *s;
+    }
+    (u64::from_be_bytes(p), true)
 }
 
 /// Set bit `i` of `Dense::starts`.
@@ -125,8 +145,20 @@ impl Dense {
         let growth = |cap_bytes: usize, cap: usize| if cap_bytes <= small { cap } else { cap / 8 };
         let need_arena =
             if after > self.arena.capacity() { growth(self.arena.capacity(), self.arena.capacity()).max(b.len()).max(4096) } else { 0 };
-        let need_ends =
+        let mut need_ends =
             if self.ends.len() == self.ends.capacity() { growth(self.ends.capacity() * 4, self.ends.capacity()).max(1024) } else { 0 };
+        let mut need_arena = need_arena;
+        // Room for every value the source expects at once, the arena sized from the values so
+        // far, when the budget has it: each growth copies the whole into fresh pages.
+        if need_ends > 0 && self.expected > self.len() && self.len() >= 1024 {
+            let ends = self.expected.min(u32::MAX as usize) * 65 / 64;
+            let arena = (self.arena.len() as f64 / self.len() as f64 * ends as f64 * 1.03) as usize + 4096;
+            if arena.saturating_add(ends * 4) <= self.budget {
+                need_ends = need_ends.max(ends - self.ends.len());
+                need_arena = need_arena.max(arena.saturating_sub(self.arena.len()));
+            }
+            self.expected = 0;
+        }
         if self.arena.capacity() + need_arena + (self.ends.capacity() + need_ends) * 4 > self.budget {
             return false;
         }
@@ -147,51 +179,45 @@ impl Dense {
                 (1..n).fold(first.len(), |l, i| l.min(first.iter().zip(self.entry(i)).take_while(|(a, b)| a == b).count()))
             }
         };
-        let prefix = |e: &[u8]| {
-            let tail = &e[skip.min(e.len())..];
-            let mut p = [0u8; 8];
-            let n = tail.len().min(8);
-            p[..n].copy_from_slice(&tail[..n]);
-            (u64::from_be_bytes(p), tail.len() <= 8)
-        };
+        let prefix = |e: &[u8]| prefix_at(e, skip);
         let held = self.arena.capacity() + self.ends.capacity() * 4;
         // Room for a (prefix, fits, entry) array as numbers, and the order.
         if held + self.len() * (std::mem::size_of::<u128>() + 4) <= self.budget {
-            // Sorted as plain numbers: by prefix, then (within equal prefixes) by entry.
-            // Entries that fit their prefix are equal when their prefixes are (the encoding
-            // is prefix-free: zero padding cannot make two values alike); a run of equal
-            // prefixes holding a longer entry is then sorted whole.
-            const FITS: u128 = 1 << 32;
-            let mut keys: Vec<u128> = (0..self.len())
-                .map(|i| {
-                    let (p, fits) = prefix(self.entry(i));
-                    (p as u128) << 64 | if fits { FITS } else { 0 } | i as u128
-                })
-                .collect();
+            // Sorted as plain numbers: by 8 bytes of the entry, then (within equal bytes) by
+            // entry. Entries that fit these bytes are equal when their bytes are (the encoding
+            // is prefix-free: zero padding cannot make two values alike, nor a value that fits
+            // alike one that does not); a run of longer entries is sorted again by their next
+            // 8 bytes, and so on: numbers compared all the way, no bytes.
+            let key = |i: usize, at: usize| {
+                let (p, fits) = prefix_at(self.entry(i), at);
+                (p as u128) << 64 | if fits { FITS } else { 0 } | i as u128
+            };
+            let mut keys: Vec<u128> = (0..self.len()).map(|i| key(i, skip)).collect();
             keys.sort_unstable();
             let mut starts = vec![0u64; keys.len().div_ceil(64)];
-            let mut i = 0;
-            while i < keys.len() {
-                let p = keys[i] >> 64;
-                let mut j = i + 1;
-                while j < keys.len() && keys[j] >> 64 == p {
-                    j += 1;
-                }
-                let group = &mut keys[i..j];
-                if group.iter().all(|&k| k & FITS != 0) {
-                    // One value.
-                    mark_run_start(&mut starts, i);
-                } else {
-                    group.sort_unstable_by(|&a, &b| {
-                        self.entry(a as u32 as usize).cmp(self.entry(b as u32 as usize)).then((a as u32).cmp(&(b as u32)))
-                    });
-                    for g in 0..group.len() {
-                        if g == 0 || self.entry(group[g] as u32 as usize) != self.entry(group[g - 1] as u32 as usize) {
-                            mark_run_start(&mut starts, i + g);
-                        }
+            // (start, end, offset of the bytes `keys[start..end]` were sorted by): a list, not
+            // recursion, as a long value takes one level per 8 bytes.
+            let mut work = vec![(0, keys.len(), skip)];
+            while let Some((lo, hi, at)) = work.pop() {
+                let mut i = lo;
+                while i < hi {
+                    let p = keys[i] >> 64;
+                    let mut j = i + 1;
+                    while j < hi && keys[j] >> 64 == p {
+                        j += 1;
                     }
+                    if j - i == 1 || keys[i] & FITS != 0 {
+                        // One value.
+                        mark_run_start(&mut starts, i);
+                    } else {
+                        for k in &mut keys[i..j] {
+                            *k = key(*k as u32 as usize, at + 8);
+                        }
+                        keys[i..j].sort_unstable();
+                        work.push((i, j, at + 8));
+                    }
+                    i = j;
                 }
-                i = j;
             }
             self.order = keys.into_iter().map(|k| k as u32).collect();
             self.starts = starts;
@@ -357,6 +383,11 @@ impl KeySample {
 
     /// `add`, on a decoded or a raw document.
     pub fn add_ref(&mut self, doc: DocRef<'_>) {
+        self.add_found(|_, path| doc.lookup(path))
+    }
+
+    /// `add_ref`, with each key field's value from `lookup(field index, path)`.
+    fn add_found<'d>(&mut self, lookup: impl Fn(usize, &str) -> Found<ValueRef<'d>>) {
         const NULL: ValueRef<'static> = ValueRef::Doc(&Bson::Null);
         self.seen += 1;
         self.scratch.clear();
@@ -366,7 +397,7 @@ impl KeySample {
         let many = self.key.fields.len() > refs.len();
         let mut missing = false;
         for (i, f) in self.key.fields.iter().enumerate() {
-            let v = match doc.lookup(&f.path) {
+            let v = match lookup(i, &f.path) {
                 Found::Value(v) => v,
                 Found::Missing => {
                     missing = true;
@@ -747,7 +778,43 @@ impl Sample {
         for d in batch {
             self.count_doc(d.view(), d.bson_size);
         }
-        self.keys.par_iter_mut().for_each(|k| batch.iter().for_each(|d| k.add_ref(d.view())));
+        // The key fields' top-level values of each raw document, found in one pass for all keys.
+        let names = Self::fields_read(&self.keys.iter().map(|k| k.key.clone()).collect::<Vec<_>>());
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let tops: Vec<Vec<Top>> = batch
+            .par_iter()
+            .map_init(Vec::new, |hints: &mut Vec<usize>, d| match d.view() {
+                DocRef::Raw(raw) => {
+                    let mut t = Vec::with_capacity(names.len());
+                    top_fields(raw, &names, &mut t, hints);
+                    t
+                }
+                DocRef::Doc(_) => Vec::new(),
+            })
+            .collect();
+        self.keys.par_iter_mut().for_each(|k| {
+            // Each field's place among `names`.
+            let slots: Vec<usize> =
+                k.key.paths().map(|p| names.iter().position(|n| *n == p.split('.').next().unwrap_or(p)).unwrap_or(usize::MAX)).collect();
+            for (d, t) in batch.iter().zip(&tops) {
+                match d.view() {
+                    DocRef::Raw(raw) if !t.is_empty() => k.add_found(|i, path| match t.get(slots[i]) {
+                        Some(&top) => lookup_from_top(raw, top, path).map(ValueRef::Raw),
+                        None => lookup_raw(raw, path).map(ValueRef::Raw),
+                    }),
+                    view => k.add_ref(view),
+                }
+            }
+        });
+    }
+
+    /// The source expects to give about `n` documents: room is made for them at once.
+    pub fn expect(&mut self, n: u64) {
+        for k in &mut self.keys {
+            if let Counts::Dense(d) = &mut k.counts {
+                d.expected = usize::try_from(n).unwrap_or(usize::MAX);
+            }
+        }
     }
 
     /// What the sample keeps of every document whatever the keys: count, size, creation time.
@@ -832,13 +899,44 @@ mod tests {
     }
 
     #[test]
+    fn room_made_for_the_expected_documents_changes_nothing_but_the_room() {
+        let docs: Vec<Document> = (0..30_000i64).map(|i| doc! {"a": format!("v{}", i % 9_000), "b": i}).collect();
+        let keys = [ShardKey::parse("{a: 1}").unwrap(), ShardKey::parse("{b: 1}").unwrap()];
+        let run = |expect: Option<u64>, budget: u64| {
+            let mut s = Sample::with_budget(&keys, budget);
+            if let Some(n) = expect {
+                s.expect(n);
+            }
+            for d in &docs {
+                s.add(d, 10);
+            }
+            let held: Vec<usize> = s.keys.iter().map(|k| match &k.counts {
+                Counts::Dense(d) => d.arena.capacity() + d.ends.capacity() * 4,
+                _ => 0,
+            }).collect();
+            s.finish();
+            let out: Vec<_> = s.keys.iter().map(|k| (k.frequencies().to_vec(), k.insertion_positions_in_key_order())).collect();
+            (out, held)
+        };
+        for budget in [1 << 30, 400_000] {
+            let (plain, _) = run(None, budget);
+            for expect in [30_000, 1_000, 10_000_000] {
+                let (got, held) = run(Some(expect), budget);
+                assert!(got == plain, "expect {expect}, budget {budget}");
+                assert!(held.iter().all(|&h| h as u64 <= budget / 2), "{held:?} within {budget}");
+            }
+        }
+    }
+
+    #[test]
     fn both_sorts_give_key_order_with_equal_values_in_insertion_order() {
         // Entries sharing long prefixes, some fitting 8 bytes past them and some not, many equal.
         let mut r = crate::util::splitmix::SplitMix64(3);
         let values: Vec<Vec<u8>> = (0..20_000)
             .map(|_| {
                 let mut v = b"common-prefix-".to_vec();
-                let len = r.below(14) as usize;
+                // Up to 30 bytes past the prefix: sorted by up to four 8-byte steps.
+                let len = r.below(31) as usize;
                 v.extend((0..len).map(|_| b'a' + r.below(3) as u8));
                 v
             })

@@ -57,6 +57,10 @@ pub trait DocumentSource {
     /// (`Sample::fields_read`). A file source then builds only them; the BSON size it
     /// passes is still the whole document's.
     fn read_only(&mut self, _fields: &[String]) {}
+    /// About how many documents `scan` gives, when the source knows (room is made for them at once).
+    fn expected_docs(&self) -> Option<u64> {
+        None
+    }
     /// When `scan` is not in insertion order (e.g. `$sample`), a second stream
     /// that is, for monotonicity. Returns false when `scan` already is.
     fn scan_in_insertion_order(&mut self, _f: &mut Batches) -> Result<bool> {

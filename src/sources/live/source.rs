@@ -31,6 +31,10 @@ impl DocumentSource for LiveSource<'_> {
         Ok(self.prescan.iter().take(n).cloned().collect())
     }
 
+    fn expected_docs(&self) -> Option<u64> {
+        Some(self.sample_size.min(self.info.count))
+    }
+
     fn scan(&mut self, f: &mut Batches) -> Result<()> {
         self.session.stream_sample(self.rt, &self.keys, &self.info, self.sample_size, f)
     }
