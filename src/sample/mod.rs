@@ -713,7 +713,12 @@ pub struct Sample {
 
 /// The creation time an ObjectId `_id` carries (seconds), or `NO_CREATION_TIME`.
 fn creation_time(doc: DocRef<'_>) -> u32 {
-    let o = match doc.lookup("_id") {
+    creation_time_of(doc.lookup("_id"))
+}
+
+/// `creation_time` from what a lookup of `_id` found.
+fn creation_time_of(id: Found<ValueRef<'_>>) -> u32 {
+    let o = match id {
         Found::Value(ValueRef::Doc(Bson::ObjectId(o))) => *o,
         Found::Value(ValueRef::Raw(bson::RawBsonRef::ObjectId(o))) => o,
         _ => return NO_CREATION_TIME,
@@ -775,10 +780,8 @@ impl Sample {
     /// A batch of documents, in order: each key's pass runs on its own core.
     pub fn add_batch(&mut self, batch: &[crate::model::SampledDoc]) {
         use rayon::prelude::*;
-        for d in batch {
-            self.count_doc(d.view(), d.bson_size);
-        }
-        // The key fields' top-level values of each raw document, found in one pass for all keys.
+        // The key fields' (and `_id`'s) top-level values of each raw document, found in one
+        // pass for all keys.
         let names = Self::fields_read(&self.keys.iter().map(|k| k.key.clone()).collect::<Vec<_>>());
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let tops: Vec<Vec<Top>> = batch
@@ -792,6 +795,16 @@ impl Sample {
                 DocRef::Doc(_) => Vec::new(),
             })
             .collect();
+        let id = names.iter().position(|n| *n == "_id");
+        for (d, t) in batch.iter().zip(&tops) {
+            self.count_doc_with(
+                || match (d.view(), id.and_then(|i| t.get(i))) {
+                    (DocRef::Raw(raw), Some(&top)) => creation_time_of(lookup_from_top(raw, top, "_id").map(ValueRef::Raw)),
+                    (view, _) => creation_time(view),
+                },
+                d.bson_size,
+            );
+        }
         self.keys.par_iter_mut().for_each(|k| {
             // Each field's place among `names`.
             let slots: Vec<usize> =
@@ -819,10 +832,15 @@ impl Sample {
 
     /// What the sample keeps of every document whatever the keys: count, size, creation time.
     fn count_doc(&mut self, doc: DocRef<'_>, bson_size: usize) {
+        self.count_doc_with(|| creation_time(doc), bson_size)
+    }
+
+    /// `count_doc`, the creation time from `created`.
+    fn count_doc_with(&mut self, created: impl FnOnce() -> u32, bson_size: usize) {
         self.num_docs += 1;
         self.total_bytes += bson_size as u64;
         if self.created.len() < self.created_cap {
-            self.created.push(creation_time(doc));
+            self.created.push(created());
         }
     }
 

@@ -80,7 +80,7 @@ pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Bat
         let docs = lines
             .par_iter()
             .map(|(lineno, raw)| {
-                let text = std::str::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
+                let text = simdutf8::basic::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
                 if let Some((doc, bson_size)) = projection.and_then(|p| projected::read_raw(raw, p)) {
                     return Ok(SampledDoc { body: crate::model::DocBody::Raw(doc), bson_size });
                 }

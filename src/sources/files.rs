@@ -60,6 +60,21 @@ impl DocumentSource for FileSource {
         self.projection = Some(Projection::new(fields.to_vec()));
     }
 
+    /// For a plain file of lines: its size over the length of its first lines (an estimate
+    /// for making room; compressed files, pipes and standard input are not looked at).
+    fn expected_docs(&self) -> Option<u64> {
+        use std::io::Read;
+        let size = std::fs::metadata(&self.path).ok().filter(|m| m.is_file())?.len();
+        let mut head = Vec::new();
+        std::fs::File::open(&self.path).ok()?.take(1 << 20).read_to_end(&mut head).ok()?;
+        // Gzip, a JSON array, BSON (a NUL among its first length bytes): no lines to count.
+        if head.starts_with(&[0x1f, 0x8b]) || head.first() == Some(&b'[') || head.iter().take(4).any(|&b| b == 0) {
+            return None;
+        }
+        let lines = memchr::memchr_iter(b'\n', &head).count() as u64;
+        (lines >= 16).then(|| size * lines / head.len() as u64)
+    }
+
     fn scan(&mut self, f: &mut Batches) -> Result<()> {
         for_each_batch(open(&self.path)?, self.projection.as_ref(), f).map(|_| ())
     }
@@ -86,5 +101,28 @@ impl DocumentSource for MemorySource {
             batch.push(SampledDoc::doc(d.clone(), bson_size(d)?));
         }
         f(&batch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_file_is_expected_to_hold_about_its_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = dir.path().join("d.ndjson");
+        let text: String = (0..50_000).map(|i| format!("{{\"a\":{i},\"b\":\"{}\"}}\n", "x".repeat(i % 40))).collect();
+        std::fs::write(&lines, &text).unwrap();
+        let n = FileSource::new(lines).expected_docs().unwrap();
+        assert!((45_000..=55_000).contains(&n), "{n}");
+        // Compressed, array and missing files: no guess (and no error).
+        let gz = dir.path().join("d.ndjson.gz");
+        std::fs::write(&gz, [0x1f, 0x8b, 8, 0]).unwrap();
+        let array = dir.path().join("a.json");
+        std::fs::write(&array, "[{\"a\":1}\n,{\"a\":2}]").unwrap();
+        for p in [gz, array, dir.path().join("none")] {
+            assert_eq!(FileSource::new(p).expected_docs(), None);
+        }
     }
 }

@@ -357,7 +357,7 @@ impl QueryLog {
             .par_iter()
             .map(|(text, lineno)| {
                 let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
-                let text = std::str::from_utf8(text).map_err(|_| disagree(*lineno))?;
+                let text = simdutf8::basic::from_utf8(text).map_err(|_| disagree(*lineno))?;
                 match classify_line(text, *lineno, shown)? {
                     Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
                     _ => return Err(disagree(*lineno)),
@@ -425,7 +425,7 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
             // The namespace of the last light line, shared by the next ones on it.
             let mut last_ns: Option<std::sync::Arc<str>> = None;
             for (lineno, raw) in chunk {
-                let text = std::str::from_utf8(raw)
+                let text = simdutf8::basic::from_utf8(raw)
                     .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
                 part.records += 1;
                 if lazy && light::is_candidate(text) {
