@@ -15,6 +15,10 @@ BIN, BENCH = "target/release/shardkey", "target/release/shardkey-bench"
 KEYS = ["_id", "ts", "u", "user", "g", "country", "status", "tenant", "sku", "a.b"]
 KEY_ARGS = [x for k in KEYS for x in ("--key", "{\"%s\": 1}" % k)]
 RUNS = 3
+# The ratios (c)/(a), (d) and (e) alternate the two commands this many times and take the
+# median of the per-pair ratios: this machine kind's speed drifts by tens of percent within
+# minutes (a shared host), which unpaired medians measured minutes apart turned into noise.
+PAIRS = 7
 
 
 def machine():
@@ -43,6 +47,18 @@ def timed(cmd):
 def median_run(cmd):
     runs = [timed(cmd) for _ in range(RUNS)]
     return statistics.median(r[0] for r in runs), runs
+
+
+def paired(base, ours, pairs=PAIRS):
+    """`base` and `ours` run alternately: (median base s, base runs, median ours s, ours runs,
+    median of the per-pair ratios ours/base)."""
+    b_runs, o_runs = [], []
+    for _ in range(pairs):
+        b_runs.append(timed(base))
+        o_runs.append(timed(ours))
+    ratio = statistics.median(o[0] / b[0] for b, o in zip(b_runs, o_runs))
+    med = lambda runs: statistics.median(r[0] for r in runs)
+    return med(b_runs), b_runs, med(o_runs), o_runs, ratio
 
 
 def server_pipeline(client, sample=SAMPLE):
@@ -101,34 +117,28 @@ def main():
                 "--queries", "profile"] + KEY_ARGS
     subprocess.run(floor_cmd, check=True, stdout=subprocess.DEVNULL)  # warm the cache
     res["a_decode_floor_s"], _ = median_run(floor_cmd)
-    res["a_io_floor_s"], _ = median_run(floor_cmd + ["--raw"])
     res["a_pymongo_raw_s"] = statistics.median(pymongo_raw(client, SAMPLE, res["documents"])[0] for _ in range(RUNS))
     res["b_server_pipeline_s"] = statistics.median(server_pipeline(client) for _ in range(RUNS))
-    res["c_shardkey_s"], runs = median_run(ours_cmd)
+    res["a_io_floor_s"], _, res["c_shardkey_s"], runs, res["c_over_a"] = paired(floor_cmd + ["--raw"], ours_cmd)
     res["c_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
-    res["c_over_a"] = res["c_shardkey_s"] / res["a_io_floor_s"]
     res["b_over_c"] = res["b_server_pipeline_s"] / res["c_shardkey_s"]
 
     # The same at a whole-collection sample.
     whole = str(res["documents"])
     swap = lambda cmd: [whole if x == str(SAMPLE) else x for x in cmd]
-    res["whole_a_io_floor_s"], _ = median_run(swap(floor_cmd) + ["--raw"])
     res["whole_a_pymongo_raw_s"] = statistics.median(pymongo_raw(client, res["documents"], res["documents"])[0] for _ in range(RUNS))
     res["whole_b_server_pipeline_s"] = server_pipeline(client, res["documents"])
-    res["whole_c_shardkey_s"], runs = median_run(swap(ours_cmd))
+    res["whole_a_io_floor_s"], _, res["whole_c_shardkey_s"], runs, res["whole_c_over_a"] = paired(swap(floor_cmd) + ["--raw"], swap(ours_cmd))
     res["whole_c_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
-    res["whole_c_over_a"] = res["whole_c_shardkey_s"] / res["whole_a_io_floor_s"]
     res["whole_b_over_c"] = res["whole_b_server_pipeline_s"] / res["whole_c_shardkey_s"]
 
     # (d) a mongoexport file: shardkey against DuckDB, the same 10 candidates.
     export = os.environ["EXPORT"]
     res["d_export_bytes"] = os.path.getsize(export)
     d_cmd = [BIN, "analyze", "--docs", export, "--collection", NS, "--format", "json"] + KEY_ARGS
-    res["d_shardkey_s"], runs = median_run(d_cmd)
-    res["d_shardkey_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
     duck_cmd = [os.environ["DUCKDB_PYTHON"], "scripts/bench_duckdb.py", export, ",".join(KEYS)]
-    duck_runs = [timed(duck_cmd) for _ in range(RUNS)]
-    res["d_duckdb_s"] = statistics.median(r[0] for r in duck_runs)
+    res["d_duckdb_s"], duck_runs, res["d_shardkey_s"], runs, res["d_over_duckdb"] = paired(duck_cmd, d_cmd)
+    res["d_shardkey_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
     res["d_duckdb_peak_rss_bytes"] = max(r[1] or 0 for r in duck_runs)
     duck = json.loads(duck_runs[0][2])
     res["d_duckdb_version"] = duck["version"]
@@ -141,7 +151,6 @@ def main():
         agree[k] = kc["numDistinctValues"] == duck["keys"][k]["distinct"] and \
             [m["frequency"] for m in kc["mostCommonValues"]][:5] == duck["keys"][k]["top"][:len(kc["mostCommonValues"][:5])]
     res["d_agree"] = agree
-    res["d_over_duckdb"] = res["d_shardkey_s"] / res["d_duckdb_s"]
 
     mem = json.loads(subprocess.run([BENCH, "memcheck", "--docs", MEM_DOCS], check=True, stdout=subprocess.PIPE).stdout)
     res["memcheck"] = mem
@@ -153,7 +162,8 @@ def main():
     size = os.path.getsize(LOG)
     log_cmd = [BIN, "analyze", "--docs", "fixtures/events.ndjson", "--collection", NS, "--key", "{_id: 1}",
                "--queries", LOG, "--format", "json"]
-    secs, _ = median_run(log_cmd)
+    grep_cmd = ["grep", "-c", '"id":51803', LOG]
+    res["e_grep_s"], grep_runs, secs, _, res["e_over_grep"] = paired(grep_cmd, log_cmd)
     res["log_bytes"] = size
     res["log_shardkey_MBps"] = size / 1e6 / secs
     py_secs, py_n = python_json_baseline(LOG)
@@ -161,16 +171,14 @@ def main():
     res["log_slow_queries"] = py_n
     # (e) against a byte search for the slow-query lines.
     res["e_shardkey_s"] = secs
-    res["e_grep_s"], grep_runs = median_run(["grep", "-c", '"id":51803', LOG])
     res["e_grep_count"] = int(grep_runs[0][2])
-    res["e_over_grep"] = secs / res["e_grep_s"]
 
     print(f"machine: {res['machine']}")
     print(f"collection: {res['documents']:,} documents; sample {SAMPLE:,}; {len(KEYS)} candidates")
     print(f"(a) I/O floor (same driver reads, nothing done):   {res['a_io_floor_s']:.2f} s")
     print(f"(b) server pipeline x {len(KEYS)} (pymongo):            {res['b_server_pipeline_s']:.2f} s")
     print(f"(c) shardkey analyze, {len(KEYS)} candidates:            {res['c_shardkey_s']:.2f} s, peak RSS {res['c_peak_rss_bytes'] / 2**20:.0f} MiB")
-    print(f"(c)/(a) = {res['c_over_a']:.2f}   (b)/(c) = {res['b_over_c']:.2f}   "
+    print(f"(c)/(a) = {res['c_over_a']:.2f} (median of {PAIRS} alternating pairs)   (b)/(c) = {res['b_over_c']:.2f}   "
           f"(our stream, nothing done {res['a_decode_floor_s']:.2f} s, pymongo raw {res['a_pymongo_raw_s']:.2f} s)")
     print(f"whole collection ({res['documents']:,}): (a) raw read {res['whole_a_io_floor_s']:.2f} s, pymongo raw "
           f"{res['whole_a_pymongo_raw_s']:.2f} s, (b) {res['whole_b_server_pipeline_s']:.2f} s, (c) {res['whole_c_shardkey_s']:.2f} s "
