@@ -49,14 +49,18 @@ def median_run(cmd):
     return statistics.median(r[0] for r in runs), runs
 
 
-def paired(base, ours, pairs=PAIRS):
+PAIR_RATIOS = {}
+
+
+def paired(base, ours, label, pairs=PAIRS):
     """`base` and `ours` run alternately: (median base s, base runs, median ours s, ours runs,
     median of the per-pair ratios ours/base)."""
     b_runs, o_runs = [], []
     for _ in range(pairs):
         b_runs.append(timed(base))
         o_runs.append(timed(ours))
-    ratio = statistics.median(o[0] / b[0] for b, o in zip(b_runs, o_runs))
+    PAIR_RATIOS[label] = [round(o[0] / b[0], 3) for b, o in zip(b_runs, o_runs)]
+    ratio = statistics.median(PAIR_RATIOS[label])
     med = lambda runs: statistics.median(r[0] for r in runs)
     return med(b_runs), b_runs, med(o_runs), o_runs, ratio
 
@@ -119,7 +123,7 @@ def main():
     res["a_decode_floor_s"], _ = median_run(floor_cmd)
     res["a_pymongo_raw_s"] = statistics.median(pymongo_raw(client, SAMPLE, res["documents"])[0] for _ in range(RUNS))
     res["b_server_pipeline_s"] = statistics.median(server_pipeline(client) for _ in range(RUNS))
-    res["a_io_floor_s"], _, res["c_shardkey_s"], runs, res["c_over_a"] = paired(floor_cmd + ["--raw"], ours_cmd)
+    res["a_io_floor_s"], _, res["c_shardkey_s"], runs, res["c_over_a"] = paired(floor_cmd + ["--raw"], ours_cmd, "c_over_a")
     res["c_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
     res["b_over_c"] = res["b_server_pipeline_s"] / res["c_shardkey_s"]
 
@@ -128,7 +132,7 @@ def main():
     swap = lambda cmd: [whole if x == str(SAMPLE) else x for x in cmd]
     res["whole_a_pymongo_raw_s"] = statistics.median(pymongo_raw(client, res["documents"], res["documents"])[0] for _ in range(RUNS))
     res["whole_b_server_pipeline_s"] = server_pipeline(client, res["documents"])
-    res["whole_a_io_floor_s"], _, res["whole_c_shardkey_s"], runs, res["whole_c_over_a"] = paired(swap(floor_cmd) + ["--raw"], swap(ours_cmd))
+    res["whole_a_io_floor_s"], _, res["whole_c_shardkey_s"], runs, res["whole_c_over_a"] = paired(swap(floor_cmd) + ["--raw"], swap(ours_cmd), "whole_c_over_a")
     res["whole_c_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
     res["whole_b_over_c"] = res["whole_b_server_pipeline_s"] / res["whole_c_shardkey_s"]
 
@@ -137,7 +141,7 @@ def main():
     res["d_export_bytes"] = os.path.getsize(export)
     d_cmd = [BIN, "analyze", "--docs", export, "--collection", NS, "--format", "json"] + KEY_ARGS
     duck_cmd = [os.environ["DUCKDB_PYTHON"], "scripts/bench_duckdb.py", export, ",".join(KEYS)]
-    res["d_duckdb_s"], duck_runs, res["d_shardkey_s"], runs, res["d_over_duckdb"] = paired(duck_cmd, d_cmd)
+    res["d_duckdb_s"], duck_runs, res["d_shardkey_s"], runs, res["d_over_duckdb"] = paired(duck_cmd, d_cmd, "d_over_duckdb")
     res["d_shardkey_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
     res["d_duckdb_peak_rss_bytes"] = max(r[1] or 0 for r in duck_runs)
     duck = json.loads(duck_runs[0][2])
@@ -163,7 +167,7 @@ def main():
     log_cmd = [BIN, "analyze", "--docs", "fixtures/events.ndjson", "--collection", NS, "--key", "{_id: 1}",
                "--queries", LOG, "--format", "json"]
     grep_cmd = ["grep", "-c", '"id":51803', LOG]
-    res["e_grep_s"], grep_runs, secs, _, res["e_over_grep"] = paired(grep_cmd, log_cmd)
+    res["e_grep_s"], grep_runs, secs, _, res["e_over_grep"] = paired(grep_cmd, log_cmd, "e_over_grep")
     res["log_bytes"] = size
     res["log_shardkey_MBps"] = size / 1e6 / secs
     py_secs, py_n = python_json_baseline(LOG)
@@ -196,6 +200,7 @@ def main():
           f"python json.loads baseline {res['log_python_json_MBps']:.0f} MB/s ({py_n:,} slow queries)")
     print(f"(e) log: shardkey {res['e_shardkey_s']:.2f} s, grep -c {res['e_grep_s']:.2f} s ({res['e_grep_count']:,} lines): "
           f"ratio {res['e_over_grep']:.1f}")
+    res["pair_ratios"] = PAIR_RATIOS
     with open(OUT, "w") as f:
         json.dump(res, f, indent=1)
 
