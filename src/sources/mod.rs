@@ -12,6 +12,7 @@
 pub mod docs;
 pub mod files;
 pub(crate) mod json_number;
+pub(crate) mod json_string;
 pub mod live;
 pub mod projected;
 pub mod queries;

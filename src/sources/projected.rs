@@ -137,16 +137,8 @@ impl<'a> Scan<'a> {
         self.i += 1;
         let start = self.i;
         let mut escaped = false;
-        // Eight bytes at a time up to the first that is not plain text (SWAR).
-        while let Some(chunk) = self.b.get(self.i..self.i + 8) {
-            let w = u64::from_le_bytes(chunk.try_into().ok()?);
-            let special = has_byte(w, b'"') | has_byte(w, b'\\') | has_less_than(w, 0x20);
-            if special != 0 {
-                self.i += (special.trailing_zeros() / 8) as usize;
-                break;
-            }
-            self.i += 8;
-        }
+        // Up to the first byte that is not plain text, eight at a time.
+        self.i += super::json_string::special_at(&self.b[self.i..]).unwrap_or(self.b.len() - self.i);
         loop {
             match *self.b.get(self.i)? {
                 b'"' => {
@@ -399,23 +391,6 @@ fn common_dollar(key: &[u8], form: Form) -> Option<Dollar> {
         b"$numberDecimal" => d(16, Bson::Decimal128(text(form)?.parse::<Decimal128>().ok()?)),
         _ => None,
     }
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit set in each byte of `w` that equals `b` (exact for the lowest such byte,
-/// which is all `string` uses).
-#[inline]
-fn has_byte(w: u64, b: u8) -> u64 {
-    let x = w ^ (LO * b as u64);
-    x.wrapping_sub(LO) & !x & HI
-}
-
-/// The high bit set in each byte of `w` below `n` (n ≤ 128; exact for the lowest such byte).
-#[inline]
-fn has_less_than(w: u64, n: u8) -> u64 {
-    w.wrapping_sub(LO * n as u64) & !w & HI
 }
 
 fn decimal_digits(mut n: usize) -> usize {
