@@ -8,7 +8,7 @@
 
 pub mod sketch;
 
-use crate::bsonx::path::{lookup_from_top, lookup_raw, top_fields, Top};
+use crate::bsonx::path::{lookup_from_top, top_fields, Top};
 use crate::bsonx::{cmp_tuple, keystring, DocRef, Found, ValueRef};
 use self::sketch::{HyperLogLog, MisraGries};
 use crate::model::ShardKey;
@@ -143,11 +143,10 @@ impl Dense {
         }
         let small = self.budget / 16;
         let growth = |cap_bytes: usize, cap: usize| if cap_bytes <= small { cap } else { cap / 8 };
-        let need_arena =
+        let mut need_arena =
             if after > self.arena.capacity() { growth(self.arena.capacity(), self.arena.capacity()).max(b.len()).max(4096) } else { 0 };
         let mut need_ends =
             if self.ends.len() == self.ends.capacity() { growth(self.ends.capacity() * 4, self.ends.capacity()).max(1024) } else { 0 };
-        let mut need_arena = need_arena;
         // Room for every value the source expects at once, the arena sized from the values so
         // far, when the budget has it: each growth copies the whole into fresh pages.
         if need_ends > 0 && self.expected > self.len() && self.len() >= 1024 {
@@ -709,11 +708,22 @@ pub struct Sample {
     /// `NO_CREATION_TIME` otherwise: when documents were created, whatever order they were loaded in.
     pub created: Vec<u32>,
     created_cap: usize,
+    /// `fields_read` of the keys: the top-level names `add_batch` finds in one pass.
+    names: std::sync::Arc<[String]>,
 }
 
 /// The creation time an ObjectId `_id` carries (seconds), or `NO_CREATION_TIME`.
 fn creation_time(doc: DocRef<'_>) -> u32 {
     creation_time_of(doc.lookup("_id"))
+}
+
+/// `doc.lookup(path)`, from what `top_fields` found of its first part (`tops[slot]`) when
+/// the document is raw and the pass found it.
+fn lookup_in<'a>(doc: DocRef<'a>, tops: &[Top<'a>], slot: Option<usize>, path: &str) -> Found<ValueRef<'a>> {
+    match (doc, slot.and_then(|i| tops.get(i))) {
+        (DocRef::Raw(raw), Some(&top)) => lookup_from_top(raw, top, path).map(ValueRef::Raw),
+        _ => doc.lookup(path),
+    }
 }
 
 /// `creation_time` from what a lookup of `_id` found.
@@ -740,6 +750,7 @@ impl Sample {
             keys: keys.iter().cloned().map(KeySample::new).collect(),
             created: Vec::new(),
             created_cap: RESERVOIR * 50,
+            names: Self::fields_read(keys).into(),
         }
     }
 
@@ -748,9 +759,10 @@ impl Sample {
     pub fn with_budget(keys: &[ShardKey], budget_bytes: u64) -> Self {
         let (exact, reservoir) = limits_for(budget_bytes, keys.len());
         let dense = (budget_bytes / keys.len().max(1) as u64).min(u32::MAX as u64) as usize;
+        let names = Self::fields_read(keys).into();
         let keys = keys.iter().cloned().map(|k| KeySample::with_budget(k, dense, exact, reservoir)).collect();
         let created_cap = (budget_bytes / CREATED_BUDGET_SHARE / 4) as usize;
-        Sample { num_docs: 0, total_bytes: 0, keys, created: Vec::new(), created_cap }
+        Sample { num_docs: 0, total_bytes: 0, keys, created: Vec::new(), created_cap, names }
     }
 
     /// A pass for insertion order only (no value counts once past the dense budget).
@@ -782,8 +794,8 @@ impl Sample {
         use rayon::prelude::*;
         // The key fields' (and `_id`'s) top-level values of each raw document, found in one
         // pass for all keys.
-        let names = Self::fields_read(&self.keys.iter().map(|k| k.key.clone()).collect::<Vec<_>>());
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let held = std::sync::Arc::clone(&self.names);
+        let names: Vec<&str> = held.iter().map(String::as_str).collect();
         let tops: Vec<Vec<Top>> = batch
             .par_iter()
             .map_init(Vec::new, |hints: &mut Vec<usize>, d| match d.view() {
@@ -795,28 +807,16 @@ impl Sample {
                 DocRef::Doc(_) => Vec::new(),
             })
             .collect();
-        let id = names.iter().position(|n| *n == "_id");
+        // A path's place among `names` (its first part's).
+        let slot = |path: &str| names.iter().position(|n| *n == path.split('.').next().unwrap_or(path));
+        let id = slot("_id");
         for (d, t) in batch.iter().zip(&tops) {
-            self.count_doc_with(
-                || match (d.view(), id.and_then(|i| t.get(i))) {
-                    (DocRef::Raw(raw), Some(&top)) => creation_time_of(lookup_from_top(raw, top, "_id").map(ValueRef::Raw)),
-                    (view, _) => creation_time(view),
-                },
-                d.bson_size,
-            );
+            self.count_doc_with(|| creation_time_of(lookup_in(d.view(), t, id, "_id")), d.bson_size);
         }
         self.keys.par_iter_mut().for_each(|k| {
-            // Each field's place among `names`.
-            let slots: Vec<usize> =
-                k.key.paths().map(|p| names.iter().position(|n| *n == p.split('.').next().unwrap_or(p)).unwrap_or(usize::MAX)).collect();
+            let slots: Vec<Option<usize>> = k.key.paths().map(slot).collect();
             for (d, t) in batch.iter().zip(&tops) {
-                match d.view() {
-                    DocRef::Raw(raw) if !t.is_empty() => k.add_found(|i, path| match t.get(slots[i]) {
-                        Some(&top) => lookup_from_top(raw, top, path).map(ValueRef::Raw),
-                        None => lookup_raw(raw, path).map(ValueRef::Raw),
-                    }),
-                    view => k.add_ref(view),
-                }
+                k.add_found(|i, path| lookup_in(d.view(), t, slots[i], path));
             }
         });
     }
