@@ -75,7 +75,17 @@ pub struct QueryLog {
 #[derive(Debug)]
 enum Staged {
     Ready(Box<Query>),
-    Light { ns: std::sync::Arc<str>, d: Deferred },
+    Light { ns: std::sync::Arc<str>, at: InBlock },
+}
+
+/// Where the line of an operation a light read counted is in the block being read.
+#[derive(Debug)]
+struct InBlock {
+    start: usize,
+    len: usize,
+    lineno: u64,
+    /// Which of the line's operations.
+    index: u32,
 }
 
 /// What holds a deferred operation's slot until `resolve`. The empty filter is cloned
@@ -85,13 +95,13 @@ fn placeholder(ns: String) -> Query {
     Query::new(crate::model::Op::Find, ns, EMPTY.clone(), crate::model::QueryOrigin::SlowQueryLog)
 }
 
-/// An operation counted from a light read of its line (`light`), parsed only if kept.
+/// An operation counted from a light read of its line (`light`), parsed only if kept: its
+/// line copied out of its block (checked as UTF-8 there; `resolve` checks it again, in parallel).
 #[derive(Debug, Clone)]
-enum Deferred {
-    /// In the block being read: the line's bytes.
-    InBlock { start: usize, len: usize, lineno: u64, index: u32 },
-    /// Copied out of its block (checked as UTF-8 there; `resolve` checks it again, in parallel).
-    Line { text: std::sync::Arc<[u8]>, lineno: u64, index: u32 },
+struct Deferred {
+    text: std::sync::Arc<[u8]>,
+    lineno: u64,
+    index: u32,
 }
 
 /// Something that sees every operation read, in parallel parts merged in file order.
@@ -240,14 +250,12 @@ impl QueryLog {
     }
 
     /// Count an operation a light read found (`push` without a window or a sink, which
-    /// need the parsed line): a placeholder holds its place until `resolve`.
-    fn push_deferred(&mut self, ns: std::sync::Arc<str>, d: Deferred) {
+    /// need the parsed line) and stage it: a part read light does (`process_block`), and
+    /// `merge_block` offers it, a placeholder holding its place until `resolve`.
+    fn push_deferred(&mut self, ns: std::sync::Arc<str>, at: InBlock) {
+        debug_assert!(self.staging, "only a staging part reads light");
         self.count(&ns);
-        if self.staging {
-            self.staged.push(Staged::Light { ns, d });
-        } else if let Some(j) = self.slot_for(&ns) {
-            self.place_deferred(j, &ns, d);
-        }
+        self.staged.push(Staged::Light { ns, at });
     }
 
     /// Slot `j` waits for `d`'s line. A slot that already waits keeps its placeholder
@@ -288,36 +296,32 @@ impl QueryLog {
         let mut last: Option<(usize, std::sync::Arc<[u8]>)> = None;
         // A deferred operation the sample takes gets its own copy of its line (shared by
         // the line's operations).
-        let mut own = |d: Deferred| match d {
-            Deferred::InBlock { start, len, lineno, index } => {
-                let text = match &last {
-                    Some((s, t)) if *s == start => t.clone(),
-                    _ => {
-                        let t: std::sync::Arc<[u8]> = block[start..start + len].into();
-                        last = Some((start, t.clone()));
-                        t
-                    }
-                };
-                Deferred::Line { text, lineno, index }
-            }
-            line => line,
+        let mut own = |at: InBlock| {
+            let text = match &last {
+                Some((s, t)) if *s == at.start => t.clone(),
+                _ => {
+                    let t: std::sync::Arc<[u8]> = block[at.start..at.start + at.len].into();
+                    last = Some((at.start, t.clone()));
+                    t
+                }
+            };
+            Deferred { text, lineno: at.lineno, index: at.index }
         };
         for item in std::mem::take(&mut other.staged) {
             match item {
                 Staged::Ready(q) => self.offer_parsed(*q),
-                Staged::Light { ns, d } => {
+                Staged::Light { ns, at } => {
                     if let Some(j) = self.slot_for(&ns) {
-                        self.place_deferred(j, &ns, own(d));
+                        self.place_deferred(j, &ns, own(at));
                     }
                 }
             }
         }
-        let mut deferred = std::mem::take(&mut other.deferred).into_iter();
+        // Only the log being read holds placeholders (`resolve` empties it): a merged log's
+        // queries are parsed.
+        debug_assert!(other.deferred.is_empty(), "a log is merged before its kept lines are parsed");
         for q in other.queries {
-            let d = deferred.next().flatten();
-            if let Some(j) = self.offer(q) {
-                self.set_deferred(j, d.map(&mut own));
-            }
+            self.offer_parsed(q);
         }
         self.diffs.extend(other.diffs.into_iter().filter(|d| self.only.as_ref().is_none_or(|ns| ns == &d.ns)));
         self.records += other.records;
@@ -345,7 +349,7 @@ impl QueryLog {
         let mut line_of: std::collections::HashMap<*const u8, usize> = std::collections::HashMap::new();
         let mut slots: Vec<(usize, usize, u32)> = Vec::new();
         for (j, d) in deferred.into_iter().enumerate() {
-            let Some(Deferred::Line { text, lineno, index }) = d else { continue };
+            let Some(Deferred { text, lineno, index }) = d else { continue };
             let l = *line_of.entry(Arc::as_ptr(&text) as *const u8).or_insert_with(|| {
                 lines.push((text.clone(), lineno));
                 lines.len() - 1
@@ -440,8 +444,8 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
                             };
                             let start = raw.as_ptr() as usize - block.as_ptr() as usize;
                             for index in 0..found.ops {
-                                let d = Deferred::InBlock { start, len: raw.len(), lineno: *lineno, index: index as u32 };
-                                part.push_deferred(ns.clone(), d);
+                                let at = InBlock { start, len: raw.len(), lineno: *lineno, index: index as u32 };
+                                part.push_deferred(ns.clone(), at);
                             }
                         }
                         continue;
