@@ -100,22 +100,17 @@ struct Dense {
     top: Vec<ValueCount>,
 }
 
-/// In `Dense::sort`'s numbers: the entry fits the 8 bytes they hold.
+/// How many bytes of an entry `Dense::sort` compares as one number: 11, with the entry's
+/// index (32 bits) and whether it ends within them (1 bit) beside them in a u128. A
+/// number's encoding is 11 bytes (type, tag, f64, tag), so numbers whose first bytes all
+/// entries share still fit; with 8, every run of equal doubles was sorted a second time.
+const WIDE: usize = 11;
+
+/// In `Dense::sort`'s numbers: the entry fits the `WIDE` bytes they hold.
 const FITS: u128 = 1 << 32;
 
-/// The 8 bytes of `e` from `at` (zero past its end) as a number, and whether `e` ends within them.
-fn prefix_at(e: &[u8], at: usize) -> (u64, bool) {
-    let tail = &e[at.min(e.len())..];
-    if let Some(b) = tail.first_chunk::<8>() {
-        return (u64::from_be_bytes(*b), tail.len() == 8);
-    }
-    // Byte by byte: a copy of a length not known at compile time is a call to memcpy.
-    let mut p = [0u8; 8];
-    for (d, s) in p.iter_mut().zip(tail) {
-        *d = *s;
-    }
-    (u64::from_be_bytes(p), true)
-}
+/// Where `Dense::sort`'s numbers start their `WIDE` bytes: the bits below hold the flag and index.
+const PREFIX_SHIFT: u32 = 40;
 
 /// Set bit `i` of `Dense::starts`.
 fn mark_run_start(starts: &mut [u64], i: usize) {
@@ -130,6 +125,33 @@ impl Dense {
 
     fn len(&self) -> usize {
         self.ends.len()
+    }
+
+    /// The `WIDE` bytes of entry `i` from `at` (zero past its end) as the top bits of a
+    /// number, and whether the entry ends within them. Read from the arena as 16 bytes and
+    /// masked: a copy of a length not known at compile time is a call to memcpy, which was
+    /// an eighth of the sort.
+    fn prefix(&self, i: usize, at: usize) -> (u128, bool) {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        let end = self.ends[i] as usize;
+        let from = start + at;
+        let avail = end.saturating_sub(from);
+        if avail == 0 {
+            return (0, true);
+        }
+        let bytes = match self.arena.get(from..from + 16).and_then(|b| b.first_chunk::<16>()) {
+            Some(b) => *b,
+            None => {
+                // Only the last entries of the arena: fewer than 16 bytes follow them.
+                let mut b = [0u8; 16];
+                for (d, s) in b.iter_mut().zip(&self.arena[from..end]) {
+                    *d = *s;
+                }
+                b
+            }
+        };
+        let take = avail.min(WIDE) as u32;
+        (u128::from_be_bytes(bytes) & !(u128::MAX >> (take * 8)), avail <= WIDE)
     }
 
     /// Add one value; false (nothing added) when the budget would be passed. The
@@ -178,31 +200,30 @@ impl Dense {
                 (1..n).fold(first.len(), |l, i| l.min(first.iter().zip(self.entry(i)).take_while(|(a, b)| a == b).count()))
             }
         };
-        let prefix = |e: &[u8]| prefix_at(e, skip);
         let held = self.arena.capacity() + self.ends.capacity() * 4;
         // Room for a (prefix, fits, entry) array as numbers, and the order.
         if held + self.len() * (std::mem::size_of::<u128>() + 4) <= self.budget {
-            // Sorted as plain numbers: by 8 bytes of the entry, then (within equal bytes) by
-            // entry. Entries that fit these bytes are equal when their bytes are (the encoding
-            // is prefix-free: zero padding cannot make two values alike, nor a value that fits
-            // alike one that does not); a run of longer entries is sorted again by their next
-            // 8 bytes, and so on: numbers compared all the way, no bytes.
+            // Sorted as plain numbers: by `WIDE` bytes of the entry, then (within equal bytes)
+            // by entry. Entries that fit these bytes are equal when their bytes are (the
+            // encoding is prefix-free: zero padding cannot make two values alike, nor a value
+            // that fits alike one that does not); a run of longer entries is sorted again by
+            // their next `WIDE` bytes, and so on: numbers compared all the way, no bytes.
             let key = |i: usize, at: usize| {
-                let (p, fits) = prefix_at(self.entry(i), at);
-                (p as u128) << 64 | if fits { FITS } else { 0 } | i as u128
+                let (p, fits) = self.prefix(i, at);
+                p | if fits { FITS } else { 0 } | i as u128
             };
             let mut keys: Vec<u128> = (0..self.len()).map(|i| key(i, skip)).collect();
             keys.sort_unstable();
             let mut starts = vec![0u64; keys.len().div_ceil(64)];
             // (start, end, offset of the bytes `keys[start..end]` were sorted by): a list, not
-            // recursion, as a long value takes one level per 8 bytes.
+            // recursion, as a long value takes one level per `WIDE` bytes.
             let mut work = vec![(0, keys.len(), skip)];
             while let Some((lo, hi, at)) = work.pop() {
                 let mut i = lo;
                 while i < hi {
-                    let p = keys[i] >> 64;
+                    let p = keys[i] >> PREFIX_SHIFT;
                     let mut j = i + 1;
-                    while j < hi && keys[j] >> 64 == p {
+                    while j < hi && keys[j] >> PREFIX_SHIFT == p {
                         j += 1;
                     }
                     if j - i == 1 || keys[i] & FITS != 0 {
@@ -210,10 +231,10 @@ impl Dense {
                         mark_run_start(&mut starts, i);
                     } else {
                         for k in &mut keys[i..j] {
-                            *k = key(*k as u32 as usize, at + 8);
+                            *k = key(*k as u32 as usize, at + WIDE);
                         }
                         keys[i..j].sort_unstable();
-                        work.push((i, j, at + 8));
+                        work.push((i, j, at + WIDE));
                     }
                     i = j;
                 }
@@ -226,8 +247,8 @@ impl Dense {
             // out at once; each run is put back in insertion order after.
             let mut order: Vec<u32> = (0..self.len() as u32).collect();
             order.sort_unstable_by(|&a, &b| {
-                let (ea, eb) = (self.entry(a as usize), self.entry(b as usize));
-                prefix(ea).0.cmp(&prefix(eb).0).then_with(|| ea.cmp(eb))
+                let (a, b) = (a as usize, b as usize);
+                self.prefix(a, skip).0.cmp(&self.prefix(b, skip).0).then_with(|| self.entry(a).cmp(self.entry(b)))
             });
             // Runs found once, by comparing neighbours, and marked: every later pass reads the bits.
             let mut starts = vec![0u64; order.len().div_ceil(64)];
@@ -948,12 +969,13 @@ mod tests {
 
     #[test]
     fn both_sorts_give_key_order_with_equal_values_in_insertion_order() {
-        // Entries sharing long prefixes, some fitting 8 bytes past them and some not, many equal.
+        // Entries sharing long prefixes, some fitting `WIDE` bytes past them and some not, many
+        // equal; the last ones are read from the arena's end (fewer than 16 bytes follow them).
         let mut r = crate::util::splitmix::SplitMix64(3);
         let values: Vec<Vec<u8>> = (0..20_000)
             .map(|_| {
                 let mut v = b"common-prefix-".to_vec();
-                // Up to 30 bytes past the prefix: sorted by up to four 8-byte steps.
+                // Up to 30 bytes past the prefix: sorted by up to three `WIDE`-byte steps.
                 let len = r.below(31) as usize;
                 v.extend((0..len).map(|_| b'a' + r.below(3) as u8));
                 v
