@@ -103,12 +103,8 @@ pub fn natural_fields(key: &ShardKey, key_space: &[(Vec<Bson>, u64)]) -> Vec<(us
 /// Pearson correlation between key order and creation time, over the documents with one.
 /// `positions_in_key_order` are sample positions (indices into `created`).
 pub fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]) -> (Option<f64>, u64) {
-    let times: Vec<u64> = positions_in_key_order
-        .iter()
-        .filter_map(|&p| created.get(p as usize).copied())
-        .filter(|&t| t != NO_CREATION_TIME)
-        .map(u64::from)
-        .collect();
+    let times: Vec<u32> =
+        positions_in_key_order.iter().filter_map(|&p| created.get(p as usize).copied()).filter(|&t| t != NO_CREATION_TIME).collect();
     let n = times.len() as u64;
     (monotonicity::pearson_with_index(&times).map(|r| (r * 1e10).round() / 1e10), n)
 }

@@ -262,7 +262,8 @@ pub fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPattern, re
     if chunks.is_empty() {
         return share;
     }
-    let mut spread = |to: &dyn Fn(&Vec<Bson>) -> Vec<Bson>| {
+    // Each recent value's chunk, the value as given (no copy) or cut to its group.
+    let mut spread = |to: &dyn for<'a> Fn(&'a [Bson]) -> std::borrow::Cow<'a, [Bson]>| {
         for v in recent {
             share[chunks[chunk_of(chunks, &to(v))].shard] += 1.0;
         }
@@ -280,10 +281,10 @@ pub fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPattern, re
             s[chunks[0].shard] = 1.0;
             return s;
         }
-        InsertPattern::TopOfGroup(g) => spread(&|v: &Vec<Bson>| {
+        InsertPattern::TopOfGroup(g) => spread(&|v: &[Bson]| {
             v.iter().enumerate().map(|(i, x)| if i < g { x.clone() } else { Bson::MaxKey }).collect()
         }),
-        InsertPattern::LikeRecent => spread(&|v: &Vec<Bson>| v.clone()),
+        InsertPattern::LikeRecent => spread(&|v: &[Bson]| std::borrow::Cow::Borrowed(v)),
     }
     share
 }
