@@ -655,7 +655,9 @@ impl KeySample {
         let fields = self.key.fields.len();
         let mut v: Vec<(Vec<Bson>, u64)> = match &self.counts {
             Counts::Dense(d) if d.distinct() <= SUMMARY_POINTS => {
-                d.run_starts().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c as u64)).collect()
+                let mut out = Vec::with_capacity(d.distinct());
+                out.extend(d.run_starts().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c as u64)));
+                out
             }
             Counts::Dense(d) => {
                 let step = d.len().div_ceil(SUMMARY_POINTS);
@@ -682,7 +684,12 @@ impl KeySample {
                 acc.into_values().map(|(k, w)| (k, (w.round() as u64).max(1))).collect()
             }
         };
-        v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
+        // The dense pass lists values in key order already (its encoding sorts as `cmp_tuple`
+        // does); only hashing a field reorders them.
+        if !matches!(self.counts, Counts::Dense(_)) || self.key.hashed_position().is_some() {
+            v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
+        }
+        debug_assert!(v.is_sorted_by(|a, b| cmp_tuple(&a.0, &b.0).is_le()));
         v
     }
 
@@ -889,6 +896,35 @@ mod tests {
         assert_eq!(s.docs_counted(), 4);
         // key order: null (positions 1, 2), then 2 (positions 0, 3: the array document is not counted)
         assert_eq!(s.insertion_positions_in_key_order(), vec![1, 2, 0, 3]);
+    }
+
+    #[test]
+    fn dense_key_space_values_come_in_mongodb_order_without_a_sort() {
+        use bson::{oid::ObjectId, Bson, DateTime};
+        // Mixed types, cross-type equal numbers, compound keys, past SUMMARY_POINTS too.
+        let mut r = crate::util::splitmix::SplitMix64(11);
+        let value = |r: &mut crate::util::splitmix::SplitMix64| match r.below(7) {
+            0 => Bson::Int32(r.below(50) as i32 - 25),
+            1 => Bson::Int64(r.below(50) as i64 - 25),
+            2 => Bson::Double(r.below(100) as f64 / 2.0 - 25.0),
+            3 => Bson::String(format!("s{}", r.below(40))),
+            4 => Bson::ObjectId(ObjectId::from_bytes([r.below(3) as u8; 12])),
+            5 => Bson::DateTime(DateTime::from_millis(r.below(1000) as i64)),
+            _ => Bson::Null,
+        };
+        for (key, n) in [("{a: 1}", 2_000usize), ("{a: 1, b: 1}", 2_000), ("{a: 1}", 250_000)] {
+            let mut s = KeySample::with_budget(ShardKey::parse(key).unwrap(), 1 << 30, EXACT_LIMIT, RESERVOIR);
+            for i in 0..n {
+                let a = if n > SUMMARY_POINTS { Bson::Int64(r.below(1 << 40) as i64 + i as i64) } else { value(&mut r) };
+                s.add(&doc! {"a": a, "b": value(&mut r)});
+            }
+            s.finish();
+            assert!(matches!(s.counts, Counts::Dense(_)));
+            let got = s.key_space_values();
+            let mut sorted = got.clone();
+            sorted.sort_by(|x, y| cmp_tuple(&x.0, &y.0));
+            assert_eq!(got, sorted, "{key}, {n} documents");
+        }
     }
 
     #[test]
