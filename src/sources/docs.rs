@@ -81,7 +81,7 @@ pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Bat
             .par_iter()
             .map(|(lineno, raw)| {
                 let text = simdutf8::basic::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
-                if let Some((doc, bson_size)) = projection.and_then(|p| projected::read_raw(raw, p)) {
+                if let Some((doc, bson_size)) = projection.and_then(|p| projected::read_raw(text, p)) {
                     return Ok(SampledDoc { body: crate::model::DocBody::Raw(doc), bson_size });
                 }
                 let (doc, bson_size) = projected::full(text, projection)

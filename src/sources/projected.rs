@@ -61,8 +61,8 @@ impl Projection {
 
 /// The projected document and the whole document's BSON size, or `None` when the line
 /// needs the full parse (which then also reports any error).
-pub fn read(line: &[u8], projection: &Projection) -> Option<(Document, usize)> {
-    let mut s = Scan { b: line, i: 0, depth: 0, keys: Vec::new() };
+pub fn read(line: &str, projection: &Projection) -> Option<(Document, usize)> {
+    let mut s = Scan::new(line);
     s.ws();
     if s.peek()? != b'{' {
         return None;
@@ -73,8 +73,8 @@ pub fn read(line: &[u8], projection: &Projection) -> Option<(Document, usize)> {
 }
 
 /// `read` as raw BSON (the form the sample reads without decoding: see `model::DocBody`).
-pub fn read_raw(line: &[u8], projection: &Projection) -> Option<(bson::RawDocumentBuf, usize)> {
-    let mut s = Scan { b: line, i: 0, depth: 0, keys: Vec::new() };
+pub fn read_raw(line: &str, projection: &Projection) -> Option<(bson::RawDocumentBuf, usize)> {
+    let mut s = Scan::new(line);
     s.ws();
     if s.peek()? != b'{' {
         return None;
@@ -113,7 +113,7 @@ const MAX_DEPTH: u32 = 100;
 #[derive(Clone, Copy)]
 enum Form<'a> {
     /// A string without escapes.
-    Str(&'a [u8]),
+    Str(&'a str),
     /// A plain integer literal.
     Int(i64),
     /// `{"$numberLong": "…"}`.
@@ -126,6 +126,9 @@ enum Form<'a> {
 type Value<'a> = (usize, Option<Bson>, Form<'a>);
 
 struct Scan<'a> {
+    /// The line, as text for the strings kept (checked UTF-8 once, by the caller's type)
+    /// and as bytes for the walk.
+    t: &'a str,
     b: &'a [u8],
     i: usize,
     depth: u32,
@@ -134,6 +137,10 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
+    fn new(line: &'a str) -> Self {
+        Scan { t: line, b: line.as_bytes(), i: 0, depth: 0, keys: Vec::new() }
+    }
+
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
@@ -155,7 +162,7 @@ impl<'a> Scan<'a> {
     /// A string at `"`: its raw content and whether it holds escapes. Control
     /// characters are invalid JSON: the full parse reports them.
     #[inline]
-    fn string(&mut self) -> Option<(&'a [u8], bool)> {
+    fn string(&mut self) -> Option<(&'a str, bool)> {
         self.i += 1;
         let start = self.i;
         let mut escaped = false;
@@ -164,7 +171,8 @@ impl<'a> Scan<'a> {
         loop {
             match *self.b.get(self.i)? {
                 b'"' => {
-                    let s = &self.b[start..self.i];
+                    // Both ends are next to a quote: on character boundaries.
+                    let s = self.t.get(start..self.i)?;
                     self.i += 1;
                     return Some((s, escaped));
                 }
@@ -215,6 +223,7 @@ impl<'a> Scan<'a> {
                 if escaped {
                     return None;
                 }
+                let (name, key) = (key, key.as_bytes());
                 // Duplicate keys: serde_json keeps the last value in the first place; leave that to it.
                 let bit = 1u64 << ((key.len() * 31 + *key.first().unwrap_or(&0) as usize + 7 * *key.last().unwrap_or(&0) as usize) & 63);
                 if bloom & bit != 0 && self.keys[frame..].contains(&key) {
@@ -234,7 +243,7 @@ impl<'a> Scan<'a> {
                     first = Some((key, form));
                 }
                 if let Some(v) = v {
-                    put(std::str::from_utf8(key).ok()?, v);
+                    put(name, v);
                 }
                 if self.closed_after_item(b'}')? {
                     break;
@@ -274,7 +283,7 @@ impl<'a> Scan<'a> {
                     let text: String = serde_json::from_slice(&self.b[start..self.i]).ok()?;
                     return Some((5 + text.len(), build.then(|| Bson::String(text)), Form::Other));
                 }
-                let v = if build { Some(Bson::String(std::str::from_utf8(s).ok()?.to_string())) } else { None };
+                let v = if build { Some(Bson::String(s.to_string())) } else { None };
                 Some((5 + s.len(), v, Form::Str(s)))
             }
             b't' => self.literal(b"true", 1, Bson::Boolean(true), build),
@@ -303,7 +312,13 @@ impl<'a> Scan<'a> {
         let text = &self.b[start..self.i];
         // `-0` is a double for serde_json; longer integers may be u64 or f64.
         if !n.fraction && !n.exponent && n.int_digits <= 18 && text != b"-0" {
-            let v: i64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+            // At most 18 digits (the grammar checked above): no overflow.
+            let (neg, digits) = match text.split_first() {
+                Some((b'-', rest)) => (true, rest),
+                _ => (false, text),
+            };
+            let v = digits.iter().fold(0i64, |a, d| a * 10 + (d - b'0') as i64);
+            let v = if neg { -v } else { v };
             return Some(match i32::try_from(v) {
                 Ok(x) => (4, build.then_some(Bson::Int32(x)), Form::Int(v)),
                 Err(_) => (8, build.then_some(Bson::Int64(v)), Form::Int(v)),
@@ -393,7 +408,7 @@ impl Dollar {
 fn common_dollar(key: &[u8], form: Form) -> Option<Dollar> {
     fn text<'s>(f: Form<'s>) -> Option<&'s str> {
         match f {
-            Form::Str(s) => std::str::from_utf8(s).ok(),
+            Form::Str(s) => Some(s),
             _ => None,
         }
     }
@@ -442,10 +457,10 @@ mod tests {
 
     fn same(line: &str, fields: &[&str]) -> bool {
         let p = Projection::new(fields.iter().map(|s| s.to_string()).collect());
-        let fast = read(line.as_bytes(), &p);
+        let fast = read(line, &p);
         let slow = full(line, &p);
         // The raw form holds the same fields and values (or declines alike).
-        let raw = read_raw(line.as_bytes(), &p).map(|(r, n)| (r.to_document().expect("written by bson"), n));
+        let raw = read_raw(line, &p).map(|(r, n)| (r.to_document().expect("written by bson"), n));
         if format!("{raw:?}") != format!("{fast:?}") {
             return false;
         }
@@ -471,7 +486,7 @@ mod tests {
         for line in lines {
             for fields in [&[][..], &["_id", "ts", "a", "note", "x", "y", "z", "w", "d", "r", "b", "m", "u", "arr", "total", "n", "i", "k", "s", "t", "v", "big", "geo", "e"][..]] {
                 let p = Projection::new(fields.iter().map(|s| s.to_string()).collect());
-                let fast = read(line.as_bytes(), &p);
+                let fast = read(line, &p);
                 assert!(fast.is_some(), "the fast path declined {line}");
                 assert_eq!(fast, full(line, &p), "{line} with {fields:?}");
             }
@@ -490,7 +505,7 @@ mod tests {
         // One projection, documents of very different sizes in turn: each read whole.
         let big = format!(r#"{{"a": "{}", "bc": 1}}"#, "y".repeat(5000));
         for line in [r#"{"a": 1}"#, big.as_str(), r#"{"bc": 2, "a": 3}"#, big.as_str()] {
-            let (raw, _) = read_raw(line.as_bytes(), &p).expect("read");
+            let (raw, _) = read_raw(line, &p).expect("read");
             assert_eq!(raw.to_document().unwrap(), full(line, &p).unwrap().0);
         }
     }
@@ -503,7 +518,7 @@ mod tests {
             r#"{"d":{"$numberDouble":"1.5"}}"#,
         ] {
             assert!(full(line, &Projection::default()).is_some());
-            assert!(read(line.as_bytes(), &Projection::default()).is_none(), "{line}");
+            assert!(read(line, &Projection::default()).is_none(), "{line}");
         }
     }
 
@@ -518,7 +533,7 @@ mod tests {
             assert!(same(line, &["a"]), "{line}");
             assert!(same(line, &[]), "{line}");
             if full(line, &Projection::default()).is_none() {
-                assert!(read(line.as_bytes(), &Projection::default()).is_none(), "accepted {line}");
+                assert!(read(line, &Projection::default()).is_none(), "accepted {line}");
             }
         }
     }
@@ -534,7 +549,7 @@ mod tests {
                     let line = format!("{{\"a\":\"{text}\",\"b\":\"{text}\"}}");
                     assert!(same(&line, &["a"]), "{line:?}");
                     if full(&line, &Projection::default()).is_some() {
-                        assert!(read(line.as_bytes(), &Projection::new(vec!["a".into()])).is_some(), "declined {line:?}");
+                        assert!(read(&line, &Projection::new(vec!["a".into()])).is_some(), "declined {line:?}");
                     }
                 }
             }
@@ -545,12 +560,12 @@ mod tests {
     fn nested_dollar_objects_are_read_once() {
         // Found by fuzzing: re-reading each `$`-object's member made this 2^depth work.
         let line = format!("{{\"a\":{}1{}}}", "{\"$bin\":".repeat(90), "}".repeat(90));
-        assert!(read(line.as_bytes(), &Projection::default()).is_none());
+        assert!(read(&line, &Projection::default()).is_none());
     }
 
     #[test]
     fn deep_nesting_is_left_to_the_full_parse() {
         let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
-        assert!(read(deep.as_bytes(), &Projection::default()).is_none());
+        assert!(read(&deep, &Projection::default()).is_none());
     }
 }
