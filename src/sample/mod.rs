@@ -118,9 +118,14 @@ fn mark_run_start(starts: &mut [u64], i: usize) {
 }
 
 impl Dense {
+    /// Where entry `i` lies in the arena.
+    fn bounds(&self, i: usize) -> (usize, usize) {
+        (if i == 0 { 0 } else { self.ends[i - 1] as usize }, self.ends[i] as usize)
+    }
+
     fn entry(&self, i: usize) -> &[u8] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.arena[start..self.ends[i] as usize]
+        let (start, end) = self.bounds(i);
+        &self.arena[start..end]
     }
 
     fn len(&self) -> usize {
@@ -132,8 +137,7 @@ impl Dense {
     /// masked: a copy of a length not known at compile time is a call to memcpy, which was
     /// an eighth of the sort.
     fn prefix(&self, i: usize, at: usize) -> (u128, bool) {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        let end = self.ends[i] as usize;
+        let (start, end) = self.bounds(i);
         let from = start + at;
         let avail = end.saturating_sub(from);
         if avail == 0 {
@@ -144,9 +148,7 @@ impl Dense {
             None => {
                 // Only the last entries of the arena: fewer than 16 bytes follow them.
                 let mut b = [0u8; 16];
-                for (d, s) in b.iter_mut().zip(&self.arena[from..end]) {
-                    *d = *s;
-                }
+                b[..avail].copy_from_slice(&self.arena[from..end]);
                 b
             }
         };

@@ -219,11 +219,11 @@ impl<'a> Scan<'a> {
                 if self.peek()? != b'"' {
                     return None;
                 }
-                let (key, escaped) = self.string()?;
+                let (name, escaped) = self.string()?;
                 if escaped {
                     return None;
                 }
-                let (name, key) = (key, key.as_bytes());
+                let key = name.as_bytes();
                 // Duplicate keys: serde_json keeps the last value in the first place; leave that to it.
                 let bit = 1u64 << ((key.len() * 31 + *key.first().unwrap_or(&0) as usize + 7 * *key.last().unwrap_or(&0) as usize) & 63);
                 if bloom & bit != 0 && self.keys[frame..].contains(&key) {
@@ -312,13 +312,7 @@ impl<'a> Scan<'a> {
         let text = &self.b[start..self.i];
         // `-0` is a double for serde_json; longer integers may be u64 or f64.
         if !n.fraction && !n.exponent && n.int_digits <= 18 && text != b"-0" {
-            // At most 18 digits (the grammar checked above): no overflow.
-            let (neg, digits) = match text.split_first() {
-                Some((b'-', rest)) => (true, rest),
-                _ => (false, text),
-            };
-            let v = digits.iter().fold(0i64, |a, d| a * 10 + (d - b'0') as i64);
-            let v = if neg { -v } else { v };
+            let v: i64 = self.t.get(start..self.i)?.parse().ok()?;
             return Some(match i32::try_from(v) {
                 Ok(x) => (4, build.then_some(Bson::Int32(x)), Form::Int(v)),
                 Err(_) => (8, build.then_some(Bson::Int64(v)), Form::Int(v)),
