@@ -185,7 +185,7 @@ fn replacement_updates_by_exact_id() {
 #[test]
 fn write_distribution_counts_multi_findandmodify_and_key_updates() {
     let k = key("{a: 1}");
-    let ranges = Ranges::cut(&[], 100);
+    let ranges = Ranges::cut(&shardkey::model::KeySpace::default(), 100);
     let mut d = DistributionCounter::new(&ranges);
     let set_a = Some(UpdateSpec::Modifiers(doc! {"$set": {"a": 2}}));
     let set_x = Some(UpdateSpec::Modifiers(doc! {"$set": {"x": 2}}));
@@ -229,7 +229,7 @@ fn set_a_clone() -> Option<UpdateSpec> {
 #[test]
 fn reads_by_range_follow_the_bounds() {
     let k = key("{a: 1}");
-    let values: Vec<(Vec<bson::Bson>, u64)> = (0..100).map(|i| (vec![bson::Bson::Int32(i)], 1)).collect();
+    let values = shardkey::model::KeySpace::from_values((0..100).map(|i| (vec![bson::Bson::Int32(i)], 1)).collect());
     let ranges = Ranges::cut(&values, 10);
     let mut d = DistributionCounter::new(&ranges);
     for f in [doc! {"a": 5}, doc! {"a": {"$gte": 15, "$lt": 35}}, doc! {"b": 1}] {

@@ -276,6 +276,73 @@ pub fn decode(b: &[u8], n: usize) -> Option<Vec<Bson>> {
     (at == b.len()).then_some(out)
 }
 
+/// Step over the bytes `put_bytes` wrote, copying nothing.
+fn skip_bytes(b: &[u8], at: &mut usize) -> Option<()> {
+    loop {
+        let rest = b.get(*at..)?;
+        let z = memchr::memchr(0, rest)?;
+        let n = *rest.get(z + 1)?;
+        *at += z + 2;
+        match n {
+            0 => return Some(()),
+            0xFF => {}
+            _ => return None,
+        }
+    }
+}
+
+/// Step over one value as `take` would read it, building nothing: `canonical_type_at`
+/// looks past the fields before the one it names without decoding them.
+fn skip(b: &[u8], at: &mut usize) -> Option<()> {
+    let t = *b.get(*at)? as i32 - 2;
+    *at += 1;
+    let width = match t {
+        -1 | 0 | 5 | 127 => 0,
+        10 => match *b.get(*at)? {
+            0 => 1,
+            _ => match *b.get(*at + 9)? {
+                2 => 10,
+                1 | 3 => 14,
+                _ => return None,
+            },
+        },
+        15 | 60 => return skip_bytes(b, at),
+        50 => {
+            skip_bytes(b, at)?;
+            return skip_bytes(b, at);
+        }
+        20 | 25 => {
+            while *b.get(*at)? != 0 {
+                if t == 20 {
+                    *at += 1;
+                    skip_bytes(b, at)?;
+                }
+                skip(b, at)?;
+            }
+            1
+        }
+        30 => 5 + u32::from_be_bytes(b.get(*at..*at + 4)?.try_into().ok()?) as usize,
+        35 => 12,
+        40 => 1,
+        45 | 47 => 8,
+        _ => return None,
+    };
+    b.get(*at..*at + width)?;
+    *at += width;
+    Some(())
+}
+
+/// The canonical type (`order::canonical_type`) of field `field` of an encoded key
+/// value: its type byte, found by stepping over the fields before it. None for bytes
+/// `encode` did not write.
+pub fn canonical_type_at(b: &[u8], field: usize) -> Option<i32> {
+    let mut at = 0;
+    for _ in 0..field {
+        skip(b, &mut at)?;
+    }
+    Some(*b.get(at)? as i32 - 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::order::{cmp_tuple, group_bytes};
@@ -398,5 +465,22 @@ mod tests {
         assert_eq!(decode(&enc(&[Bson::Double(1.0)]), 1), Some(vec![Bson::Int32(1)]), "an integral double reads as an int");
         assert_eq!(decode(&enc(&[Bson::Int64((1 << 53) + 1)]), 1), Some(vec![Bson::Int64((1 << 53) + 1)]));
         assert_eq!(decode(&[0x7f], 1), None);
+    }
+    #[test]
+    fn skip_steps_over_what_take_reads_and_types_are_the_decoded_ones() {
+        let mut r = SplitMix64(13);
+        for _ in 0..50_000 {
+            let a: Vec<Bson> = (0..3).map(|_| value(&mut r, 0)).collect();
+            let e = enc(&a);
+            let (mut t, mut s) = (0, 0);
+            for (i, v) in a.iter().enumerate() {
+                assert_eq!(canonical_type_at(&e, i), Some(super::super::order::canonical_type(v)), "{a:?} field {i}");
+                take(&e, &mut t).unwrap();
+                skip(&e, &mut s).unwrap();
+                assert_eq!(s, t, "{a:?} field {i}");
+            }
+        }
+        assert_eq!(canonical_type_at(&[12, 1], 1), None, "a number cut short");
+        assert_eq!(canonical_type_at(&[], 0), None);
     }
 }

@@ -31,7 +31,7 @@ pub mod ranges;
 pub mod supporting_index;
 pub mod workload;
 
-use crate::model::Query;
+use crate::model::{KeySpace, Query};
 use crate::sample::{KeySample, Sample};
 use bson::Document;
 use characteristics::{CollectionSize, KeyCharacteristics};
@@ -108,7 +108,7 @@ pub fn measure(
     let ks_positions = || positions.get_or_init(|| ks.insertion_positions_in_key_order()).as_slice();
     let kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique);
     // No documents: the server's ranges need sampled split points, so there are none.
-    let key_space = if documents { ks.key_space_values() } else { Vec::new() };
+    let key_space = if documents { ks.key_space_values() } else { KeySpace::default() };
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
     let mut dist = DistributionCounter::new(&ranges);
     let mut shapes = ShapeCounter::default();
@@ -160,7 +160,7 @@ fn predict_cluster(
     kc: &KeyCharacteristics,
     io: &InsertOrder,
     writes: &WriteDistribution,
-    key_space: &[(Vec<bson::Bson>, u64)],
+    key_space: &KeySpace,
     w: &Workload,
     touches: &[cluster::QueryTouch],
     actual: Option<&ActualChunks>,
@@ -186,7 +186,7 @@ fn predict_cluster(
         w.settings.chunk_size_bytes,
     )
     .iter()
-    .filter_map(|j| key_space.binary_search_by(|(v, _)| crate::bsonx::cmp_tuple(v, &ks.key.to_key_space(&j.value))).ok())
+    .filter_map(|j| key_space.search(&ks.key.to_key_space(&j.value)).ok())
     .collect() };
     jumbo_values.sort_unstable();
     jumbo_values.dedup();

@@ -2,7 +2,7 @@
 //! The server cuts 100 ranges from a sorted sample (every 10th of 1000 docs); we
 //! cut up to 100 equal-count ranges from every distinct value we sampled.
 
-use crate::model::KeyRange;
+use crate::model::{KeyRange, KeySpace};
 use crate::bsonx::cmp_tuple;
 use bson::Bson;
 use std::cmp::Ordering;
@@ -17,8 +17,8 @@ pub struct Ranges {
 
 impl Ranges {
     /// `sorted_values`: distinct key-space values in key order, with their document counts.
-    pub fn cut(sorted_values: &[(Vec<Bson>, u64)], num_ranges: usize) -> Ranges {
-        let total: u64 = sorted_values.iter().map(|(_, c)| *c).sum();
+    pub fn cut(sorted_values: &KeySpace, num_ranges: usize) -> Ranges {
+        let total: u64 = sorted_values.counts().iter().sum();
         let mut split_points = Vec::new();
         if total == 0 || num_ranges < 2 {
             return Ranges { split_points };
@@ -26,9 +26,9 @@ impl Ranges {
         let per_range = total as f64 / num_ranges as f64;
         let mut seen = 0u64;
         let mut next_cut = per_range;
-        for (v, c) in sorted_values {
+        for (i, c) in sorted_values.counts().iter().enumerate() {
             if seen as f64 >= next_cut && split_points.len() + 1 < num_ranges {
-                split_points.push(v.clone());
+                split_points.push(sorted_values.value(i));
                 while next_cut <= seen as f64 {
                     next_cut += per_range;
                 }
@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn equal_count_ranges_and_lookup() {
-        let vals: Vec<(Vec<Bson>, u64)> = (0..1000).map(|i| (vec![Bson::Int32(i)], 1)).collect();
+        let vals = KeySpace::from_values((0..1000).map(|i| (vec![Bson::Int32(i)], 1)).collect());
         let r = Ranges::cut(&vals, 10);
         assert_eq!(r.len(), 10);
         assert_eq!(r.split_points[0], vec![Bson::Int32(100)]);
@@ -82,7 +82,7 @@ mod tests {
         let mut counts = vec![0; 10];
         r.count(&[KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] }], &mut counts);
         assert_eq!(counts, vec![1; 10]);
-        let few: Vec<(Vec<Bson>, u64)> = (0..3).map(|i| (vec![Bson::Int32(i)], 10)).collect();
+        let few = KeySpace::from_values((0..3).map(|i| (vec![Bson::Int32(i)], 10)).collect());
         assert_eq!(Ranges::cut(&few, 100).len(), 3);
     }
 }

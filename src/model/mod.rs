@@ -5,6 +5,7 @@
 
 pub mod index;
 pub mod key_range;
+pub mod key_space;
 pub mod namespace;
 pub mod sharding;
 pub mod query;
@@ -13,6 +14,7 @@ pub mod sampled_doc;
 pub mod shard_key;
 
 pub use key_range::KeyRange;
+pub use key_space::KeySpace;
 pub use namespace::Namespace;
 pub use query::{OpStats, Op, Query, QueryOrigin, UpdateSpec};
 pub use sampled_doc::{DocBody, SampledDoc};

@@ -11,7 +11,7 @@ pub mod sketch;
 use crate::bsonx::path::{lookup_from_top, top_fields, Top};
 use crate::bsonx::{cmp_tuple, keystring, DocRef, Found, ValueRef};
 use self::sketch::{HyperLogLog, MisraGries};
-use crate::model::ShardKey;
+use crate::model::{KeySpace, ShardKey};
 use bson::{Bson, Document};
 
 type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
@@ -653,25 +653,33 @@ impl KeySample {
     /// Distinct values in key space (hashed fields hashed), sorted, with document counts:
     /// every value when there are few enough, else evenly spaced documents in key order
     /// standing for their neighbours (dense), the exact counts, or the reservoir weighted.
-    pub fn key_space_values(&self) -> Vec<(Vec<Bson>, u64)> {
+    pub fn key_space_values(&self) -> KeySpace<'_> {
         let fields = self.key.fields.len();
-        let mut v: Vec<(Vec<Bson>, u64)> = match &self.counts {
-            Counts::Dense(d) if d.distinct() <= SUMMARY_POINTS => {
-                let mut out = Vec::with_capacity(d.distinct());
-                out.extend(d.run_starts().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c as u64)));
-                out
-            }
+        let decoded: Vec<(Vec<Bson>, u64)> = match &self.counts {
             Counts::Dense(d) => {
-                let step = d.len().div_ceil(SUMMARY_POINTS);
-                let mut out: Vec<(usize, u64)> = Vec::new();
-                for chunk in d.order.chunks(step) {
-                    let e = chunk[0] as usize;
-                    match out.last_mut() {
-                        Some((last, c)) if d.entry(*last) == d.entry(e) => *c += chunk.len() as u64,
-                        _ => out.push((e, chunk.len() as u64)),
+                // (entry, count) in key order.
+                let points: Vec<(usize, u64)> = if d.distinct() <= SUMMARY_POINTS {
+                    let mut all = Vec::with_capacity(d.distinct());
+                    all.extend(d.run_starts().map(|(e, c)| (e, c as u64)));
+                    all
+                } else {
+                    let step = d.len().div_ceil(SUMMARY_POINTS);
+                    let mut out: Vec<(usize, u64)> = Vec::with_capacity(SUMMARY_POINTS);
+                    for chunk in d.order.chunks(step) {
+                        let e = chunk[0] as usize;
+                        match out.last_mut() {
+                            Some((last, c)) if d.entry(*last) == d.entry(e) => *c += chunk.len() as u64,
+                            _ => out.push((e, chunk.len() as u64)),
+                        }
                     }
+                    out
+                };
+                // The dense pass lists values in key order (its encoding sorts as `cmp_tuple`
+                // does) and they stay encoded; only hashing a field reorders them.
+                if self.key.hashed_position().is_none() {
+                    return KeySpace::from_encoded(fields, points.into_iter().map(|(e, c)| (d.entry(e), c)).collect());
                 }
-                out.into_iter().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c)).collect()
+                points.into_iter().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c)).collect()
             }
             Counts::Exact { values, .. } => values.iter().map(|x| (self.key.to_key_space(&x.value), x.count)).collect(),
             Counts::Sketch { .. } => {
@@ -686,13 +694,9 @@ impl KeySample {
                 acc.into_values().map(|(k, w)| (k, (w.round() as u64).max(1))).collect()
             }
         };
-        // The dense pass lists values in key order already (its encoding sorts as `cmp_tuple`
-        // does); only hashing a field reorders them.
-        if !matches!(self.counts, Counts::Dense(_)) || self.key.hashed_position().is_some() {
-            v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
-        }
-        debug_assert!(v.is_sorted_by(|a, b| cmp_tuple(&a.0, &b.0).is_le()));
-        v
+        let mut v = decoded;
+        v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
+        KeySpace::from_values(v)
     }
 
     /// Key-space values of the documents at these insertion positions (sorted): the
@@ -922,10 +926,12 @@ mod tests {
             }
             s.finish();
             assert!(matches!(s.counts, Counts::Dense(_)));
-            let got = s.key_space_values();
+            let ks = s.key_space_values();
+            let got: Vec<(Vec<Bson>, u64)> = (0..ks.len()).map(|i| (ks.value(i), ks.count(i))).collect();
             let mut sorted = got.clone();
             sorted.sort_by(|x, y| cmp_tuple(&x.0, &y.0));
             assert_eq!(got, sorted, "{key}, {n} documents");
+            assert_eq!(ks.counts().iter().sum::<u64>(), n as u64, "{key}: every document stands somewhere");
         }
     }
 
@@ -970,8 +976,9 @@ mod tests {
                 .collect()
         };
         let (d, p) = (dense.key_space_values(), plain.key_space_values());
-        assert!(d.iter().map(|x| x.1).eq(p.iter().map(|x| x.1)), "same counts");
-        assert!(enc(d.into_iter().map(|x| x.0).collect()) == enc(p.into_iter().map(|x| x.0).collect()), "same values");
+        assert_eq!(d.counts(), p.counts(), "same counts");
+        let values = |ks: &KeySpace| (0..ks.len()).map(|i| ks.value(i)).collect();
+        assert!(enc(values(&d)) == enc(values(&p)), "same values");
         assert!(enc(dense.recent_key_space_values(0.1)) == enc(plain.recent_key_space_values(0.1)), "same recent values");
     }
 
@@ -1059,7 +1066,7 @@ mod tests {
         let info = s.sketch_info().unwrap();
         assert!(5_000 - top.count <= info.frequency_error_bound);
         assert_eq!(s.insertion_positions_in_key_order().len(), 500);
-        let total: u64 = s.key_space_values().iter().map(|x| x.1).sum();
+        let total: u64 = s.key_space_values().counts().iter().sum();
         assert!((total as i64 - 20_000).abs() < 500, "{total}");
     }
 }

@@ -5,7 +5,8 @@
 
 pub mod model;
 
-use self::model::{Chunk, DataLine, InsertPattern, ValueCounts};
+use self::model::{Chunk, DataLine, InsertPattern};
+use crate::model::KeySpace;
 use crate::model::sharding::ShardingMetadata;
 use crate::model::ShardKey;
 use crate::util::text::{fmt_count, mib};
@@ -147,7 +148,7 @@ pub struct QueryTouch {
 
 /// Without documents, the key space as the sampled queries name it: every point and every
 /// finite range bound, sorted, each counted as often as queries name it.
-pub fn query_key_space(touches: &[QueryTouch]) -> Vec<(Vec<Bson>, u64)> {
+pub fn query_key_space(touches: &[QueryTouch]) -> KeySpace<'static> {
     let mut all: Vec<Vec<Bson>> = Vec::new();
     for t in touches {
         for r in &t.touched {
@@ -166,7 +167,7 @@ pub fn query_key_space(touches: &[QueryTouch]) -> Vec<(Vec<Bson>, u64)> {
             _ => out.push((v, 1)),
         }
     }
-    out
+    KeySpace::from_values(out)
 }
 
 /// Real chunks read from `config.chunks` (key-space bounds), with their shard names.
@@ -197,7 +198,7 @@ pub fn actual_chunks(m: &ShardingMetadata) -> ActualChunks {
 pub struct Inputs<'a> {
     pub key: &'a ShardKey,
     /// Sampled key-space values, sorted, with counts.
-    pub values: &'a ValueCounts,
+    pub values: &'a KeySpace<'a>,
     /// Indices into `values` of single values whose documents exceed the range size.
     pub jumbo_values: Vec<usize>,
     pub docs_per_sampled: f64,
@@ -409,10 +410,10 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
     let (today_chunks, migrations, basis) = match actual {
         Some(a) => {
             let mut chunks = a.chunks.clone();
-            for (v, c) in inp.values {
-                let i = model::chunk_of(&chunks, v);
-                chunks[i].docs += *c as f64 * inp.docs_per_sampled;
-                chunks[i].bytes += *c as f64 * inp.docs_per_sampled * inp.avg_doc_size as f64;
+            for (v, &c) in inp.values.counts().iter().enumerate() {
+                let i = model::chunk_of(&chunks, &inp.values.value(v));
+                chunks[i].docs += c as f64 * inp.docs_per_sampled;
+                chunks[i].bytes += c as f64 * inp.docs_per_sampled * inp.avg_doc_size as f64;
             }
             chunks.iter_mut().for_each(|c| c.shard = c.shard.min(n - 1));
             (chunks, None, "actual chunks (config.chunks), data estimated from the sample".to_string())

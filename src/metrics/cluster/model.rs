@@ -20,7 +20,7 @@
 //! (https://www.mongodb.com/docs/manual/core/sharding-data-partitioning/ , "Jumbo Chunks").
 
 use crate::bsonx::cmp_tuple;
-use crate::model::KeyRange;
+use crate::model::{KeyRange, KeySpace};
 use bson::Bson;
 use std::cmp::Ordering;
 
@@ -37,13 +37,11 @@ pub struct Chunk {
     pub jumbo: bool,
 }
 
-/// Sampled values in key space, sorted, with their counts: `(value, count)`.
-pub type ValueCounts = [(Vec<Bson>, u64)];
-
 /// The data line: each value's bytes and whether it is one unsplittable value
 /// larger than the range size.
 pub struct DataLine<'a> {
-    pub values: &'a ValueCounts,
+    /// Sampled values in key space, sorted, with their counts.
+    pub values: &'a KeySpace<'a>,
     pub key_len: usize,
     pub docs_per_sampled: f64,
     pub avg_doc_size: f64,
@@ -53,7 +51,7 @@ pub struct DataLine<'a> {
 
 impl DataLine<'_> {
     fn bytes(&self, i: usize) -> f64 {
-        self.values[i].1 as f64 * self.docs_per_sampled * self.avg_doc_size
+        self.values.count(i) as f64 * self.docs_per_sampled * self.avg_doc_size
     }
 
     pub fn total_bytes(&self) -> f64 {
@@ -76,8 +74,8 @@ impl DataLine<'_> {
             .map(|(k, &(lo, hi, shard, jumbo))| {
                 let bytes: f64 = (lo..hi).map(|i| self.bytes(i)).sum();
                 Chunk {
-                    min: if k == 0 { self.min_tuple() } else { self.values[lo].0.clone() },
-                    max: if k + 1 == n { self.max_tuple() } else { self.values[hi].0.clone() },
+                    min: if k == 0 { self.min_tuple() } else { self.values.value(lo) },
+                    max: if k + 1 == n { self.max_tuple() } else { self.values.value(hi) },
                     shard,
                     bytes,
                     docs: if self.avg_doc_size > 0.0 { bytes / self.avg_doc_size } else { 0.0 },
@@ -204,8 +202,8 @@ pub fn today(line: &DataLine, shards: usize, range_size: f64) -> (Vec<Chunk>, u6
         .iter()
         .enumerate()
         .map(|(k, &(start, end, shard, jumbo))| Chunk {
-            min: if k == 0 { line.min_tuple() } else { line.values[value_at(start)].0.clone() },
-            max: if k == last { line.max_tuple() } else { line.values[value_at(end)].0.clone() },
+            min: if k == 0 { line.min_tuple() } else { line.values.value(value_at(start)) },
+            max: if k == last { line.max_tuple() } else { line.values.value(value_at(end)) },
             shard,
             bytes: end - start,
             docs: if line.avg_doc_size > 0.0 { (end - start) / line.avg_doc_size } else { 0.0 },
@@ -300,11 +298,16 @@ pub fn ratio(v: &[f64]) -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn vals(n: i32, count: u64) -> Vec<(Vec<Bson>, u64)> {
-        (0..n).map(|i| (vec![Bson::Int32(i)], count)).collect()
+    fn vals(n: i32, count: u64) -> KeySpace<'static> {
+        vals_first(n, count, count)
     }
 
-    fn line(v: &ValueCounts, avg: f64) -> DataLine<'_> {
+    /// `vals`, the first value standing for `first` documents.
+    fn vals_first(n: i32, count: u64, first: u64) -> KeySpace<'static> {
+        KeySpace::from_values((0..n).map(|i| (vec![Bson::Int32(i)], if i == 0 { first } else { count })).collect())
+    }
+
+    fn line<'a>(v: &'a KeySpace<'a>, avg: f64) -> DataLine<'a> {
         DataLine { values: v, key_len: 1, docs_per_sampled: 1.0, avg_doc_size: avg, jumbo_values: Vec::new() }
     }
 
@@ -348,8 +351,7 @@ mod tests {
     #[test]
     fn a_jumbo_value_stays_on_the_primary_and_values_split_between_migrations() {
         // Value 0 holds 100 bytes (jumbo), then 50 values of 1 byte: only the 50 move.
-        let mut v = vals(51, 1);
-        v[0].1 = 100;
+        let v = vals_first(51, 1, 100);
         let mut l = line(&v, 1.0);
         l.jumbo_values = vec![0];
         let (c, _) = today(&l, 2, 10.0);
@@ -372,8 +374,7 @@ mod tests {
         assert_eq!(loads(&c, 4), vec![25.0; 4]);
         assert_eq!(c[1].min, vec![Bson::Int32(25)]);
         // One value holding 40 of 100: its shard owns 40, the rest spread.
-        let mut v = vals(61, 1);
-        v[0].1 = 40;
+        let v = vals_first(61, 1, 40);
         let c = at_scale(&line(&v, 1.0), 4);
         let l = loads(&c, 4);
         assert_eq!(l[0], 40.0);
@@ -396,8 +397,7 @@ mod tests {
     #[test]
     fn a_later_increasing_field_sends_inserts_to_the_top_of_each_group() {
         // {g: 1, t: 1}: groups 0..4 with 25 documents each; at scale group g is on shard g.
-        let v: Vec<(Vec<Bson>, u64)> =
-            (0..100).map(|i| (vec![Bson::Int32(i / 25), Bson::Int32(i % 25)], 1)).collect();
+        let v = KeySpace::from_values((0..100).map(|i| (vec![Bson::Int32(i / 25), Bson::Int32(i % 25)], 1)).collect());
         let l = DataLine { values: &v, key_len: 2, docs_per_sampled: 1.0, avg_doc_size: 1.0, jumbo_values: Vec::new() };
         let c = at_scale(&l, 4);
         let recent = vec![vec![Bson::Int32(0), Bson::Int32(3)], vec![Bson::Int32(2), Bson::Int32(1)]];
