@@ -466,6 +466,7 @@ mod tests {
         assert_eq!(decode(&enc(&[Bson::Int64((1 << 53) + 1)]), 1), Some(vec![Bson::Int64((1 << 53) + 1)]));
         assert_eq!(decode(&[0x7f], 1), None);
     }
+
     #[test]
     fn skip_steps_over_what_take_reads_and_types_are_the_decoded_ones() {
         let mut r = SplitMix64(13);

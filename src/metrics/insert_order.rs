@@ -107,7 +107,7 @@ pub fn natural_fields(key: &ShardKey, key_space: &KeySpace) -> Vec<(usize, &'sta
 /// Pearson correlation between key order and creation time, over the documents with one.
 /// `positions_in_key_order` are sample positions (indices into `created`).
 pub fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]) -> (Option<f64>, u64) {
-    // Sized once: grown by doubling, each copy landed on fresh pages (a third of this function).
+    // Sized once: grown by doubling, each copy landed on fresh pages.
     let mut times: Vec<u32> = Vec::with_capacity(positions_in_key_order.len());
     times.extend(positions_in_key_order.iter().filter_map(|&p| created.get(p as usize).copied()).filter(|&t| t != NO_CREATION_TIME));
     let n = times.len() as u64;

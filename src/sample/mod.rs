@@ -653,9 +653,10 @@ impl KeySample {
     /// Distinct values in key space (hashed fields hashed), sorted, with document counts:
     /// every value when there are few enough, else evenly spaced documents in key order
     /// standing for their neighbours (dense), the exact counts, or the reservoir weighted.
+    /// The dense pass's values stay encoded unless a field is hashed.
     pub fn key_space_values(&self) -> KeySpace<'_> {
         let fields = self.key.fields.len();
-        let decoded: Vec<(Vec<Bson>, u64)> = match &self.counts {
+        let mut decoded: Vec<(Vec<Bson>, u64)> = match &self.counts {
             Counts::Dense(d) => {
                 // (entry, count) in key order.
                 let points: Vec<(usize, u64)> = if d.distinct() <= SUMMARY_POINTS {
@@ -694,9 +695,8 @@ impl KeySample {
                 acc.into_values().map(|(k, w)| (k, (w.round() as u64).max(1))).collect()
             }
         };
-        let mut v = decoded;
-        v.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
-        KeySpace::from_values(v)
+        decoded.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
+        KeySpace::from_values(decoded)
     }
 
     /// Key-space values of the documents at these insertion positions (sorted): the

@@ -410,6 +410,7 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
     let (today_chunks, migrations, basis) = match actual {
         Some(a) => {
             let mut chunks = a.chunks.clone();
+            // Each value decoded to find its chunk: only a sharded collection's own key comes here.
             for (v, &c) in inp.values.counts().iter().enumerate() {
                 let i = model::chunk_of(&chunks, &inp.values.value(v));
                 chunks[i].docs += c as f64 * inp.docs_per_sampled;
