@@ -27,21 +27,28 @@ fn put_bytes(b: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(&[0, 0]);
 }
 
-fn take_bytes(b: &[u8], at: &mut usize) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
+/// Walk the bytes `put_bytes` wrote from `at` to past their end, giving their content to
+/// `piece` run by run (an escaped 0 as a run of its own).
+fn walk_bytes(b: &[u8], at: &mut usize, mut piece: impl FnMut(&[u8])) -> Option<()> {
     loop {
         // Up to the next 0 at once: it ends the bytes (0 0) or stands for a 0 in them (0 FF).
         let rest = b.get(*at..)?;
         let z = memchr::memchr(0, rest)?;
-        out.extend_from_slice(&rest[..z]);
+        piece(&rest[..z]);
         let n = *rest.get(z + 1)?;
         *at += z + 2;
         match n {
-            0 => return Some(out),
-            0xFF => out.push(0),
+            0 => return Some(()),
+            0xFF => piece(&[0]),
             _ => return None,
         }
     }
+}
+
+fn take_bytes(b: &[u8], at: &mut usize) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    walk_bytes(b, at, |p| out.extend_from_slice(p))?;
+    Some(out)
 }
 
 /// f64 bits reordered so byte order is numeric order (-0.0 taken as 0.0).
@@ -278,17 +285,7 @@ pub fn decode(b: &[u8], n: usize) -> Option<Vec<Bson>> {
 
 /// Step over the bytes `put_bytes` wrote, copying nothing.
 fn skip_bytes(b: &[u8], at: &mut usize) -> Option<()> {
-    loop {
-        let rest = b.get(*at..)?;
-        let z = memchr::memchr(0, rest)?;
-        let n = *rest.get(z + 1)?;
-        *at += z + 2;
-        match n {
-            0 => return Some(()),
-            0xFF => {}
-            _ => return None,
-        }
-    }
+    walk_bytes(b, at, |_| {})
 }
 
 /// Step over one value as `take` would read it, building nothing: `canonical_type_at`

@@ -11,7 +11,6 @@ use crate::bsonx::keystring;
 use crate::bsonx::order::canonical_type;
 use crate::bsonx::cmp_tuple;
 use bson::Bson;
-use std::cmp::Ordering;
 
 #[derive(Debug, Clone, Default)]
 pub struct KeySpace<'a> {
@@ -65,14 +64,11 @@ impl<'a> KeySpace<'a> {
         &self.counts
     }
 
-    /// Value `i`, decoded (numbers in their simplest type: see `keystring::decode`). Bytes the
-    /// encoding did not write cannot come from a sample; they would read as nulls.
+    /// Value `i`, decoded (numbers in their simplest type: see `keystring::decode`).
     pub fn value(&self, i: usize) -> Vec<Bson> {
         match &self.values {
             Values::Decoded(v) => v[i].clone(),
-            Values::Encoded { fields, bytes } => {
-                keystring::decode(bytes[i], *fields).unwrap_or_else(|| vec![Bson::Null; *fields])
-            }
+            Values::Encoded { fields, bytes } => decode(bytes[i], *fields),
         }
     }
 
@@ -90,20 +86,15 @@ impl<'a> KeySpace<'a> {
         match &self.values {
             Values::Decoded(vals) => vals.binary_search_by(|x| cmp_tuple(x, v)),
             // Few lookups (jumbo values): each compares decoded values, exactly as `Decoded` does.
-            Values::Encoded { .. } => {
-                let (mut lo, mut hi) = (0, self.len());
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    match cmp_tuple(&self.value(mid), v) {
-                        Ordering::Less => lo = mid + 1,
-                        Ordering::Greater => hi = mid,
-                        Ordering::Equal => return Ok(mid),
-                    }
-                }
-                Err(lo)
-            }
+            Values::Encoded { fields, bytes } => bytes.binary_search_by(|b| cmp_tuple(&decode(b, *fields), v)),
         }
     }
+}
+
+/// An encoded value of `fields` values. Bytes the encoding did not write cannot come from a
+/// sample; they would read as nulls.
+fn decode(b: &[u8], fields: usize) -> Vec<Bson> {
+    keystring::decode(b, fields).unwrap_or_else(|| vec![Bson::Null; fields])
 }
 
 #[cfg(test)]

@@ -126,10 +126,9 @@ enum Form<'a> {
 type Value<'a> = (usize, Option<Bson>, Form<'a>);
 
 struct Scan<'a> {
-    /// The line, as text for the strings kept (checked UTF-8 once, by the caller's type)
-    /// and as bytes for the walk.
+    /// The line: text for the strings kept (checked UTF-8 once, by the caller's type),
+    /// bytes (`b`) for the walk.
     t: &'a str,
-    b: &'a [u8],
     i: usize,
     depth: u32,
     /// The keys of the objects being read, innermost last (duplicate detection).
@@ -138,17 +137,22 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn new(line: &'a str) -> Self {
-        Scan { t: line, b: line.as_bytes(), i: 0, depth: 0, keys: Vec::new() }
+        Scan { t: line, i: 0, depth: 0, keys: Vec::new() }
+    }
+
+    #[inline]
+    fn b(&self) -> &'a [u8] {
+        self.t.as_bytes()
     }
 
     #[inline]
     fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
+        self.b().get(self.i).copied()
     }
 
     #[inline]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b().get(self.i) {
             self.i += 1;
         }
     }
@@ -167,9 +171,9 @@ impl<'a> Scan<'a> {
         let start = self.i;
         let mut escaped = false;
         // Up to the first byte that is not plain text, eight at a time.
-        self.i += super::json_string::special_at(&self.b[self.i..]).unwrap_or(self.b.len() - self.i);
+        self.i += super::json_string::special_at(&self.b()[self.i..]).unwrap_or(self.b().len() - self.i);
         loop {
-            match *self.b.get(self.i)? {
+            match *self.b().get(self.i)? {
                 b'"' => {
                     // Both ends are next to a quote: on character boundaries.
                     let s = self.t.get(start..self.i)?;
@@ -280,7 +284,7 @@ impl<'a> Scan<'a> {
                 let start = self.i;
                 let (s, escaped) = self.string()?;
                 if escaped {
-                    let text: String = serde_json::from_slice(&self.b[start..self.i]).ok()?;
+                    let text: String = serde_json::from_slice(&self.b()[start..self.i]).ok()?;
                     return Some((5 + text.len(), build.then(|| Bson::String(text)), Form::Other));
                 }
                 let v = if build { Some(Bson::String(s.to_string())) } else { None };
@@ -295,7 +299,7 @@ impl<'a> Scan<'a> {
     }
 
     fn literal(&mut self, word: &[u8], size: usize, v: Bson, build: bool) -> Option<Value<'a>> {
-        if !self.b[self.i..].starts_with(word) {
+        if !self.b()[self.i..].starts_with(word) {
             return None;
         }
         self.i += word.len();
@@ -307,9 +311,9 @@ impl<'a> Scan<'a> {
     /// serde_json reads them, so every bit is its.
     fn number(&mut self, build: bool) -> Option<Value<'a>> {
         let start = self.i;
-        let n = super::json_number::at(self.b, start)?;
+        let n = super::json_number::at(self.b(), start)?;
         self.i = n.end;
-        let text = &self.b[start..self.i];
+        let text = &self.b()[start..self.i];
         // `-0` is a double for serde_json; longer integers may be u64 or f64.
         if !n.fraction && !n.exponent && n.int_digits <= 18 && text != b"-0" {
             let v: i64 = self.t.get(start..self.i)?.parse().ok()?;

@@ -411,10 +411,10 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
         Some(a) => {
             let mut chunks = a.chunks.clone();
             // Each value decoded to find its chunk: only a sharded collection's own key comes here.
-            for (v, &c) in inp.values.counts().iter().enumerate() {
-                let i = model::chunk_of(&chunks, &inp.values.value(v));
-                chunks[i].docs += c as f64 * inp.docs_per_sampled;
-                chunks[i].bytes += c as f64 * inp.docs_per_sampled * inp.avg_doc_size as f64;
+            for (i, &c) in inp.values.counts().iter().enumerate() {
+                let k = model::chunk_of(&chunks, &inp.values.value(i));
+                chunks[k].docs += c as f64 * inp.docs_per_sampled;
+                chunks[k].bytes += c as f64 * inp.docs_per_sampled * inp.avg_doc_size as f64;
             }
             chunks.iter_mut().for_each(|c| c.shard = c.shard.min(n - 1));
             (chunks, None, "actual chunks (config.chunks), data estimated from the sample".to_string())
