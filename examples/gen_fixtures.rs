@@ -17,8 +17,16 @@ const NUM_PROJECTS: u64 = 200;
 const NUM_USERS: u64 = 5_000;
 const BASE_SECS: i64 = 1_717_200_000; // 2024-06-01
 const COUNTRIES: [(&str, f64); 10] = [
-    ("US", 0.22), ("DE", 0.14), ("GB", 0.12), ("FR", 0.1), ("IN", 0.1),
-    ("BR", 0.08), ("JP", 0.07), ("CA", 0.07), ("AU", 0.05), ("ES", 0.05),
+    ("US", 0.22),
+    ("DE", 0.14),
+    ("GB", 0.12),
+    ("FR", 0.1),
+    ("IN", 0.1),
+    ("BR", 0.08),
+    ("JP", 0.07),
+    ("CA", 0.07),
+    ("AU", 0.05),
+    ("ES", 0.05),
 ];
 const KINDS: [&str; 4] = ["view", "click", "purchase", "signup"];
 
@@ -41,13 +49,7 @@ fn iso(ms: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms.rem_euclid(1000)
-    )
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, ms.rem_euclid(1000))
 }
 
 fn project_name(i: u64) -> String {
@@ -132,15 +134,33 @@ fn main() {
         let (c, typ, cmd, s_name, s_cmd): (&str, &str, Value, &str, Value) = match roll {
             0..=29 => {
                 let f = json!({"projectId": proj});
-                ("COMMAND", "command", json!({"find": "events", "filter": f, "sort": {"ts": -1}, "limit": 50, "$db": "app"}), "find", json!({"filter": f}))
+                (
+                    "COMMAND",
+                    "command",
+                    json!({"find": "events", "filter": f, "sort": {"ts": -1}, "limit": 50, "$db": "app"}),
+                    "find",
+                    json!({"filter": f}),
+                )
             }
             30..=39 => {
                 let f = json!({"projectId": proj, "ts": ts_range});
-                ("COMMAND", "command", json!({"aggregate": "events", "pipeline": [{"$match": f}, {"$group": {"_id": "$type", "n": {"$sum": 1}}}], "cursor": {}, "$db": "app"}), "aggregate", json!({"filter": f}))
+                (
+                    "COMMAND",
+                    "command",
+                    json!({"aggregate": "events", "pipeline": [{"$match": f}, {"$group": {"_id": "$type", "n": {"$sum": 1}}}], "cursor": {}, "$db": "app"}),
+                    "aggregate",
+                    json!({"filter": f}),
+                )
             }
             40..=54 => {
                 let f = json!({"_id": {"$oid": ev.id}});
-                ("COMMAND", "command", json!({"find": "events", "filter": f, "limit": 1, "singleBatch": true, "$db": "app"}), "find", json!({"filter": f}))
+                (
+                    "COMMAND",
+                    "command",
+                    json!({"find": "events", "filter": f, "limit": 1, "singleBatch": true, "$db": "app"}),
+                    "find",
+                    json!({"filter": f}),
+                )
             }
             55..=66 => {
                 let f = json!({"ts": ts_range});
@@ -157,25 +177,45 @@ fn main() {
             80..=89 => {
                 let q = json!({"_id": {"$oid": ev.id}});
                 let u = json!({"$set": {"status": "seen"}});
-                ("WRITE", "update", json!({"q": q, "u": u, "multi": false, "upsert": false}), "update",
-                    json!({"update": "events", "updates": [{"q": q, "u": u, "multi": false, "upsert": false}], "$db": "app"}))
+                (
+                    "WRITE",
+                    "update",
+                    json!({"q": q, "u": u, "multi": false, "upsert": false}),
+                    "update",
+                    json!({"update": "events", "updates": [{"q": q, "u": u, "multi": false, "upsert": false}], "$db": "app"}),
+                )
             }
             90..=93 => {
                 let q = json!({"projectId": proj, "ts": ts_range});
                 let u = json!({"$set": {"archived": true}});
-                ("WRITE", "update", json!({"q": q, "u": u, "multi": true, "upsert": false}), "update",
-                    json!({"update": "events", "updates": [{"q": q, "u": u, "multi": true, "upsert": false}], "$db": "app"}))
+                (
+                    "WRITE",
+                    "update",
+                    json!({"q": q, "u": u, "multi": true, "upsert": false}),
+                    "update",
+                    json!({"update": "events", "updates": [{"q": q, "u": u, "multi": true, "upsert": false}], "$db": "app"}),
+                )
             }
             94..=95 => {
                 let q = json!({"_id": {"$oid": ev.id}});
-                ("WRITE", "remove", json!({"q": q, "limit": 1}), "delete",
-                    json!({"delete": "events", "deletes": [{"q": q, "limit": 1}], "$db": "app"}))
+                (
+                    "WRITE",
+                    "remove",
+                    json!({"q": q, "limit": 1}),
+                    "delete",
+                    json!({"delete": "events", "deletes": [{"q": q, "limit": 1}], "$db": "app"}),
+                )
             }
             96..=97 => {
                 let q = json!({"userId": format!("user-{:05}", ev.user)});
                 let u = json!({"$set": {"projectId": project_name(pick_project(&mut r))}});
-                ("COMMAND", "command", json!({"findAndModify": "events", "query": q, "update": u, "new": true, "$db": "app"}), "findAndModify",
-                    json!({"findAndModify": "events", "query": q, "update": u, "new": true, "$db": "app"}))
+                (
+                    "COMMAND",
+                    "command",
+                    json!({"findAndModify": "events", "query": q, "update": u, "new": true, "$db": "app"}),
+                    "findAndModify",
+                    json!({"findAndModify": "events", "query": q, "update": u, "new": true, "$db": "app"}),
+                )
             }
             _ => {
                 let f = json!({"sku": format!("sku-{}", r.below(100))});

@@ -55,10 +55,7 @@ pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<S
             let mut by_count: Vec<(&String, &u64)> = log.by_namespace.iter().collect();
             by_count.sort_by_key(|x| std::cmp::Reverse(*x.1));
             let list: Vec<String> = by_count.iter().take(5).map(|(n, c)| format!("{n} ({c})")).collect();
-            Err(input_error(format!(
-                "the query logs cover several collections ({}); name one with --collection db.coll",
-                list.join(", ")
-            )))
+            Err(input_error(format!("the query logs cover several collections ({}); name one with --collection db.coll", list.join(", "))))
         }
     }
 }
@@ -67,16 +64,12 @@ pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<S
 pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
     let ns = resolve_namespace(opts.namespace.as_deref(), log)?;
     let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
-    let diffs: Vec<&Document> =
-        log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
+    let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
 
     let mut notes = Vec::new();
     let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
     if on_ns > queries.len() as u64 {
-        notes.push(format!(
-            "{on_ns} operations on the collection in the logs; a uniform sample of {} was classified",
-            queries.len()
-        ));
+        notes.push(format!("{on_ns} operations on the collection in the logs; a uniform sample of {} was classified", queries.len()));
     }
     let proposals: Vec<Proposal> = match &opts.candidates {
         Candidates::Named(keys) => keys.iter().cloned().map(Proposal::named).collect(),
@@ -114,7 +107,10 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         if queries.is_empty() {
             return Err(input_error("the query logs hold no operation on the collection: nothing to analyse without documents"));
         }
-        notes.push(format!("no documents: the read/write distribution and the fan-out come from the queries; {}", crate::metrics::characteristics::NOT_MEASURED));
+        notes.push(format!(
+            "no documents: the read/write distribution and the fan-out come from the queries; {}",
+            crate::metrics::characteristics::NOT_MEASURED
+        ));
     }
     let mut in_order = Sample::order_only(&keys, opts.memory_limit);
     let separate_order = source.scan_in_insertion_order(&mut |batch| {
@@ -209,15 +205,17 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     }
 
     let recommendation = match (ns.as_deref(), candidates.first()) {
-        (Some(n), Some(best)) if best.verdict != crate::score::Verdict::Invalid => Some(crate::score::apply::recommend(&crate::score::apply::Target {
-            namespace: n,
-            winner: &best.key,
-            has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
-            current_key: facts.sharding.as_ref().map(|m| &m.key),
-            shards: best.metrics.cluster.num_shards,
-            data_bytes: best.metrics.cluster.scale.data_bytes,
-            index_bytes: facts.total_index_size_bytes,
-        })),
+        (Some(n), Some(best)) if best.verdict != crate::score::Verdict::Invalid => {
+            Some(crate::score::apply::recommend(&crate::score::apply::Target {
+                namespace: n,
+                winner: &best.key,
+                has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
+                current_key: facts.sharding.as_ref().map(|m| &m.key),
+                shards: best.metrics.cluster.num_shards,
+                data_bytes: best.metrics.cluster.scale.data_bytes,
+                index_bytes: facts.total_index_size_bytes,
+            }))
+        }
         _ => None,
     };
     let mut skipped = log.skipped.clone();

@@ -277,10 +277,7 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
             }
         }
     };
-    push(
-        key(&[("_id", KeyKind::Hashed)]),
-        "hashed _id: spreads data and inserts evenly; only queries by _id target one shard".into(),
-    );
+    push(key(&[("_id", KeyKind::Hashed)]), "hashed _id: spreads data and inserts evenly; only queries by _id target one shard".into());
     let mut used: Vec<&FieldProfile> = fields.iter().filter(|f| f.uses() > 0).filter(usable).collect();
     used.sort_by(|a, b| b.uses().cmp(&a.uses()).then(a.path.cmp(&b.path)));
     // The time field: increasing by nature, high cardinality (the most used, else the first seen).
@@ -366,13 +363,24 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
         if let Some(((_, h), c)) = partner {
             push(
                 key(&[(&g.path, KeyKind::Range), (h, KeyKind::Range)]),
-                format!("{c} sampled filters name {} and {h} together by equality; {h} splits each {} group ({})", g.path, g.path, uses_words(g)),
+                format!(
+                    "{c} sampled filters name {} and {h} together by equality; {h} splits each {} group ({})",
+                    g.path,
+                    g.path,
+                    uses_words(g)
+                ),
             );
         }
         if let Some(t) = time.filter(|_| !id_follows_time) {
             push(
                 key(&[(&g.path, KeyKind::Range), (&t.path, KeyKind::Range)]),
-                format!("{} groups documents and {} grows with time: each group's inserts go to its own top chunk ({}; {})", g.path, t.path, uses_words(g), uses_words(t)),
+                format!(
+                    "{} groups documents and {} grows with time: each group's inserts go to its own top chunk ({}; {})",
+                    g.path,
+                    t.path,
+                    uses_words(g),
+                    uses_words(t)
+                ),
             );
         }
         if id_is_oid || time.is_none() {
@@ -387,9 +395,11 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
         }
     }
     // A hashed high-cardinality field: even data and inserts, targeted equality.
-    if let Some(h) = used.iter().chain(fields.iter().filter(usable).collect::<Vec<_>>().iter()).find(|f| {
-        f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0
-    }) {
+    if let Some(h) = used
+        .iter()
+        .chain(fields.iter().filter(usable).collect::<Vec<_>>().iter())
+        .find(|f| f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0)
+    {
         push(
             key(&[(&h.path, KeyKind::Hashed)]),
             format!("hashed {}: even data and inserts, and its equality filters still reach one shard ({})", h.path, uses_words(h)),
@@ -468,9 +478,8 @@ mod tests {
 
     #[test]
     fn proposes_filter_fields_hashed_id_and_compound_for_hot_groups() {
-        let docs: Vec<Document> = (0..100)
-            .map(|i| doc! {"_id": i, "g": if i < 50 { 0 } else { i }, "u": i, "rare": if i < 10 { 1 } else { 0 }})
-            .collect();
+        let docs: Vec<Document> =
+            (0..100).map(|i| doc! {"_id": i, "g": if i < 50 { 0 } else { i }, "u": i, "rare": if i < 10 { 1 } else { 0 }}).collect();
         let qs = [
             Query::new(Op::Find, "d.c", doc! {"g": 1}, QueryOrigin::Profiler),
             Query::new(Op::Find, "d.c", doc! {"u": 1}, QueryOrigin::Profiler),

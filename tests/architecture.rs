@@ -22,10 +22,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("policy", &["score", "metrics", "model", "util", "error"]),
     ("report", &["policy", "score", "metrics", "model", "util"]),
     ("pipeline", &["sources", "sample", "targeting", "metrics", "score", "report", "propose", "model", "bsonx", "util", "error"]),
-    (
-        "app",
-        &["pipeline", "sources", "sample", "metrics", "score", "policy", "report", "propose", "model", "util", "error"],
-    ),
+    ("app", &["pipeline", "sources", "sample", "metrics", "score", "policy", "report", "propose", "model", "util", "error"]),
     ("cli", &["app", "report", "model", "util", "error"]),
 ];
 
@@ -55,8 +52,7 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
             let Some(top) = top_module(path.strip_prefix(&src).unwrap()) else { continue };
             let text = std::fs::read_to_string(&path).unwrap();
             let before_tests = text.split("#[cfg(test)]").next().unwrap();
-            let code: String =
-                before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+            let code: String = before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
             let deps = out.entry(top.clone()).or_default();
             for (i, _) in code.match_indices("crate::") {
                 let name: String = code[i + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();

@@ -65,8 +65,17 @@ fn audit_reads_both_chunk_formats_from_a_config_server() {
         ]).await.unwrap();
     });
     let run = |coll: &str, extra: &[&str]| -> Value {
-        let mut args = vec!["analyze".to_string(), "--uri".into(), data.uri(), "--config-uri".into(), cfg.uri(), "--collection".into(),
-            coll.into(), "--format".into(), "json".into()];
+        let mut args = vec![
+            "analyze".to_string(),
+            "--uri".into(),
+            data.uri(),
+            "--config-uri".into(),
+            cfg.uri(),
+            "--collection".into(),
+            coll.into(),
+            "--format".into(),
+            "json".into(),
+        ];
         args.extend(extra.iter().map(|s| s.to_string()));
         let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(&args).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -78,13 +87,19 @@ fn audit_reads_both_chunk_formats_from_a_config_server() {
     assert_eq!(a["chunkFormat"], "uuid");
     assert_eq!(a["numChunks"], 4);
     assert_eq!(a["shardKey"], serde_json::json!({"projectId": 1}));
-    let per: Vec<(String, u64)> = a["shards"].as_array().unwrap().iter().map(|s| (s["shard"].as_str().unwrap().to_string(), s["numChunks"].as_u64().unwrap())).collect();
+    let per: Vec<(String, u64)> = a["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["shard"].as_str().unwrap().to_string(), s["numChunks"].as_u64().unwrap()))
+        .collect();
     assert_eq!(per, vec![("shA".into(), 1), ("shB".into(), 2), ("shC".into(), 1)]);
     assert_eq!(a["jumboFlaggedChunks"][0]["min"]["projectId"], "proj-0000");
     assert_eq!(a["jumboFlaggedChunks"][0]["shard"], "shA");
     assert_eq!(a["chunkCountImbalance"], 2.0);
     // the current key is analysed beside the candidates, on its real chunks
-    let current = r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == serde_json::json!({"projectId": 1})).expect("current key analysed");
+    let current =
+        r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == serde_json::json!({"projectId": 1})).expect("current key analysed");
     let cl = &current["cluster"];
     assert!(cl["basis"].as_str().unwrap().starts_with("actual chunks"));
     let sha = cl["today"]["shards"].as_array().unwrap().iter().find(|s| s["shard"] == "shA").unwrap();

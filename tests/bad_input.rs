@@ -227,23 +227,83 @@ fn offline_inputs_and_faults() {
         row("docs: a directory", &["analyze", "--docs", &d, "--key", "{a: 1}"], a(2), "is a directory"),
         row("docs: empty file", &["analyze", "--docs", &p("empty.json", b""), "--key", "{a: 1}"], a(2), "is empty"),
         row("docs: blank file", &["analyze", "--docs", &p("blank.json", b"\n \n\t\n"), "--key", "{a: 1}"], a(2), "is empty"),
-        row("docs: malformed line 3", &["analyze", "--docs", &p("bad.ndjson", b"{\"a\":1}\n{\"a\":2}\n{\"a\": oops}\n"), "--key", "{a: 1}"], a(2), "line 3"),
+        row(
+            "docs: malformed line 3",
+            &["analyze", "--docs", &p("bad.ndjson", b"{\"a\":1}\n{\"a\":2}\n{\"a\": oops}\n"), "--key", "{a: 1}"],
+            a(2),
+            "line 3",
+        ),
         row("docs: a scalar line", &["analyze", "--docs", &p("scalar.ndjson", b"{\"a\":1}\n42\n"), "--key", "{a: 1}"], a(2), "line 2"),
         row("docs: not UTF-8", &["analyze", "--docs", &p("latin1.ndjson", b"{\"a\": \"caf\xe9\"}\n"), "--key", "{a: 1}"], a(2), "line 1"),
         row("docs: truncated BSON", &["analyze", "--docs", &p("trunc.bson", &truncated), "--key", "{a: 1}"], a(2), "truncated BSON"),
         row("docs: not BSON", &["analyze", "--docs", &p("junk.bson", b"\xff\xff\xff\x7fjunk"), "--key", "{a: 1}"], a(2), "not BSON"),
         row("docs: BSON nested 5,000 levels", &["analyze", "--docs", &deep_docs, "--key", "{a: 1}"], a(2), "nested more than 100 levels"),
-        row("docs: corrupt gzip", &["analyze", "--docs", &p("corrupt.ndjson.gz", &corrupt_gz), "--key", "{a: 1}"], a(2), "corrupt.ndjson.gz"),
-        row("docs: JSON array unclosed", &["analyze", "--docs", &p("open.json", b"[{\"a\": 1},\n{\"a\": 2}"), "--key", "{a: 1}"], a(2), "not closed"),
-        row("docs: JSON array malformed element", &["analyze", "--docs", &p("badarr.json", b"[{\"a\": 1},\n{\"a\": }]"), "--key", "{a: 1}"], a(2), "line 2"),
-        row("docs: JSON array of scalars", &["analyze", "--docs", &p("nums.json", b"[1, 2, 3]"), "--key", "{a: 1}"], a(2), "array element 1"),
-        row("docs: junk after the array", &["analyze", "--docs", &p("after.json", b"[{\"a\": 1}] x"), "--key", "{a: 1}"], a(2), "after the array"),
-        row("docs: arrays in the key field", &["analyze", "--docs", &p("arr.ndjson", b"{\"a\": [1]}\n{\"a\": 2}\n"), "--key", "{a: 1}"], a(2), "array in 'a'"),
-        row("docs: a JSON array streams", &["analyze", "--docs", &p("events.json", &json_array), "--key", "{userId: 1}", "--format", "json"], a(0), "\"numDocsRead\": 10000"),
-        row("docs: NDJSON with a byte-order mark", &["analyze", "--docs", &p("bom.ndjson", &bom), "--key", "{userId: 1}", "--format", "json"], a(0), "\"numDocsRead\": 10000"),
-        row("docs: BSON without a .bson name", &["analyze", "--docs", &p("dump.dat", &bson_ok), "--key", "{a: 1}", "--format", "json"], a(0), "\"numDocsRead\": 1"),
-        row("docs: gzip of NDJSON", &["analyze", "--docs", &p("events.ndjson.gz", &gz(&events_bytes)), "--key", "{userId: 1}", "--format", "json"], a(0), "\"numDocsRead\": 10000"),
-        row("docs: control characters in field names", &["analyze", "--docs", &p("esc.ndjson", esc_field.as_bytes())], a(0), "\\u{1b}[31mred"),
+        row(
+            "docs: corrupt gzip",
+            &["analyze", "--docs", &p("corrupt.ndjson.gz", &corrupt_gz), "--key", "{a: 1}"],
+            a(2),
+            "corrupt.ndjson.gz",
+        ),
+        row(
+            "docs: JSON array unclosed",
+            &["analyze", "--docs", &p("open.json", b"[{\"a\": 1},\n{\"a\": 2}"), "--key", "{a: 1}"],
+            a(2),
+            "not closed",
+        ),
+        row(
+            "docs: JSON array malformed element",
+            &["analyze", "--docs", &p("badarr.json", b"[{\"a\": 1},\n{\"a\": }]"), "--key", "{a: 1}"],
+            a(2),
+            "line 2",
+        ),
+        row(
+            "docs: JSON array of scalars",
+            &["analyze", "--docs", &p("nums.json", b"[1, 2, 3]"), "--key", "{a: 1}"],
+            a(2),
+            "array element 1",
+        ),
+        row(
+            "docs: junk after the array",
+            &["analyze", "--docs", &p("after.json", b"[{\"a\": 1}] x"), "--key", "{a: 1}"],
+            a(2),
+            "after the array",
+        ),
+        row(
+            "docs: arrays in the key field",
+            &["analyze", "--docs", &p("arr.ndjson", b"{\"a\": [1]}\n{\"a\": 2}\n"), "--key", "{a: 1}"],
+            a(2),
+            "array in 'a'",
+        ),
+        row(
+            "docs: a JSON array streams",
+            &["analyze", "--docs", &p("events.json", &json_array), "--key", "{userId: 1}", "--format", "json"],
+            a(0),
+            "\"numDocsRead\": 10000",
+        ),
+        row(
+            "docs: NDJSON with a byte-order mark",
+            &["analyze", "--docs", &p("bom.ndjson", &bom), "--key", "{userId: 1}", "--format", "json"],
+            a(0),
+            "\"numDocsRead\": 10000",
+        ),
+        row(
+            "docs: BSON without a .bson name",
+            &["analyze", "--docs", &p("dump.dat", &bson_ok), "--key", "{a: 1}", "--format", "json"],
+            a(0),
+            "\"numDocsRead\": 1",
+        ),
+        row(
+            "docs: gzip of NDJSON",
+            &["analyze", "--docs", &p("events.ndjson.gz", &gz(&events_bytes)), "--key", "{userId: 1}", "--format", "json"],
+            a(0),
+            "\"numDocsRead\": 10000",
+        ),
+        row(
+            "docs: control characters in field names",
+            &["analyze", "--docs", &p("esc.ndjson", esc_field.as_bytes())],
+            a(0),
+            "\\u{1b}[31mred",
+        ),
         // keys, collations, namespaces, flags
         row("key: descending", &["analyze", "--docs", &ok, "--key", "{a: -1}"], a(2), "descending"),
         row("key: 2d", &["analyze", "--docs", &ok, "--key", "{a: \"2d\"}"], a(2), "no other index types"),
@@ -257,11 +317,26 @@ fn offline_inputs_and_faults() {
         row("key: a non-ASCII character", &["analyze", "--docs", &ok, "--key", "{a: 1 é}"], a(2), "'é' at character 7"),
         row("key: control characters", &["analyze", "--docs", &ok, "--key", "{\"a\u{1b}[2J\": -1}"], a(2), "\\u{1b}[2J"),
         // Found by the key_syntax fuzz target: a quote in a field name printed unescaped.
-        row("key: a quote in a field name prints back escaped", &["analyze", "--docs", &ok, "--key", "{\"c\\\"}c\": 1}"], a(0), "{\"c\\\"}c\": 1}"),
+        row(
+            "key: a quote in a field name prints back escaped",
+            &["analyze", "--docs", &ok, "--key", "{\"c\\\"}c\": 1}"],
+            a(0),
+            "{\"c\\\"}c\": 1}",
+        ),
         row("collation: no locale", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collation", "{strength: 2}"], a(2), "locale"),
         row("collation: not an object", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collation", "[1]"], a(2), "expected an object"),
-        row("collation: nested 20,000 levels", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collation", &coll_deep], a(2), "nested more than 100 levels"),
-        row("collection: not db.coll", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collection", "nodot"], a(2), "expected db.collection"),
+        row(
+            "collation: nested 20,000 levels",
+            &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collation", &coll_deep],
+            a(2),
+            "nested more than 100 levels",
+        ),
+        row(
+            "collection: not db.coll",
+            &["analyze", "--docs", &ok, "--key", "{a: 1}", "--collection", "nodot"],
+            a(2),
+            "expected db.collection",
+        ),
         row("flag: --chunk-size 0", &["analyze", "--docs", &ok, "--chunk-size", "0"], a(2), "--chunk-size"),
         row("flag: --chunk-size overflowing", &["analyze", "--docs", &ok, "--chunk-size", "17592186044416"], a(2), "1 to 1024 MiB"),
         row("flag: --sample-size 0", &["analyze", "--docs", &ok, "--sample-size", "0"], a(2), "--sample-size"),
@@ -271,34 +346,212 @@ fn offline_inputs_and_faults() {
         row("flag: unknown", &["analyze", "--docs", &ok, "--bogus"], a(2), "--bogus"),
         row("flag: --docs and --uri", &["analyze", "--docs", &ok, "--uri", "mongodb://h"], a(2), "cannot be used with"),
         row("flag: no input", &["analyze", "--key", "{a: 1}"], a(2), "give --docs FILE, --uri URI"),
-        row("queries only: a log with no operation on the collection", &["analyze", "--queries", &ok, "--collection", "x.y"], a(2), "nothing to analyse without documents"),
-        row("flag: --uri without --collection", &["analyze", "--uri", "mongodb://127.0.0.1:1/", "--key", "{a: 1}"], a(2), "--uri needs --collection"),
-        row("flag: --queries profile offline", &["analyze", "--docs", &ok, "--queries", "profile", "--key", "{a: 1}"], a(2), "reads from a live deployment"),
+        row(
+            "queries only: a log with no operation on the collection",
+            &["analyze", "--queries", &ok, "--collection", "x.y"],
+            a(2),
+            "nothing to analyse without documents",
+        ),
+        row(
+            "flag: --uri without --collection",
+            &["analyze", "--uri", "mongodb://127.0.0.1:1/", "--key", "{a: 1}"],
+            a(2),
+            "--uri needs --collection",
+        ),
+        row(
+            "flag: --queries profile offline",
+            &["analyze", "--docs", &ok, "--queries", "profile", "--key", "{a: 1}"],
+            a(2),
+            "reads from a live deployment",
+        ),
         // query logs
-        row("log: malformed JSON line", &["analyze", "--docs", &ok, "--queries", &p("bad.log", b"{\"t\": 1, \"id\": 51803, \"msg\": \"Slow query\"\n")], a(2), "line 1"),
+        row(
+            "log: malformed JSON line",
+            &["analyze", "--docs", &ok, "--queries", &p("bad.log", b"{\"t\": 1, \"id\": 51803, \"msg\": \"Slow query\"\n")],
+            a(2),
+            "line 1",
+        ),
         row("log: a directory", &["analyze", "--docs", &ok, "--queries", &d, "--key", "{a: 1}"], a(2), "is a directory"),
         row("log: two namespaces", &["analyze", "--docs", &ok, "--queries", &log, "--key", "{a: 1}"], a(2), "--collection"),
-        row("log: BSON profile nested 5,000 levels", &["analyze", "--docs", &ok, "--queries", &deep_profile, "--key", "{a: 1}"], a(2), "nested more than 100 levels"),
-        row("log: $in with 1,000,000 values", &["analyze", "--docs", &p("one.ndjson", b"{\"a\": 1}\n"), "--queries", &p("in.log", big_in.as_bytes()), "--key", "{a: 1}", "--format", "json"], a(0), "\"percentageOfMultiShardReads\": 100.0"),
-        row("log: a legacy text operation is read", &["analyze", "--docs", &ok, "--queries", &p("legacy.log", b"2019-01-01T00:00:00.000+0000 I COMMAND [conn1] command d.c command: find { find: \"c\" } 120ms\n"), "--key", "{a: 1}", "--format", "json"], a(0), "\"queriesRead\": 1"),
-        row("log: other legacy lines are counted, not lost", &["analyze", "--docs", &ok, "--queries", &p("legacy2.log", b"2019-01-01T00:00:00.000+0000 I NETWORK [listener] connection accepted\n"), "--key", "{a: 1}", "--format", "json"], a(0), "legacy text log lines that are not operations"),
-        row("log: a cut legacy object is counted, not lost", &["analyze", "--docs", &ok, "--queries", &p("legacy3.log", b"2019-01-01T00:00:00.000+0000 I COMMAND [conn1] command d.c command: find { find: \"c\", filter: { a: ... } 120ms\n"), "--key", "{a: 1}", "--format", "json"], a(0), "cannot be read"),
+        row(
+            "log: BSON profile nested 5,000 levels",
+            &["analyze", "--docs", &ok, "--queries", &deep_profile, "--key", "{a: 1}"],
+            a(2),
+            "nested more than 100 levels",
+        ),
+        row(
+            "log: $in with 1,000,000 values",
+            &[
+                "analyze",
+                "--docs",
+                &p("one.ndjson", b"{\"a\": 1}\n"),
+                "--queries",
+                &p("in.log", big_in.as_bytes()),
+                "--key",
+                "{a: 1}",
+                "--format",
+                "json",
+            ],
+            a(0),
+            "\"percentageOfMultiShardReads\": 100.0",
+        ),
+        row(
+            "log: a legacy text operation is read",
+            &[
+                "analyze",
+                "--docs",
+                &ok,
+                "--queries",
+                &p("legacy.log", b"2019-01-01T00:00:00.000+0000 I COMMAND [conn1] command d.c command: find { find: \"c\" } 120ms\n"),
+                "--key",
+                "{a: 1}",
+                "--format",
+                "json",
+            ],
+            a(0),
+            "\"queriesRead\": 1",
+        ),
+        row(
+            "log: other legacy lines are counted, not lost",
+            &[
+                "analyze",
+                "--docs",
+                &ok,
+                "--queries",
+                &p("legacy2.log", b"2019-01-01T00:00:00.000+0000 I NETWORK [listener] connection accepted\n"),
+                "--key",
+                "{a: 1}",
+                "--format",
+                "json",
+            ],
+            a(0),
+            "legacy text log lines that are not operations",
+        ),
+        row(
+            "log: a cut legacy object is counted, not lost",
+            &[
+                "analyze",
+                "--docs",
+                &ok,
+                "--queries",
+                &p(
+                    "legacy3.log",
+                    b"2019-01-01T00:00:00.000+0000 I COMMAND [conn1] command d.c command: find { find: \"c\", filter: { a: ... } 120ms\n",
+                ),
+                "--key",
+                "{a: 1}",
+                "--format",
+                "json",
+            ],
+            a(0),
+            "cannot be read",
+        ),
         // policy files
         row("policy: missing", &["check", "--docs", &ok, "--policy", &format!("{d}/absent.toml")], a(2), "cannot read policy"),
         row("policy: not TOML", &["check", "--docs", &ok, "--policy", &p("bad.toml", b"[[collection\n")], a(2), "line 1"),
-        row("policy: unknown rule", &["check", "--docs", &ok, "--policy", &p("unk.toml", b"[defaults]\nmin_scor = 5\n[[collection]]\nnamespace = \"d.c\"\nkey = \"{a: 1}\"\n")], a(2), "unknown field `min_scor`"),
-        row("policy: wrong type", &["check", "--docs", &ok, "--policy", &p("type.toml", b"[defaults]\nmin_score = \"high\"\n[[collection]]\nnamespace = \"d.c\"\nkey = \"{a: 1}\"\n")], a(2), "field min_score"),
+        row(
+            "policy: unknown rule",
+            &[
+                "check",
+                "--docs",
+                &ok,
+                "--policy",
+                &p("unk.toml", b"[defaults]\nmin_scor = 5\n[[collection]]\nnamespace = \"d.c\"\nkey = \"{a: 1}\"\n"),
+            ],
+            a(2),
+            "unknown field `min_scor`",
+        ),
+        row(
+            "policy: wrong type",
+            &[
+                "check",
+                "--docs",
+                &ok,
+                "--policy",
+                &p("type.toml", b"[defaults]\nmin_score = \"high\"\n[[collection]]\nnamespace = \"d.c\"\nkey = \"{a: 1}\"\n"),
+            ],
+            a(2),
+            "field min_score",
+        ),
         row("policy: key nested 20,000 levels", &["check", "--docs", &ok, "--policy", &policy_deep], a(2), "nested more than 100 levels"),
-        row("policy: no collection", &["check", "--docs", &ok, "--policy", &p("none.toml", b"[defaults]\nmin_score = 5\n")], a(2), "no [[collection]]"),
-        row("policy: a gate", &["check", "--docs", &ok, "--policy", &p("gate.toml", b"[[collection]]\nnamespace = \"d.c\"\nkey = \"{a: 1}\"\nmin_score = 99\n")], a(1), "FAIL"),
+        row(
+            "policy: no collection",
+            &["check", "--docs", &ok, "--policy", &p("none.toml", b"[defaults]\nmin_score = 5\n")],
+            a(2),
+            "no [[collection]]",
+        ),
+        row(
+            "policy: a gate",
+            &[
+                "check",
+                "--docs",
+                &ok,
+                "--policy",
+                &p("gate.toml", b"[[collection]]\nnamespace = \"d.c\"\nkey = \"{a: 1}\"\nmin_score = 99\n"),
+            ],
+            a(1),
+            "FAIL",
+        ),
         // standard streams
-        Row { stdout: Stdout::Full, ..row("stdout: a full device", &["analyze", "--docs", &events, "--key", "{userId: 1}"], a(2), "No space left on device") },
-        Row { stdout: Stdout::Closed, ..row("stdout: closed by the reader", &["analyze", "--docs", &events, "--queries", &log, "--collection", "app.events", "--format", "json"], a(0), "") },
-        Row { stdin: Some(events_bytes.clone()), ..row("stdin: documents from '-'", &["analyze", "--docs", "-", "--key", "{userId: 1}", "--format", "json"], a(0), "\"numDocsRead\": 10000") },
-        Row { stdin: Some(log_bytes.clone()), ..row("stdin: a log from /dev/stdin loses nothing", &["analyze", "--docs", &events, "--queries", "/dev/stdin", "--collection", "app.events", "--key", "{userId: 1}", "--format", "json"], a(0), "\"queriesUsed\": 1469") },
-        Row { fifo: Some((fifo.clone(), events_bytes.clone())), ..row("fifo: documents through a named pipe", &["analyze", "--docs", &fifo.display().to_string(), "--key", "{userId: 1}", "--format", "json"], a(0), "\"numDocsRead\": 10000") },
+        Row {
+            stdout: Stdout::Full,
+            ..row("stdout: a full device", &["analyze", "--docs", &events, "--key", "{userId: 1}"], a(2), "No space left on device")
+        },
+        Row {
+            stdout: Stdout::Closed,
+            ..row(
+                "stdout: closed by the reader",
+                &["analyze", "--docs", &events, "--queries", &log, "--collection", "app.events", "--format", "json"],
+                a(0),
+                "",
+            )
+        },
+        Row {
+            stdin: Some(events_bytes.clone()),
+            ..row(
+                "stdin: documents from '-'",
+                &["analyze", "--docs", "-", "--key", "{userId: 1}", "--format", "json"],
+                a(0),
+                "\"numDocsRead\": 10000",
+            )
+        },
+        Row {
+            stdin: Some(log_bytes.clone()),
+            ..row(
+                "stdin: a log from /dev/stdin loses nothing",
+                &[
+                    "analyze",
+                    "--docs",
+                    &events,
+                    "--queries",
+                    "/dev/stdin",
+                    "--collection",
+                    "app.events",
+                    "--key",
+                    "{userId: 1}",
+                    "--format",
+                    "json",
+                ],
+                a(0),
+                "\"queriesUsed\": 1469",
+            )
+        },
+        Row {
+            fifo: Some((fifo.clone(), events_bytes.clone())),
+            ..row(
+                "fifo: documents through a named pipe",
+                &["analyze", "--docs", &fifo.display().to_string(), "--key", "{userId: 1}", "--format", "json"],
+                a(0),
+                "\"numDocsRead\": 10000",
+            )
+        },
         // offline runs never touch --config-uri, whatever its password holds
-        row("config-uri offline: raw % and a multi-byte character", &["analyze", "--docs", &ok, "--key", "{a: 1}", "--config-uri", "mongodb://admin:Pw%€uro99@127.0.0.1:1/"], a(0), ""),
+        row(
+            "config-uri offline: raw % and a multi-byte character",
+            &["analyze", "--docs", &ok, "--key", "{a: 1}", "--config-uri", "mongodb://admin:Pw%€uro99@127.0.0.1:1/"],
+            a(0),
+            "",
+        ),
     ];
     rows.last_mut().unwrap().secrets = vec!["Pw%€uro99".into(), "uro99".into()];
     // The same file read as a file gives the same count as through stdin (checked by the needle above).
@@ -322,10 +575,7 @@ fn no_uri_form_leaks_a_password() {
     let passwords = ["Pw%€uro99", "Sec/ret11", "p@ss:w0rd", "Ünïcødé-Paß", "S3cret-Pa55word", "50%off%41"];
     rt().block_on(async {
         let root = mongodb::Client::with_uri_str(format!("mongodb://127.0.0.1:{}/", m.port)).await.unwrap();
-        root.database("admin")
-            .run_command(doc! {"createUser": "root", "pwd": "rootpw-1", "roles": ["root"]})
-            .await
-            .unwrap();
+        root.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-1", "roles": ["root"]}).await.unwrap();
     });
     let admin = mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-1@127.0.0.1:{}/?authSource=admin", m.port));
     rt().block_on(async {
@@ -361,10 +611,21 @@ fn no_uri_form_leaks_a_password() {
             rows.push(r);
         };
         let with = |first: &[&str], uri: &str| -> Vec<String> {
-            first.iter().map(|s| s.to_string()).chain(["--uri".to_string(), uri.to_string()]).chain(base.iter().map(|s| s.to_string())).collect()
+            first
+                .iter()
+                .map(|s| s.to_string())
+                .chain(["--uri".to_string(), uri.to_string()])
+                .chain(base.iter().map(|s| s.to_string()))
+                .collect()
         };
         add("raw in --uri", with(&["analyze"], &raw_uri), vec![], Expect::SuccessOrUserError, "");
-        add("encoded in --uri, JSON", [with(&["analyze"], &uri), vec!["--format".into(), "json".into()]].concat(), vec![], Expect::Code(0), "\"numDocsRead\": 500");
+        add(
+            "encoded in --uri, JSON",
+            [with(&["analyze"], &uri), vec!["--format".into(), "json".into()]].concat(),
+            vec![],
+            Expect::Code(0),
+            "\"numDocsRead\": 500",
+        );
         add("encoded in --uri, table", with(&["analyze"], &uri), vec![], Expect::Code(0), "{k: 1}");
         add(
             "encoded in MONGODB_URI",
@@ -375,14 +636,20 @@ fn no_uri_form_leaks_a_password() {
         );
         add(
             "raw in MONGODB_URI",
-            ["analyze", "--collection", "app.c", "--key", "{k: 1}", "--server-selection-timeout", "2"].iter().map(|s| s.to_string()).collect(),
+            ["analyze", "--collection", "app.c", "--key", "{k: 1}", "--server-selection-timeout", "2"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             vec![("MONGODB_URI".into(), raw_uri.clone())],
             Expect::SuccessOrUserError,
             "",
         );
         add(
             "check --uri",
-            ["check", "--uri", &uri, "--collection", "app.c", "--server-selection-timeout", "2", "--policy", &policy].iter().map(|s| s.to_string()).collect(),
+            ["check", "--uri", &uri, "--collection", "app.c", "--server-selection-timeout", "2", "--policy", &policy]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             vec![],
             Expect::Gate,
             "app.c",
@@ -400,7 +667,8 @@ fn no_uri_form_leaks_a_password() {
     // The automatic query-log probe: a read-only user may not read system.profile; the run goes on and says so.
     let uri0 = format!("mongodb://u4:{}@127.0.0.1:{}/?authSource=admin", encode(passwords[4]), m.port);
     let mut r = row("read role: no system.profile, a note instead of a failure", &[], Expect::Code(0), "");
-    r.args = ["analyze", "--uri", &uri0, "--collection", "app.c", "--key", "{k: 1}", "--format", "json"].iter().map(|s| s.to_string()).collect();
+    r.args =
+        ["analyze", "--uri", &uri0, "--collection", "app.c", "--key", "{k: 1}", "--format", "json"].iter().map(|s| s.to_string()).collect();
     r.secrets = vec![passwords[4].to_string()];
     rows.push(r);
     run_all(&rows);
@@ -450,12 +718,8 @@ fn the_server_dies_or_hangs_mid_read() {
     let run = |stop: &str, ns: &str, args: &[&str]| -> (i32, String, String, std::time::Duration) {
         for _attempt in 0..10 {
             let start = std::time::Instant::now();
-            let mut child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
-                .args(args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
+            let mut child =
+                Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
             let caught = loop {
                 if child.try_wait().unwrap().is_some() {
                     break false;
@@ -470,7 +734,12 @@ fn the_server_dies_or_hangs_mid_read() {
             }
             assert!(Command::new("kill").arg(format!("-{stop}")).arg(pid.to_string()).status().unwrap().success());
             let o = child.wait_with_output().unwrap();
-            return (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into(), start.elapsed());
+            return (
+                o.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&o.stdout).into(),
+                String::from_utf8_lossy(&o.stderr).into(),
+                start.elapsed(),
+            );
         }
         panic!("ten runs finished before their read of {ns} could be caught");
     };
@@ -491,7 +760,19 @@ fn the_server_dies_or_hangs_mid_read() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(out.is_empty());
     // Killed while sampling: the connection drops.
-    let args = ["analyze", "--uri", &uri, "--collection", "app.big", "--key", "{k: 1}", "--sample-size", "200000", "--server-selection-timeout", "2"];
+    let args = [
+        "analyze",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.big",
+        "--key",
+        "{k: 1}",
+        "--sample-size",
+        "200000",
+        "--server-selection-timeout",
+        "2",
+    ];
     let (code, out, err, took) = run("KILL", "app.big", &args);
     assert_eq!(code, 2, "stderr: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");

@@ -179,8 +179,22 @@ fn redact_hides_every_sampled_value() {
     let keys = ["{projectId: 1}", "{country: 1}", "{userId: 1}", "{_id: 1}", "{ts: 1}", "{projectId: 1, _id: 1}"];
     let mut outputs = Vec::new();
     for format in ["table", "json", "markdown"] {
-        let mut args = vec!["analyze", "--docs", &docs, "--queries", &log, "--collection", "app.events", "--redact", "--format", format,
-                            "--total-docs", "5000000", "--shards", "4"];
+        let mut args = vec![
+            "analyze",
+            "--docs",
+            &docs,
+            "--queries",
+            &log,
+            "--collection",
+            "app.events",
+            "--redact",
+            "--format",
+            format,
+            "--total-docs",
+            "5000000",
+            "--shards",
+            "4",
+        ];
         for k in &keys {
             args.extend(["--key", k]);
         }
@@ -222,7 +236,13 @@ fn check_json(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
     let docs = fixture("events.ndjson");
     let mut args = vec!["check", "--docs", docs.as_str(), "--total-docs", "5000000"];
     args.extend_from_slice(extra);
-    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).current_dir(dir).args(&args).env_remove("GITHUB_ACTIONS").env_remove("MONGODB_URI").output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(dir)
+        .args(&args)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
     let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
     (o.status.code().unwrap_or(-1), v)
 }
@@ -235,7 +255,8 @@ fn sarif_and_gitlab_one_result_per_violation_at_its_policy_line() {
     let d = policy_dir(VIOLATED);
     let (code, sarif) = check_json(d.path(), &["--format", "sarif"]);
     assert_eq!(code, 1);
-    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
     assert!(errors.is_empty(), "{errors:?}");
@@ -246,7 +267,9 @@ fn sarif_and_gitlab_one_result_per_violation_at_its_policy_line() {
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     let by_rule: Vec<(String, u64)> = results
         .iter()
-        .map(|r| (r["ruleId"].as_str().unwrap().to_string(), r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap()))
+        .map(|r| {
+            (r["ruleId"].as_str().unwrap().to_string(), r["locations"][0]["physicalLocation"]["region"]["startLine"].as_u64().unwrap())
+        })
         .collect();
     // Lines of VIOLATED: min_score 5, max_top_value_percent 6, min_distinct_values 7.
     assert_eq!(by_rule, vec![("min_score".into(), 5), ("max_top_value_percent".into(), 6), ("min_distinct_values".into(), 7)]);
@@ -291,7 +314,12 @@ fn baseline_fails_only_on_what_got_worse() {
     // A baseline that is not a check report is a clear error.
     std::fs::write(&base, "{}").unwrap();
     let docs = fixture("events.ndjson");
-    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).current_dir(d.path()).args(["check", "--docs", &docs, "--baseline", b]).env_remove("MONGODB_URI").output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(d.path())
+        .args(["check", "--docs", &docs, "--baseline", b])
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a `check --format json` report"));
 }

@@ -110,9 +110,8 @@ fn sampled_queries_and_diffs_are_read() {
     let docs = fixture("events.ndjson");
     let sq = fixture("sampledQueries.ndjson");
     let sqd = fixture("sampledQueriesDiff.ndjson");
-    let r = json_of(&run(&[
-        "analyze", "--docs", &docs, "--queries", &sq, "--queries", &sqd, "--key", "{projectId: 1}", "--format", "json",
-    ]));
+    let r =
+        json_of(&run(&["analyze", "--docs", &docs, "--queries", &sq, "--queries", &sqd, "--key", "{projectId: 1}", "--format", "json"]));
     assert_eq!(r["namespace"], "app.events");
     let c = &r["candidates"][0];
     let wd = &c["writeDistribution"];
@@ -151,8 +150,10 @@ fn mongodump_bson_gives_the_same_numbers_as_the_export() {
     }
     let path = dump.join("events.bson");
     std::fs::write(&path, &bytes).unwrap();
-    let from_json = json_of(&run(&["analyze", "--docs", &fixture("events.ndjson"), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
-    let from_bson = json_of(&run(&["analyze", "--docs", path.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
+    let from_json =
+        json_of(&run(&["analyze", "--docs", &fixture("events.ndjson"), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
+    let from_bson =
+        json_of(&run(&["analyze", "--docs", path.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
     assert_eq!(from_bson["namespace"], "app.events", "namespace from the dump path");
     for i in 0..2 {
         assert_eq!(from_json["candidates"][i]["keyCharacteristics"], from_bson["candidates"][i]["keyCharacteristics"]);
@@ -162,7 +163,8 @@ fn mongodump_bson_gives_the_same_numbers_as_the_export() {
     let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
     std::io::Write::write_all(&mut enc, &bytes).unwrap();
     enc.finish().unwrap();
-    let from_gz = json_of(&run(&["analyze", "--docs", gz.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
+    let from_gz =
+        json_of(&run(&["analyze", "--docs", gz.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{ts: 1}", "--format", "json"]));
     assert_eq!(from_gz["candidates"][0]["keyCharacteristics"], from_bson["candidates"][0]["keyCharacteristics"]);
 }
 
@@ -273,7 +275,19 @@ fn shared_logs() -> PathBuf {
 fn read_log(path: &Path) -> Value {
     let docs = fixture("events.ndjson");
     // A namespace that does not occur: every query is read and counted, none used.
-    json_of(&run(&["analyze", "--docs", &docs, "--key", "{_id: 1}", "--collection", "none.none", "--format", "json", "--queries", path.to_str().unwrap()]))
+    json_of(&run(&[
+        "analyze",
+        "--docs",
+        &docs,
+        "--key",
+        "{_id: 1}",
+        "--collection",
+        "none.none",
+        "--format",
+        "json",
+        "--queries",
+        path.to_str().unwrap(),
+    ]))
 }
 
 #[test]
@@ -304,7 +318,11 @@ fn legacy_crud_lines(text: &str) -> u64 {
     let mut n = 0;
     for line in text.lines() {
         let Some(rest) = line.split_once("] ").map(|x| x.1) else { continue };
-        let ends_ms = line.rsplit(' ').next().and_then(|t| t.strip_suffix("ms")).is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
+        let ends_ms = line
+            .rsplit(' ')
+            .next()
+            .and_then(|t| t.strip_suffix("ms"))
+            .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()));
         let mut words = rest.split(' ');
         let (Some(op), Some(ns)) = (words.next(), words.next()) else { continue };
         if !ends_ms || !ns.contains('.') {
@@ -377,8 +395,19 @@ fn real_log_classification_on_one_namespace() {
     let docs = fixture("events.ndjson");
     let log = dir.join("hatchet__sample-mongod.log.gz");
     let args = |key: &'static str| {
-        vec!["analyze".to_string(), "--docs".into(), docs.clone(), "--key".into(), key.into(), "--collection".into(),
-             "testdb.__examples".into(), "--format".into(), "json".into(), "--queries".into(), log.display().to_string()]
+        vec![
+            "analyze".to_string(),
+            "--docs".into(),
+            docs.clone(),
+            "--key".into(),
+            key.into(),
+            "--collection".into(),
+            "testdb.__examples".into(),
+            "--format".into(),
+            "json".into(),
+            "--queries".into(),
+            log.display().to_string(),
+        ]
     };
     let by_email = json_of(&bin().args(args("{email: 1}")).output().unwrap());
     let c = &by_email["candidates"][0];
@@ -396,7 +425,8 @@ fn real_log_classification_on_one_namespace() {
 fn cluster_prediction_with_four_shards() {
     let r = analyze_fixtures(&["--total-docs", "5000000", "--shards", "4"]);
     let cl = |k: &str| find(&r, k)["cluster"].clone();
-    let inserts: Vec<f64> = cl("{ts: 1}")["atScale"]["shards"].as_array().unwrap().iter().map(|s| s["insertsPercent"].as_f64().unwrap()).collect();
+    let inserts: Vec<f64> =
+        cl("{ts: 1}")["atScale"]["shards"].as_array().unwrap().iter().map(|s| s["insertsPercent"].as_f64().unwrap()).collect();
     assert_eq!(inserts.iter().filter(|p| **p == 100.0).count(), 1, "{inserts:?}");
     assert_eq!(inserts.iter().filter(|p| **p == 0.0).count(), 3, "{inserts:?}");
     assert!(cl("{ts: 1}")["verdict"].as_str().unwrap().contains("inserts go to 1 shard;"));
@@ -413,7 +443,19 @@ fn cluster_prediction_with_four_shards() {
     assert_eq!(p["numShards"], 4);
     // the same numbers draw bars in the table
     let docs = fixture("events.ndjson");
-    let o = run(&["analyze", "--docs", &docs, "--collection", "app.events", "--total-docs", "5000000", "--shards", "4", "--key", "{projectId: 1}"]);
+    let o = run(&[
+        "analyze",
+        "--docs",
+        &docs,
+        "--collection",
+        "app.events",
+        "--total-docs",
+        "5000000",
+        "--shards",
+        "4",
+        "--key",
+        "{projectId: 1}",
+    ]);
     let t = String::from_utf8(o.stdout).unwrap();
     assert!(t.contains("jumbo chunk {\"projectId\":\"proj-0000\"}") && t.contains("█"), "{t}");
 }
@@ -518,7 +560,13 @@ fn workload_summary_counts_match_an_independent_count() {
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
         let r = json_of(&o);
         let got = |ns: &str, op: &str| -> u64 {
-            r["namespaces"].as_array().unwrap().iter().find(|n| n["namespace"] == ns).map(|n| n["operations"][op].as_u64().unwrap_or(0)).unwrap_or(0)
+            r["namespaces"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["namespace"] == ns)
+                .map(|n| n["operations"][op].as_u64().unwrap_or(0))
+                .unwrap_or(0)
         };
         for ((ns, op), n) in &expect {
             // getMore lines count as their originating find too: at least the direct finds.
@@ -529,8 +577,16 @@ fn workload_summary_counts_match_an_independent_count() {
             }
         }
         for (ns, max) in &max_find {
-            let shapes = r["namespaces"].as_array().unwrap().iter().find(|n| n["namespace"] == ns.as_str()).unwrap()["shapes"].as_array().unwrap().clone();
-            let seen = shapes.iter().filter(|s| s["commands"]["find"].as_u64().unwrap_or(0) > 0).filter_map(|s| s["durationMillis"]["max"].as_i64()).max().unwrap_or(0);
+            let shapes = r["namespaces"].as_array().unwrap().iter().find(|n| n["namespace"] == ns.as_str()).unwrap()["shapes"]
+                .as_array()
+                .unwrap()
+                .clone();
+            let seen = shapes
+                .iter()
+                .filter(|s| s["commands"]["find"].as_u64().unwrap_or(0) > 0)
+                .filter_map(|s| s["durationMillis"]["max"].as_i64())
+                .max()
+                .unwrap_or(0);
             assert!(seen >= *max, "{name} {ns}: slowest find {seen} ms, the lines say {max}");
         }
     }

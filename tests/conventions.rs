@@ -108,15 +108,29 @@ fn quiet_says_nothing_and_verbose_says_what_was_read() {
 #[test]
 fn check_finds_the_policy_from_the_current_directory_up() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("shardkey.toml"), "[[collection]]\nnamespace = \"app.events\"\nkey = '{projectId: 1, _id: 1}'\nmin_score = 10\n").unwrap();
+    std::fs::write(
+        dir.path().join("shardkey.toml"),
+        "[[collection]]\nnamespace = \"app.events\"\nkey = '{projectId: 1, _id: 1}'\nmin_score = 10\n",
+    )
+    .unwrap();
     let sub = dir.path().join("a").join("b");
     std::fs::create_dir_all(&sub).unwrap();
     let docs = fixture("events.ndjson");
-    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(["check", "--docs", &docs]).current_dir(&sub).env_remove("MONGODB_URI").output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .args(["check", "--docs", &docs])
+        .current_dir(&sub)
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("policy ../../shardkey.toml: passed"), "{}", String::from_utf8_lossy(&o.stdout));
     let empty = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(["check", "--docs", &docs]).current_dir(empty.path()).env_remove("MONGODB_URI").output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .args(["check", "--docs", &docs])
+        .current_dir(empty.path())
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no shardkey.toml in"));
 }

@@ -41,12 +41,7 @@ fn hash64_matches_real_hashed_index_keys() {
             .run_command(doc! {"createIndexes": "c", "indexes": [{"key": {"v": "hashed", "_id": 1}, "name": "v_hashed"}]})
             .await
             .unwrap();
-        let mut cur = c
-            .find(doc! {})
-            .hint(Hint::Name("v_hashed".into()))
-            .return_key(true)
-            .await
-            .unwrap();
+        let mut cur = c.find(doc! {}).hint(Hint::Name("v_hashed".into())).return_key(true).await.unwrap();
         let mut out = Vec::new();
         while let Some(d) = cur.try_next().await.unwrap() {
             out.push((d.get_i32("_id").unwrap(), d.get_i64("v").unwrap()));

@@ -16,7 +16,8 @@ fn fixture(name: &str) -> String {
 fn html(extra: &[&str]) -> String {
     let docs = fixture("events.ndjson");
     let log = fixture("mongod.log");
-    let mut args = vec!["analyze", "--docs", &docs, "--queries", &log, "--collection", "app.events", "--total-docs", "5000000", "--format", "html"];
+    let mut args =
+        vec!["analyze", "--docs", &docs, "--queries", &log, "--collection", "app.events", "--total-docs", "5000000", "--format", "html"];
     args.extend_from_slice(extra);
     let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(&args).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

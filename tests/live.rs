@@ -60,7 +60,21 @@ fn live_fixtures_match_the_offline_run() {
     assert!(notes.contains("analyzeShardKey needs 7.0"), "{notes}");
 
     // A sample of 30%: one $sampleRate scan in natural order (about 3000 documents).
-    let o = shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--sample-size", "3000", "--key", "{ts: 1}", "--key", "{country: 1}"]);
+    let o = shardkey(&[
+        "analyze",
+        "--format",
+        "json",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.events",
+        "--sample-size",
+        "3000",
+        "--key",
+        "{ts: 1}",
+        "--key",
+        "{country: 1}",
+    ]);
     let r = json_ok(&o);
     let n = r["inputs"]["documents"]["numDocsRead"].as_u64().unwrap();
     assert!((2700..=3300).contains(&n), "{n}");
@@ -68,7 +82,21 @@ fn live_fixtures_match_the_offline_run() {
     assert_eq!(cand(&r, "{country: 1}")["keyCharacteristics"]["numDistinctValues"], 10);
     assert_eq!(cand(&r, "{ts: 1}")["keyCharacteristics"]["numDocsTotal"], 10_000);
     // A sample under 5%: $sample (random cursor) plus an insertion-ordered scan for monotonicity.
-    let o = shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--sample-size", "400", "--key", "{ts: 1}", "--key", "{projectId: 1}"]);
+    let o = shardkey(&[
+        "analyze",
+        "--format",
+        "json",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.events",
+        "--sample-size",
+        "400",
+        "--key",
+        "{ts: 1}",
+        "--key",
+        "{projectId: 1}",
+    ]);
     let r = json_ok(&o);
     assert_eq!(r["inputs"]["documents"]["numDocsRead"], 400);
     assert_eq!(cand(&r, "{ts: 1}")["keyCharacteristics"]["monotonicity"]["type"], "monotonic");
@@ -95,7 +123,19 @@ fn profiler_and_sampled_queries_are_read_and_classified() {
         db.run_command(doc! {"profile": 0}).await.unwrap();
     });
     let uri = m.uri();
-    let r = json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--queries", "profile", "--key", "{projectId: 1}"]));
+    let r = json_ok(&shardkey(&[
+        "analyze",
+        "--format",
+        "json",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.events",
+        "--queries",
+        "profile",
+        "--key",
+        "{projectId: 1}",
+    ]));
     let c = cand(&r, "{projectId: 1}");
     let rd = &c["readDistribution"];
     assert_eq!(rd["sampleSize"]["find"], 8, "{rd}");
@@ -114,13 +154,40 @@ fn profiler_and_sampled_queries_are_read_and_classified() {
     };
     load("sampledQueries", "sampledQueries.ndjson");
     load("sampledQueriesDiff", "sampledQueriesDiff.ndjson");
-    let live = json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--queries", "sampled", "--key", "{projectId: 1}", "--key", "{_id: \"hashed\"}"]));
+    let live = json_ok(&shardkey(&[
+        "analyze",
+        "--format",
+        "json",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.events",
+        "--queries",
+        "sampled",
+        "--key",
+        "{projectId: 1}",
+        "--key",
+        "{_id: \"hashed\"}",
+    ]));
     let sq = fixture("sampledQueries.ndjson");
     let sqd = fixture("sampledQueriesDiff.ndjson");
     let docs = fixture("events.ndjson");
     let off = json_ok(&shardkey(&[
-        "analyze", "--format", "json", "--docs", docs.to_str().unwrap(), "--collection", "app.events",
-        "--queries", sq.to_str().unwrap(), "--queries", sqd.to_str().unwrap(), "--key", "{projectId: 1}", "--key", "{_id: \"hashed\"}",
+        "analyze",
+        "--format",
+        "json",
+        "--docs",
+        docs.to_str().unwrap(),
+        "--collection",
+        "app.events",
+        "--queries",
+        sq.to_str().unwrap(),
+        "--queries",
+        sqd.to_str().unwrap(),
+        "--key",
+        "{projectId: 1}",
+        "--key",
+        "{_id: \"hashed\"}",
     ]));
     for k in ["{projectId: 1}", "{_id: \"hashed\"}"] {
         let (l, o) = (cand(&live, k), cand(&off, k));
@@ -138,7 +205,8 @@ fn supporting_indexes_follow_the_real_indexes() {
     let client = m.client();
     let c = client.database("idx").collection::<Document>("c");
     rt().block_on(async {
-        let docs: Vec<Document> = (0..500).map(|i| doc! {"_id": i, "u": i, "g": i % 10, "h": i * 7, "m": i % 5, "arr": [i, i + 1]}).collect();
+        let docs: Vec<Document> =
+            (0..500).map(|i| doc! {"_id": i, "u": i, "g": i % 10, "h": i * 7, "m": i % 5, "arr": [i, i + 1]}).collect();
         c.insert_many(docs).await.unwrap();
         let db = client.database("idx");
         db.run_command(doc! {"createIndexes": "c", "indexes": [
@@ -146,7 +214,9 @@ fn supporting_indexes_follow_the_real_indexes() {
             {"key": {"g": 1}, "name": "g_1"},
             {"key": {"h": "hashed"}, "name": "h_hashed"},
             {"key": {"m": 1, "arr": 1}, "name": "m_1_arr_1"},
-        ]}).await.unwrap();
+        ]})
+        .await
+        .unwrap();
     });
     let uri = m.uri();
     let mut args = vec!["analyze", "--format", "json", "--uri", uri.as_str(), "--collection", "idx.c"];
@@ -203,8 +273,12 @@ fn credentials_never_leak() {
         // The localhost exception lets the first user be created.
         let c = mongodb::Client::with_uri_str(m.uri()).await.unwrap();
         c.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
-        let root = mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port)).await.unwrap();
-        root.database("admin").run_command(doc! {"createUser": "dba", "pwd": password, "roles": [{"role": "read", "db": "app"}, "clusterMonitor"]}).await.unwrap();
+        let root =
+            mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port)).await.unwrap();
+        root.database("admin")
+            .run_command(doc! {"createUser": "dba", "pwd": password, "roles": [{"role": "read", "db": "app"}, "clusterMonitor"]})
+            .await
+            .unwrap();
         let docs: Vec<Document> = (0..300).map(|i| doc! {"_id": i, "k": i % 17}).collect();
         root.database("app").collection::<Document>("c").insert_many(docs).await.unwrap();
     });
@@ -236,7 +310,13 @@ fn credentials_never_leak() {
     assert_eq!(o.status.code(), Some(2));
     check_clean(&o, password);
     // a percent-encoded password is scrubbed in both forms
-    let o = shardkey(&["analyze", "--uri", &format!("mongodb://dba:p%40ss-w0rd@127.0.0.1:{}/?authSource=admin", m.port), "--collection", "app.c"]);
+    let o = shardkey(&[
+        "analyze",
+        "--uri",
+        &format!("mongodb://dba:p%40ss-w0rd@127.0.0.1:{}/?authSource=admin", m.port),
+        "--collection",
+        "app.c",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     check_clean(&o, "p@ss-w0rd");
     check_clean(&o, "p%40ss-w0rd");
@@ -254,7 +334,8 @@ fn credentials_never_leak() {
 fn unreachable_missing_empty_and_no_profile() {
     let port = common::free_port();
     let start = Instant::now();
-    let o = shardkey(&["analyze", "--uri", &format!("mongodb://127.0.0.1:{port}/"), "--collection", "a.b", "--server-selection-timeout", "2"]);
+    let o =
+        shardkey(&["analyze", "--uri", &format!("mongodb://127.0.0.1:{port}/"), "--collection", "a.b", "--server-selection-timeout", "2"]);
     let took = start.elapsed();
     assert_eq!(o.status.code(), Some(2));
     assert!(took < Duration::from_secs(8), "gave up after {took:?}");
@@ -278,7 +359,19 @@ fn unreachable_missing_empty_and_no_profile() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("is empty"));
     let o = shardkey(&["analyze", "--uri", &uri, "--collection", "nodot"]);
     assert_eq!(o.status.code(), Some(2));
-    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.c", "--queries", "profile", "--key", "{k: 1}", "--format", "json"]));
+    let r = json_ok(&shardkey(&[
+        "analyze",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.c",
+        "--queries",
+        "profile",
+        "--key",
+        "{k: 1}",
+        "--format",
+        "json",
+    ]));
     assert_eq!(r["candidates"][0]["readDistribution"]["sampleSize"]["total"], 0);
     assert!(r["notes"].to_string().contains("read 0 operations"), "{}", r["notes"]);
     // nothing asked, nothing found: a note, not an error
@@ -299,14 +392,16 @@ fn whole_collection_is_exact_and_monotonicity_matches_the_record_ids() {
     rt().block_on(async {
         let coll = client.database("app").collection::<Document>("u");
         // Evens in order, then the odds in a scrambled order: a correlation well inside (0, 1).
-        let docs: Vec<Document> =
-            (0..n).map(|i| doc! {"u": if i % 2 == 0 { i } else { n + (i * 7919) % n }, "pad": "x"}).collect();
+        let docs: Vec<Document> = (0..n).map(|i| doc! {"u": if i % 2 == 0 { i } else { n + (i * 7919) % n }, "pad": "x"}).collect();
         for chunk in docs.chunks(10_000) {
             coll.insert_many(chunk.to_vec()).await.unwrap();
         }
-        coll.create_index(mongodb::IndexModel::builder().keys(doc! {"u": 1}).options(
-            mongodb::options::IndexOptions::builder().unique(true).build(),
-        ).build())
+        coll.create_index(
+            mongodb::IndexModel::builder()
+                .keys(doc! {"u": 1})
+                .options(mongodb::options::IndexOptions::builder().unique(true).build())
+                .build(),
+        )
         .await
         .unwrap();
     });
@@ -338,7 +433,19 @@ fn whole_collection_is_exact_and_monotonicity_matches_the_record_ids() {
     assert!(expected > 0.1 && expected < 0.9, "the data should give a middling coefficient: {expected}");
 
     let uri = m.uri();
-    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.u", "--key", "{u: 1}", "--sample-size", "60000", "--format", "json"]));
+    let r = json_ok(&shardkey(&[
+        "analyze",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.u",
+        "--key",
+        "{u: 1}",
+        "--sample-size",
+        "60000",
+        "--format",
+        "json",
+    ]));
     let kc = &cand(&r, "{u: 1}")["keyCharacteristics"];
     assert_eq!(kc["numDocsSampled"], 60_000);
     assert_eq!(kc["numDistinctValues"], 60_000);
@@ -400,7 +507,19 @@ fn a_date_key_loaded_out_of_order_is_increasing_with_creation_time() {
     assert!(server_r.abs() < 0.7, "the shuffled load hides the order from recordIds: {server_r}");
 
     let uri = m.uri();
-    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--key", "{createdAt: 1}", "--key", "{customerId: 1}", "--format", "json"]));
+    let r = json_ok(&shardkey(&[
+        "analyze",
+        "--uri",
+        &uri,
+        "--collection",
+        "shop.orders",
+        "--key",
+        "{createdAt: 1}",
+        "--key",
+        "{customerId: 1}",
+        "--format",
+        "json",
+    ]));
     let c = cand(&r, "{createdAt: 1}");
     assert_eq!(c["keyCharacteristics"]["monotonicity"]["type"], "not monotonic");
     let rid = c["keyCharacteristics"]["monotonicity"]["recordIdCorrelationCoefficient"].as_f64().unwrap();
@@ -411,7 +530,9 @@ fn a_date_key_loaded_out_of_order_is_increasing_with_creation_time() {
     assert_eq!(c["insertOrder"]["numDocsWithCreationTime"], n);
     let words: Vec<&str> = c["reasons"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
     assert!(
-        words.iter().any(|w| w.starts_with("increasing key (correlation 1.00 with the creation time") && w.contains("the load order hides it") && w.contains("one shard takes 100% of inserts")),
+        words.iter().any(|w| w.starts_with("increasing key (correlation 1.00 with the creation time")
+            && w.contains("the load order hides it")
+            && w.contains("one shard takes 100% of inserts")),
         "{words:?}"
     );
     assert!(c["score"].as_u64().unwrap() <= 50);
@@ -450,7 +571,20 @@ fn sample_profiles_for_a_while_and_restores_the_settings() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sampled.ndjson");
     let child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
-        .args(["sample", "--uri", &uri, "--collection", "app.s", "--rate", "1", "--duration", "6s", "--change-server-settings", "--out", out.to_str().unwrap()])
+        .args([
+            "sample",
+            "--uri",
+            &uri,
+            "--collection",
+            "app.s",
+            "--rate",
+            "1",
+            "--duration",
+            "6s",
+            "--change-server-settings",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -477,14 +611,37 @@ fn sample_profiles_for_a_while_and_restores_the_settings() {
     let finds = lines.lines().filter(|l| l.contains("\"find\":\"s\"")).count();
     assert!(finds >= 20, "{finds} profiled finds in {}", out.display());
     // The file reads as a query log: every find on {a: eq} reaches one shard for {a: 1}.
-    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.s", "--key", "{a: 1}", "--queries", out.to_str().unwrap(), "--format", "json"]));
+    let r = json_ok(&shardkey(&[
+        "analyze",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.s",
+        "--key",
+        "{a: 1}",
+        "--queries",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]));
     let rd = &cand(&r, "{a: 1}")["readDistribution"];
     assert!(rd["sampleSize"]["find"].as_u64().unwrap() >= 20, "{rd}");
     assert_eq!(rd["percentageOfSingleShardReads"], 100.0);
 
     // Ctrl-C ends it early, and the settings still come back.
     let child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
-        .args(["sample", "--uri", &uri, "--collection", "app.s", "--duration", "10m", "--change-server-settings", "--out", out.to_str().unwrap()])
+        .args([
+            "sample",
+            "--uri",
+            &uri,
+            "--collection",
+            "app.s",
+            "--duration",
+            "10m",
+            "--change-server-settings",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();

@@ -4,10 +4,10 @@ use bson::{doc, Document};
 use serde_json::json;
 use shardkey::metrics::monotonicity::MonotonicityType;
 use shardkey::metrics::Settings;
-use shardkey::pipeline::{run, Candidates, Options};
-use shardkey::sources::files::MemorySource;
 use shardkey::model::ShardKey;
+use shardkey::pipeline::{run, Candidates, Options};
 use shardkey::report::{CandidateReport, Report};
+use shardkey::sources::files::MemorySource;
 use shardkey::sources::queries::QueryLog;
 
 fn analyse(docs: Vec<Document>, keys: &[&str]) -> Report {

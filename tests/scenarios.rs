@@ -75,8 +75,15 @@ fn analyze(s: &Scenario, ns: &str) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let docs = dir.path().join("docs.ndjson");
     std::fs::write(&docs, &s.docs).unwrap();
-    let mut args: Vec<String> =
-        vec!["analyze".into(), "--docs".into(), docs.display().to_string(), "--collection".into(), ns.into(), "--format".into(), "json".into()];
+    let mut args: Vec<String> = vec![
+        "analyze".into(),
+        "--docs".into(),
+        docs.display().to_string(),
+        "--collection".into(),
+        ns.into(),
+        "--format".into(),
+        "json".into(),
+    ];
     if !s.log.is_empty() {
         let log = dir.path().join("mongod.log");
         std::fs::write(&log, &s.log).unwrap();
@@ -101,7 +108,12 @@ fn key_text(k: &Value) -> String {
 }
 
 fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {
-    r["candidates"].as_array().unwrap().iter().find(|c| key_text(&c["key"]) == key).unwrap_or_else(|| panic!("{key} not proposed: {:?}", keys(r)))
+    r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| key_text(&c["key"]) == key)
+        .unwrap_or_else(|| panic!("{key} not proposed: {:?}", keys(r)))
 }
 
 fn words(c: &Value) -> String {

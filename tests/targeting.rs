@@ -4,8 +4,8 @@
 use bson::{doc, Document};
 use shardkey::metrics::distribution::DistributionCounter;
 use shardkey::metrics::ranges::Ranges;
-use shardkey::targeting::{target_filter, target_query, Label, Label::*};
 use shardkey::model::{Op, Query, QueryOrigin, ShardKey, UpdateSpec};
+use shardkey::targeting::{target_filter, target_query, Label, Label::*};
 
 fn key(k: &str) -> ShardKey {
     ShardKey::parse(k).unwrap()
@@ -190,11 +190,11 @@ fn write_distribution_counts_multi_findandmodify_and_key_updates() {
     let set_a = Some(UpdateSpec::Modifiers(doc! {"$set": {"a": 2}}));
     let set_x = Some(UpdateSpec::Modifiers(doc! {"$set": {"x": 2}}));
     let writes = [
-        write(Op::Update, doc! {"a": 1}, false, false, set_x.clone()),   // single shard
-        write(Op::Update, doc! {"b": 1}, true, false, set_x.clone()),    // multi without key
-        write(Op::Update, doc! {"b": 1}, false, false, set_a.clone()),   // single without key + key update
-        write(Op::Delete, doc! {"b": 1}, true, false, None),             // multi without key
-        write(Op::FindAndModify, doc! {"b": 1}, true, false, set_x),     // always single
+        write(Op::Update, doc! {"a": 1}, false, false, set_x.clone()), // single shard
+        write(Op::Update, doc! {"b": 1}, true, false, set_x.clone()),  // multi without key
+        write(Op::Update, doc! {"b": 1}, false, false, set_a.clone()), // single without key + key update
+        write(Op::Delete, doc! {"b": 1}, true, false, None),           // multi without key
+        write(Op::FindAndModify, doc! {"b": 1}, true, false, set_x),   // always single
     ];
     for w in &writes {
         d.add(&k, w, None, &ranges);

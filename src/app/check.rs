@@ -8,8 +8,8 @@ use crate::pipeline::Candidates;
 use crate::policy::rules::RuleInput;
 use crate::policy::{self, CollectionPolicy};
 use crate::report::{write_check, BaselineComparison, CheckReport, CollectionCheck, ToolInfo, SCHEMA_VERSION};
-use std::collections::BTreeMap;
 use anyhow::Result;
+use std::collections::BTreeMap;
 use std::io::Write;
 
 pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
@@ -124,8 +124,7 @@ fn compare_with_baseline(path: &std::path::Path, now: &[CollectionCheck]) -> Res
     for c in now {
         let prev = old_colls.iter().find(|o| o["namespace"] == c.namespace.as_str());
         let failed_before = |rule: &str| {
-            prev.and_then(|p| p["rules"].as_array())
-                .is_some_and(|rs| rs.iter().any(|r| r["rule"] == rule && r["passed"] == false))
+            prev.and_then(|p| p["rules"].as_array()).is_some_and(|rs| rs.iter().any(|r| r["rule"] == rule && r["passed"] == false))
         };
         for r in &c.rules {
             match (r.passed, failed_before(r.rule)) {

@@ -93,7 +93,9 @@ pub(super) fn build_report(
             let ns = namespace.ok_or_else(|| usage_error("--uri needs --collection db.coll"))?;
             run_live(input, uri, &ns, candidates, compare_server)?
         }
-        (_, None) => return Err(usage_error("give --docs FILE, --uri URI (or set MONGODB_URI), or --queries FILE for a queries-only analysis")),
+        (_, None) => {
+            return Err(usage_error("give --docs FILE, --uri URI (or set MONGODB_URI), or --queries FILE for a queries-only analysis"))
+        }
     };
     if input.redact {
         r.notes.push(
@@ -155,8 +157,7 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
     let (log, query_sources) = read_live_queries(input, &session, &rt, ns, &mut notes)?;
 
     // Candidates: named (plus the current key), or proposed from a pre-scan, the filters, the indexes and the current key.
-    let current: Vec<Proposal> =
-        sharding.iter().map(|m| Proposal { key: m.key.clone(), origin: Origin::CurrentShardKey }).collect();
+    let current: Vec<Proposal> = sharding.iter().map(|m| Proposal { key: m.key.clone(), origin: Origin::CurrentShardKey }).collect();
     let mut prescan = Vec::new();
     opts.candidates = match candidates {
         Candidates::Named(mut keys) => {
@@ -176,11 +177,7 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
             prescan = rt.block_on(session.prescan(PRESCAN_DOCS))?;
             let ns_text = ns.to_string();
             let queries: Vec<&Query> = log.queries.iter().filter(|q| q.ns == ns_text).collect();
-            Candidates::Proposed(propose::merge([
-                current,
-                propose::propose(&prescan, &queries),
-                propose::from_indexes(&info.indexes),
-            ]))
+            Candidates::Proposed(propose::merge([current, propose::propose(&prescan, &queries), propose::from_indexes(&info.indexes)]))
         }
     };
     let keys: Vec<ShardKey> = match &opts.candidates {
@@ -267,9 +264,7 @@ fn read_live_queries(
         }
     }
     if auto && sources.is_empty() {
-        notes.push(format!(
-            "no query sample found for {ns} (system.profile and sampled queries are empty): targeting is not measured"
-        ));
+        notes.push(format!("no query sample found for {ns} (system.profile and sampled queries are empty): targeting is not measured"));
     }
     Ok((log, sources))
 }

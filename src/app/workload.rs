@@ -60,7 +60,12 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     for path in &r.queries {
         let (t, records) = (std::time::Instant::now(), log.records);
         read_query_file_into(path, &mut log)?;
-        crate::util::term::detail(format!("read {}: {} records in {:.2} s", path.display(), log.records - records, t.elapsed().as_secs_f64()));
+        crate::util::term::detail(format!(
+            "read {}: {} records in {:.2} s",
+            path.display(),
+            log.records - records,
+            t.elapsed().as_secs_f64()
+        ));
     }
     let counter = match log.sink.take().map(|s| s.as_any().downcast::<Sink>()) {
         Some(Ok(s)) => s.0,

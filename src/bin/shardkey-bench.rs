@@ -68,7 +68,8 @@ enum Cmd {
 
 use shardkey::util::splitmix::SplitMix64 as Rng;
 
-const COUNTRIES: [&str; 20] = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "AU", "ES", "MX", "IT", "NL", "SE", "PL", "KR", "ZA", "AR", "NG", "EG"];
+const COUNTRIES: [&str; 20] =
+    ["US", "DE", "GB", "FR", "IN", "BR", "JP", "CA", "AU", "ES", "MX", "IT", "NL", "SE", "PL", "KR", "ZA", "AR", "NG", "EG"];
 const STATUSES: [&str; 5] = ["new", "paid", "shipped", "done", "void"];
 
 /// One generated document: 12 candidate fields from 2 to ~1M distinct values.
@@ -76,7 +77,11 @@ fn bench_doc(i: u64, r: &mut Rng) -> Document {
     let tenant = {
         // skewed: tenant 0 holds ~20%
         let x = r.below(100);
-        if x < 20 { 0 } else { 1 + r.below(499) }
+        if x < 20 {
+            0
+        } else {
+            1 + r.below(499)
+        }
     };
     doc! {
         "_id": ObjectId::from_bytes({
@@ -116,23 +121,33 @@ fn export_doc(i: u64, r: &mut Rng) -> Document {
     };
     let n_items = 1 + r.below(3);
     let items: Vec<Bson> = (0..n_items)
-        .map(|_| Bson::Document(doc! {"sku": format!("sku-{}", r.below(50_000)), "qty": 1 + r.below(5) as i32, "unit": (r.below(10_000) as f64) / 100.0}))
+        .map(|_| {
+            Bson::Document(
+                doc! {"sku": format!("sku-{}", r.below(50_000)), "qty": 1 + r.below(5) as i32, "unit": (r.below(10_000) as f64) / 100.0},
+            )
+        })
         .collect();
     let tags: Vec<Bson> = (0..r.below(4)).map(|_| Bson::String(TAGS[r.below(6) as usize].into())).collect();
     d.insert("items", items);
     d.insert("tags", tags);
-    d.insert("address", doc! {"city": CITIES[r.below(8) as usize], "zip": format!("{:05}", r.below(100_000)),
-        "geo": [-180.0 + r.below(36_000) as f64 / 100.0, -90.0 + r.below(18_000) as f64 / 100.0]});
+    d.insert(
+        "address",
+        doc! {"city": CITIES[r.below(8) as usize], "zip": format!("{:05}", r.below(100_000)),
+        "geo": [-180.0 + r.below(36_000) as f64 / 100.0, -90.0 + r.below(18_000) as f64 / 100.0]},
+    );
     d.insert("createdBy", oid(r.below(1_000_000)));
     d.insert("updatedAt", DateTime::from_millis(1_700_000_000_000 + i as i64 * 100 + r.below(86_400_000) as i64));
-    d.insert("total", bson::Decimal128::from_bytes({
-        // a valid decimal128 (positive, exponent -2): the coefficient in the low bytes.
-        let mut b = [0u8; 16];
-        b[..8].copy_from_slice(&r.below(10_000_000).to_le_bytes());
-        b[14] = 0x3c;
-        b[15] = 0x30;
-        b
-    }));
+    d.insert(
+        "total",
+        bson::Decimal128::from_bytes({
+            // a valid decimal128 (positive, exponent -2): the coefficient in the low bytes.
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&r.below(10_000_000).to_le_bytes());
+            b[14] = 0x3c;
+            b[15] = 0x30;
+            b
+        }),
+    );
     d.insert("version", r.below(3) as i32);
     d.insert("note", if r.below(10) == 0 { "said \"leave at door\"\tthanks".to_string() } else { format!("order {i}") });
     d
@@ -183,7 +198,8 @@ fn main() -> Result<()> {
             let session = rt.block_on(LiveSession::open(&lo))?;
             let info = rt.block_on(session.collection_info())?;
             if raw {
-                let n = session.read_raw(&rt, &keys, &info, sample_size)?.ok_or_else(|| anyhow::anyhow!("this sample size uses $sample"))?;
+                let n =
+                    session.read_raw(&rt, &keys, &info, sample_size)?.ok_or_else(|| anyhow::anyhow!("this sample size uses $sample"))?;
                 println!("{}", json!({"docs": n, "seconds": start.elapsed().as_secs_f64()}));
                 return Ok(());
             }
@@ -241,7 +257,10 @@ fn main() -> Result<()> {
                            "exact": k.is_exact()})
                 })
                 .collect();
-            println!("{}", json!({"docs": docs, "seconds": start.elapsed().as_secs_f64(), "peakRssBytes": peak_rss_bytes(), "candidates": candidates}));
+            println!(
+                "{}",
+                json!({"docs": docs, "seconds": start.elapsed().as_secs_f64(), "peakRssBytes": peak_rss_bytes(), "candidates": candidates})
+            );
         }
         Cmd::GenExport { out, docs } => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);

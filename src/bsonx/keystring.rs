@@ -376,7 +376,10 @@ mod tests {
             8 => Bson::DateTime(bson::DateTime::from_millis(r.below(5) as i64 - 2)),
             9 => Bson::ObjectId(bson::oid::ObjectId::from_bytes([r.below(3) as u8; 12])),
             10 => [Bson::MinKey, Bson::MaxKey][r.below(2) as usize].clone(),
-            11 => Bson::Binary(bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![r.below(3) as u8; r.below(3) as usize] }),
+            11 => Bson::Binary(bson::Binary {
+                subtype: bson::spec::BinarySubtype::Generic,
+                bytes: vec![r.below(3) as u8; r.below(3) as usize],
+            }),
             12 => {
                 let mut d = Document::new();
                 for i in 0..r.below(3) {

@@ -95,9 +95,7 @@ pub fn cmp_bson(a: &Bson, b: &Bson) -> Ordering {
         return ta.cmp(&tb);
     }
     match (a, b) {
-        (Bson::String(x) | Bson::Symbol(x), Bson::String(y) | Bson::Symbol(y)) => {
-            x.as_bytes().cmp(y.as_bytes())
-        }
+        (Bson::String(x) | Bson::Symbol(x), Bson::String(y) | Bson::Symbol(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Bson::Document(x), Bson::Document(y)) => cmp_docs(x, y),
         (Bson::Array(x), Bson::Array(y)) => {
             for (u, v) in x.iter().zip(y.iter()) {
@@ -118,9 +116,7 @@ pub fn cmp_bson(a: &Bson, b: &Bson) -> Ordering {
         (Bson::Boolean(x), Bson::Boolean(y)) => x.cmp(y),
         (Bson::DateTime(x), Bson::DateTime(y)) => x.timestamp_millis().cmp(&y.timestamp_millis()),
         (Bson::Timestamp(x), Bson::Timestamp(y)) => (x.time, x.increment).cmp(&(y.time, y.increment)),
-        (Bson::RegularExpression(x), Bson::RegularExpression(y)) => {
-            x.pattern.cmp(&y.pattern).then_with(|| x.options.cmp(&y.options))
-        }
+        (Bson::RegularExpression(x), Bson::RegularExpression(y)) => x.pattern.cmp(&y.pattern).then_with(|| x.options.cmp(&y.options)),
         (Bson::JavaScriptCode(x), Bson::JavaScriptCode(y)) => x.cmp(y),
         _ if ta == 10 => cmp_numbers(a, b),
         _ => Ordering::Equal,

@@ -30,7 +30,12 @@ pub fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
 /// The shard-key reading of a dotted path, on any document form: the first part from
 /// `top`, each next one from `child` (None when the value holds no such field or is no
 /// document); an array on the way or at the end makes it `Array`.
-fn walk<V: Copy>(path: &str, top: impl FnOnce(&str) -> Option<V>, is_array: impl Fn(V) -> bool, child: impl Fn(V, &str) -> Option<V>) -> Found<V> {
+fn walk<V: Copy>(
+    path: &str,
+    top: impl FnOnce(&str) -> Option<V>,
+    is_array: impl Fn(V) -> bool,
+    child: impl Fn(V, &str) -> Option<V>,
+) -> Found<V> {
     let (first, rest) = match path.split_once('.') {
         Some((first, rest)) => (first, Some(rest)),
         None => (path, None),
@@ -399,7 +404,8 @@ mod tests {
             "i32": -7, "i64": i64::MIN, "dec": Bson::Decimal128("2.5".parse().unwrap()), "s": "dup", "late": 1,
         };
         let raw = bson::RawDocumentBuf::from_document(&d).unwrap();
-        let paths = ["d", "s", "o", "o.a", "o.b.c", "o.z", "a", "a.0", "b", "i", "t", "n", "r", "i32", "i64", "dec", "late", "zz", "zz.y", ""];
+        let paths =
+            ["d", "s", "o", "o.a", "o.b.c", "o.z", "a", "a.0", "b", "i", "t", "n", "r", "i32", "i64", "dec", "late", "zz", "zz.y", ""];
         let mut names: Vec<&str> = paths.iter().map(|p| p.split('.').next().unwrap()).collect();
         names.sort();
         names.dedup();

@@ -380,8 +380,13 @@ impl Cli {
                 })
             }
             Command::Sample(a) => {
-                let uri = a.uri.clone().or_else(|| std::env::var("MONGODB_URI").ok()).ok_or_else(|| usage_error("give --uri URI (or set MONGODB_URI)"))?;
-                let namespace = Namespace::parse(&a.collection).map_err(|_| usage_error(format!("--collection {}: expected db.collection", a.collection)))?;
+                let uri = a
+                    .uri
+                    .clone()
+                    .or_else(|| std::env::var("MONGODB_URI").ok())
+                    .ok_or_else(|| usage_error("give --uri URI (or set MONGODB_URI)"))?;
+                let namespace = Namespace::parse(&a.collection)
+                    .map_err(|_| usage_error(format!("--collection {}: expected db.collection", a.collection)))?;
                 if !(a.rate > 0.0 && a.rate <= 1.0) {
                     return Err(usage_error("--rate takes a share of operations above 0 and at most 1, e.g. 0.01"));
                 }
@@ -576,7 +581,22 @@ mod tests {
 
     #[test]
     fn flags_become_a_typed_request() {
-        let r = request(&["analyze", "--docs", "d.json", "--queries", "profile", "--queries", "q.log", "--key", "{a: 1}", "--collection", "x.y", "--format", "json"]).unwrap();
+        let r = request(&[
+            "analyze",
+            "--docs",
+            "d.json",
+            "--queries",
+            "profile",
+            "--queries",
+            "q.log",
+            "--key",
+            "{a: 1}",
+            "--collection",
+            "x.y",
+            "--format",
+            "json",
+        ])
+        .unwrap();
         let Request::Analyze(a) = r else { panic!("analyze") };
         assert_eq!(a.input.queries, vec![QuerySource::Profile, QuerySource::File("q.log".into())]);
         assert_eq!(a.keys[0].to_string(), "{a: 1}");

@@ -2,8 +2,8 @@
 
 use super::key_updates::{diff_touches_key, update_touches_key};
 use super::ranges::Ranges;
-use crate::targeting::{target_query, Label, Targeting};
 use crate::model::{Op, Query, QueryOrigin, ShardKey};
+use crate::targeting::{target_query, Label, Targeting};
 use bson::Document;
 use serde::Serialize;
 
@@ -93,11 +93,7 @@ fn slot(l: Label) -> usize {
 
 impl DistributionCounter {
     pub fn new(ranges: &Ranges) -> Self {
-        DistributionCounter {
-            reads_by_range: vec![0; ranges.len()],
-            writes_by_range: vec![0; ranges.len()],
-            ..Default::default()
-        }
+        DistributionCounter { reads_by_range: vec![0; ranges.len()], writes_by_range: vec![0; ranges.len()], ..Default::default() }
     }
 
     /// Count one query; returns its targeting (None for inserts, which the server does not sample).

@@ -8,9 +8,7 @@ use bson::Bson;
 /// The `k` most frequent values, highest first; ties in key order.
 pub fn most_common(values: &[ValueCount], k: usize) -> Vec<ValueCount> {
     let mut idx: Vec<usize> = (0..values.len()).collect();
-    idx.sort_by(|&a, &b| {
-        values[b].count.cmp(&values[a].count).then_with(|| cmp_tuple(&values[a].value, &values[b].value))
-    });
+    idx.sort_by(|&a, &b| values[b].count.cmp(&values[a].count).then_with(|| cmp_tuple(&values[a].value, &values[b].value)));
     idx.into_iter().take(k).map(|i| values[i].clone()).collect()
 }
 
@@ -30,13 +28,7 @@ pub struct JumboValue {
 }
 
 /// Values whose documents, scaled from the sample to the collection, exceed the chunk size.
-pub fn jumbo_values(
-    values: &[ValueCount],
-    num_sampled: u64,
-    num_total: u64,
-    avg_doc_size: u64,
-    chunk_size_bytes: u64,
-) -> Vec<JumboValue> {
+pub fn jumbo_values(values: &[ValueCount], num_sampled: u64, num_total: u64, avg_doc_size: u64, chunk_size_bytes: u64) -> Vec<JumboValue> {
     if num_sampled == 0 {
         return vec![];
     }

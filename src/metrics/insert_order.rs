@@ -144,11 +144,8 @@ pub fn measure<'p>(
     let increasing_by_nature: Vec<NaturalField> =
         natural.iter().map(|&(i, t)| NaturalField { field: key.fields[i].path.clone(), bson_type: t }).collect();
     let hashed_first = key.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
-    let (coef, with_time) = if hashed_first || ks.docs_with_arrays > 0 {
-        (None, 0)
-    } else {
-        creation_time_correlation(positions(), created)
-    };
+    let (coef, with_time) =
+        if hashed_first || ks.docs_with_arrays > 0 { (None, 0) } else { creation_time_correlation(positions(), created) };
     let counted = ks.docs_counted().max(1);
     // Half the documents must carry a creation time for it to speak for the collection.
     let coef = coef.filter(|_| with_time * 2 >= counted.min(created.len() as u64).max(1));

@@ -7,9 +7,9 @@
 //!   it in `$set`/`$unset`/`$rename`/...; a replacement counts when the filter
 //!   fixes the key by equality and the new document holds another value.
 
-use crate::targeting::extract_key_by_equality;
 use crate::bsonx::{cmp_bson, lookup, Lookup};
 use crate::model::{ShardKey, UpdateSpec};
+use crate::targeting::extract_key_by_equality;
 use bson::{Bson, Document};
 
 /// Whether an inline diff (`{a: 'u', b: {c: 'i'}}`) changes the key.
@@ -65,9 +65,7 @@ pub fn update_touches_key(key: &ShardKey, filter: &Document, spec: &UpdateSpec) 
         },
         UpdateSpec::Pipeline(stages) => stages.iter().any(|s| {
             s.iter().any(|(stage, body)| match stage.as_str() {
-                "$set" | "$addFields" => body
-                    .as_document()
-                    .is_some_and(|d| names_touch_key(key, d.keys().cloned())),
+                "$set" | "$addFields" => body.as_document().is_some_and(|d| names_touch_key(key, d.keys().cloned())),
                 "$unset" => match body {
                     Bson::String(s) => names_touch_key(key, [s.clone()]),
                     Bson::Array(a) => names_touch_key(key, a.iter().filter_map(|x| x.as_str().map(str::to_string))),

@@ -178,16 +178,14 @@ fn predict_cluster(
     };
     let documents = w.sample.num_docs > 0;
     let counted = ks.docs_counted().max(1);
-    let mut jumbo_values: Vec<usize> = if !documents { Vec::new() } else { frequency::jumbo_values(
-        ks.frequencies(),
-        counted,
-        w.size.num_docs_total,
-        kc.avg_doc_size_bytes,
-        w.settings.chunk_size_bytes,
-    )
-    .iter()
-    .filter_map(|j| key_space.search(&ks.key.to_key_space(&j.value)).ok())
-    .collect() };
+    let mut jumbo_values: Vec<usize> = if !documents {
+        Vec::new()
+    } else {
+        frequency::jumbo_values(ks.frequencies(), counted, w.size.num_docs_total, kc.avg_doc_size_bytes, w.settings.chunk_size_bytes)
+            .iter()
+            .filter_map(|j| key_space.search(&ks.key.to_key_space(&j.value)).ok())
+            .collect()
+    };
     jumbo_values.sort_unstable();
     jumbo_values.dedup();
     let pct = |x: Option<f64>| x.unwrap_or(0.0);
@@ -207,8 +205,7 @@ fn predict_cluster(
         estimated_distinct: if documents { kc.estimated_num_distinct_values.value } else { key_space.len() as u64 },
         top_share: if documents { kc.top_value_percentage / 100.0 } else { 0.0 },
         writes_without_shard_key_percent: Some(
-            ((pct(writes.percentage_of_single_writes_without_shard_key) + pct(writes.percentage_of_multi_writes_without_shard_key))
-                * 1e6)
+            ((pct(writes.percentage_of_single_writes_without_shard_key) + pct(writes.percentage_of_multi_writes_without_shard_key)) * 1e6)
                 .round()
                 / 1e6,
         ),

@@ -2,8 +2,8 @@
 //! The server cuts 100 ranges from a sorted sample (every 10th of 1000 docs); we
 //! cut up to 100 equal-count ranges from every distinct value we sampled.
 
-use crate::model::{KeyRange, KeySpace};
 use crate::bsonx::cmp_tuple;
+use crate::model::{KeyRange, KeySpace};
 use bson::Bson;
 use std::cmp::Ordering;
 

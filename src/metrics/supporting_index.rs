@@ -43,12 +43,9 @@ pub fn supporting_index(key: &ShardKey, coll: &str, indexes: &[IndexSpec]) -> Su
             create_index: None,
             unusable,
         },
-        None => SupportingIndexReport {
-            name: None,
-            is_unique: false,
-            create_index: Some(format!("db.{coll}.createIndex({key})")),
-            unusable,
-        },
+        None => {
+            SupportingIndexReport { name: None, is_unique: false, create_index: Some(format!("db.{coll}.createIndex({key})")), unusable }
+        }
     }
 }
 

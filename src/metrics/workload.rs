@@ -92,7 +92,9 @@ impl WorkloadCounter {
             .map(|(ns, c)| {
                 let total: u64 = c.ops.values().sum();
                 let mut shapes: Vec<ShapeWorkload> = c.shapes.into_iter().map(|(shape, s)| s.report(shape)).collect();
-                shapes.sort_by(|a, b| b.count.cmp(&a.count).then(b.duration_millis.total.cmp(&a.duration_millis.total)).then(a.shape.cmp(&b.shape)));
+                shapes.sort_by(|a, b| {
+                    b.count.cmp(&a.count).then(b.duration_millis.total.cmp(&a.duration_millis.total)).then(a.shape.cmp(&b.shape))
+                });
                 let num_shapes = shapes.len();
                 if top > 0 {
                     shapes.truncate(top);
@@ -202,7 +204,13 @@ mod tests {
     fn shapes_count_every_operation_and_merge() {
         let q = |f: bson::Document, ms: i64, plan: &str| {
             let mut q = Query::new(Op::Find, "a.b", f, QueryOrigin::SlowQueryLog);
-            q.stats = Some(Box::new(OpStats { millis: Some(ms), docs_examined: Some(100), nreturned: Some(10), plan_summary: Some(plan.into()), ..Default::default() }));
+            q.stats = Some(Box::new(OpStats {
+                millis: Some(ms),
+                docs_examined: Some(100),
+                nreturned: Some(10),
+                plan_summary: Some(plan.into()),
+                ..Default::default()
+            }));
             q
         };
         let mut a = WorkloadCounter::default();

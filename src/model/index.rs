@@ -65,11 +65,8 @@ impl IndexSpec {
 
     /// The index's key as a shard key, when it can be one.
     pub fn as_shard_key(&self) -> Option<ShardKey> {
-        let fields: Option<Vec<KeyField>> = self
-            .key
-            .iter()
-            .map(|(k, v)| Some(KeyField { path: k.clone(), kind: Self::field_kind(v)? }))
-            .collect();
+        let fields: Option<Vec<KeyField>> =
+            self.key.iter().map(|(k, v)| Some(KeyField { path: k.clone(), kind: Self::field_kind(v)? })).collect();
         ShardKey::new(fields?).ok()
     }
 
@@ -101,7 +98,9 @@ mod tests {
     fn list_indexes_documents() {
         let id = IndexSpec::from_list_indexes(&doc! {"v": 2, "key": {"_id": 1}, "name": "_id_"});
         assert!(id.unique, "the _id index is unique");
-        let ix = IndexSpec::from_list_indexes(&doc! {"v": 2, "key": {"a": 1, "b": "hashed"}, "name": "a_1_b_hashed", "sparse": 1, "collation": {"locale": "fr"}});
+        let ix = IndexSpec::from_list_indexes(
+            &doc! {"v": 2, "key": {"a": 1, "b": "hashed"}, "name": "a_1_b_hashed", "sparse": 1, "collation": {"locale": "fr"}},
+        );
         assert!(ix.sparse && !ix.simple_collation && !ix.unique);
         assert_eq!(ix.as_shard_key().map(|k| k.to_string()).as_deref(), Some("{a: 1, b: \"hashed\"}"));
         assert!(ix.has_prefix(&ShardKey::parse("{a: 1}").unwrap()));

@@ -7,9 +7,9 @@
 //! sample a key has up to 100,000 of them, and decoding every one into a `Vec<Bson>`
 //! was half the time the analysis took after the read.
 
+use crate::bsonx::cmp_tuple;
 use crate::bsonx::keystring;
 use crate::bsonx::order::canonical_type;
-use crate::bsonx::cmp_tuple;
 use bson::Bson;
 
 #[derive(Debug, Clone, Default)]
@@ -22,7 +22,10 @@ pub struct KeySpace<'a> {
 enum Values<'a> {
     Decoded(Vec<Vec<Bson>>),
     /// Keystring encodings of `fields` values each: byte order is key order.
-    Encoded { fields: usize, bytes: Vec<&'a [u8]> },
+    Encoded {
+        fields: usize,
+        bytes: Vec<&'a [u8]>,
+    },
 }
 
 impl Default for Values<'_> {

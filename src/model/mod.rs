@@ -7,15 +7,15 @@ pub mod index;
 pub mod key_range;
 pub mod key_space;
 pub mod namespace;
-pub mod sharding;
 pub mod query;
 pub mod relaxed;
 pub mod sampled_doc;
 pub mod shard_key;
+pub mod sharding;
 
 pub use key_range::KeyRange;
 pub use key_space::KeySpace;
 pub use namespace::Namespace;
-pub use query::{OpStats, Op, Query, QueryOrigin, UpdateSpec};
+pub use query::{Op, OpStats, Query, QueryOrigin, UpdateSpec};
 pub use sampled_doc::{DocBody, SampledDoc};
 pub use shard_key::{KeyField, KeyKind, ShardKey};

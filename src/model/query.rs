@@ -63,9 +63,7 @@ impl UpdateSpec {
                     Some(UpdateSpec::Replacement(d.clone()))
                 }
             }
-            Bson::Array(a) => Some(UpdateSpec::Pipeline(
-                a.iter().filter_map(|s| s.as_document().cloned()).collect(),
-            )),
+            Bson::Array(a) => Some(UpdateSpec::Pipeline(a.iter().filter_map(|s| s.as_document().cloned()).collect())),
             _ => None,
         }
     }

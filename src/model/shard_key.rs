@@ -28,7 +28,8 @@ impl ShardKey {
     /// Parse `{a: 1, b: "hashed"}` (shell-like or JSON).
     pub fn parse(input: &str) -> Result<ShardKey> {
         // Messages quote the key; a huge one is cut so the message stays one readable line.
-        let text = &if input.chars().count() > 80 { format!("{}…", input.chars().take(79).collect::<String>()) } else { input.to_string() };
+        let text =
+            &if input.chars().count() > 80 { format!("{}…", input.chars().take(79).collect::<String>()) } else { input.to_string() };
         let v = super::relaxed::parse(input).map_err(|e| anyhow::anyhow!("key {text}: {e}"))?;
         let obj = match v {
             Value::Object(m) => m,
@@ -38,13 +39,11 @@ impl ShardKey {
         for (path, spec) in obj {
             let kind = match &spec {
                 Value::Number(n) if n.as_f64() == Some(1.0) => KeyKind::Range,
-                Value::Number(n) if n.as_f64().is_some_and(|f| f < 0.0) => bail!(
-                    "key {text}: field '{path}' is descending ({n}); shard keys are ascending (1) or \"hashed\""
-                ),
+                Value::Number(n) if n.as_f64().is_some_and(|f| f < 0.0) => {
+                    bail!("key {text}: field '{path}' is descending ({n}); shard keys are ascending (1) or \"hashed\"")
+                }
                 Value::String(s) if s == "hashed" => KeyKind::Hashed,
-                other => bail!(
-                    "key {text}: field '{path}' has {other}; a shard key field is 1 or \"hashed\" (no other index types)"
-                ),
+                other => bail!("key {text}: field '{path}' has {other}; a shard key field is 1 or \"hashed\" (no other index types)"),
             };
             fields.push(KeyField { path, kind });
         }
@@ -203,16 +202,7 @@ mod tests {
         let h = ShardKey::parse(r#"{"a.b": "hashed"}"#).unwrap();
         assert_eq!(h.hashed_position(), Some(0));
         assert_eq!(h.to_string(), r#"{"a.b": "hashed"}"#);
-        for bad in [
-            "{a: -1}",
-            "{a: \"2dsphere\"}",
-            "{a: \"hashed\", b: \"hashed\"}",
-            "{}",
-            "{a: 1, a.b: 1}",
-            "{$a: 1}",
-            "[1]",
-            "a: 1",
-        ] {
+        for bad in ["{a: -1}", "{a: \"2dsphere\"}", "{a: \"hashed\", b: \"hashed\"}", "{}", "{a: 1, a.b: 1}", "{$a: 1}", "[1]", "a: 1"] {
             assert!(ShardKey::parse(bad).is_err(), "{bad} should be rejected");
         }
         // Any field name prints back to text that parses to the same key (found by the key_syntax fuzz target).

@@ -26,4 +26,3 @@ pub struct ShardingMetadata {
     /// Every shard of the cluster (from `config.shards`), chunk owners included.
     pub shards: Vec<String>,
 }
-

@@ -84,7 +84,12 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
     let rule_entry = |k: &Spanned<String>, v: &Spanned<toml::Value>, also: &[&str]| -> Result<(&'static str, Threshold)> {
         let Some(def) = rules::rule(k.get_ref()) else {
             let expected: Vec<String> = also.iter().copied().chain(RULES.iter().map(|r| r.name)).map(|n| format!("`{n}`")).collect();
-            return Err(input_error(format!("{}: unknown field `{}`, expected one of {}", at(k.span().start), k.get_ref(), expected.join(", "))));
+            return Err(input_error(format!(
+                "{}: unknown field `{}`, expected one of {}",
+                at(k.span().start),
+                k.get_ref(),
+                expected.join(", ")
+            )));
         };
         let field = |msg: String| input_error(format!("{}: field {}: {msg}", at(v.span().start), def.name));
         let typed = |e: toml::de::Error| field(e.message().replace('\n', " "));
@@ -122,9 +127,7 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
         let (mut namespace, mut key, mut rules) = (None, None, Rules::new());
         for (k, v) in table.get_ref() {
             let string = || -> Result<&str> {
-                v.get_ref()
-                    .as_str()
-                    .ok_or_else(|| input_error(format!("{}: field {}: expected a string", at(v.span().start), k.get_ref())))
+                v.get_ref().as_str().ok_or_else(|| input_error(format!("{}: field {}: expected a string", at(v.span().start), k.get_ref())))
             };
             match k.get_ref().as_str() {
                 "namespace" => {
@@ -136,9 +139,7 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
                 }
                 "key" => {
                     let text = string()?;
-                    key = Some(
-                        ShardKey::parse(text).map_err(|e| input_error(format!("{}: field key: {e}", at(v.span().start))))?,
-                    );
+                    key = Some(ShardKey::parse(text).map_err(|e| input_error(format!("{}: field key: {e}", at(v.span().start))))?);
                 }
                 _ => {
                     let (n, t) = rule_entry(k, v, &["namespace", "key"])?;
@@ -212,7 +213,8 @@ mod tests {
 
     #[test]
     fn a_collection_overrides_the_defaults() {
-        let p = parse("p", "[defaults]\nmin_score = 60\nmax_top_value_percent = 25\n[[collection]]\nnamespace = \"a.b\"\nmin_score = 80\n").unwrap();
+        let p = parse("p", "[defaults]\nmin_score = 60\nmax_top_value_percent = 25\n[[collection]]\nnamespace = \"a.b\"\nmin_score = 80\n")
+            .unwrap();
         let r = p.collections[0].effective_rules(&p.defaults);
         assert_eq!(r.get("min_score"), Some(&Threshold::Int(80)));
         assert_eq!(r.get("max_top_value_percent"), Some(&Threshold::Percent(25.0)), "an integer percentage is accepted");
@@ -228,7 +230,8 @@ mod tests {
         assert!(e.starts_with("p.toml: line 3: field key"), "{e}");
         let e = parse("p.toml", "[[collection]]\nnamespace = \"ab\"\n").unwrap_err().to_string();
         assert!(e.starts_with("p.toml: line 2: field namespace"), "{e}");
-        let e = parse("p.toml", "[defaults]\nmax_top_value_percent = 120.0\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
+        let e =
+            parse("p.toml", "[defaults]\nmax_top_value_percent = 120.0\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
         assert!(e.starts_with("p.toml: line 2: field max_top_value_percent"), "{e}");
         let e = parse("p.toml", "[defaults]\nmin_score = 101\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
         assert!(e.starts_with("p.toml: line 2: field min_score: 101 is above 100"), "{e}");

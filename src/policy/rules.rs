@@ -63,7 +63,11 @@ pub struct RuleInput<'a> {
 
 /// A rule's finding on one candidate.
 pub enum Finding {
-    Measured { actual: Value, passed: bool, message: String },
+    Measured {
+        actual: Value,
+        passed: bool,
+        message: String,
+    },
     /// The metric was not measured; the rule passes and says why.
     Skipped(&'static str),
 }

@@ -2,7 +2,7 @@
 //! font, image or stylesheet: the pictures are inline SVG drawn from the same report model
 //! as the JSON (so `--redact` holds here too).
 
-use super::{CheckReport, CandidateReport, Report, WorkloadReport, Writer};
+use super::{CandidateReport, CheckReport, Report, WorkloadReport, Writer};
 use crate::util::text::printable;
 use std::fmt::Write as _;
 
@@ -75,7 +75,15 @@ fn range_bars(values: &[u64], colour: &str) -> String {
 
 fn candidate(c: &CandidateReport) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "<h2 id=\"c{}\">#{} <code>{}</code>: {} ({})</h2>", c.rank, c.rank, esc(&c.key.to_string()), c.score, c.verdict.as_str());
+    let _ = writeln!(
+        s,
+        "<h2 id=\"c{}\">#{} <code>{}</code>: {} ({})</h2>",
+        c.rank,
+        c.rank,
+        esc(&c.key.to_string()),
+        c.score,
+        c.verdict.as_str()
+    );
     if let Some(w) = &c.proposed_because {
         let _ = writeln!(s, "<p class=\"muted\">proposed: {}</p>", esc(w));
     }
@@ -91,10 +99,7 @@ fn candidate(c: &CandidateReport) -> String {
     let cl = &c.metrics.cluster;
     let labels: Vec<String> = cl.at_scale.shards.iter().map(|x| x.shard.clone()).collect();
     let get = |f: &dyn Fn(&crate::metrics::cluster::ShardLoad) -> f64| cl.at_scale.shards.iter().map(f).collect::<Vec<f64>>();
-    let mut series = vec![
-        ("reads", "#4878b8", get(&|x| x.reads_percent)),
-        ("writes", "#d08a2e", get(&|x| x.writes_percent)),
-    ];
+    let mut series = vec![("reads", "#4878b8", get(&|x| x.reads_percent)), ("writes", "#d08a2e", get(&|x| x.writes_percent))];
     if cl.scale.benefit != "unknown" {
         series.insert(0, ("data", "#6b8e5a", get(&|x| x.data_percent)));
         series.push(("inserts", "#a05a9c", get(&|x| x.inserts_percent)));
@@ -111,10 +116,15 @@ fn candidate(c: &CandidateReport) -> String {
     if let Some(kc) = &c.metrics.key_characteristics {
         let per_doc = kc.num_docs_total as f64 / kc.num_docs_sampled.max(1) as f64 * kc.avg_doc_size_bytes as f64;
         // Values held once say nothing about chunk sizes: only repeated ones are drawn.
-        let repeated: Vec<&crate::metrics::characteristics::MostCommonValue> = kc.most_common_values.iter().filter(|v| v.frequency > 1).collect();
+        let repeated: Vec<&crate::metrics::characteristics::MostCommonValue> =
+            kc.most_common_values.iter().filter(|v| v.frequency > 1).collect();
         let short = |v: &serde_json::Value| {
             let t = crate::util::text::short_value(v);
-            if t.chars().count() > 16 { format!("{}…", t.chars().take(15).collect::<String>()) } else { t }
+            if t.chars().count() > 16 {
+                format!("{}…", t.chars().take(15).collect::<String>())
+            } else {
+                t
+            }
         };
         let labels: Vec<String> = repeated.iter().map(|v| short(&v.value)).collect();
         let mib: Vec<f64> = repeated.iter().map(|v| v.frequency as f64 * per_doc / 1_048_576.0).collect();
@@ -125,7 +135,11 @@ fn candidate(c: &CandidateReport) -> String {
             let mut svg = grouped_bars(&labels, &[("size", "#7a7fb8", pct)], 100.0);
             // The range size as a vertical line.
             let x = 110.0 + chunk / max * 420.0;
-            svg = svg.replacen("</svg>", &format!("<line x1=\"{x:.1}\" y1=\"0\" x2=\"{x:.1}\" y2=\"400\" stroke=\"#c0392b\" stroke-dasharray=\"4\"/></svg>"), 1);
+            svg = svg.replacen(
+                "</svg>",
+                &format!("<line x1=\"{x:.1}\" y1=\"0\" x2=\"{x:.1}\" y2=\"400\" stroke=\"#c0392b\" stroke-dasharray=\"4\"/></svg>"),
+                1,
+            );
             let sizes: Vec<String> = labels.iter().zip(&mib).map(|(l, m)| format!("{} ≈ {m:.0} MiB", l)).collect();
             let _ = writeln!(
                 s,
@@ -137,10 +151,19 @@ fn candidate(c: &CandidateReport) -> String {
     let rd = &c.metrics.read_distribution;
     let wd = &c.metrics.write_distribution;
     if !rd.num_reads_by_range.is_empty() {
-        let _ = writeln!(s, "<figure>{}<figcaption>Sampled reads by key range ({} ranges).</figcaption></figure>", range_bars(&rd.num_reads_by_range, "#4878b8"), rd.num_reads_by_range.len());
+        let _ = writeln!(
+            s,
+            "<figure>{}<figcaption>Sampled reads by key range ({} ranges).</figcaption></figure>",
+            range_bars(&rd.num_reads_by_range, "#4878b8"),
+            rd.num_reads_by_range.len()
+        );
     }
     if !wd.num_writes_by_range.is_empty() {
-        let _ = writeln!(s, "<figure>{}<figcaption>Sampled writes by key range.</figcaption></figure>", range_bars(&wd.num_writes_by_range, "#d08a2e"));
+        let _ = writeln!(
+            s,
+            "<figure>{}<figcaption>Sampled writes by key range.</figcaption></figure>",
+            range_bars(&wd.num_writes_by_range, "#d08a2e")
+        );
     }
     if !c.metrics.query_shapes.is_empty() {
         let _ = writeln!(s, "<table><tr><th class=\"n\">count</th><th>shape</th><th>label (server)</th><th>commands</th></tr>");
@@ -182,7 +205,13 @@ fn render(r: &Report) -> String {
     }
     let _ = writeln!(b, "</table>");
     if let Some(rec) = &r.recommendation {
-        let _ = writeln!(b, "<h2>Recommended: <code>{}</code> ({})</h2><pre>{}</pre><ul>", esc(&rec.key.to_string()), rec.action, esc(&rec.commands.join("\n")));
+        let _ = writeln!(
+            b,
+            "<h2>Recommended: <code>{}</code> ({})</h2><pre>{}</pre><ul>",
+            esc(&rec.key.to_string()),
+            rec.action,
+            esc(&rec.commands.join("\n"))
+        );
         for n in &rec.notes {
             let _ = writeln!(b, "<li>{}</li>", esc(n));
         }
@@ -210,9 +239,23 @@ impl Writer for HtmlWriter {
     fn check(&self, r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let mut b = format!("<h1>Shard key policy {}: {}</h1>", esc(&r.policy), if r.passed { "passed" } else { "failed" });
         for c in &r.collections {
-            let _ = write!(b, "<h2>{} <code>{}</code>: {} ({})</h2><table><tr><th>rule</th><th>result</th><th>message</th></tr>", esc(&c.namespace), esc(&c.key.to_string()), c.score, c.verdict.as_str());
+            let _ = write!(
+                b,
+                "<h2>{} <code>{}</code>: {} ({})</h2><table><tr><th>rule</th><th>result</th><th>message</th></tr>",
+                esc(&c.namespace),
+                esc(&c.key.to_string()),
+                c.score,
+                c.verdict.as_str()
+            );
             for x in &c.rules {
-                let _ = write!(b, "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>", x.rule, if x.passed { "good" } else { "bad" }, if x.passed { "ok" } else { "FAIL" }, esc(&x.message));
+                let _ = write!(
+                    b,
+                    "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>",
+                    x.rule,
+                    if x.passed { "good" } else { "bad" },
+                    if x.passed { "ok" } else { "FAIL" },
+                    esc(&x.message)
+                );
             }
             b.push_str("</table>");
         }

@@ -26,7 +26,8 @@ fn render_workload(r: &WorkloadReport) -> String {
     let _ = writeln!(out, "### Query workload\n\n{}\n", esc(&super::text::workload_summary(r)));
     for ns in &r.namespaces {
         let ops: Vec<String> = ns.operations.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(out, "**{}**: {} operations ({}), {} shapes\n", esc(&ns.namespace), ns.num_operations, ops.join(", "), ns.num_shapes);
+        let _ =
+            writeln!(out, "**{}**: {} operations ({}), {} shapes\n", esc(&ns.namespace), ns.num_operations, ops.join(", "), ns.num_shapes);
         let _ = writeln!(out, "| count | shape | commands | ms p50 | ms p95 | ms max | ms total | examined/returned | COLLSCAN |");
         let _ = writeln!(out, "|---:|---|---|---:|---:|---:|---:|---:|---:|");
         for s in &ns.shapes {
@@ -124,7 +125,13 @@ fn render_check(r: &CheckReport) -> String {
         );
         let _ = writeln!(out, "| rule | result | detail |\n|---|---|---|");
         for x in &c.rules {
-            let res = if x.skipped.is_some() { "skipped" } else if x.passed { "pass" } else { "**FAIL**" };
+            let res = if x.skipped.is_some() {
+                "skipped"
+            } else if x.passed {
+                "pass"
+            } else {
+                "**FAIL**"
+            };
             let _ = writeln!(out, "| `{}` | {} | {} |", x.rule, res, esc(&x.message));
         }
         let _ = writeln!(out);

@@ -45,7 +45,8 @@ fn render_workload(r: &WorkloadReport) -> String {
                 Cell::new(ms(d.p95)).set_alignment(CellAlignment::Right),
                 Cell::new(ms(d.max)).set_alignment(CellAlignment::Right),
                 Cell::new(d.total).set_alignment(CellAlignment::Right),
-                Cell::new(s.docs_examined_per_returned.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into())).set_alignment(CellAlignment::Right),
+                Cell::new(s.docs_examined_per_returned.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into()))
+                    .set_alignment(CellAlignment::Right),
                 Cell::new(s.collscans).set_alignment(CellAlignment::Right),
             ]);
         }
@@ -75,7 +76,17 @@ fn render(r: &Report) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(180);
     t.set_header(vec![
-        "rank", "key", "score", "verdict", "distinct", "top value", "monotonicity", "inserts (shards)", "shards per read / write", "reads 1/n/all", "writes 1/n/all",
+        "rank",
+        "key",
+        "score",
+        "verdict",
+        "distinct",
+        "top value",
+        "monotonicity",
+        "inserts (shards)",
+        "shards per read / write",
+        "reads 1/n/all",
+        "writes 1/n/all",
     ]);
     for c in &r.candidates {
         let kc = c.metrics.key_characteristics.as_ref();
@@ -159,14 +170,7 @@ fn render(r: &Report) -> String {
             let _ = writeln!(out, "    today: {}", cl.scale.words);
         }
         for j in &cl.jumbo_chunks {
-            let _ = writeln!(
-                out,
-                "    jumbo chunk {} .. {} on {}: ~{} MiB",
-                j.min,
-                j.max,
-                j.shard,
-                j.estimated_bytes / (1024 * 1024)
-            );
+            let _ = writeln!(out, "    jumbo chunk {} .. {} on {}: ~{} MiB", j.min, j.max, j.shard, j.estimated_bytes / (1024 * 1024));
         }
         if let Some(si) = &c.metrics.supporting_index {
             match (&si.name, &si.create_index) {
@@ -215,8 +219,7 @@ fn colour() -> bool {
 /// Colour the verdict column of the ranked table (green / yellow / red). Applied after the
 /// text was made terminal-safe, so the only escape sequences in the output are these.
 fn colour_verdicts(text: &str) -> String {
-    const VERDICTS: [(&str, &str); 5] =
-        [("good", "32"), ("acceptable", "33"), ("poor", "31"), ("bad", "31"), ("invalid", "31")];
+    const VERDICTS: [(&str, &str); 5] = [("good", "32"), ("acceptable", "33"), ("poor", "31"), ("bad", "31"), ("invalid", "31")];
     let mut out = String::with_capacity(text.len() + 256);
     for line in text.split_inclusive('\n') {
         let cells: Vec<&str> = line.split('┆').collect();
@@ -277,7 +280,13 @@ fn render_check(r: &CheckReport) -> String {
             c.verdict.as_str()
         );
         for x in &c.rules {
-            let mark = if x.skipped.is_some() { "-" } else if x.passed { "ok" } else { "FAIL" };
+            let mark = if x.skipped.is_some() {
+                "-"
+            } else if x.passed {
+                "ok"
+            } else {
+                "FAIL"
+            };
             let _ = writeln!(out, "  {mark:<4} {:<38} {}", x.rule, x.message);
         }
     }

@@ -8,9 +8,9 @@
 
 pub mod sketch;
 
+use self::sketch::{HyperLogLog, MisraGries};
 use crate::bsonx::path::{lookup_from_top, top_fields, Top};
 use crate::bsonx::{cmp_tuple, keystring, DocRef, Found, ValueRef};
-use self::sketch::{HyperLogLog, MisraGries};
 use crate::model::{KeySpace, ShardKey};
 use bson::{Bson, Document};
 
@@ -67,8 +67,15 @@ pub struct SketchInfo {
 enum Counts {
     /// Every counted document's encoded value, while the memory budget holds (exact, order included).
     Dense(Dense),
-    Exact { index: HashMap<Vec<u8>, u32>, values: Vec<ValueCount> },
-    Sketch { hll: Box<HyperLogLog>, hitters: MisraGries<Vec<Bson>>, top: Vec<ValueCount> },
+    Exact {
+        index: HashMap<Vec<u8>, u32>,
+        values: Vec<ValueCount>,
+    },
+    Sketch {
+        hll: Box<HyperLogLog>,
+        hitters: MisraGries<Vec<Bson>>,
+        top: Vec<ValueCount>,
+    },
 }
 
 fn hash_bytes(b: &[u8]) -> u64 {
@@ -498,11 +505,8 @@ impl KeySample {
             }
             let items =
                 d.largest_runs(HEAVY_HITTERS).into_iter().map(|(e, c)| (d.entry(e).to_vec(), c as u64, d.decode(e, fields))).collect();
-            self.counts = Counts::Sketch {
-                hll: Box::new(hll),
-                hitters: MisraGries::from_top(HEAVY_HITTERS, items, d.len() as u64),
-                top: vec![],
-            };
+            self.counts =
+                Counts::Sketch { hll: Box::new(hll), hitters: MisraGries::from_top(HEAVY_HITTERS, items, d.len() as u64), top: vec![] };
         }
         // Algorithm R over the entries in insertion order; values decoded once chosen.
         let mut chosen: Vec<usize> = Vec::with_capacity(self.reservoir_cap.min(d.len()));
@@ -556,8 +560,7 @@ impl KeySample {
             let v = values[id as usize].take().expect("each id once");
             items.push((bytes, v.count, v.value));
         }
-        self.counts =
-            Counts::Sketch { hll: Box::new(hll), hitters: MisraGries::from_counts(HEAVY_HITTERS, items), top: vec![] };
+        self.counts = Counts::Sketch { hll: Box::new(hll), hitters: MisraGries::from_counts(HEAVY_HITTERS, items), top: vec![] };
     }
 
     /// Call once after the pass: sorts the dense values, or freezes the heavy hitters.
@@ -708,11 +711,7 @@ impl KeySample {
             let step = inside.len().div_ceil(SUMMARY_POINTS).max(1);
             return inside.iter().step_by(step).map(|&p| self.key.into_key_space(d.decode(p as usize, fields))).collect();
         }
-        self.reservoir
-            .iter()
-            .filter(|(p, _)| positions.binary_search(p).is_ok())
-            .map(|(_, t)| self.key.to_key_space(t))
-            .collect()
+        self.reservoir.iter().filter(|(p, _)| positions.binary_search(p).is_ok()).map(|(_, t)| self.key.to_key_space(t)).collect()
     }
 
     /// Key-space values of the newest `fraction` of documents (insertion order).
@@ -994,10 +993,14 @@ mod tests {
             for d in &docs {
                 s.add(d, 10);
             }
-            let held: Vec<usize> = s.keys.iter().map(|k| match &k.counts {
-                Counts::Dense(d) => d.arena.capacity() + d.ends.capacity() * 4,
-                _ => 0,
-            }).collect();
+            let held: Vec<usize> = s
+                .keys
+                .iter()
+                .map(|k| match &k.counts {
+                    Counts::Dense(d) => d.arena.capacity() + d.ends.capacity() * 4,
+                    _ => 0,
+                })
+                .collect();
             s.finish();
             let out: Vec<_> = s.keys.iter().map(|k| (k.frequencies().to_vec(), k.insertion_positions_in_key_order())).collect();
             (out, held)

@@ -177,7 +177,13 @@ mod tests {
         let mut mg: MisraGries<u32> = MisraGries::new(10);
         let mut truth = std::collections::HashMap::new();
         for i in 0..10_000u32 {
-            let v = if i % 3 == 0 { 7 } else if i % 7 == 0 { 8 } else { i };
+            let v = if i % 3 == 0 {
+                7
+            } else if i % 7 == 0 {
+                8
+            } else {
+                i
+            };
             *truth.entry(v).or_insert(0u64) += 1;
             mg.add(&v.to_le_bytes(), &|| v);
         }

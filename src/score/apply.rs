@@ -73,7 +73,9 @@ pub fn recommend(t: &Target) -> Recommendation {
                     "reshardCollection (5.0+) rewrites the collection from {cur}: each shard needs about (collection size + index size) × 2 / shards of free storage"
                 ),
             });
-            notes.push("the oplog must cover at least 24 hours (the manual's requirement); writes block for up to 2 seconds at the end".into());
+            notes.push(
+                "the oplog must cover at least 24 hours (the manual's requirement); writes block for up to 2 seconds at the end".into(),
+            );
             notes.push("https://www.mongodb.com/docs/manual/core/sharding-reshard-a-collection/".into());
             "reshardCollection"
         }

@@ -71,7 +71,11 @@ pub enum Capped {
 
 pub const CAPS: [Cap; 5] = [
     Cap { cap: Capped::ArrayInKey, max_score: 0.0, when: "a sampled document holds an array in a key field (invalid key)" },
-    Cap { cap: Capped::JumboRisk, max_score: 40.0, when: "a value's documents exceed the range size (jumbo chunk: never split, never moved)" },
+    Cap {
+        cap: Capped::JumboRisk,
+        max_score: 40.0,
+        when: "a value's documents exceed the range size (jumbo chunk: never split, never moved)",
+    },
     Cap { cap: Capped::HotValue, max_score: 45.0, when: "the top value holds 25% of documents or more" },
     Cap { cap: Capped::LowCardinality, max_score: 35.0, when: "fewer than 100 distinct values" },
     Cap {
@@ -326,7 +330,8 @@ pub fn score(f: &Facts) -> Score {
     match (c.num_reads + c.num_writes, c.percentage_of_single_shard_ops) {
         (0, _) | (_, None) => problems.push("no query sample for this collection: fan-out was not measured (score assumes 0.5)".into()),
         (_, Some(single)) => {
-            let mut s = format!("with {n} shards, {single:.1}% of {} sampled operations reach one shard", fmt_count(c.num_reads + c.num_writes));
+            let mut s =
+                format!("with {n} shards, {single:.1}% of {} sampled operations reach one shard", fmt_count(c.num_reads + c.num_writes));
             if let Some(r) = c.mean_shards_per_read {
                 s.push_str(&format!("; a read reaches {r:.2} shards on average"));
                 if let Some(m) = f.server_multi_reads.filter(|m| *m > 0.0) {
@@ -358,7 +363,10 @@ pub fn score(f: &Facts) -> Score {
     }
 
     if !f.documents {
-        problems.push(format!("key characteristics not measured: {}; data spread and growth count 0.5", crate::metrics::characteristics::NOT_MEASURED));
+        problems.push(format!(
+            "key characteristics not measured: {}; data spread and growth count 0.5",
+            crate::metrics::characteristics::NOT_MEASURED
+        ));
     }
     // Cardinality, frequency, growth.
     let est = f.estimated_distinct.max(1);

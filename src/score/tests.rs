@@ -87,7 +87,11 @@ fn fan_out_weight() {
     f.cost = cost(Some(0.0), 0.0);
     let s = score(&f);
     assert_eq!(s.score, 60);
-    assert!(s.reasons[0].starts_with("with 4 shards, 0.0% of 100 sampled operations reach one shard; a read reaches 4.00"), "{:?}", s.reasons);
+    assert!(
+        s.reasons[0].starts_with("with 4 shards, 0.0% of 100 sampled operations reach one shard; a read reaches 4.00"),
+        "{:?}",
+        s.reasons
+    );
     // No queries: the component counts 0.5: 80.
     f.cost = cost(None, 0.0);
     f.cost.num_reads = 0;
@@ -143,7 +147,9 @@ fn cap_jumbo_risk() {
     let s = score(&f);
     assert_eq!((s.score, s.verdict), (40, Verdict::Poor));
     assert!(
-        s.reasons.iter().any(|r| r.starts_with("jumbo chunk: value \"big\" would hold about 2,000,000 documents (200 MiB), more than the 128 MiB")),
+        s.reasons
+            .iter()
+            .any(|r| r.starts_with("jumbo chunk: value \"big\" would hold about 2,000,000 documents (200 MiB), more than the 128 MiB")),
         "{:?}",
         s.reasons
     );
@@ -186,7 +192,11 @@ fn cap_inserts_on_one_shard() {
     let s = score(&f);
     // 100 − 15 = 85, capped at 50.
     assert_eq!((s.score, s.verdict), (50, Verdict::Acceptable));
-    assert!(s.reasons[0].starts_with("increasing key (correlation 0.99 with the creation time of the ObjectId _ids; the load order hides it"), "{:?}", s.reasons);
+    assert!(
+        s.reasons[0].starts_with("increasing key (correlation 0.99 with the creation time of the ObjectId _ids; the load order hides it"),
+        "{:?}",
+        s.reasons
+    );
     // 89% on one shard: no cap; spread component (4 − 3.56) / 2 = 0.22: 100 − 15 × 0.78 = 88.3 → 88.
     f.insert_max_share = 0.89;
     assert_eq!(score(&f).score, 88);

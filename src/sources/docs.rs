@@ -2,23 +2,31 @@
 //! Extended JSON) and mongodump (`.bson`, `.bson.gz`). File order is insertion order.
 
 use super::projected::{self, Projection};
-use super::Batches;
-use crate::model::SampledDoc;
 use super::records::{json_to_document, numbered_lines, open, Input, Layout, Record};
+use super::Batches;
 use crate::bsonx::bson_size;
 use crate::error::input_error;
+use crate::model::SampledDoc;
 use anyhow::Result;
 use bson::Document;
 use std::path::Path;
 
 /// Call `f(doc, bson_size)` for every document in file order. With a projection,
 /// `doc` holds only its fields (`bson_size` is still the whole document's).
-pub fn for_each_document(path: &Path, projection: Option<&Projection>, f: impl FnMut(&Document, usize) -> Result<()> + Send) -> Result<u64> {
+pub fn for_each_document(
+    path: &Path,
+    projection: Option<&Projection>,
+    f: impl FnMut(&Document, usize) -> Result<()> + Send,
+) -> Result<u64> {
     for_each_document_in(open(path)?, projection, f)
 }
 
 /// The same, on an opened input.
-pub fn for_each_document_in(input: Input, projection: Option<&Projection>, mut f: impl FnMut(&Document, usize) -> Result<()> + Send) -> Result<u64> {
+pub fn for_each_document_in(
+    input: Input,
+    projection: Option<&Projection>,
+    mut f: impl FnMut(&Document, usize) -> Result<()> + Send,
+) -> Result<u64> {
     // Batches are handed over whole; a caller that stops early (the pre-scan) stops between documents.
     let mut stop: Option<anyhow::Error> = None;
     let r = for_each_batch(input, projection, &mut |batch: &[SampledDoc]| {
@@ -56,8 +64,7 @@ pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Bat
         let n = input.for_each_record(|rec| {
             batch.push(match rec {
                 Record::Json(v, i) => {
-                    let d = json_to_document(v)
-                        .map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
+                    let d = json_to_document(v).map_err(|e| input_error(format!("{shown}: array element {i}: not a document: {e}")))?;
                     let n = bson_size(&d).unwrap_or(0);
                     SampledDoc::doc(project(d), n)
                 }

@@ -1,12 +1,12 @@
 //! Document sources that are not a deployment: a file, or documents in memory.
 
 use super::docs::{for_each_batch, for_each_document};
+use super::projected::Projection;
 use super::records::open;
 use super::Batches;
-use crate::model::SampledDoc;
-use super::projected::Projection;
 use super::DocumentSource;
 use crate::bsonx::bson_size;
+use crate::model::SampledDoc;
 use anyhow::Result;
 use bson::Document;
 

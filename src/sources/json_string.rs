@@ -32,7 +32,9 @@ mod tests {
         for len in 0..40 {
             for _ in 0..300 {
                 // Mostly plain bytes, now and then one that ends a string.
-                let b: Vec<u8> = (0..len).map(|_| if rng.below(6) == 0 { bytes[rng.below(bytes.len() as u64) as usize] } else { b'a' + rng.below(26) as u8 }).collect();
+                let b: Vec<u8> = (0..len)
+                    .map(|_| if rng.below(6) == 0 { bytes[rng.below(bytes.len() as u64) as usize] } else { b'a' + rng.below(26) as u8 })
+                    .collect();
                 assert_eq!(super::special_at(&b), naive(&b), "{b:?}");
             }
         }

@@ -81,11 +81,14 @@ pub fn read_raw(line: &str, projection: &Projection) -> Option<(bson::RawDocumen
     }
     let mut raw = projection.raw_buffer();
     let mut written = true;
-    let m = s.members(|key| projection.keeps(key), |k, v| match bson::RawBson::try_from(v) {
-        // `append` refuses a NUL in a name (JSON only has one escaped, which the scan declines).
-        Ok(v) if !k.contains('\0') => raw.append(k, v),
-        _ => written = false,
-    })?;
+    let m = s.members(
+        |key| projection.keeps(key),
+        |k, v| match bson::RawBson::try_from(v) {
+            // `append` refuses a NUL in a name (JSON only has one escaped, which the scan declines).
+            Ok(v) if !k.contains('\0') => raw.append(k, v),
+            _ => written = false,
+        },
+    )?;
     s.ws();
     projection.last_raw.store(raw.as_bytes().len(), std::sync::atomic::Ordering::Relaxed);
     (written && !m.dollar && s.i == line.len()).then_some((raw, m.size))
@@ -193,9 +196,12 @@ impl<'a> Scan<'a> {
     /// The top-level document: kept fields built, the others measured.
     fn top(&mut self, projection: &Projection) -> Option<(usize, Document)> {
         let mut doc = Document::new();
-        let m = self.members(|key| projection.keeps(key), |k, v| {
-            doc.insert(k, v);
-        })?;
+        let m = self.members(
+            |key| projection.keeps(key),
+            |k, v| {
+                doc.insert(k, v);
+            },
+        )?;
         // A top-level `$` key makes it something other than a document: the full parse says what.
         (!m.dollar).then_some((m.size, doc))
     }
@@ -366,9 +372,12 @@ impl<'a> Scan<'a> {
     fn object(&mut self, build: bool) -> Option<Value<'a>> {
         // Only built documents are made (a `Document` draws a hasher seed when made).
         let mut doc: Option<Document> = None;
-        let m = self.members(|_| build, |k, v| {
-            doc.get_or_insert_with(Document::new).insert(k, v);
-        })?;
+        let m = self.members(
+            |_| build,
+            |k, v| {
+                doc.get_or_insert_with(Document::new).insert(k, v);
+            },
+        )?;
         if !m.dollar {
             return Some((m.size, build.then(|| Bson::Document(doc.unwrap_or_default())), Form::Other));
         }
@@ -482,7 +491,13 @@ mod tests {
             r#"{"big":[0,1,2,3,4,5,6,7,8,9,10,11]}"#,
         ];
         for line in lines {
-            for fields in [&[][..], &["_id", "ts", "a", "note", "x", "y", "z", "w", "d", "r", "b", "m", "u", "arr", "total", "n", "i", "k", "s", "t", "v", "big", "geo", "e"][..]] {
+            for fields in [
+                &[][..],
+                &[
+                    "_id", "ts", "a", "note", "x", "y", "z", "w", "d", "r", "b", "m", "u", "arr", "total", "n", "i", "k", "s", "t", "v",
+                    "big", "geo", "e",
+                ][..],
+            ] {
                 let p = Projection::new(fields.iter().map(|s| s.to_string()).collect());
                 let fast = read(line, &p);
                 assert!(fast.is_some(), "the fast path declined {line}");
@@ -523,10 +538,26 @@ mod tests {
     #[test]
     fn declines_or_refuses_what_the_full_parse_refuses() {
         for line in [
-            r#"{"a":1,}"#, r#"{"a":01}"#, r#"{"a":1.}"#, r#"{"a":.5}"#, r#"{"a":tru}"#, r#"{"a":"x"#, "{\"a\":\"\u{1}\"}",
-            r#"{"a":1} x"#, r#"[1]"#, r#"{"a":1e400}"#, r#"{"a":{"$oid":"zz"}}"#, r#"{"a":{"$date":"yesterday"}}"#,
-            r#"{"a":{"$date":1.5}}"#, r#"{"a":{"$date":{"$numberInt":"1"}}}"#, r#"{"a":{"$numberLong":1}}"#, r#"{"$oid":"6553f1000000000000000000"}"#,
-            r#"{"a":1,"a":2}"#, r#"{"a\u0062":1}"#, r#"{"a":"\x"}"#, r#"{"a":{"$oid":"6553f1000000000000000000","x":1}}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":"x"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":1} x"#,
+            r#"[1]"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":{"$oid":"zz"}}"#,
+            r#"{"a":{"$date":"yesterday"}}"#,
+            r#"{"a":{"$date":1.5}}"#,
+            r#"{"a":{"$date":{"$numberInt":"1"}}}"#,
+            r#"{"a":{"$numberLong":1}}"#,
+            r#"{"$oid":"6553f1000000000000000000"}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a\u0062":1}"#,
+            r#"{"a":"\x"}"#,
+            r#"{"a":{"$oid":"6553f1000000000000000000","x":1}}"#,
         ] {
             assert!(same(line, &["a"]), "{line}");
             assert!(same(line, &[]), "{line}");

@@ -356,9 +356,8 @@ fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Resu
         buf.clear();
         buf.extend_from_slice(&len_bytes);
         buf.resize(len as usize, 0);
-        r.read_exact(&mut buf[4..]).map_err(|_| {
-            input_error(format!("{shown}: truncated BSON at byte {offset} (document of {len} bytes is cut)"))
-        })?;
+        r.read_exact(&mut buf[4..])
+            .map_err(|_| input_error(format!("{shown}: truncated BSON at byte {offset} (document of {len} bytes is cut)")))?;
         // The decoder recurses: measure the nesting first, without recursion.
         match depth(&buf) {
             Ok(d) if d > MAX_DEPTH => {
@@ -369,8 +368,8 @@ fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Resu
             Ok(_) => {}
             Err(e) => return Err(input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}"))),
         }
-        let doc = Document::from_reader(&buf[..])
-            .map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
+        let doc =
+            Document::from_reader(&buf[..]).map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
         n += 1;
         f(Record::Bson { doc, size: len as usize, offset })?;
         offset += len as u64;
@@ -486,19 +485,16 @@ mod tests {
                     Ok(last)
                 })
                 .unwrap();
-            let want: Vec<(u64, Vec<u8>)> = data
-                .split(|&b| b == b'\n')
-                .enumerate()
-                .filter(|(_, l)| !l.is_empty())
-                .map(|(i, l)| (i as u64 + 1, l.to_vec()))
-                .collect();
+            let want: Vec<(u64, Vec<u8>)> =
+                data.split(|&b| b == b'\n').enumerate().filter(|(_, l)| !l.is_empty()).map(|(i, l)| (i as u64 + 1, l.to_vec())).collect();
             assert!(got == want, "step {step}: {} lines, want {}", got.len(), want.len());
         }
     }
 
     #[test]
     fn an_error_in_a_block_stops_the_read_and_is_returned() {
-        let data = vec![b'x'; 3 * super::BLOCK].into_iter().enumerate().map(|(i, b)| if i % 100 == 99 { b'\n' } else { b }).collect::<Vec<_>>();
+        let data =
+            vec![b'x'; 3 * super::BLOCK].into_iter().enumerate().map(|(i, b)| if i % 100 == 99 { b'\n' } else { b }).collect::<Vec<_>>();
         let mut calls = 0;
         let r = trickled(&data, usize::MAX).for_each_line_block(|_, _| {
             calls += 1;

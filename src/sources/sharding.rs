@@ -10,10 +10,7 @@ use bson::{Bson, Document};
 
 /// The key's values of a chunk bound, in key order (`{a: MinKey, b: 5}` → [MinKey, 5]).
 fn bound(key: &ShardKey, d: &Document) -> Result<Vec<Bson>> {
-    key.fields
-        .iter()
-        .map(|f| d.get(&f.path).cloned().ok_or_else(|| anyhow!("chunk bound {d} lacks key field {}", f.path)))
-        .collect()
+    key.fields.iter().map(|f| d.get(&f.path).cloned().ok_or_else(|| anyhow!("chunk bound {d} lacks key field {}", f.path))).collect()
 }
 
 /// Build the metadata from the documents as the config database stores them.
@@ -25,7 +22,8 @@ pub fn parse(
     shards: &[Document],
 ) -> Result<ShardingMetadata> {
     let namespace = collection.get_str("_id").map_err(|_| anyhow!("config.collections document without _id"))?.to_string();
-    let key = ShardKey::from_document(collection.get_document("key").map_err(|_| anyhow!("{namespace}: no shard key in config.collections"))?)?;
+    let key =
+        ShardKey::from_document(collection.get_document("key").map_err(|_| anyhow!("{namespace}: no shard key in config.collections"))?)?;
     let (raw, chunk_format) = if !chunks_by_uuid.is_empty() { (chunks_by_uuid, "uuid") } else { (chunks_by_ns, "ns") };
     let mut chunks = raw
         .iter()
@@ -58,12 +56,13 @@ mod tests {
     fn both_chunk_formats() {
         let uuid = bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: vec![7; 16] };
         let coll = doc! {"_id": "app.events", "lastmodEpoch": ObjectId::new(), "timestamp": Timestamp { time: 1, increment: 1 },
-                         "uuid": uuid.clone(), "key": {"projectId": 1, "_id": 1}, "unique": false};
+        "uuid": uuid.clone(), "key": {"projectId": 1, "_id": 1}, "unique": false};
         let new_chunks = vec![
             doc! {"_id": ObjectId::new(), "uuid": uuid.clone(), "min": {"projectId": "m", "_id": Bson::MinKey}, "max": {"projectId": Bson::MaxKey, "_id": Bson::MaxKey}, "shard": "sh1", "jumbo": true},
             doc! {"_id": ObjectId::new(), "uuid": uuid, "min": {"projectId": Bson::MinKey, "_id": Bson::MinKey}, "max": {"projectId": "m", "_id": Bson::MinKey}, "shard": "sh0"},
         ];
-        let shards = vec![doc! {"_id": "sh0", "host": "rs0/a:1"}, doc! {"_id": "sh1", "host": "rs1/b:1"}, doc! {"_id": "sh2", "host": "rs2/c:1"}];
+        let shards =
+            vec![doc! {"_id": "sh0", "host": "rs0/a:1"}, doc! {"_id": "sh1", "host": "rs1/b:1"}, doc! {"_id": "sh2", "host": "rs2/c:1"}];
         let m = parse(&coll, &new_chunks, &[], &shards).unwrap();
         assert_eq!(m.chunk_format, "uuid");
         assert_eq!(m.key.to_string(), "{projectId: 1, _id: 1}");
@@ -79,7 +78,9 @@ mod tests {
         assert_eq!(audit.chunk_count_imbalance, None, "sh2 holds no chunk");
 
         let old_coll = doc! {"_id": "app.events", "lastmodEpoch": ObjectId::new(), "dropped": false, "key": {"ts": 1}, "unique": false};
-        let old_chunks = vec![doc! {"_id": "app.events-ts_MinKey", "ns": "app.events", "min": {"ts": Bson::MinKey}, "max": {"ts": Bson::MaxKey}, "shard": "sh0"}];
+        let old_chunks = vec![
+            doc! {"_id": "app.events-ts_MinKey", "ns": "app.events", "min": {"ts": Bson::MinKey}, "max": {"ts": Bson::MaxKey}, "shard": "sh0"},
+        ];
         let m = parse(&old_coll, &[], &old_chunks, &[]).unwrap();
         assert_eq!(m.chunk_format, "ns");
         assert_eq!(m.shards, vec!["sh0"]);

@@ -152,9 +152,9 @@ pub fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Opt
                 _ => FieldBounds::Any,
             },
             "$or" => match v {
-                Bson::Array(items) if items.iter().any(|x| x.as_document().is_some()) => FieldBounds::union_all(
-                    items.iter().filter_map(|x| x.as_document()).map(|d| bounds_for(d, path, cx, let_vars)),
-                ),
+                Bson::Array(items) if items.iter().any(|x| x.as_document().is_some()) => {
+                    FieldBounds::union_all(items.iter().filter_map(|x| x.as_document()).map(|d| bounds_for(d, path, cx, let_vars)))
+                }
                 _ => FieldBounds::Any,
             },
             "$expr" => expr_equalities(v, let_vars)
@@ -201,9 +201,7 @@ pub fn expr_equality(expr: &Bson, let_vars: Option<&Document>) -> Option<(String
         match b {
             Bson::String(s) if s.starts_with("$$") => let_vars?.get(&s[2..]).cloned(),
             Bson::String(s) if s.starts_with('$') => None,
-            Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => {
-                d.get("$literal").cloned()
-            }
+            Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d.get("$literal").cloned(),
             other => Some(other.clone()),
         }
     };
@@ -242,9 +240,7 @@ fn predicate_bounds(v: &Bson, cx: FieldContext) -> FieldBounds {
                 _ => FieldBounds::Any,
             },
             "$all" => match arg {
-                Bson::Array(items) if !items.is_empty() => items
-                    .iter()
-                    .fold(FieldBounds::Any, |a, x| a.intersect(value_point(x, cx))),
+                Bson::Array(items) if !items.is_empty() => items.iter().fold(FieldBounds::Any, |a, x| a.intersect(value_point(x, cx))),
                 _ => FieldBounds::Any,
             },
             "$gt" | "$gte" | "$lt" | "$lte" => range_bounds(op, arg, cx),
@@ -346,14 +342,8 @@ fn type_bracket(v: &Bson) -> (Bson, Bson) {
             (Bson::Double(f64::NEG_INFINITY), Bson::Double(f64::INFINITY))
         }
         Bson::String(_) | Bson::Symbol(_) => (Bson::String(String::new()), Bson::Document(Document::new())),
-        Bson::DateTime(_) => (
-            Bson::DateTime(bson::DateTime::from_millis(i64::MIN)),
-            Bson::DateTime(bson::DateTime::from_millis(i64::MAX)),
-        ),
-        Bson::ObjectId(_) => (
-            Bson::ObjectId(ObjectId::from_bytes([0; 12])),
-            Bson::ObjectId(ObjectId::from_bytes([0xff; 12])),
-        ),
+        Bson::DateTime(_) => (Bson::DateTime(bson::DateTime::from_millis(i64::MIN)), Bson::DateTime(bson::DateTime::from_millis(i64::MAX))),
+        Bson::ObjectId(_) => (Bson::ObjectId(ObjectId::from_bytes([0; 12])), Bson::ObjectId(ObjectId::from_bytes([0xff; 12]))),
         Bson::Boolean(_) => (Bson::Boolean(false), Bson::Boolean(true)),
         _ => (Bson::MinKey, Bson::MaxKey),
     }
@@ -364,20 +354,13 @@ fn regex_bounds(r: &Regex, cx: FieldContext) -> FieldBounds {
     if cx.hashed || !cx.simple_collation {
         return FieldBounds::Any;
     }
-    let all_strings = Interval {
-        lo: Bson::String(String::new()),
-        lo_inc: true,
-        hi: Bson::Document(Document::new()),
-        hi_inc: false,
-    };
+    let all_strings = Interval { lo: Bson::String(String::new()), lo_inc: true, hi: Bson::Document(Document::new()), hi_inc: false };
     let prefix = r
         .pattern
         .strip_prefix('^')
         .filter(|_| !r.options.contains('i') && !r.options.contains('x'))
         .map(|rest| {
-            rest.chars()
-                .take_while(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | ':' | '/' | '@' | ','))
-                .collect::<String>()
+            rest.chars().take_while(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | ':' | '/' | '@' | ',')).collect::<String>()
         })
         .unwrap_or_default();
     if prefix.is_empty() {
@@ -391,11 +374,7 @@ fn regex_bounds(r: &Regex, cx: FieldContext) -> FieldBounds {
             break;
         }
     }
-    let hi = if end.is_empty() {
-        Bson::Document(Document::new())
-    } else {
-        Bson::String(String::from_utf8_lossy(&end).into_owned())
-    };
+    let hi = if end.is_empty() { Bson::Document(Document::new()) } else { Bson::String(String::from_utf8_lossy(&end).into_owned()) };
     FieldBounds::Set(vec![Interval { lo: Bson::String(prefix), lo_inc: true, hi, hi_inc: false }])
 }
 
@@ -409,10 +388,7 @@ mod tests {
     #[test]
     fn ranges_intersect_and_in_unions() {
         let b = bounds_for(&doc! {"a": {"$gte": 1, "$lt": 5}}, "a", CX, None);
-        assert_eq!(
-            b,
-            FieldBounds::Set(vec![Interval { lo: Bson::Int32(1), lo_inc: true, hi: Bson::Int32(5), hi_inc: false }])
-        );
+        assert_eq!(b, FieldBounds::Set(vec![Interval { lo: Bson::Int32(1), lo_inc: true, hi: Bson::Int32(5), hi_inc: false }]));
         let b = bounds_for(&doc! {"a": {"$in": [3, 1, 3]}}, "a", CX, None);
         assert_eq!(b, FieldBounds::Set(vec![Interval::point(Bson::Int32(1)), Interval::point(Bson::Int32(3))]));
         let b = bounds_for(&doc! {"$or": [{"a": 1}, {"b": 2}]}, "a", CX, None);

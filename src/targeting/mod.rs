@@ -117,9 +117,7 @@ pub fn extract_key_by_equality(key: &ShardKey, filter: &Document, let_vars: Opti
     for f in &key.fields {
         let related: Vec<&(String, Bson)> = eqs
             .iter()
-            .filter(|(p, _)| {
-                p == &f.path || f.path.starts_with(&format!("{p}.")) || p.starts_with(&format!("{}.", f.path))
-            })
+            .filter(|(p, _)| p == &f.path || f.path.starts_with(&format!("{p}.")) || p.starts_with(&format!("{}.", f.path)))
             .collect();
         if related.len() != 1 {
             return None; // absent, or conflicting equalities
@@ -224,11 +222,7 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
         // with no other predicate spans its whole range.
     }
     let touched = bounds_ranges(key, filter, simple, let_vars);
-    let label = if touched.len() == 1 && touched[0].is_full() {
-        Label::ScatterGather
-    } else {
-        Label::MultiShard
-    };
+    let label = if touched.len() == 1 && touched[0].is_full() { Label::ScatterGather } else { Label::MultiShard };
     Targeting { label, touched, key_fixed: fixed.is_some() }
 }
 

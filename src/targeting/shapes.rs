@@ -35,8 +35,7 @@ pub fn shape_of(filter: &Document) -> String {
         .iter()
         .map(|(k, v)| match (k.as_str(), v) {
             ("$and" | "$or" | "$nor", Bson::Array(items)) => {
-                let mut subs: Vec<String> =
-                    items.iter().filter_map(|x| x.as_document()).map(shape_of).collect();
+                let mut subs: Vec<String> = items.iter().filter_map(|x| x.as_document()).map(shape_of).collect();
                 subs.sort();
                 subs.dedup();
                 format!("{k}: [{}]", subs.join(", "))

@@ -1,7 +1,7 @@
 //! Small helpers with no knowledge of MongoDB or of the pipeline.
 
 pub mod progress;
-pub mod term;
 pub mod splitmix;
+pub mod term;
 pub mod text;
 pub mod uri;

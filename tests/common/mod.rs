@@ -17,9 +17,8 @@ pub struct Mongod {
 }
 
 pub fn mongod_binary() -> PathBuf {
-    let p = std::env::var("SHARDKEY_MONGOD").expect(
-        "SHARDKEY_MONGOD is not set: run the tests with scripts/test.sh, which installs the real mongod",
-    );
+    let p = std::env::var("SHARDKEY_MONGOD")
+        .expect("SHARDKEY_MONGOD is not set: run the tests with scripts/test.sh, which installs the real mongod");
     let p = PathBuf::from(p);
     assert!(p.is_file(), "SHARDKEY_MONGOD={} is not a file", p.display());
     p
@@ -44,14 +43,21 @@ impl Mongod {
         for _attempt in 0..3 {
             let port = free_port();
             let mut cmd = Command::new(&bin);
-            cmd.arg("--port").arg(port.to_string())
-                .arg("--bind_ip").arg("127.0.0.1")
-                .arg("--dbpath").arg(dir.path())
+            cmd.arg("--port")
+                .arg(port.to_string())
+                .arg("--bind_ip")
+                .arg("127.0.0.1")
+                .arg("--dbpath")
+                .arg(dir.path())
                 .arg("--fork")
-                .arg("--logpath").arg(dir.path().join("mongod.log"))
-                .arg("--pidfilepath").arg(dir.path().join("mongod.pid"))
-                .arg("--wiredTigerCacheSizeGB").arg("0.25")
-                .arg("--setParameter").arg("diagnosticDataCollectionEnabled=false");
+                .arg("--logpath")
+                .arg(dir.path().join("mongod.log"))
+                .arg("--pidfilepath")
+                .arg(dir.path().join("mongod.pid"))
+                .arg("--wiredTigerCacheSizeGB")
+                .arg("0.25")
+                .arg("--setParameter")
+                .arg("diagnosticDataCollectionEnabled=false");
             match mode {
                 Mode::ReplicaSet => {
                     cmd.arg("--replSet").arg("rs0");

@@ -6,8 +6,8 @@
 pub mod model;
 
 use self::model::{Chunk, DataLine, InsertPattern};
-use crate::model::KeySpace;
 use crate::model::sharding::ShardingMetadata;
+use crate::model::KeySpace;
 use crate::model::ShardKey;
 use crate::util::text::{fmt_count, mib};
 use bson::Bson;
@@ -293,7 +293,8 @@ fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, migrations: Option<
 }
 
 fn cost(s: &Spread, inp: &Inputs, n: usize) -> Cost {
-    let (mut nr, mut nw, mut single_r, mut single_w, mut sum_r, mut sum_w, mut every, mut fan) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0.0);
+    let (mut nr, mut nw, mut single_r, mut single_w, mut sum_r, mut sum_w, mut every, mut fan) =
+        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0.0);
     for (q, &h) in inp.queries.iter().zip(&s.hits) {
         if q.is_read {
             nr += 1;
@@ -443,7 +444,8 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
             migrations_start_bytes: model::scale_thresholds(n, range).0.round() as u64,
             all_shards_from_bytes: model::scale_thresholds(n, range).1.round() as u64,
             benefit: "unknown",
-            words: "no documents: the data size and its spread are not known; the key space is cut at the values the sampled queries name".into(),
+            words: "no documents: the data size and its spread are not known; the key space is cut at the values the sampled queries name"
+                .into(),
         }
     };
     let jumbo_chunks: Vec<JumboChunkReport> = today_chunks
@@ -502,7 +504,9 @@ fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]
 /// Words for a share of the largest shard and the useful-shard limit, for the score's reasons.
 pub fn useful_shards_words(g: &Growth) -> Option<String> {
     match g.limited_by {
-        "distinct values" => Some(format!("at most {} shards can ever hold its data (one per distinct value)", fmt_count(g.max_useful_shards))),
+        "distinct values" => {
+            Some(format!("at most {} shards can ever hold its data (one per distinct value)", fmt_count(g.max_useful_shards)))
+        }
         "top value share" => Some(format!(
             "beyond {} shards the shard holding the top value stays the busiest: adding shards no longer spreads the load",
             fmt_count(g.max_useful_shards)

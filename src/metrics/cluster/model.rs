@@ -279,9 +279,9 @@ pub fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPattern, re
             s[chunks[0].shard] = 1.0;
             return s;
         }
-        InsertPattern::TopOfGroup(g) => spread(&|v: &[Bson]| {
-            v.iter().enumerate().map(|(i, x)| if i < g { x.clone() } else { Bson::MaxKey }).collect()
-        }),
+        InsertPattern::TopOfGroup(g) => {
+            spread(&|v: &[Bson]| v.iter().enumerate().map(|(i, x)| if i < g { x.clone() } else { Bson::MaxKey }).collect())
+        }
         InsertPattern::LikeRecent => spread(&|v: &[Bson]| std::borrow::Cow::Borrowed(v)),
     }
     share

@@ -37,9 +37,7 @@ impl LiveSession {
     /// missing collection or a view.
     pub async fn collection_info(&self) -> Result<CollectionInfo> {
         let server_version = self.server_version().await?;
-        let lc = self
-            .command(&self.db, doc! {"listCollections": 1, "filter": {"name": &self.coll_name}}, "listCollections on")
-            .await?;
+        let lc = self.command(&self.db, doc! {"listCollections": 1, "filter": {"name": &self.coll_name}}, "listCollections on").await?;
         let first = lc
             .get_document("cursor")
             .ok()
@@ -65,10 +63,8 @@ impl LiveSession {
         let mut size = 0u64;
         let mut index_bytes = 0u64;
         let coll = self.coll();
-        let stats = coll
-            .aggregate(vec![doc! {"$collStats": {"storageStats": {}}}])
-            .max_time(self.max_time)
-            .selection_criteria(self.read.clone());
+        let stats =
+            coll.aggregate(vec![doc! {"$collStats": {"storageStats": {}}}]).max_time(self.max_time).selection_criteria(self.read.clone());
         self.for_each_doc(stats, "$collStats on", |d| {
             if let Ok(ss) = d.get_document("storageStats") {
                 count += num(ss.get("count"));
@@ -129,10 +125,8 @@ impl LiveSession {
     /// Up to `n` whole documents picked by `$sample` (for proposing candidates).
     pub async fn prescan(&self, n: usize) -> Result<Vec<Document>> {
         let coll = self.coll();
-        let cursor = coll
-            .aggregate(vec![doc! {"$sample": {"size": n as i64}}])
-            .max_time(self.max_time)
-            .selection_criteria(self.read.clone());
+        let cursor =
+            coll.aggregate(vec![doc! {"$sample": {"size": n as i64}}]).max_time(self.max_time).selection_criteria(self.read.clone());
         let mut out = Vec::new();
         self.for_each_doc(cursor, "$sample on", |d| out.push(d)).await?;
         Ok(out)
@@ -147,4 +141,3 @@ fn num(v: Option<&Bson>) -> u64 {
         _ => 0,
     }
 }
-

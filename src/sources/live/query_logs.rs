@@ -11,8 +11,7 @@ impl LiveSession {
     pub async fn read_profile(&self) -> Result<QueryLog> {
         let coll: Collection<Document> = self.db.collection("system.profile");
         let mut log = QueryLog::default();
-        let cursor =
-            coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
+        let cursor = coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
         self.for_each_doc(cursor, "reading system.profile on", |d| {
             log.records += 1;
             add_record(&mut log, &d);
@@ -26,16 +25,15 @@ impl LiveSession {
     pub async fn read_sampled(&self) -> Result<(QueryLog, &'static str)> {
         let mut log = QueryLog::default();
         let admin = self.client.database("admin");
-        let listed = admin
-            .aggregate(vec![doc! {"$listSampledQueries": {"namespace": self.namespace.to_string()}}])
-            .max_time(self.max_time);
+        let listed = admin.aggregate(vec![doc! {"$listSampledQueries": {"namespace": self.namespace.to_string()}}]).max_time(self.max_time);
         // Any error (an older server, a mongod that is not mongos) means: read the collections instead;
         // a server that stops answering ends the run.
-        match self.for_each_doc(listed, "$listSampledQueries on", |d| {
-            log.records += 1;
-            add_record(&mut log, &d);
-        })
-        .await
+        match self
+            .for_each_doc(listed, "$listSampledQueries on", |d| {
+                log.records += 1;
+                add_record(&mut log, &d);
+            })
+            .await
         {
             Ok(()) => return Ok((log, "$listSampledQueries")),
             Err(e) if crate::error::kind_of(&e) == Some(crate::error::ErrorKind::Connection) => return Err(e),
@@ -44,8 +42,7 @@ impl LiveSession {
         let config = self.client.database("config");
         for name in ["sampledQueries", "sampledQueriesDiff"] {
             let coll: Collection<Document> = config.collection(name);
-            let cursor =
-                coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
+            let cursor = coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
             self.for_each_doc(cursor, &format!("reading config.{name} on"), |d| {
                 log.records += 1;
                 add_record(&mut log, &d);

@@ -89,7 +89,9 @@ impl LiveSession {
     pub async fn query_analyzer(&self) -> Result<Option<(String, Option<f64>)>> {
         let coll = self.client.database("config").collection::<Document>("queryAnalyzers");
         let ns = self.namespace.to_string();
-        let d = self.answer("reading config.queryAnalyzers on", async { coll.find_one(doc! {"_id": &ns}).selection_criteria(primary()).await }).await?;
+        let d = self
+            .answer("reading config.queryAnalyzers on", async { coll.find_one(doc! {"_id": &ns}).selection_criteria(primary()).await })
+            .await?;
         Ok(d.map(|d| (d.get_str("mode").unwrap_or("off").to_string(), d.get_f64("samplesPerSecond").ok())))
     }
 
@@ -121,7 +123,8 @@ mod tests {
         let s = ProfilerSettings::from_reply(&reply);
         assert_eq!(s, ProfilerSettings { level: 0, slowms: 100, sample_rate: 1.0, filter: None });
         assert_eq!(s.command(), doc! {"profile": 0, "slowms": 100i64, "sampleRate": 1.0});
-        let with_filter = ProfilerSettings::from_reply(&doc! {"was": 1, "slowms": 50, "sampleRate": 0.5, "filter": {"op": "query"}, "note": "..."});
+        let with_filter =
+            ProfilerSettings::from_reply(&doc! {"was": 1, "slowms": 50, "sampleRate": 0.5, "filter": {"op": "query"}, "note": "..."});
         assert_eq!(with_filter.command().get_document("filter").unwrap(), &doc! {"op": "query"});
     }
 

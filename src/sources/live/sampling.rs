@@ -113,7 +113,13 @@ impl LiveSession {
     /// The benchmark's I/O floor (README "Performance"): the very `find` a whole or
     /// `$sampleRate` sample makes, read as raw BSON batches and decoded not at all.
     /// Returns the documents read; None when the sample would use `$sample`.
-    pub fn read_raw(&self, rt: &tokio::runtime::Runtime, keys: &[ShardKey], info: &CollectionInfo, sample_size: u64) -> Result<Option<u64>> {
+    pub fn read_raw(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        keys: &[ShardKey],
+        info: &CollectionInfo,
+        sample_size: u64,
+    ) -> Result<Option<u64>> {
         let rate = match sampling_method(info, sample_size) {
             SamplingMethod::Whole => None,
             SamplingMethod::RateScan(r) => Some(r),
@@ -181,7 +187,9 @@ impl LiveSession {
                     // The server projected the documents: their size is the collection's average (`facts`).
                     Ok(Some(doc)) => {
                         batch.push(SampledDoc { body: DocBody::Raw(doc), bson_size: 0 });
-                        if batch.len() == BATCH && tx.send(Some(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))))).await.is_err() {
+                        if batch.len() == BATCH
+                            && tx.send(Some(Ok(std::mem::replace(&mut batch, Vec::with_capacity(BATCH))))).await.is_err()
+                        {
                             return;
                         }
                     }
@@ -217,7 +225,6 @@ impl LiveSession {
         }
         result
     }
-
 }
 
 /// How a live sample is read (see `LiveSession::stream_sample`).
@@ -246,10 +253,7 @@ pub fn projection_for(keys: &[ShardKey]) -> Document {
     let mut paths: Vec<String> = keys.iter().flat_map(|k| k.paths().map(str::to_string)).collect();
     paths.sort();
     paths.dedup();
-    let kept: Vec<&String> = paths
-        .iter()
-        .filter(|p| !paths.iter().any(|q| q != *p && p.starts_with(&format!("{q}."))))
-        .collect();
+    let kept: Vec<&String> = paths.iter().filter(|p| !paths.iter().any(|q| q != *p && p.starts_with(&format!("{q}.")))).collect();
     let mut d = Document::new();
     for p in &kept {
         d.insert(p.as_str(), 1);
@@ -258,7 +262,6 @@ pub fn projection_for(keys: &[ShardKey]) -> Document {
     // analysis needs (metrics::insert_order).
     d
 }
-
 
 #[cfg(test)]
 mod tests {

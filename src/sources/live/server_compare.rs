@@ -9,12 +9,7 @@ use serde_json::{Map, Value};
 
 const CHARACTERISTICS: [&str; 7] =
     ["numDocsTotal", "numDocsSampled", "avgDocSizeBytes", "numDistinctValues", "isUnique", "mostCommonValues", "monotonicity"];
-const READS: [&str; 4] = [
-    "sampleSize",
-    "percentageOfSingleShardReads",
-    "percentageOfMultiShardReads",
-    "percentageOfScatterGatherReads",
-];
+const READS: [&str; 4] = ["sampleSize", "percentageOfSingleShardReads", "percentageOfMultiShardReads", "percentageOfScatterGatherReads"];
 const WRITES: [&str; 7] = [
     "sampleSize",
     "percentageOfSingleShardWrites",

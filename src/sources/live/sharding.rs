@@ -59,15 +59,10 @@ impl LiveSession {
             Some(u) => fetch("chunks", doc! {"uuid": u.clone()}).await?,
             None => vec![],
         };
-        let by_ns = if by_uuid.is_empty() {
-            fetch("chunks", doc! {"ns": self.namespace.to_string()}).await?
-        } else {
-            vec![]
-        };
+        let by_ns = if by_uuid.is_empty() { fetch("chunks", doc! {"ns": self.namespace.to_string()}).await? } else { vec![] };
         let shards = fetch("shards", doc! {}).await?;
         let meta = crate::sources::sharding::parse(&coll, &by_uuid, &by_ns, &shards)
             .map_err(|e| input_error(format!("sharding metadata for {}: {e}", self.namespace)))?;
         Ok(Some(meta))
     }
-
 }

@@ -8,11 +8,7 @@ use bson::Document;
 /// The collection namespace of a command: `<db>.<value of the first field>`.
 fn command_ns(cmd: &Document, ns_hint: &str) -> Option<String> {
     let coll = cmd.values().next()?.as_str()?;
-    let db = cmd
-        .get_str("$db")
-        .ok()
-        .map(str::to_string)
-        .or_else(|| ns_hint.split_once('.').map(|(db, _)| db.to_string()))?;
+    let db = cmd.get_str("$db").ok().map(str::to_string).or_else(|| ns_hint.split_once('.').map(|(db, _)| db.to_string()))?;
     Some(format!("{db}.{coll}"))
 }
 
@@ -80,12 +76,7 @@ pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, ori
         },
         n if n.eq_ignore_ascii_case("findAndModify") => log.push(find_and_modify(cmd, ns, origin)),
         "insert" => {
-            let n = cmd
-                .get_array("documents")
-                .map(|a| a.len() as i64)
-                .ok()
-                .or(ninserted)
-                .unwrap_or(1);
+            let n = cmd.get_array("documents").map(|a| a.len() as i64).ok().or(ninserted).unwrap_or(1);
             let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
             q.count = n.max(0) as u64;
             log.push(q);
@@ -98,11 +89,8 @@ pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, ori
 pub(super) fn find_and_modify(cmd: &Document, ns: String, origin: QueryOrigin) -> Query {
     let mut q = read_query(Op::FindAndModify, ns, cmd.get_document("query").cloned().unwrap_or_default(), cmd, origin);
     q.upsert = cmd.get_bool("upsert").unwrap_or(false);
-    q.update = if cmd.get_bool("remove").unwrap_or(false) {
-        Some(UpdateSpec::Remove)
-    } else {
-        cmd.get("update").and_then(UpdateSpec::from_bson)
-    };
+    q.update =
+        if cmd.get_bool("remove").unwrap_or(false) { Some(UpdateSpec::Remove) } else { cmd.get("update").and_then(UpdateSpec::from_bson) };
     q
 }
 
@@ -128,4 +116,3 @@ pub(super) fn statement_delete(log: &mut QueryLog, s: &Document, ns: &str, origi
     q.multi = get_i64(s, "limit").unwrap_or(0) == 0;
     log.push(q);
 }
-

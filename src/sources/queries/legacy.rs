@@ -12,8 +12,7 @@ use bson::{spec::BinarySubtype, Binary, Bson, Document};
 
 pub(super) const LEGACY_OTHER: &str = "legacy text log lines that are not operations";
 pub(super) const LEGACY_UNREADABLE: &str = "legacy operation lines with an object that cannot be read (truncated by the server?)";
-pub(super) const LEGACY_WRITE_COMMAND: &str =
-    "legacy update/delete/insert command lines (their statements are read from their own lines)";
+pub(super) const LEGACY_WRITE_COMMAND: &str = "legacy update/delete/insert command lines (their statements are read from their own lines)";
 
 pub(super) enum Legacy {
     Op(Document),
@@ -147,7 +146,26 @@ pub(super) fn parse_line(line: &str) -> Legacy {
         // OP_QUERY wrapped the filter with its options: { query: {...}, orderby: {...} }.
         if let Ok(q) = d.get_document("query") {
             let wrapped = q.get_document("query").or_else(|_| q.get_document("$query")).ok().filter(|_| {
-                q.keys().all(|k| matches!(k.as_str(), "query" | "$query" | "orderby" | "$orderby" | "$explain" | "$hint" | "$snapshot" | "$comment" | "$maxScan" | "$readPreference" | "$returnKey" | "$showDiskLoc" | "$min" | "$max" | "$maxTimeMS"))
+                q.keys().all(|k| {
+                    matches!(
+                        k.as_str(),
+                        "query"
+                            | "$query"
+                            | "orderby"
+                            | "$orderby"
+                            | "$explain"
+                            | "$hint"
+                            | "$snapshot"
+                            | "$comment"
+                            | "$maxScan"
+                            | "$readPreference"
+                            | "$returnKey"
+                            | "$showDiskLoc"
+                            | "$min"
+                            | "$max"
+                            | "$maxTimeMS"
+                    )
+                })
             });
             if let Some(w) = wrapped.cloned() {
                 d.insert("query", w);
@@ -469,16 +487,16 @@ pub(super) mod shell {
                 Bson::String(s) => bson::DateTime::parse_rfc3339_str(s).ok().map(Bson::DateTime),
                 v => int_arg(v).map(|ms| Bson::DateTime(bson::DateTime::from_millis(ms))),
             },
-            "Timestamp" => Some(Bson::Timestamp(bson::Timestamp {
-                time: int_arg(a.first()?)? as u32,
-                increment: int_arg(a.get(1)?)? as u32,
-            })),
+            "Timestamp" => {
+                Some(Bson::Timestamp(bson::Timestamp { time: int_arg(a.first()?)? as u32, increment: int_arg(a.get(1)?)? as u32 }))
+            }
             "NumberLong" => int_arg(a.first()?).map(Bson::Int64),
             "NumberInt" => int_arg(a.first()?).map(|n| Bson::Int32(n as i32)),
             "NumberDecimal" => text_arg(&a)?.parse::<bson::Decimal128>().ok().map(Bson::Decimal128),
             "UUID" => {
                 let hex: String = text_arg(&a)?.chars().filter(|c| *c != '-').collect();
-                let bytes = (0..hex.len() / 2).map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()).collect::<Option<Vec<u8>>>()?;
+                let bytes =
+                    (0..hex.len() / 2).map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()).collect::<Option<Vec<u8>>>()?;
                 Some(Bson::Binary(Binary { subtype: BinarySubtype::Uuid, bytes }))
             }
             _ => None,
@@ -555,7 +573,9 @@ mod tests {
 
     #[test]
     fn commands_and_writes_of_3_x_and_4_0() {
-        let d = op(r#"2019-06-18T12:00:01.001+0100 I COMMAND  [conn1] command test.products appName: "MongoDB Shell" command: find { find: "products", filter: { sku: "abc", _id: ObjectId('5d08c3b5e0d3b3a1f2f1a1b1'), at: new Date(1560855601000), n: NumberLong(5) }, lsid: { id: UUID("e4c4afb8-3bee-4d60-8a99-e053f7ab51d8") }, $db: "test" } planSummary: IXSCAN { sku: 1.0 }, IXSCAN { _id: 1 } keysExamined:1 docsExamined:1 cursorExhausted:1 numYields:0 nreturned:1 reslen:233 locks:{ Global: { acquireCount: { r: 1 } } } protocol:op_msg 12ms"#);
+        let d = op(
+            r#"2019-06-18T12:00:01.001+0100 I COMMAND  [conn1] command test.products appName: "MongoDB Shell" command: find { find: "products", filter: { sku: "abc", _id: ObjectId('5d08c3b5e0d3b3a1f2f1a1b1'), at: new Date(1560855601000), n: NumberLong(5) }, lsid: { id: UUID("e4c4afb8-3bee-4d60-8a99-e053f7ab51d8") }, $db: "test" } planSummary: IXSCAN { sku: 1.0 }, IXSCAN { _id: 1 } keysExamined:1 docsExamined:1 cursorExhausted:1 numYields:0 nreturned:1 reslen:233 locks:{ Global: { acquireCount: { r: 1 } } } protocol:op_msg 12ms"#,
+        );
         let c = d.get_document("command").unwrap();
         assert_eq!(c.get_str("find").unwrap(), "products");
         let f = c.get_document("filter").unwrap();
@@ -568,7 +588,9 @@ mod tests {
         assert_eq!(u.get_document("command").unwrap().get_document("q").unwrap(), &doc! {"a": 1.0});
         assert_eq!(u.get_str("planSummary").unwrap(), "COLLSCAN");
         assert!(matches!(
-            parse_line(r#"2019-06-18T12:00:02.000+0100 I COMMAND  [conn1] command test.$cmd command: update { update: "docs", updates: [ { q: { a: 1.0 }, u: { $set: { b: 2.0 } } } ], ordered: true, $db: "test" } numYields:0 reslen:59 locks:{} protocol:op_msg 0ms"#),
+            parse_line(
+                r#"2019-06-18T12:00:02.000+0100 I COMMAND  [conn1] command test.$cmd command: update { update: "docs", updates: [ { q: { a: 1.0 }, u: { $set: { b: 2.0 } } } ], ordered: true, $db: "test" } numYields:0 reslen:59 locks:{} protocol:op_msg 0ms"#
+            ),
             Legacy::Skip(LEGACY_WRITE_COMMAND)
         ));
         let old = op("Mon Aug  5 20:22:10 [conn4] update test.docs query: { _id: 3 } update: { $inc: { n: 1 } } nscanned:1 nupdated:1 keyUpdates:0 locks(micros) w:88 101ms");
@@ -581,10 +603,19 @@ mod tests {
 
     #[test]
     fn other_lines_and_truncated_objects_are_skipped_with_a_reason() {
-        assert!(matches!(parse_line("2020-02-07T11:59:19.783+1100 I REPL     [replexec-0] Starting an election"), Legacy::Skip(LEGACY_OTHER)));
-        assert!(matches!(parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: 1, b: ... 29ms"), Legacy::Skip(LEGACY_UNREADABLE)));
+        assert!(matches!(
+            parse_line("2020-02-07T11:59:19.783+1100 I REPL     [replexec-0] Starting an election"),
+            Legacy::Skip(LEGACY_OTHER)
+        ));
+        assert!(matches!(
+            parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: 1, b: ... 29ms"),
+            Legacy::Skip(LEGACY_UNREADABLE)
+        ));
         // Found by fuzzing: an unterminated regex ending in a backslash.
         assert!(matches!(parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: /x\\"), Legacy::Skip(_)));
-        assert!(matches!(parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: /rue } 0ms"), Legacy::Skip(LEGACY_UNREADABLE)));
+        assert!(matches!(
+            parse_line("Wed Mar  5 17:14:57.407 [conn4] query test.docs query: { a: /rue } 0ms"),
+            Legacy::Skip(LEGACY_UNREADABLE)
+        ));
     }
 }

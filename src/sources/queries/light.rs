@@ -67,8 +67,24 @@ impl<'a> LightOps<'a> {
 
 /// The keys bson reads as Extended JSON inside a document.
 const EXT_KEYS: &[&str] = &[
-    "$oid", "$symbol", "$numberInt", "$numberLong", "$numberDouble", "$binary", "$uuid", "$code", "$scope", "$timestamp",
-    "$regularExpression", "$dbPointer", "$date", "$maxKey", "$minKey", "$undefined", "$numberDecimal", "$numberDecimalBytes",
+    "$oid",
+    "$symbol",
+    "$numberInt",
+    "$numberLong",
+    "$numberDouble",
+    "$binary",
+    "$uuid",
+    "$code",
+    "$scope",
+    "$timestamp",
+    "$regularExpression",
+    "$dbPointer",
+    "$date",
+    "$maxKey",
+    "$minKey",
+    "$undefined",
+    "$numberDecimal",
+    "$numberDecimalBytes",
 ];
 
 /// What `add_command` reads of a command document besides the filters it copies.
@@ -93,7 +109,9 @@ impl<'a> LightCmd<'a> {
     /// names a field twice (the full parse keeps the last value at the first place),
     /// takes the full path.
     fn admits(&self, key: &str) -> bool {
-        self.names < self.seen.len() && !(key.starts_with('$') && EXT_KEYS.contains(&key)) && !self.seen[..self.names].contains(&name_hash(key))
+        self.names < self.seen.len()
+            && !(key.starts_with('$') && EXT_KEYS.contains(&key))
+            && !self.seen[..self.names].contains(&name_hash(key))
     }
 
     /// One field, `value` its JSON text (one bson reads as the full parse would).
@@ -141,7 +159,12 @@ fn read_serde(text: &str) -> Option<LightOps<'_>> {
 }
 
 /// What the full read does with a slow query's type, namespace and commands, counted.
-fn ops<'a>(typ: Option<&str>, ns: Option<Cow<'a, str>>, command: Option<&LightCmd<'a>>, originating: Option<&LightCmd<'a>>) -> LightOps<'a> {
+fn ops<'a>(
+    typ: Option<&str>,
+    ns: Option<Cow<'a, str>>,
+    command: Option<&LightCmd<'a>>,
+    originating: Option<&LightCmd<'a>>,
+) -> LightOps<'a> {
     let ns = ns.unwrap_or_default();
     let Some(cmd) = command else {
         return LightOps::skipped(NOT_CRUD);
@@ -266,14 +289,17 @@ fn documents(v: &str) -> Option<usize> {
     let items: Vec<&RawValue> = serde_json::from_str(v).ok()?;
     let document = |x: &&&RawValue| {
         let t = x.get();
-        t.starts_with('{') && (memchr::memmem::find(t.as_bytes(), b"\"$").is_none() || matches!(serde_json::from_str::<bson::Bson>(t), Ok(bson::Bson::Document(_))))
+        t.starts_with('{')
+            && (memchr::memmem::find(t.as_bytes(), b"\"$").is_none()
+                || matches!(serde_json::from_str::<bson::Bson>(t), Ok(bson::Bson::Document(_))))
     };
     Some(items.iter().filter(document).count())
 }
 
 /// Whether a line is one `read` is for: a 4.4+ JSON log line naming id 51803.
 pub(super) fn is_candidate(text: &str) -> bool {
-    static ID: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"id\":51803"));
+    static ID: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"id\":51803"));
     text.starts_with("{\"t\":") && ID.find(text.as_bytes()).is_some()
 }
 
@@ -526,7 +552,16 @@ mod scan {
             let mut a = Attr::default();
             let mut seen: u16 = 0;
             const FIELDS: [&str; 10] = [
-                "type", "ns", "ninserted", "command", "originatingCommand", "durationMillis", "docsExamined", "keysExamined", "nreturned", "planSummary",
+                "type",
+                "ns",
+                "ninserted",
+                "command",
+                "originatingCommand",
+                "durationMillis",
+                "docsExamined",
+                "keysExamined",
+                "nreturned",
+                "planSummary",
             ];
             self.object(|p, key| {
                 let Some(f) = FIELDS.iter().position(|&x| x == key) else {
@@ -582,9 +617,9 @@ mod scan {
 
 #[cfg(test)]
 mod tests {
-    use crate::sources::records::{numbered_lines, open};
     use super::super::{classify_line, slow_log, Line, QueryLog};
     use super::*;
+    use crate::sources::records::{numbered_lines, open};
     use std::collections::BTreeMap;
     use std::path::Path;
 
@@ -639,7 +674,9 @@ mod tests {
                     taken += ok as u64;
                     by_hand += scan::line(t).is_some() as u64;
                     // Lines the full read takes as slow queries (it falls back on the others).
-                    if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) = serde_json::from_str::<slow_log::FastLogLine>(t) {
+                    if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) =
+                        serde_json::from_str::<slow_log::FastLogLine>(t)
+                    {
                         candidates += 1;
                     }
                 }
@@ -683,7 +720,11 @@ mod tests {
 
     #[test]
     fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
-        let line = |attr: &str| format!(r#"{{"t":{{"$date":"2024-06-04T11:19:48.298Z"}},"s":"I","c":"COMMAND","id":51803,"ctx":"c","msg":"Slow query","attr":{attr}}}"#);
+        let line = |attr: &str| {
+            format!(
+                r#"{{"t":{{"$date":"2024-06-04T11:19:48.298Z"}},"s":"I","c":"COMMAND","id":51803,"ctx":"c","msg":"Slow query","attr":{attr}}}"#
+            )
+        };
         let taken = [
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11"}},"$db":"a"}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"c","filter":{"ts":{"$gte":{"$date":"2024-06-01T00:00:00Z"}}}}}"#,
@@ -744,7 +785,9 @@ mod tests {
         }
         // Not a slow query to either.
         assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":51803}"#).is_none());
-        assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#).is_none());
+        assert!(
+            read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#).is_none()
+        );
         assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#).is_none());
     }
 }

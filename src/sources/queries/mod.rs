@@ -356,7 +356,8 @@ impl QueryLog {
             });
             slots.push((j, l, index));
         }
-        let disagree = |lineno: u64| anyhow::anyhow!("{shown}: line {lineno}: internal error: the light and the full read of a slow query disagree");
+        let disagree =
+            |lineno: u64| anyhow::anyhow!("{shown}: line {lineno}: internal error: the light and the full read of a slow query disagree");
         let parsed: Vec<Result<Vec<Query>>> = lines
             .par_iter()
             .map(|(text, lineno)| {
@@ -409,9 +410,7 @@ fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>
             return Ok(Line::Slow(Box::new(sq.at(t))));
         }
     }
-    parse_json_document_lenient(text)
-        .map(Line::Doc)
-        .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))
+    parse_json_document_lenient(text).map(Line::Doc).map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))
 }
 
 /// Process a block of whole lines in parallel; results merge in file order.
@@ -429,8 +428,7 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
             // The namespace of the last light line, shared by the next ones on it.
             let mut last_ns: Option<std::sync::Arc<str>> = None;
             for (lineno, raw) in chunk {
-                let text = simdutf8::basic::from_utf8(raw)
-                    .map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
+                let text = simdutf8::basic::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
                 part.records += 1;
                 if lazy && light::is_candidate(text) {
                     if let Some(found) = light::read(text) {
@@ -557,12 +555,12 @@ mod tests {
     #[test]
     fn slow_query_find_and_write_statement() {
         let log = one(doc! {"t": {"$date": "2024-01-01T00:00:00Z"}, "id": 51803, "msg": "Slow query",
-            "attr": {"type": "command", "ns": "shop.orders", "command": {"find": "orders", "filter": {"a": 1}, "$db": "shop"}}});
+        "attr": {"type": "command", "ns": "shop.orders", "command": {"find": "orders", "filter": {"a": 1}, "$db": "shop"}}});
         assert_eq!(log.queries.len(), 1);
         assert_eq!(log.queries[0].ns, "shop.orders");
         assert_eq!(log.queries[0].filter, doc! {"a": 1});
         let log = one(doc! {"t": 1, "id": 51803, "msg": "Slow query", "c": "WRITE",
-            "attr": {"type": "update", "ns": "shop.orders", "command": {"q": {"_id": 1}, "u": {"$set": {"x": 1}}, "multi": true, "upsert": false}}});
+        "attr": {"type": "update", "ns": "shop.orders", "command": {"q": {"_id": 1}, "u": {"$set": {"x": 1}}, "multi": true, "upsert": false}}});
         assert_eq!(log.queries[0].op, Op::Update);
         assert!(log.queries[0].multi);
     }
@@ -570,7 +568,7 @@ mod tests {
     #[test]
     fn sampled_queries_7_0_format() {
         let log = one(doc! {"_id": 1, "ns": "shop.orders", "collectionUuid": 1, "cmdName": "delete",
-            "cmd": {"delete": "orders", "deletes": [{"q": {"a": 1}, "limit": 1}], "$db": "shop"}});
+        "cmd": {"delete": "orders", "deletes": [{"q": {"a": 1}, "limit": 1}], "$db": "shop"}});
         assert_eq!(log.queries[0].op, Op::Delete);
         assert!(!log.queries[0].multi);
         let log = one(doc! {"_id": 1, "ns": "shop.orders", "collectionUuid": 1, "diff": {"a": "u"}});

@@ -80,4 +80,3 @@ fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
         _ => log.skip(NOT_CRUD),
     }
 }
-

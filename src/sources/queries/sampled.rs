@@ -34,7 +34,6 @@ pub(super) fn add_sampled_query(log: &mut QueryLog, d: &Document) {
     }
 }
 
-
 /// A 7.0 `config.sampledQueriesDiff` document (a shard key update's diff).
 pub(super) fn add_diff(log: &mut QueryLog, d: &Document) {
     match (d.get_str("ns"), d.get_document("diff")) {

@@ -63,9 +63,9 @@ impl<'a> SlowQuery<'a> {
     }
 
     fn stats(&self) -> OpStats {
-        let ts_millis = self.ts_millis.or_else(|| {
-            self.t.as_deref().and_then(|d| bson::DateTime::parse_rfc3339_str(d).ok()).map(|d| d.timestamp_millis())
-        });
+        let ts_millis = self
+            .ts_millis
+            .or_else(|| self.t.as_deref().and_then(|d| bson::DateTime::parse_rfc3339_str(d).ok()).map(|d| d.timestamp_millis()));
         OpStats {
             millis: self.duration_millis,
             docs_examined: self.docs_examined,
@@ -89,7 +89,9 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
     };
     let ts_millis = match d.get("t") {
         Some(bson::Bson::DateTime(t)) => Some(t.timestamp_millis()),
-        Some(bson::Bson::Document(t)) => t.get_str("$date").ok().and_then(|x| bson::DateTime::parse_rfc3339_str(x).ok()).map(|t| t.timestamp_millis()),
+        Some(bson::Bson::Document(t)) => {
+            t.get_str("$date").ok().and_then(|x| bson::DateTime::parse_rfc3339_str(x).ok()).map(|t| t.timestamp_millis())
+        }
         _ => None,
     };
     add_slow_query(
@@ -149,4 +151,3 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
         log.skip(NOT_CRUD);
     }
 }
-
