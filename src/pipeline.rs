@@ -199,7 +199,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             cl.num_shards_from,
             cl.chunk_size_bytes >> 20
         ));
-        if cl.scale.benefit != "full" {
+        if cl.scale.benefit != cluster::Benefit::Full {
             notes.push(cl.scale.words.clone());
         }
     }

@@ -28,7 +28,17 @@ pub fn chao1(d: u64, f1: u64, f2: u64, num_sampled: u64, num_total: u64) -> u64 
     (est.round() as u64).clamp(d, num_total.max(d))
 }
 
-pub const ESTIMATOR: &str = "Chao1 (bias-corrected): d + f1(f1-1)/(2(f2+1)), capped at numDocsTotal";
+crate::labels! {
+    /// How `estimatedNumDistinctValues` was estimated.
+    pub enum Estimator {
+        /// Exact counts of a sample: the unseen values estimated from the singletons and doubletons.
+        Chao1 => "Chao1 (bias-corrected): d + f1(f1-1)/(2(f2+1)), capped at numDocsTotal",
+        /// Only a distinct-count sketch: `scale_distinct`.
+        Sketch => "HyperLogLog over the sample, scaled to the collection at the sample's rate of new values (an upper bound; see sketch)",
+        /// A unique index on the key: every document its own value.
+        UniqueIndex => "unique supporting index: every document holds its own value",
+    }
+}
 
 /// With only a distinct-count sketch (no frequency counts), the unseen documents
 /// are taken to bring new values at the sample's own rate: d + (N − n)·d/n,
@@ -41,9 +51,6 @@ pub fn scale_distinct(distinct: u64, num_sampled: u64, num_total: u64) -> u64 {
     let est = distinct as f64 + (num_total - num_sampled) as f64 * rate;
     (est.round() as u64).clamp(distinct, num_total)
 }
-
-pub const SKETCH_ESTIMATOR: &str =
-    "HyperLogLog over the sample, scaled to the collection at the sample's rate of new values (an upper bound; see sketch)";
 
 #[cfg(test)]
 mod tests {

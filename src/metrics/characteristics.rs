@@ -6,6 +6,7 @@
 
 use super::{cardinality, frequency, monotonicity, Settings};
 use crate::sample::{KeySample, Sample};
+use cardinality::Estimator;
 use monotonicity::Monotonicity;
 use serde::Serialize;
 use serde_json::Value;
@@ -45,7 +46,7 @@ pub struct MostCommonValue {
 #[serde(rename_all = "camelCase")]
 pub struct Estimate {
     pub value: u64,
-    pub estimator: &'static str,
+    pub estimator: Estimator,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -134,11 +135,11 @@ pub fn measure<'p>(
     // makes every value distinct (the server then skips grouping).
     let distinct = if is_unique == Some(true) { counted } else { ks.num_distinct().min(counted) };
     let estimated = if is_unique == Some(true) {
-        Estimate { value: total, estimator: "unique supporting index: every document holds its own value" }
+        Estimate { value: total, estimator: Estimator::UniqueIndex }
     } else if let Some((d, f1, f2)) = ks.count_profile() {
-        Estimate { value: cardinality::chao1(d, f1, f2, counted, total), estimator: cardinality::ESTIMATOR }
+        Estimate { value: cardinality::chao1(d, f1, f2, counted, total), estimator: Estimator::Chao1 }
     } else {
-        Estimate { value: cardinality::scale_distinct(distinct, counted, total), estimator: cardinality::SKETCH_ESTIMATOR }
+        Estimate { value: cardinality::scale_distinct(distinct, counted, total), estimator: Estimator::Sketch }
     };
     KeyCharacteristics {
         num_docs_total: total,

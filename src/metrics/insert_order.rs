@@ -40,6 +40,17 @@ pub enum InsertKind {
     Unknown,
 }
 
+crate::labels! {
+    /// What decided where inserts land.
+    pub enum InsertBasis {
+        HashedFirstField => "hashed first field",
+        CreationTime => "ObjectId creation time",
+        RecordIdOrder => "recordId order",
+        ValueType => "value type",
+        NotMeasured => "not measured",
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InsertOrder {
@@ -48,8 +59,8 @@ pub struct InsertOrder {
     /// For `topOfEachGroup`: how many leading key fields form the group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group_fields: Option<usize>,
-    /// What decided it: "hashed first field", "ObjectId creation time", "recordId order", "value type".
-    pub basis: &'static str,
+    /// What decided it.
+    pub basis: InsertBasis,
     /// Pearson correlation of key order with the creation time of ObjectId `_id`s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub creation_time_correlation_coefficient: Option<f64>,
@@ -153,18 +164,21 @@ pub fn measure<'p>(
     let later_natural = natural.iter().find(|&&(i, _)| i > 0).map(|&(i, _)| i);
 
     let (kind, basis) = if hashed_first {
-        (InsertKind::Spread, "hashed first field")
+        (InsertKind::Spread, InsertBasis::HashedFirstField)
     } else if let Some(r) = coef {
-        (direction(r), "ObjectId creation time")
+        (direction(r), InsertBasis::CreationTime)
     } else if server.kind == MonotonicityType::Monotonic {
-        (direction(server.record_id_correlation_coefficient.unwrap_or(1.0)), "recordId order")
+        (direction(server.record_id_correlation_coefficient.unwrap_or(1.0)), InsertBasis::RecordIdOrder)
     } else if first_natural {
-        (InsertKind::Increasing, "value type")
+        (InsertKind::Increasing, InsertBasis::ValueType)
     } else {
-        (InsertKind::Spread, if server.kind == MonotonicityType::NotMonotonic { "recordId order" } else { "value type" })
+        (
+            InsertKind::Spread,
+            if server.kind == MonotonicityType::NotMonotonic { InsertBasis::RecordIdOrder } else { InsertBasis::ValueType },
+        )
     };
     let (kind, group_fields, basis) = match (kind, later_natural) {
-        (InsertKind::Spread, Some(j)) if !hashed_first || j > 0 => (InsertKind::TopOfEachGroup, Some(j), "value type"),
+        (InsertKind::Spread, Some(j)) if !hashed_first || j > 0 => (InsertKind::TopOfEachGroup, Some(j), InsertBasis::ValueType),
         (k, _) => (k, None, basis),
     };
     let server_increasing = server.kind == MonotonicityType::Monotonic;
@@ -186,10 +200,10 @@ pub fn from_query_values(key: &ShardKey, named: &KeySpace) -> InsertOrder {
     let natural = natural_fields(key, named);
     let hashed_first = key.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
     let (kind, group_fields, basis) = match (hashed_first, natural.first()) {
-        (true, _) => (InsertKind::Spread, None, "hashed first field"),
-        (false, Some(&(0, _))) => (InsertKind::Increasing, None, "value type"),
-        (false, Some(&(j, _))) => (InsertKind::TopOfEachGroup, Some(j), "value type"),
-        (false, None) => (InsertKind::Unknown, None, "not measured"),
+        (true, _) => (InsertKind::Spread, None, InsertBasis::HashedFirstField),
+        (false, Some(&(0, _))) => (InsertKind::Increasing, None, InsertBasis::ValueType),
+        (false, Some(&(j, _))) => (InsertKind::TopOfEachGroup, Some(j), InsertBasis::ValueType),
+        (false, None) => (InsertKind::Unknown, None, InsertBasis::NotMeasured),
     };
     InsertOrder {
         kind,
@@ -243,7 +257,7 @@ mod tests {
         let p = ks.insertion_positions_in_key_order();
         let o = measure(&ks, &|| p.as_slice(), &created, &server, &ks.key_space_values());
         assert_eq!(o.kind, InsertKind::Increasing);
-        assert_eq!(o.basis, "ObjectId creation time");
+        assert_eq!(o.basis, InsertBasis::CreationTime);
         // Key order equals creation order exactly: r = 1.
         assert_eq!(o.creation_time_correlation_coefficient, Some(1.0));
         assert!(o.load_order_hides_it);
@@ -273,7 +287,7 @@ mod tests {
         let vals = ks.key_space_values();
         let p = ks.insertion_positions_in_key_order();
         let o = measure(&ks, &|| p.as_slice(), &[NO_CREATION_TIME; 10], &unknown, &vals);
-        assert_eq!((o.kind, o.basis), (InsertKind::Increasing, "value type"));
+        assert_eq!((o.kind, o.basis), (InsertKind::Increasing, InsertBasis::ValueType));
     }
 
     #[test]

@@ -198,7 +198,7 @@ fn predict_cluster(
         documents,
         chunk_size: w.settings.chunk_size_bytes,
         shards: w.settings.shards.unwrap_or(cluster::DEFAULT_SHARDS),
-        shards_from: if w.settings.shards.is_some() { "--shards" } else { "default" },
+        shards_from: if w.settings.shards.is_some() { cluster::ShardsFrom::Flag } else { cluster::ShardsFrom::Default },
         queries: touches,
         inserts,
         recent: &recent,

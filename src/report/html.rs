@@ -3,6 +3,7 @@
 //! as the JSON (so `--redact` holds here too).
 
 use super::{CandidateReport, CheckReport, Report, WorkloadReport, Writer};
+use crate::metrics::cluster::Benefit;
 use crate::util::text::printable;
 use std::fmt::Write as _;
 
@@ -89,7 +90,7 @@ fn candidate(c: &CandidateReport) -> String {
     }
     let _ = writeln!(s, "<ul>");
     for r in &c.reasons {
-        let _ = writeln!(s, "<li>{}</li>", esc(r));
+        let _ = writeln!(s, "<li>{}</li>", esc(&r.to_string()));
     }
     if let Some(w) = &c.compared_with_next {
         let _ = writeln!(s, "<li><strong>ranking:</strong> {}</li>", esc(w));
@@ -100,7 +101,7 @@ fn candidate(c: &CandidateReport) -> String {
     let labels: Vec<String> = cl.at_scale.shards.iter().map(|x| x.shard.clone()).collect();
     let get = |f: &dyn Fn(&crate::metrics::cluster::ShardLoad) -> f64| cl.at_scale.shards.iter().map(f).collect::<Vec<f64>>();
     let mut series = vec![("reads", "#4878b8", get(&|x| x.reads_percent)), ("writes", "#d08a2e", get(&|x| x.writes_percent))];
-    if cl.scale.benefit != "unknown" {
+    if cl.scale.benefit != Benefit::Unknown {
         series.insert(0, ("data", "#6b8e5a", get(&|x| x.data_percent)));
         series.push(("inserts", "#a05a9c", get(&|x| x.inserts_percent)));
     }
@@ -109,7 +110,7 @@ fn candidate(c: &CandidateReport) -> String {
         "<figure>{}<figcaption>{} shards at scale ({}): share of data, and of sampled reads, writes and inserts reaching each shard. {}</figcaption></figure>",
         grouped_bars(&labels, &series, 100.0),
         cl.num_shards,
-        esc(cl.num_shards_from),
+        esc(cl.num_shards_from.as_str()),
         esc(&cl.verdict)
     );
     // The most common values against the range size.

@@ -88,7 +88,7 @@ fn render(r: &Report) -> String {
     for c in &r.candidates {
         let _ = writeln!(out, "\n**#{} `{}`: {} ({})**\n", c.rank, esc(&c.key.to_string()), c.score, c.verdict.as_str());
         for reason in &c.reasons {
-            let _ = writeln!(out, "- {}", esc(reason));
+            let _ = writeln!(out, "- {}", esc(&reason.to_string()));
         }
         if let Some(w) = &c.compared_with_next {
             let _ = writeln!(out, "- ranking: {}", esc(w));

@@ -169,7 +169,7 @@ pub struct CandidateReport {
     pub rank: usize,
     pub score: u32,
     pub verdict: Verdict,
-    pub reasons: Vec<String>,
+    pub reasons: Vec<crate::score::reasons::Reason>,
     /// Why this candidate ranks above the next one, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compared_with_next: Option<String>,
@@ -233,5 +233,5 @@ pub struct CollectionCheck {
     pub verdict: Verdict,
     pub passed: bool,
     pub rules: Vec<RuleResult>,
-    pub reasons: Vec<String>,
+    pub reasons: Vec<crate::score::reasons::Reason>,
 }

@@ -2,6 +2,7 @@
 
 use super::text::{server_headline, summary_line, top_value};
 use super::{CheckReport, Report, WorkloadReport, Writer};
+use crate::metrics::cluster::Benefit;
 use crate::util::text::{pct, printable};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
@@ -148,7 +149,7 @@ fn render(r: &Report) -> String {
         }
         let cl = &c.metrics.cluster;
         let _ = writeln!(out, "  cluster ({}, {} shards from {}): {}", cl.basis, cl.num_shards, cl.num_shards_from, cl.verdict);
-        let measured = cl.scale.benefit != "unknown";
+        let measured = cl.scale.benefit != Benefit::Unknown;
         for sh in &cl.at_scale.shards {
             if measured {
                 let _ = writeln!(
@@ -166,7 +167,7 @@ fn render(r: &Report) -> String {
                 let _ = writeln!(out, "    {:<10} {:>5.1}% reads {:>5.1}% writes", sh.shard, sh.reads_percent, sh.writes_percent);
             }
         }
-        if cl.scale.benefit != "full" {
+        if cl.scale.benefit != Benefit::Full {
             let _ = writeln!(out, "    today: {}", cl.scale.words);
         }
         for j in &cl.jumbo_chunks {

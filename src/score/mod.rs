@@ -6,11 +6,13 @@
 //! the tables `WEIGHTS` and `CAPS` below (README "Score" prints the same tables).
 
 pub mod apply;
+pub mod reasons;
 
 use crate::metrics::cluster::{useful_shards_words, ClusterReport};
-use crate::metrics::insert_order::{InsertKind, InsertOrder};
+use crate::metrics::insert_order::{InsertBasis, InsertKind, InsertOrder};
 use crate::metrics::CandidateMetrics;
-use crate::util::text::{fmt_count, mib, short_value};
+use crate::util::text::{fmt_count, short_value};
+use reasons::{Reason, Spread, Targeting, Witness};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -173,7 +175,7 @@ pub struct Score {
     pub score: u32,
     pub verdict: Verdict,
     /// Problems first, then strengths.
-    pub reasons: Vec<String>,
+    pub reasons: Vec<Reason>,
     pub breakdown: Breakdown,
 }
 
@@ -263,22 +265,51 @@ pub fn score_metrics(m: &CandidateMetrics) -> Score {
     score(&Facts::of(m))
 }
 
+/// Problems first, then strengths: the order `reasons` keeps.
+#[derive(Default)]
+struct Said {
+    problems: Vec<Reason>,
+    strengths: Vec<Reason>,
+}
+
+impl Said {
+    fn problem(&mut self, r: Reason) {
+        self.problems.push(r);
+    }
+
+    fn strength(&mut self, r: Reason) {
+        self.strengths.push(r);
+    }
+
+    /// A strength when the component stands at 0.5 or above, else a problem.
+    fn by(&mut self, component: f64, r: Reason) {
+        if component >= 0.5 {
+            self.strength(r)
+        } else {
+            self.problem(r)
+        }
+    }
+}
+
+/// The lowest cap that applies.
+#[derive(Default)]
+struct Ceiling(Option<(Capped, f64)>);
+
+impl Ceiling {
+    fn at(&mut self, c: Capped) {
+        let v = cap(c);
+        if self.0.is_none_or(|(_, x)| v < x) {
+            self.0 = Some((c, v));
+        }
+    }
+}
+
 pub fn score(f: &Facts) -> Score {
     let n = f.shards.max(1);
-    let mut problems: Vec<String> = Vec::new();
-    let mut strengths: Vec<String> = Vec::new();
-    let mut ceiling: Option<(Capped, f64)> = None;
-    let mut cap_at = |c: Capped| {
-        let v = cap(c);
-        if ceiling.is_none_or(|(_, x)| v < x) {
-            ceiling = Some((c, v));
-        }
-    };
-
-    let fan = fan_out_component(f.cost.fan_out);
+    let hashed = f.insert_order.basis == InsertBasis::HashedFirstField;
     let insert_known = f.documents || matches!(f.insert_order.kind, InsertKind::Increasing | InsertKind::Decreasing);
+    let fan = fan_out_component(f.cost.fan_out);
     let data = if f.documents { spread_component(f.data_max_share, n) } else { 0.5 };
-    let hashed = f.insert_order.basis == "hashed first field";
     let ins = if !f.documents && hashed {
         1.0 // hashing spreads inserts by construction
     } else if insert_known {
@@ -302,212 +333,166 @@ pub fn score(f: &Facts) -> Score {
             + weight(Component::DataSpread) * data
             + weight(Component::InsertSpread) * ins
             + weight(Component::Growth) * grow);
+    let breakdown = |ceiling: Option<(Capped, f64)>| Breakdown {
+        num_shards: n,
+        fan_out: round3(fan),
+        data_spread: round3(data),
+        insert_spread: round3(ins),
+        growth: round3(grow),
+        weighted: round3(weighted),
+        capped_by: ceiling.map(|c| c.0),
+        cap: ceiling.map(|c| c.1),
+        words: words.clone(),
+    };
 
     if f.docs_with_arrays > 0 {
         let b = Breakdown {
-            num_shards: n,
             fan_out: fan,
             data_spread: data,
             insert_spread: ins,
             growth: grow,
             weighted,
-            capped_by: Some(Capped::ArrayInKey),
-            cap: Some(cap(Capped::ArrayInKey)),
-            words,
+            ..breakdown(Some((Capped::ArrayInKey, cap(Capped::ArrayInKey))))
         };
         return Score {
             score: cap(Capped::ArrayInKey) as u32,
             verdict: Verdict::Invalid,
-            reasons: vec![format!(
-                "{} sampled documents hold an array in a key field: MongoDB refuses such a shard key (BadValue)",
-                fmt_count(f.docs_with_arrays)
-            )],
+            reasons: vec![Reason::ArrayInKey { docs: f.docs_with_arrays }],
             breakdown: b,
         };
     }
 
-    // Reads and writes under the model.
-    match (c.num_reads + c.num_writes, c.percentage_of_single_shard_ops) {
-        (0, _) | (_, None) => problems.push("no query sample for this collection: fan-out was not measured (score assumes 0.5)".into()),
-        (_, Some(single)) => {
-            let mut s =
-                format!("with {n} shards, {single:.1}% of {} sampled operations reach one shard", fmt_count(c.num_reads + c.num_writes));
-            if let Some(r) = c.mean_shards_per_read {
-                s.push_str(&format!("; a read reaches {r:.2} shards on average"));
-                if let Some(m) = f.server_multi_reads.filter(|m| *m > 0.0) {
-                    s.push_str(&format!(" (the server labels {m:.1}% of reads multi-shard whatever they reach)"));
-                }
-            }
-            if let Some(w) = c.mean_shards_per_write {
-                s.push_str(&format!(", a write {w:.2}"));
-            }
-            let every = c.percentage_of_ops_to_every_shard.unwrap_or(0.0);
-            if every > 0.0 {
-                s.push_str(&format!("; {every:.1}% go to every shard"));
-            }
-            if fan >= 0.5 {
-                strengths.push(s);
-            } else {
-                problems.push(s);
-            }
-            if let Some(wo) = c.percentage_of_writes_without_shard_key.filter(|w| *w >= 20.0) {
-                problems.push(format!(
-                    "{wo:.1}% of {} sampled writes do not carry the shard key (7.1+: a broadcast read then the write; before: broadcast or refused)",
-                    fmt_count(c.num_writes)
-                ));
-            }
-            if let Some(sku) = c.percentage_of_shard_key_updates.filter(|x| *x > 0.0) {
-                problems.push(format!("{sku:.1}% of sampled writes change the shard key (the document moves to another shard)"));
-            }
-        }
-    }
-
+    let mut said = Said::default();
+    let mut ceiling = Ceiling::default();
+    targeting(f, n, fan, &mut said);
     if !f.documents {
-        problems.push(format!(
-            "key characteristics not measured: {}; data spread and growth count 0.5",
-            crate::metrics::characteristics::NOT_MEASURED
-        ));
-    }
-    // Cardinality, frequency, growth.
-    let est = f.estimated_distinct.max(1);
-    if !f.documents {
-    } else if est < LOW_CARDINALITY {
-        cap_at(Capped::LowCardinality);
-        problems.push(format!(
-            "low cardinality: only {} distinct values; one value is the smallest unit the balancer can move, so at most {} shards can ever hold data",
-            fmt_count(est),
-            fmt_count(est)
-        ));
+        said.problem(Reason::CharacteristicsNotMeasured);
     } else {
-        let s = format!("about {} distinct values", fmt_count(est));
-        match useful_shards_words(&f.growth) {
-            Some(w) if f.growth.max_useful_shards < 1000 => problems.push(format!("{s}; {w}")),
-            _ => strengths.push(format!("high cardinality: {s}")),
-        }
+        distribution(f, n, &mut said, &mut ceiling);
     }
-    if let Some(top) = &f.top_value {
-        if f.top_share >= HOT_VALUE_CAP_SHARE {
-            cap_at(Capped::HotValue);
-        }
-        if f.top_share >= 0.10 {
-            problems.push(format!(
-                "hot value: {} holds {:.1}% of documents; they stay together on one shard",
-                short_value(top),
-                f.top_share * 100.0
-            ));
-        }
-    }
-    if let Some((v, docs, bytes)) = &f.jumbo {
-        cap_at(Capped::JumboRisk);
-        problems.push(format!(
-            "jumbo chunk: value {} would hold about {} documents ({}), more than the {} range size; such a chunk cannot be split or moved{}",
-            short_value(v),
-            fmt_count(*docs),
-            mib(*bytes),
-            mib(f.chunk_size),
-            if f.jumbo_count > 1 { format!(" ({} values at risk)", f.jumbo_count) } else { String::new() }
-        ));
-    }
-    if f.docs_missing_fields > 0 && f.docs_sampled > 0 {
-        problems.push(format!(
-            "{} sampled documents ({:.1}%) lack a key field; MongoDB files them all under null",
-            fmt_count(f.docs_missing_fields),
-            f.docs_missing_fields as f64 * 100.0 / f.docs_sampled as f64
-        ));
-    }
-    if f.documents && f.data_max_share * n as f64 > 2.0 && n > 1 {
-        problems.push(format!("at scale the busiest of {n} shards holds {:.1}% of the data", f.data_max_share * 100.0));
-    }
+    inserts(f, n, ins, insert_known, &mut said, &mut ceiling);
 
-    // Inserts.
-    let io = &f.insert_order;
-    if insert_known && f.insert_max_share >= ONE_SHARD_INSERTS && n > 1 {
-        cap_at(Capped::InsertsOnOneShard);
-    }
-    let by = match (io.basis, io.creation_time_correlation_coefficient, f.server_record_id_coefficient) {
-        ("ObjectId creation time", Some(r), Some(rid)) => format!(
-            "correlation {r:.2} with the creation time of the ObjectId _ids{}",
-            if io.load_order_hides_it { format!("; the load order hides it (recordId correlation {rid:.2})") } else { String::new() }
-        ),
-        ("ObjectId creation time", Some(r), None) => format!("correlation {r:.2} with the creation time of the ObjectId _ids"),
-        ("recordId order", _, Some(rid)) => format!("correlation {rid:.2} with insertion order"),
-        ("value type", _, _) => {
-            let t: Vec<String> = io.increasing_by_nature.iter().map(|x| format!("{} holds {}s", x.field, x.bson_type)).collect();
-            format!("{}: increasing by nature", t.join(", "))
-        }
-        _ => String::new(),
-    };
-    match io.kind {
-        InsertKind::Increasing | InsertKind::Decreasing => {
-            let (dir, end) = if io.kind == InsertKind::Decreasing { ("decreasing", "lowest") } else { ("increasing", "highest") };
-            problems.push(format!(
-                "{dir} key ({by}): every insert lands in the {end} chunk, so one shard takes {:.0}% of inserts",
-                f.insert_max_share * 100.0
-            ));
-        }
-        InsertKind::TopOfEachGroup if !f.documents => strengths.push(format!(
-            "inserts land at the top of each group of the leading field{} (increasing by nature: {})",
-            if io.group_fields.unwrap_or(1) > 1 { "s" } else { "" },
-            io.increasing_by_nature.iter().map(|x| x.field.as_str()).collect::<Vec<_>>().join(", ")
-        )),
-        InsertKind::TopOfEachGroup => {
-            let s = format!(
-                "inserts land at the top of each group of the leading field{} ({by}): {} of {n} shards take them, the busiest {:.1}%",
-                if io.group_fields.unwrap_or(1) > 1 { "s" } else { "" },
-                f.shards_taking_inserts,
-                f.insert_max_share * 100.0
-            );
-            if ins >= 0.5 {
-                strengths.push(s)
-            } else {
-                problems.push(s)
-            }
-        }
-        InsertKind::Unknown => {}
-        InsertKind::Spread if !f.documents => {
-            if io.basis == "hashed first field" {
-                strengths.push("hashed: inserts spread evenly over the shards".into());
-            }
-        }
-        InsertKind::Spread => {
-            let why = if io.basis == "hashed first field" { "hashed".to_string() } else { by };
-            let s = format!(
-                "inserts spread over {} of {n} shards, the busiest takes {:.1}%{}",
-                f.shards_taking_inserts,
-                f.insert_max_share * 100.0,
-                if why.is_empty() { String::new() } else { format!(" ({why})") }
-            );
-            if ins >= 0.5 {
-                strengths.push(s)
-            } else {
-                problems.push(s)
-            }
-        }
-    }
-
-    let score = match ceiling {
+    let score = match ceiling.0 {
         Some((_, c)) => weighted.min(c),
         None => weighted,
     }
     .round()
     .clamp(0.0, 100.0) as u32;
-    let mut reasons = problems;
-    reasons.extend(strengths);
-    Score {
-        score,
-        verdict: Verdict::of(score),
-        reasons,
-        breakdown: Breakdown {
-            num_shards: n,
-            fan_out: round3(fan),
-            data_spread: round3(data),
-            insert_spread: round3(ins),
-            growth: round3(grow),
-            weighted: round3(weighted),
-            capped_by: ceiling.map(|c| c.0),
-            cap: ceiling.map(|c| c.1),
-            words,
-        },
+    let mut reasons = said.problems;
+    reasons.extend(said.strengths);
+    Score { score, verdict: Verdict::of(score), reasons, breakdown: breakdown(ceiling.0) }
+}
+
+/// Reads and writes under the model.
+fn targeting(f: &Facts, n: usize, fan: f64, said: &mut Said) {
+    let c = &f.cost;
+    let Some(single) = c.percentage_of_single_shard_ops.filter(|_| c.num_reads + c.num_writes > 0) else {
+        said.problem(Reason::NoQuerySample);
+        return;
+    };
+    let t = Targeting {
+        shards: n,
+        single_percent: single,
+        ops: c.num_reads + c.num_writes,
+        mean_per_read: c.mean_shards_per_read,
+        server_multi_reads: f.server_multi_reads.filter(|m| *m > 0.0),
+        mean_per_write: c.mean_shards_per_write,
+        to_every_shard_percent: c.percentage_of_ops_to_every_shard.unwrap_or(0.0),
+    };
+    said.by(fan, Reason::Targeting(t));
+    if let Some(percent) = c.percentage_of_writes_without_shard_key.filter(|w| *w >= 20.0) {
+        said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes });
+    }
+    if let Some(percent) = c.percentage_of_shard_key_updates.filter(|x| *x > 0.0) {
+        said.problem(Reason::ShardKeyUpdates { percent });
+    }
+}
+
+/// Cardinality, frequency, growth and the data's spread (documents only).
+fn distribution(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
+    let distinct = f.estimated_distinct.max(1);
+    if distinct < LOW_CARDINALITY {
+        ceiling.at(Capped::LowCardinality);
+        said.problem(Reason::LowCardinality { distinct });
+    } else if f.growth.max_useful_shards < 1000 && useful_shards_words(&f.growth).is_some() {
+        said.problem(Reason::LimitedGrowth { distinct, growth: f.growth.clone() });
+    } else {
+        said.strength(Reason::HighCardinality { distinct });
+    }
+    if let Some(top) = &f.top_value {
+        if f.top_share >= HOT_VALUE_CAP_SHARE {
+            ceiling.at(Capped::HotValue);
+        }
+        if f.top_share >= 0.10 {
+            said.problem(Reason::HotValue { value: short_value(top), share: f.top_share });
+        }
+    }
+    if let Some((v, docs, bytes)) = &f.jumbo {
+        ceiling.at(Capped::JumboRisk);
+        said.problem(Reason::Jumbo {
+            value: short_value(v),
+            docs: *docs,
+            bytes: *bytes,
+            range_bytes: f.chunk_size,
+            values_at_risk: f.jumbo_count,
+        });
+    }
+    if f.docs_missing_fields > 0 && f.docs_sampled > 0 {
+        said.problem(Reason::MissingKeyFields { docs: f.docs_missing_fields, share: f.docs_missing_fields as f64 / f.docs_sampled as f64 });
+    }
+    if f.data_max_share * n as f64 > 2.0 && n > 1 {
+        said.problem(Reason::DataConcentrated { shards: n, share: f.data_max_share });
+    }
+}
+
+/// What tells where inserts land, for the words.
+fn witness(f: &Facts) -> Witness {
+    let io = &f.insert_order;
+    match (io.basis, io.creation_time_correlation_coefficient, f.server_record_id_coefficient) {
+        (InsertBasis::CreationTime, Some(r), rid) => Witness::CreationTime { r, hidden_by_load: rid.filter(|_| io.load_order_hides_it) },
+        (InsertBasis::RecordIdOrder, _, Some(r)) => Witness::RecordId { r },
+        (InsertBasis::ValueType, _, _) => {
+            Witness::ValueType(io.increasing_by_nature.iter().map(|x| (x.field.clone(), x.bson_type)).collect())
+        }
+        _ => Witness::None,
+    }
+}
+
+/// Where inserts land.
+fn inserts(f: &Facts, n: usize, ins: f64, insert_known: bool, said: &mut Said, ceiling: &mut Ceiling) {
+    let io = &f.insert_order;
+    if insert_known && f.insert_max_share >= ONE_SHARD_INSERTS && n > 1 {
+        ceiling.at(Capped::InsertsOnOneShard);
+    }
+    let plural = io.group_fields.unwrap_or(1) > 1;
+    let hashed = io.basis == InsertBasis::HashedFirstField;
+    match io.kind {
+        InsertKind::Increasing | InsertKind::Decreasing => said.problem(Reason::InsertsAtOneEnd {
+            decreasing: io.kind == InsertKind::Decreasing,
+            witness: witness(f),
+            share: f.insert_max_share,
+        }),
+        InsertKind::TopOfEachGroup if !f.documents => said
+            .strength(Reason::TopOfEachGroupByNature { plural, fields: io.increasing_by_nature.iter().map(|x| x.field.clone()).collect() }),
+        InsertKind::TopOfEachGroup => said.by(
+            ins,
+            Reason::TopOfEachGroup { plural, witness: witness(f), taking: f.shards_taking_inserts, shards: n, share: f.insert_max_share },
+        ),
+        InsertKind::Unknown => {}
+        InsertKind::Spread if !f.documents => {
+            if hashed {
+                said.strength(Reason::HashedSpread);
+            }
+        }
+        InsertKind::Spread => said.by(
+            ins,
+            Reason::InsertsSpread {
+                taking: f.shards_taking_inserts,
+                shards: n,
+                share: f.insert_max_share,
+                why: if hashed { Spread::Hashed } else { Spread::By(witness(f)) },
+            },
+        ),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Small helpers with no knowledge of MongoDB or of the pipeline.
 
+pub mod label;
 pub mod progress;
 pub mod splitmix;
 pub mod term;

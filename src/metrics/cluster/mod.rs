@@ -17,14 +17,51 @@ use serde_json::Value;
 /// Shards modelled when neither `--shards` nor a sharded cluster says: README "Cluster model" gives why.
 pub const DEFAULT_SHARDS: usize = 4;
 
+crate::labels! {
+    /// Where the model's chunks come from.
+    pub enum ClusterBasis {
+        Simulated => "simulated",
+        ActualChunks => "actual chunks (config.chunks), data estimated from the sample",
+    }
+}
+
+crate::labels! {
+    /// Where the number of shards N comes from.
+    pub enum ShardsFrom {
+        Flag => "--shards",
+        Cluster => "the cluster's shards",
+        Default => "default",
+    }
+}
+
+crate::labels! {
+    /// How much sharding helps the collection at its size today.
+    pub enum Benefit {
+        NoneYet => "none yet",
+        Partial => "partial",
+        Full => "full",
+        /// No documents: the data size is not known.
+        Unknown => "unknown",
+    }
+}
+
+crate::labels! {
+    /// What bounds the useful shards.
+    pub enum GrowthLimit {
+        DistinctValues => "distinct values",
+        TopValueShare => "top value share",
+        None => "none",
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterReport {
-    /// "simulated" (our model) or "actual chunks" (config.chunks).
-    pub basis: String,
+    /// Our model's chunks, or the cluster's own.
+    pub basis: ClusterBasis,
     pub num_shards: usize,
-    /// Where N comes from: "--shards", "the cluster's shards" or "default".
-    pub num_shards_from: &'static str,
+    /// Where N comes from.
+    pub num_shards_from: ShardsFrom,
     pub chunk_size_bytes: u64,
     /// The rules the model follows and what it assumes, in words.
     pub assumptions: Vec<String>,
@@ -112,15 +149,14 @@ pub struct Cost {
     pub fan_out: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Growth {
     /// The most shards that can ever share the data evenly: at most one per distinct
     /// value, and no more than 1 / (top value's share), past which the shard holding
     /// the top value stays the busiest whatever is added.
     pub max_useful_shards: u64,
-    /// "distinct values", "top value share" or "none".
-    pub limited_by: &'static str,
+    pub limited_by: GrowthLimit,
     /// Shards that take at least 1% of new documents at scale.
     pub shards_taking_inserts: usize,
     /// The busiest shard's share of inserts at scale.
@@ -135,8 +171,7 @@ pub struct Scale {
     pub migrations_start_bytes: u64,
     /// From this size every one of the N shards holds data.
     pub all_shards_from_bytes: u64,
-    /// "none yet", "partial", "full", or "unknown" (no documents).
-    pub benefit: &'static str,
+    pub benefit: Benefit,
     pub words: String,
 }
 
@@ -208,7 +243,7 @@ pub struct Inputs<'a> {
     pub documents: bool,
     pub chunk_size: u64,
     pub shards: usize,
-    pub shards_from: &'static str,
+    pub shards_from: ShardsFrom,
     pub queries: &'a [QueryTouch],
     pub inserts: InsertPattern,
     pub recent: &'a [Vec<Bson>],
@@ -330,11 +365,11 @@ fn growth(inp: &Inputs, at_scale: &Spread) -> Growth {
     let by_top = if inp.top_share > 0.0 { (1.0 / inp.top_share).floor() as u64 } else { u64::MAX };
     let distinct = inp.estimated_distinct.max(1);
     let (max, limited_by) = if distinct <= by_top && distinct < 100_000 {
-        (distinct, "distinct values")
+        (distinct, GrowthLimit::DistinctValues)
     } else if by_top < distinct && by_top < 100_000 {
-        (by_top, "top value share")
+        (by_top, GrowthLimit::TopValueShare)
     } else {
-        (distinct.min(by_top), "none")
+        (distinct.min(by_top), GrowthLimit::None)
     };
     let largest = at_scale.inserts.iter().cloned().fold(0.0, f64::max);
     Growth {
@@ -349,10 +384,10 @@ fn scale(data_bytes: f64, n: usize, range: f64, today_with_data: usize) -> Scale
     let (start, all) = model::scale_thresholds(n, range);
     let b = |x: f64| mib(x.round() as u64);
     let (benefit, words) = if n <= 1 {
-        ("none yet", "one shard modelled: give --shards N to see a cluster".to_string())
+        (Benefit::NoneYet, "one shard modelled: give --shards N to see a cluster".to_string())
     } else if data_bytes < start {
         (
-            "none yet",
+            Benefit::NoneYet,
             format!(
                 "sharding brings no benefit yet: at {} the collection is below the balancer's migration threshold (3 × {} range size = {}), so all of it stays on the primary shard; migrations start from {} and all {n} shards hold data from {}",
                 b(data_bytes), b(range), b(start), b(start), b(all)
@@ -360,14 +395,14 @@ fn scale(data_bytes: f64, n: usize, range: f64, today_with_data: usize) -> Scale
         )
     } else if today_with_data < n {
         (
-            "partial",
+            Benefit::Partial,
             format!(
                 "at {} only {today_with_data} of {n} shards hold data (the balancer tolerates 3 range sizes of difference); all {n} do from {}",
                 b(data_bytes), b(all)
             ),
         )
     } else {
-        ("full", format!("at {} the data spreads over all {n} shards", b(data_bytes)))
+        (Benefit::Full, format!("at {} the data spreads over all {n} shards", b(data_bytes)))
     };
     Scale {
         data_bytes: data_bytes.round() as u64,
@@ -378,7 +413,7 @@ fn scale(data_bytes: f64, n: usize, range: f64, today_with_data: usize) -> Scale
     }
 }
 
-fn assumptions(n: usize, from: &str, range: u64, actual: bool) -> Vec<String> {
+fn assumptions(n: usize, from: ShardsFrom, range: u64, actual: bool) -> Vec<String> {
     let mut a = vec![
         format!("{n} shards ({from}); range size {} (the unit one migration moves, 6.0.3+)", mib(range)),
         "the balancer evens data size per shard and starts a round only while two shards differ by 3 range sizes (6.0.3+)".into(),
@@ -418,11 +453,11 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
                 chunks[k].bytes += c as f64 * inp.docs_per_sampled * inp.avg_doc_size as f64;
             }
             chunks.iter_mut().for_each(|c| c.shard = c.shard.min(n - 1));
-            (chunks, None, "actual chunks (config.chunks), data estimated from the sample".to_string())
+            (chunks, None, ClusterBasis::ActualChunks)
         }
         None => {
             let (c, m) = model::today(&line, n, range);
-            (c, Some(m), "simulated".to_string())
+            (c, Some(m), ClusterBasis::Simulated)
         }
     };
     let scale_chunks = match actual {
@@ -443,7 +478,7 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
             data_bytes: 0,
             migrations_start_bytes: model::scale_thresholds(n, range).0.round() as u64,
             all_shards_from_bytes: model::scale_thresholds(n, range).1.round() as u64,
-            benefit: "unknown",
+            benefit: Benefit::Unknown,
             words: "no documents: the data size and its spread are not known; the key space is cut at the values the sampled queries name"
                 .into(),
         }
@@ -460,7 +495,7 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
         })
         .collect();
     let verdict = verdict(n, &cost, &growth, &scale, &jumbo_chunks);
-    let from = if actual.is_some() { "the cluster's shards" } else { inp.shards_from };
+    let from = if actual.is_some() { ShardsFrom::Cluster } else { inp.shards_from };
     ClusterReport {
         basis,
         num_shards: n,
@@ -504,13 +539,13 @@ fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]
 /// Words for a share of the largest shard and the useful-shard limit, for the score's reasons.
 pub fn useful_shards_words(g: &Growth) -> Option<String> {
     match g.limited_by {
-        "distinct values" => {
+        GrowthLimit::DistinctValues => {
             Some(format!("at most {} shards can ever hold its data (one per distinct value)", fmt_count(g.max_useful_shards)))
         }
-        "top value share" => Some(format!(
+        GrowthLimit::TopValueShare => Some(format!(
             "beyond {} shards the shard holding the top value stays the busiest: adding shards no longer spreads the load",
             fmt_count(g.max_useful_shards)
         )),
-        _ => None,
+        GrowthLimit::None => None,
     }
 }

@@ -1,0 +1,294 @@
+//! Every reason the score gives, as a typed value: `score()` decides which apply and with
+//! what numbers; the words live here, in `Display`, and nowhere else. The JSON carries the
+//! words (`reasons` is a list of strings), so a reason serialises as its text.
+
+use crate::metrics::cluster::{useful_shards_words, Growth};
+use crate::util::text::{fmt_count, mib};
+use serde::Serialize;
+use std::fmt;
+
+/// One sentence of a candidate's `reasons`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// A sampled document holds an array in a key field: the server refuses the key.
+    ArrayInKey {
+        docs: u64,
+    },
+    /// No sampled operation on the collection: fan-out counts 0.5.
+    NoQuerySample,
+    /// How the sampled operations reach the shards under the model.
+    Targeting(Targeting),
+    /// Writes that do not carry the shard key (20% or more of them).
+    WritesWithoutShardKey {
+        percent: f64,
+        writes: u64,
+    },
+    /// Writes that change the key's value: the document moves.
+    ShardKeyUpdates {
+        percent: f64,
+    },
+    /// Queries only: cardinality, frequency and data spread were not measured.
+    CharacteristicsNotMeasured,
+    LowCardinality {
+        distinct: u64,
+    },
+    /// Enough distinct values, but growth stops early (`useful_shards_words`).
+    LimitedGrowth {
+        distinct: u64,
+        growth: Growth,
+    },
+    HighCardinality {
+        distinct: u64,
+    },
+    /// The top value's share of documents (10% or more); `value` as printed.
+    HotValue {
+        value: String,
+        share: f64,
+    },
+    Jumbo {
+        value: String,
+        docs: u64,
+        bytes: u64,
+        range_bytes: u64,
+        values_at_risk: usize,
+    },
+    MissingKeyFields {
+        docs: u64,
+        share: f64,
+    },
+    /// At scale the busiest shard holds more than twice its even share of the data.
+    DataConcentrated {
+        shards: usize,
+        share: f64,
+    },
+    /// Every insert at one end of the key space.
+    InsertsAtOneEnd {
+        decreasing: bool,
+        witness: Witness,
+        share: f64,
+    },
+    /// Queries only: a later key field is increasing by nature.
+    TopOfEachGroupByNature {
+        plural: bool,
+        fields: Vec<String>,
+    },
+    TopOfEachGroup {
+        plural: bool,
+        witness: Witness,
+        taking: usize,
+        shards: usize,
+        share: f64,
+    },
+    /// Queries only, hashed first field.
+    HashedSpread,
+    InsertsSpread {
+        taking: usize,
+        shards: usize,
+        share: f64,
+        why: Spread,
+    },
+}
+
+/// What the sampled operations reach, for `Reason::Targeting`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Targeting {
+    pub shards: usize,
+    pub single_percent: f64,
+    pub ops: u64,
+    pub mean_per_read: Option<f64>,
+    /// The server's multi-shard label share of reads, when above 0.
+    pub server_multi_reads: Option<f64>,
+    pub mean_per_write: Option<f64>,
+    pub to_every_shard_percent: f64,
+}
+
+/// What tells where inserts land, in the words of `Reason::InsertsAtOneEnd` and friends.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Witness {
+    /// The creation time of ObjectId `_id`s; `hidden_by_load` is the server's recordId
+    /// coefficient when the load order hides the order.
+    CreationTime {
+        r: f64,
+        hidden_by_load: Option<f64>,
+    },
+    RecordId {
+        r: f64,
+    },
+    /// (field, type) of fields increasing by nature.
+    ValueType(Vec<(String, &'static str)>),
+    None,
+}
+
+/// Why inserts spread, for `Reason::InsertsSpread`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Spread {
+    Hashed,
+    By(Witness),
+}
+
+impl fmt::Display for Witness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Witness::CreationTime { r, hidden_by_load } => {
+                write!(f, "correlation {r:.2} with the creation time of the ObjectId _ids")?;
+                if let Some(rid) = hidden_by_load {
+                    write!(f, "; the load order hides it (recordId correlation {rid:.2})")?;
+                }
+                Ok(())
+            }
+            Witness::RecordId { r } => write!(f, "correlation {r:.2} with insertion order"),
+            Witness::ValueType(fields) => {
+                let t: Vec<String> = fields.iter().map(|(field, ty)| format!("{field} holds {ty}s")).collect();
+                write!(f, "{}: increasing by nature", t.join(", "))
+            }
+            Witness::None => Ok(()),
+        }
+    }
+}
+
+fn s_if(plural: bool) -> &'static str {
+    if plural {
+        "s"
+    } else {
+        ""
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::ArrayInKey { docs } => write!(
+                f,
+                "{} sampled documents hold an array in a key field: MongoDB refuses such a shard key (BadValue)",
+                fmt_count(*docs)
+            ),
+            Reason::NoQuerySample => f.write_str("no query sample for this collection: fan-out was not measured (score assumes 0.5)"),
+            Reason::Targeting(t) => {
+                write!(f, "with {} shards, {:.1}% of {} sampled operations reach one shard", t.shards, t.single_percent, fmt_count(t.ops))?;
+                if let Some(r) = t.mean_per_read {
+                    write!(f, "; a read reaches {r:.2} shards on average")?;
+                    if let Some(m) = t.server_multi_reads {
+                        write!(f, " (the server labels {m:.1}% of reads multi-shard whatever they reach)")?;
+                    }
+                }
+                if let Some(w) = t.mean_per_write {
+                    write!(f, ", a write {w:.2}")?;
+                }
+                if t.to_every_shard_percent > 0.0 {
+                    write!(f, "; {:.1}% go to every shard", t.to_every_shard_percent)?;
+                }
+                Ok(())
+            }
+            Reason::WritesWithoutShardKey { percent, writes } => write!(
+                f,
+                "{percent:.1}% of {} sampled writes do not carry the shard key (7.1+: a broadcast read then the write; before: broadcast or refused)",
+                fmt_count(*writes)
+            ),
+            Reason::ShardKeyUpdates { percent } => {
+                write!(f, "{percent:.1}% of sampled writes change the shard key (the document moves to another shard)")
+            }
+            Reason::CharacteristicsNotMeasured => write!(
+                f,
+                "key characteristics not measured: {}; data spread and growth count 0.5",
+                crate::metrics::characteristics::NOT_MEASURED
+            ),
+            Reason::LowCardinality { distinct } => write!(
+                f,
+                "low cardinality: only {} distinct values; one value is the smallest unit the balancer can move, so at most {} shards can ever hold data",
+                fmt_count(*distinct),
+                fmt_count(*distinct)
+            ),
+            Reason::LimitedGrowth { distinct, growth } => {
+                write!(f, "about {} distinct values", fmt_count(*distinct))?;
+                match useful_shards_words(growth) {
+                    Some(w) => write!(f, "; {w}"),
+                    None => Ok(()),
+                }
+            }
+            Reason::HighCardinality { distinct } => write!(f, "high cardinality: about {} distinct values", fmt_count(*distinct)),
+            Reason::HotValue { value, share } => {
+                write!(f, "hot value: {value} holds {:.1}% of documents; they stay together on one shard", share * 100.0)
+            }
+            Reason::Jumbo { value, docs, bytes, range_bytes, values_at_risk } => {
+                write!(
+                    f,
+                    "jumbo chunk: value {value} would hold about {} documents ({}), more than the {} range size; such a chunk cannot be split or moved",
+                    fmt_count(*docs),
+                    mib(*bytes),
+                    mib(*range_bytes)
+                )?;
+                if *values_at_risk > 1 {
+                    write!(f, " ({values_at_risk} values at risk)")?;
+                }
+                Ok(())
+            }
+            Reason::MissingKeyFields { docs, share } => write!(
+                f,
+                "{} sampled documents ({:.1}%) lack a key field; MongoDB files them all under null",
+                fmt_count(*docs),
+                share * 100.0
+            ),
+            Reason::DataConcentrated { shards, share } => {
+                write!(f, "at scale the busiest of {shards} shards holds {:.1}% of the data", share * 100.0)
+            }
+            Reason::InsertsAtOneEnd { decreasing, witness, share } => {
+                let (dir, end) = if *decreasing { ("decreasing", "lowest") } else { ("increasing", "highest") };
+                write!(f, "{dir} key ({witness}): every insert lands in the {end} chunk, so one shard takes {:.0}% of inserts", share * 100.0)
+            }
+            Reason::TopOfEachGroupByNature { plural, fields } => write!(
+                f,
+                "inserts land at the top of each group of the leading field{} (increasing by nature: {})",
+                s_if(*plural),
+                fields.join(", ")
+            ),
+            Reason::TopOfEachGroup { plural, witness, taking, shards, share } => write!(
+                f,
+                "inserts land at the top of each group of the leading field{} ({witness}): {taking} of {shards} shards take them, the busiest {:.1}%",
+                s_if(*plural),
+                share * 100.0
+            ),
+            Reason::HashedSpread => f.write_str("hashed: inserts spread evenly over the shards"),
+            Reason::InsertsSpread { taking, shards, share, why } => {
+                write!(f, "inserts spread over {taking} of {shards} shards, the busiest takes {:.1}%", share * 100.0)?;
+                match why {
+                    Spread::Hashed => f.write_str(" (hashed)"),
+                    Spread::By(Witness::None) => Ok(()),
+                    Spread::By(w) => write!(f, " ({w})"),
+                }
+            }
+        }
+    }
+}
+
+impl Serialize for Reason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_serialises_as_its_words() {
+        let r = Reason::ShardKeyUpdates { percent: 66.14 };
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            "\"66.1% of sampled writes change the shard key (the document moves to another shard)\""
+        );
+    }
+
+    #[test]
+    fn witnesses_in_words() {
+        let w = Witness::CreationTime { r: 0.991, hidden_by_load: Some(0.02) };
+        assert_eq!(
+            w.to_string(),
+            "correlation 0.99 with the creation time of the ObjectId _ids; the load order hides it (recordId correlation 0.02)"
+        );
+        let w = Witness::ValueType(vec![("ts".into(), "date"), ("_id".into(), "objectId")]);
+        assert_eq!(w.to_string(), "ts holds dates, _id holds objectIds: increasing by nature");
+        let r = Reason::InsertsSpread { taking: 3, shards: 4, share: 0.4, why: Spread::By(Witness::None) };
+        assert_eq!(r.to_string(), "inserts spread over 3 of 4 shards, the busiest takes 40.0%");
+    }
+}
