@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod policy;
 pub mod propose;
 pub mod report;
+pub mod rules;
 pub mod sample;
 pub mod score;
 pub mod sources;

@@ -10,7 +10,7 @@ use crate::model::{Query, ShardKey};
 use crate::propose::{propose, Proposal};
 use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, ReportSettings, ToolInfo, SCHEMA_VERSION};
 use crate::sample::Sample;
-use crate::score::{compare, score_metrics, Score};
+use crate::score::{compare, score_candidate, Score, Verdict};
 use crate::sources::queries::QueryLog;
 use crate::sources::DocumentSource;
 use crate::targeting::shapes::shape_of;
@@ -79,7 +79,8 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             if pre.is_empty() && source.has_documents() {
                 return Err(input_error(format!("{}: no documents to analyse", source.describe())));
             }
-            let p = propose(&pre, &queries);
+            let indexes = source.facts().indexes.unwrap_or_default();
+            let p = crate::propose::merge([propose(&pre, &queries), crate::propose::from_indexes(&indexes)]);
             notes.push(if source.has_documents() {
                 format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len())
             } else {
@@ -165,7 +166,15 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             .map(|i| {
                 let order = separate_order.then(|| &in_order.keys[i]);
                 let m = metrics::measure(&workload, &sample.keys[i], order, known[i].0.clone(), known[i].1.as_ref());
-                let s = score_metrics(&m);
+                let rules_cx = crate::rules::Context {
+                    namespace: ns.as_deref(),
+                    indexes: facts.indexes.as_deref(),
+                    options: facts.options.as_ref(),
+                    queries: &queries,
+                    server_version: facts.server_version,
+                };
+                let constraints = crate::rules::check(&rules_cx, &keys[i]);
+                let s = score_candidate(&m, &constraints);
                 let c = CandidateReport {
                     key: keys[i].clone(),
                     rank: 0,
@@ -176,14 +185,27 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
                     score_breakdown: s.breakdown.clone(),
                     proposed_because: proposals[i].origin.proposed_because(),
                     metrics: m,
+                    constraints,
                     server_analyze_shard_key: None,
                 };
                 (c, s)
             })
             .collect()
     };
-    // Highest score first; ties by the raw weighted sum, then the order proposed.
-    scored.sort_by(|a, b| b.1.score.cmp(&a.1.score).then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted)));
+    // Keys the server accepts first, then blocked ones (they need a change first), then
+    // invalid ones; within each, highest score first, ties by the raw weighted sum, then
+    // the order proposed.
+    let class = |v: Verdict| match v {
+        Verdict::Invalid => 2,
+        Verdict::Blocked => 1,
+        _ => 0,
+    };
+    scored.sort_by(|a, b| {
+        class(a.1.verdict)
+            .cmp(&class(b.1.verdict))
+            .then(b.1.score.cmp(&a.1.score))
+            .then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted))
+    });
     for i in 0..scored.len() {
         scored[i].0.rank = i + 1;
         if i + 1 < scored.len() {
@@ -214,6 +236,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
                 shards: best.metrics.cluster.num_shards,
                 data_bytes: best.metrics.cluster.scale.data_bytes,
                 index_bytes: facts.total_index_size_bytes,
+                blocked_by: best.constraints.iter().filter(|c| c.effect == crate::rules::Effect::Blocked).collect(),
             }))
         }
         _ => None,

@@ -6,7 +6,7 @@
 //! or `_id`; live, the existing indexes too.
 
 use crate::bsonx::{group_bytes, lookup, Lookup};
-use crate::model::{KeyKind, Query, ShardKey};
+use crate::model::{KeyField, KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, HashMap};
 
@@ -450,13 +450,28 @@ fn follows_creation_time(prescan: &[Document], path: &str) -> bool {
     sxx > 0.0 && syy > 0.0 && sxy / (sxx * syy).sqrt() >= 0.9
 }
 
-/// Candidates from a collection's existing indexes (each index key that is a valid shard key).
+/// Candidates from a collection's existing indexes: each index key that is a valid shard
+/// key, and every prefix of each unique index (the only keys that keep it unique:
+/// `rules::unique_index`).
 pub fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal> {
-    indexes
+    let mut out: Vec<Proposal> = indexes
         .iter()
         .filter(|ix| ix.name != "_id_")
         .filter_map(|ix| ix.as_shard_key().map(|k| Proposal { key: k, origin: Origin::Proposed(format!("existing index {}", ix.name)) }))
-        .collect()
+        .collect();
+    for ix in indexes.iter().filter(|ix| ix.unique && ix.key.keys().next().is_some_and(|k| k != "_id")) {
+        let fields: Vec<&String> = ix.key.keys().collect();
+        for n in 1..fields.len() {
+            let key = ShardKey::new(fields[..n].iter().map(|p| KeyField { path: (*p).clone(), kind: KeyKind::Range }).collect());
+            if let Ok(key) = key {
+                out.push(Proposal {
+                    key,
+                    origin: Origin::Proposed(format!("a prefix of unique index {}: keys its fields start with keep it unique", ix.name)),
+                });
+            }
+        }
+    }
+    merge([out])
 }
 
 /// Merge proposal lists, first one wins for a key already proposed.

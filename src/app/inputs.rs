@@ -11,6 +11,7 @@ use crate::propose::{self, Origin, Proposal};
 use crate::report::Report;
 use crate::sources::docs::namespace_from_dump_path;
 use crate::sources::files::FileSource;
+use crate::sources::files::{dump_metadata_beside, read_metadata};
 use crate::sources::live::{server_compare, LiveOptions, LiveSession, LiveSource};
 use crate::sources::queries::{read_query_file_into, QueryLog};
 use anyhow::Result;
@@ -77,7 +78,13 @@ pub(super) fn build_report(
             let opts = options(input, candidates, namespace.as_ref());
             let t = std::time::Instant::now();
             let r = match docs {
-                Some(docs) => pipeline::run(&mut FileSource::new(docs.clone()), &log, names, &opts)?,
+                Some(docs) => {
+                    let metadata = match input.indexes.clone().or_else(|| dump_metadata_beside(docs)) {
+                        Some(path) => Some(read_metadata(&path)?),
+                        None => None,
+                    };
+                    pipeline::run(&mut FileSource::new(docs.clone()).with_metadata(metadata), &log, names, &opts)?
+                }
                 None => pipeline::run(&mut crate::sources::NoDocuments, &log, names, &opts)?,
             };
             crate::util::term::detail(format!(
@@ -129,6 +136,17 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
         info.indexes.len(),
         t.elapsed().as_secs_f64()
     ));
+    if let Some(ts) = &info.options.time_series {
+        // The measurements are counted, but the live sample reads in recordId order, which a
+        // time-series view does not offer: the offline path reads them (README "Rules").
+        return Err(input_error(format!(
+            "{ns} is a time-series collection of {} measurements (timeField {}, metaField {}): live sampling of time-series collections is not built yet; export it (mongoexport --collection {}) and run with --docs FILE --indexes METADATA.json, whose type and options carry the time-series rules",
+            info.count,
+            ts.time_field,
+            ts.meta_field.as_deref().unwrap_or("none"),
+            ns.coll()
+        )));
+    }
     if info.count == 0 {
         return Err(input_error(format!("collection {ns} on {} is empty: nothing to analyse", session.redacted)));
     }

@@ -47,6 +47,8 @@ impl QuerySource {
 #[derive(Debug, Clone)]
 pub struct InputRequest {
     pub docs: Option<PathBuf>,
+    /// `--indexes FILE` (else a mongodump metadata.json beside `docs`).
+    pub indexes: Option<PathBuf>,
     /// `--uri`, or `MONGODB_URI` when neither it nor `--docs` is given.
     pub uri: Option<String>,
     pub queries: Vec<QuerySource>,

@@ -183,6 +183,11 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "uri")]
     pub docs: Option<PathBuf>,
 
+    /// With --docs: the collection's indexes and options, as a mongodump `<coll>.metadata.json` or the JSON output of
+    /// `db.coll.getIndexes()` (default: the metadata.json mongodump wrote beside a .bson file).
+    #[arg(long, value_name = "FILE", requires = "docs")]
+    pub indexes: Option<PathBuf>,
+
     /// A live deployment (read-only). Defaults to $MONGODB_URI when set and --docs is not given.
     #[arg(long, value_name = "URI")]
     pub uri: Option<String>,
@@ -510,6 +515,7 @@ fn effective_uri(a: &InputArgs) -> Option<String> {
 fn input_request_unchecked(a: &InputArgs) -> InputRequest {
     InputRequest {
         docs: a.docs.clone(),
+        indexes: a.indexes.clone(),
         uri: effective_uri(a),
         queries: a.queries.iter().map(|q| QuerySource::parse(q)).collect(),
         namespace: None,

@@ -17,7 +17,7 @@ pub struct IndexSpec {
     pub multikey: Option<bool>,
 }
 
-fn truthy(v: Option<&Bson>) -> bool {
+pub(crate) fn truthy(v: Option<&Bson>) -> bool {
     match v {
         Some(Bson::Boolean(b)) => *b,
         Some(Bson::Int32(i)) => *i != 0,
@@ -61,6 +61,26 @@ impl IndexSpec {
             Some((name, v)) => name == &f.path && Self::field_kind(v) == Some(f.kind),
             None => false,
         })
+    }
+
+    /// The index's key pattern as mongosh prints it: `{tenantId: 1, username: 1}`.
+    pub fn pattern(&self) -> String {
+        let fields: Vec<String> = self
+            .key
+            .iter()
+            .map(|(k, v)| {
+                let name = if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') { k.clone() } else { format!("{k:?}") };
+                let value = match v {
+                    Bson::Int32(i) => i.to_string(),
+                    Bson::Int64(i) => i.to_string(),
+                    Bson::Double(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
+                    Bson::String(s) => format!("{s:?}"),
+                    other => other.to_string(),
+                };
+                format!("{name}: {value}")
+            })
+            .collect();
+        format!("{{{}}}", fields.join(", "))
     }
 
     /// The index's key as a shard key, when it can be one.

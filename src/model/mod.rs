@@ -3,6 +3,7 @@
 //! server describes them, and the relaxed (shell-like) object syntax users type
 //! on the command line.
 
+pub mod collection;
 pub mod index;
 pub mod key_range;
 pub mod key_space;

@@ -180,6 +180,9 @@ pub struct CandidateReport {
     /// keyCharacteristics, readDistribution, writeDistribution, queryShapes, cluster, supportingIndex.
     #[serde(flatten)]
     pub metrics: CandidateMetrics,
+    /// What the validity rules found: why the server would refuse the key, or which writes would fail (README "Rules").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<crate::rules::Finding>,
     /// `--compare-server` on 7.0+: the server's own analyzeShardKey numbers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_analyze_shard_key: Option<Value>,

@@ -28,6 +28,8 @@ pub struct Target<'a> {
     pub shards: usize,
     pub data_bytes: u64,
     pub index_bytes: Option<u64>,
+    /// What blocks the winner (every candidate is blocked): their fixes run first.
+    pub blocked_by: Vec<&'a crate::rules::Finding>,
 }
 
 /// The current key's fields are a prefix of the new key's, kinds equal: refinable (4.4+).
@@ -98,6 +100,14 @@ pub fn recommend(t: &Target) -> Recommendation {
             "shardCollection"
         }
     };
+    if !t.blocked_by.is_empty() {
+        // The server refuses the key until these run: they come first, and the notes say why.
+        let fixes: Vec<String> = t.blocked_by.iter().flat_map(|f| f.fix.iter().cloned()).collect();
+        commands.splice(0..0, fixes);
+        for f in &t.blocked_by {
+            notes.insert(0, format!("every candidate is blocked; this one needs a change first: {}", f.message));
+        }
+    }
     Recommendation { key: t.winner.clone(), action, commands, notes }
 }
 
@@ -120,6 +130,7 @@ mod tests {
             shards: 4,
             data_bytes: 0,
             index_bytes: None,
+            blocked_by: vec![],
         });
         assert_eq!(r.action, "shardCollection");
         assert_eq!(
@@ -142,6 +153,7 @@ mod tests {
             shards: 4,
             data_bytes: 0,
             index_bytes: None,
+            blocked_by: vec![],
         });
         assert_eq!(r.action, "refineCollectionShardKey");
         assert_eq!(r.commands, vec!["db.adminCommand({refineCollectionShardKey: \"app.events\", key: {projectId: 1, _id: 1}})"]);
@@ -155,6 +167,7 @@ mod tests {
             shards: 4,
             data_bytes: 6000 << 20,
             index_bytes: Some(2000 << 20),
+            blocked_by: vec![],
         });
         assert_eq!(r.action, "reshardCollection");
         assert!(r.notes[0].contains("about 4000 MiB free storage"), "{:?}", r.notes);

@@ -11,6 +11,7 @@ pub mod reasons;
 use crate::metrics::cluster::{useful_shards_words, ClusterReport};
 use crate::metrics::insert_order::{InsertBasis, InsertKind, InsertOrder};
 use crate::metrics::CandidateMetrics;
+use crate::rules::{Effect, Finding};
 use crate::util::text::{fmt_count, short_value};
 use reasons::{Reason, Spread, Targeting, Witness};
 use serde::Serialize;
@@ -69,9 +70,10 @@ pub enum Capped {
     HotValue,
     LowCardinality,
     InsertsOnOneShard,
+    WritesFail,
 }
 
-pub const CAPS: [Cap; 5] = [
+pub const CAPS: [Cap; 6] = [
     Cap { cap: Capped::ArrayInKey, max_score: 0.0, when: "a sampled document holds an array in a key field (invalid key)" },
     Cap {
         cap: Capped::JumboRisk,
@@ -84,6 +86,11 @@ pub const CAPS: [Cap; 5] = [
         cap: Capped::InsertsOnOneShard,
         max_score: 50.0,
         when: "one shard takes 90% of inserts or more at scale (increasing or decreasing key)",
+    },
+    Cap {
+        cap: Capped::WritesFail,
+        max_score: 20.0,
+        when: "some sampled writes would fail under the key (rules: upserts without the full key; single writes without key or _id before 7.1)",
     },
 ];
 
@@ -109,6 +116,8 @@ pub enum Verdict {
     Acceptable,
     Poor,
     Bad,
+    /// The server refuses the key until something is changed first (a unique index dropped).
+    Blocked,
     Invalid,
 }
 
@@ -119,6 +128,7 @@ impl Verdict {
             Verdict::Acceptable => "acceptable",
             Verdict::Poor => "poor",
             Verdict::Bad => "bad",
+            Verdict::Blocked => "blocked",
             Verdict::Invalid => "invalid",
         }
     }
@@ -207,6 +217,8 @@ pub struct Facts {
     pub insert_order: InsertOrder,
     pub server_record_id_coefficient: Option<f64>,
     pub growth: crate::metrics::cluster::Growth,
+    /// What the validity rules found (`crate::rules`).
+    pub constraints: Vec<Finding>,
 }
 
 impl Facts {
@@ -234,6 +246,7 @@ impl Facts {
             insert_order: m.insert_order.clone(),
             server_record_id_coefficient: kc.and_then(|k| k.monotonicity.record_id_correlation_coefficient),
             growth: cl.growth.clone(),
+            constraints: Vec::new(),
         }
     }
 }
@@ -261,8 +274,9 @@ pub fn growth_component(max_useful_shards: u64) -> f64 {
     ((max_useful_shards.max(1) as f64).log10() / 3.0).clamp(0.0, 1.0)
 }
 
-pub fn score_metrics(m: &CandidateMetrics) -> Score {
-    score(&Facts::of(m))
+/// Score a candidate from its metrics and what the validity rules found on it.
+pub fn score_candidate(m: &CandidateMetrics, constraints: &[Finding]) -> Score {
+    score(&Facts { constraints: constraints.to_vec(), ..Facts::of(m) })
 }
 
 /// Problems first, then strengths: the order `reasons` keeps.
@@ -345,7 +359,8 @@ pub fn score(f: &Facts) -> Score {
         words: words.clone(),
     };
 
-    if f.docs_with_arrays > 0 {
+    let refused: Vec<Reason> = f.constraints.iter().filter(|c| c.effect == Effect::Refused).cloned().map(Reason::Constraint).collect();
+    if f.docs_with_arrays > 0 || !refused.is_empty() {
         let b = Breakdown {
             fan_out: fan,
             data_spread: data,
@@ -357,13 +372,22 @@ pub fn score(f: &Facts) -> Score {
         return Score {
             score: cap(Capped::ArrayInKey) as u32,
             verdict: Verdict::Invalid,
-            reasons: vec![Reason::ArrayInKey { docs: f.docs_with_arrays }],
+            reasons: refused
+                .into_iter()
+                .chain((f.docs_with_arrays > 0).then_some(Reason::ArrayInKey { docs: f.docs_with_arrays }))
+                .collect(),
             breakdown: b,
         };
     }
 
     let mut said = Said::default();
     let mut ceiling = Ceiling::default();
+    for c in &f.constraints {
+        if c.effect == Effect::WritesFail {
+            ceiling.at(Capped::WritesFail);
+        }
+        said.problem(Reason::Constraint(c.clone()));
+    }
     targeting(f, n, fan, &mut said);
     if !f.documents {
         said.problem(Reason::CharacteristicsNotMeasured);
@@ -380,7 +404,9 @@ pub fn score(f: &Facts) -> Score {
     .clamp(0.0, 100.0) as u32;
     let mut reasons = said.problems;
     reasons.extend(said.strengths);
-    Score { score, verdict: Verdict::of(score), reasons, breakdown: breakdown(ceiling.0) }
+    let blocked = f.constraints.iter().any(|c| c.effect == Effect::Blocked);
+    let verdict = if blocked { Verdict::Blocked } else { Verdict::of(score) };
+    Score { score, verdict, reasons, breakdown: breakdown(ceiling.0) }
 }
 
 /// Reads and writes under the model.

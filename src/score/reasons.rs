@@ -87,6 +87,8 @@ pub enum Reason {
         share: f64,
         why: Spread,
     },
+    /// What a validity rule found (`crate::rules`), in its own words.
+    Constraint(crate::rules::Finding),
 }
 
 /// What the sampled operations reach, for `Reason::Targeting`.
@@ -248,6 +250,7 @@ impl fmt::Display for Reason {
                 share * 100.0
             ),
             Reason::HashedSpread => f.write_str("hashed: inserts spread evenly over the shards"),
+            Reason::Constraint(c) => f.write_str(&c.message),
             Reason::InsertsSpread { taking, shards, share, why } => {
                 write!(f, "inserts spread over {taking} of {shards} shards, the busiest takes {:.1}%", share * 100.0)?;
                 match why {

@@ -8,6 +8,7 @@
 use super::*;
 use crate::metrics::cluster::{Cost, Growth, GrowthLimit};
 use crate::metrics::insert_order::{InsertBasis, InsertKind, InsertOrder, NaturalField};
+use crate::rules::{Effect, Finding};
 use serde_json::json;
 
 fn cost(fan_out: Option<f64>, single: f64) -> Cost {
@@ -65,7 +66,53 @@ fn facts() -> Facts {
             shards_taking_inserts: 4,
             largest_insert_share_percent: 25.0,
         },
+        constraints: vec![],
     }
+}
+
+fn finding(effect: Effect, message: &str) -> Finding {
+    Finding {
+        rule: crate::rules::RuleId::UniqueIndex,
+        effect,
+        message: message.into(),
+        fix: vec![],
+        percentage_of_writes: None,
+        source: "test",
+        versions: "test",
+    }
+}
+
+#[test]
+fn a_refused_key_is_invalid_and_says_why_first() {
+    let mut f = facts();
+    f.constraints = vec![finding(Effect::Refused, "capped collection: no")];
+    let s = score(&f);
+    assert_eq!((s.score, s.verdict), (0, Verdict::Invalid));
+    assert_eq!(words(&s), ["capped collection: no"]);
+}
+
+#[test]
+fn a_blocked_key_keeps_its_score_and_is_marked_blocked() {
+    // The perfect key (100) behind a unique index: the score is the key's merit once the
+    // index is dropped; the verdict says it cannot be applied as it is.
+    let mut f = facts();
+    f.constraints = vec![finding(Effect::Blocked, "unique index email_1 ...")];
+    let s = score(&f);
+    assert_eq!((s.score, s.verdict), (100, Verdict::Blocked));
+    assert_eq!(words(&s)[0], "unique index email_1 ...");
+}
+
+#[test]
+fn cap_writes_fail() {
+    // 100 capped at 20: bad, whatever share of the writes fails.
+    let mut f = facts();
+    f.constraints = vec![finding(Effect::WritesFail, "60.0% of 10 sampled updates and deletes are upserts ...")];
+    let s = score(&f);
+    assert_eq!((s.score, s.verdict), (20, Verdict::Bad));
+    assert_eq!(s.breakdown.capped_by, Some(Capped::WritesFail));
+    // A warning is said, not scored.
+    f.constraints = vec![finding(Effect::Warning, "they fail before 7.1")];
+    assert_eq!(score(&f).score, 100);
 }
 
 /// The reasons as the report prints them.
@@ -222,7 +269,9 @@ fn the_lowest_cap_wins() {
 
 #[test]
 fn every_cap_is_in_the_table() {
-    for c in [Capped::ArrayInKey, Capped::JumboRisk, Capped::HotValue, Capped::LowCardinality, Capped::InsertsOnOneShard] {
+    for c in
+        [Capped::ArrayInKey, Capped::JumboRisk, Capped::HotValue, Capped::LowCardinality, Capped::InsertsOnOneShard, Capped::WritesFail]
+    {
         assert!(CAPS.iter().any(|x| x.cap == c), "{c:?}");
     }
 }

@@ -6,6 +6,7 @@ use super::records::open;
 use super::Batches;
 use super::DocumentSource;
 use crate::bsonx::bson_size;
+use crate::model::collection::DumpMetadata;
 use crate::model::SampledDoc;
 use anyhow::Result;
 use bson::Document;
@@ -15,12 +16,41 @@ pub struct FileSource {
     pub path: std::path::PathBuf,
     /// Set by `read_only`: `scan` builds only these fields.
     pub projection: Option<Projection>,
+    /// Indexes and options from a mongodump metadata.json or `--indexes FILE`.
+    pub metadata: Option<DumpMetadata>,
 }
 
 impl FileSource {
     pub fn new(path: std::path::PathBuf) -> Self {
-        FileSource { path, projection: None }
+        FileSource { path, projection: None, metadata: None }
     }
+
+    pub fn with_metadata(mut self, metadata: Option<DumpMetadata>) -> Self {
+        self.metadata = metadata;
+        self
+    }
+}
+
+/// The metadata.json mongodump writes beside `<coll>.bson` (`<coll>.metadata.json`, or
+/// `.metadata.json.gz` with `--gzip`), when there is one.
+pub fn dump_metadata_beside(docs: &std::path::Path) -> Option<std::path::PathBuf> {
+    let name = docs.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".bson.gz").or_else(|| name.strip_suffix(".bson"))?;
+    [format!("{stem}.metadata.json"), format!("{stem}.metadata.json.gz")].into_iter().map(|n| docs.with_file_name(n)).find(|p| p.is_file())
+}
+
+/// Read a metadata.json (or `getIndexes()` output), gzipped or not.
+pub fn read_metadata(path: &std::path::Path) -> Result<DumpMetadata> {
+    use std::io::Read;
+    let cannot = |e: &dyn std::fmt::Display| crate::error::input_error(format!("{}: {e}", path.display()));
+    let bytes = std::fs::read(path).map_err(|e| cannot(&e))?;
+    let mut text = String::new();
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_string(&mut text).map_err(|e| cannot(&e))?;
+    } else {
+        text = String::from_utf8(bytes).map_err(|e| cannot(&e))?;
+    }
+    DumpMetadata::parse(&text).map_err(|e| cannot(&e))
 }
 
 /// Raised by the pre-scan's callback to stop reading once it has enough documents.
@@ -38,6 +68,13 @@ impl std::error::Error for Enough {}
 impl DocumentSource for FileSource {
     fn describe(&self) -> String {
         self.path.display().to_string()
+    }
+
+    fn facts(&self) -> super::CollectionFacts {
+        match &self.metadata {
+            Some(m) => super::CollectionFacts { indexes: Some(m.indexes.clone()), options: Some(m.options.clone()), ..Default::default() },
+            None => super::CollectionFacts::default(),
+        }
     }
 
     fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {

@@ -42,6 +42,10 @@ pub struct CollectionFacts {
     pub sharding: Option<ShardingMetadata>,
     /// The size of the collection's indexes, when known (live), for `reshardCollection`'s storage need.
     pub total_index_size_bytes: Option<u64>,
+    /// Capped, time-series, view…: when known (live, or a mongodump metadata.json).
+    pub options: Option<crate::model::collection::CollectionOptions>,
+    /// The server's version (major, minor), when known (live).
+    pub server_version: Option<(u32, u32)>,
 }
 
 /// A stream of documents in insertion order, plus what the source knows about the collection.

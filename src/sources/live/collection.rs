@@ -3,6 +3,7 @@
 
 use super::LiveSession;
 use crate::error::input_error;
+use crate::model::collection::CollectionOptions;
 use crate::model::index::IndexSpec;
 use anyhow::Result;
 use bson::{doc, Bson, Document};
@@ -17,6 +18,8 @@ pub struct CollectionInfo {
     pub default_collation: Option<Document>,
     pub indexes: Vec<IndexSpec>,
     pub server_version: (u32, u32),
+    /// Capped, time-series, clustered, validator (`listCollections`).
+    pub options: CollectionOptions,
 }
 
 impl CollectionInfo {
@@ -48,8 +51,13 @@ impl LiveSession {
         let Some(entry) = first else {
             return Err(input_error(format!("collection {} does not exist on {}", self.namespace, self.redacted)));
         };
-        if entry.get_str("type").unwrap_or("collection") == "view" {
-            return Err(input_error(format!("{} is a view; analyse the collection it reads", self.namespace)));
+        let options = CollectionOptions::from_entry(&entry);
+        // A view holds no documents and cannot be sharded (shardCollection: "... is a view").
+        if let Some(on) = &options.view_on {
+            return Err(input_error(format!(
+                "{} is a view on {on}: a view cannot be sharded; analyse the collection it reads",
+                self.namespace
+            )));
         }
         let default_collation = entry
             .get_document("options")
@@ -74,6 +82,14 @@ impl LiveSession {
         })
         .await?;
 
+        if options.time_series.is_some() && count == 0 {
+            // A time-series collection's storage stats count buckets, not measurements.
+            let c = coll.aggregate(vec![doc! {"$count": "n"}]).max_time(self.max_time).selection_criteria(self.read.clone());
+            self.for_each_doc(c, "$count on", |d| count = num(d.get("n"))).await?;
+            if count > 0 {
+                size = size.max(count); // no per-measurement size: at least a byte each
+            }
+        }
         let li = self.command(&self.db, doc! {"listIndexes": &self.coll_name}, "listIndexes on").await?;
         let mut indexes: Vec<IndexSpec> = li
             .get_document("cursor")
@@ -86,7 +102,7 @@ impl LiveSession {
                 ix.multikey = self.is_multikey(&ix.name).await?;
             }
         }
-        Ok(CollectionInfo { count, size_bytes: size, index_bytes, default_collation, indexes, server_version })
+        Ok(CollectionInfo { count, size_bytes: size, index_bytes, default_collation, indexes, server_version, options })
     }
 
     /// listIndexes does not say whether an index is multikey; explain does.

@@ -50,6 +50,8 @@ impl DocumentSource for LiveSource<'_> {
             indexes: Some(self.info.indexes.clone()),
             sharding: self.sharding.clone(),
             total_index_size_bytes: Some(self.info.index_bytes),
+            options: Some(self.info.options.clone()),
+            server_version: Some(self.info.server_version),
         }
     }
 }

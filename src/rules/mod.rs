@@ -1,0 +1,136 @@
+//! Rules that decide whether the server accepts a shard key and whether the application
+//! survives it: one file per rule, each citing its source (the manual page or the server
+//! file and commit) and the versions it holds for, with its own tests. `RULES` is the one
+//! list; `check` runs them all on one candidate. The score (`crate::score`) turns what they
+//! find into a verdict: `refused` → invalid, `blocked` → blocked (recommended only with its
+//! fix), `writesFail` → capped.
+
+mod capped;
+mod single_writes;
+mod time_series;
+mod unique_index;
+mod upserts;
+
+use crate::model::collection::CollectionOptions;
+use crate::model::index::IndexSpec;
+use crate::model::{Query, ShardKey};
+use serde::Serialize;
+
+crate::labels! {
+    /// Which rule found it (the JSON's `constraints[].rule`).
+    pub enum RuleId {
+        UniqueIndex => "uniqueIndex",
+        Capped => "capped",
+        TimeSeries => "timeSeries",
+        UpsertWithoutShardKey => "upsertWithoutShardKey",
+        SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
+    }
+}
+
+crate::labels! {
+    /// What a finding does to the key.
+    pub enum Effect {
+        /// The server refuses the key on this collection whatever is changed: invalid.
+        Refused => "refused",
+        /// The server refuses it until something is changed first (an index dropped): blocked.
+        Blocked => "blocked",
+        /// The server accepts it, but some of the application's writes would fail.
+        WritesFail => "writesFail",
+        /// Holds on some versions only, or needs a look: said, not scored.
+        Warning => "warning",
+    }
+}
+
+/// What one rule found on one candidate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub rule: RuleId,
+    pub effect: Effect,
+    pub message: String,
+    /// Commands that lift a `blocked` finding, in order (run before `shardCollection`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fix: Vec<String>,
+    /// For `writesFail`: the share of sampled writes that would fail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentage_of_writes: Option<f64>,
+    /// The manual page or server source the rule follows.
+    pub source: &'static str,
+    pub versions: &'static str,
+}
+
+/// What the rules read about the collection and its workload.
+pub struct Context<'a> {
+    pub namespace: Option<&'a str>,
+    /// None when unknown (a plain export without `--indexes`).
+    pub indexes: Option<&'a [IndexSpec]>,
+    pub options: Option<&'a CollectionOptions>,
+    /// Sampled operations on the collection.
+    pub queries: &'a [&'a Query],
+    /// (major, minor) of the deployment, when known.
+    pub server_version: Option<(u32, u32)>,
+}
+
+impl Context<'_> {
+    /// `db.getSiblingDB("app").getCollection("accounts")`, for fix commands.
+    fn collection_handle(&self) -> String {
+        let ns = self.namespace.unwrap_or("db.collection");
+        let (db, coll) = ns.split_once('.').unwrap_or((ns, ""));
+        format!("db.getSiblingDB({db:?}).getCollection({coll:?})")
+    }
+}
+
+/// One rule: its name, what it follows, and its check.
+pub struct Rule {
+    pub id: RuleId,
+    pub source: &'static str,
+    pub versions: &'static str,
+    pub check: fn(&Rule, &Context, &ShardKey) -> Vec<Finding>,
+}
+
+impl Rule {
+    fn finding(&self, effect: Effect, message: String) -> Finding {
+        Finding {
+            rule: self.id,
+            effect,
+            message,
+            fix: Vec::new(),
+            percentage_of_writes: None,
+            source: self.source,
+            versions: self.versions,
+        }
+    }
+}
+
+/// Every rule, in the order the report lists what they find.
+pub const RULES: &[Rule] = &[capped::RULE, time_series::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
+
+/// Run every rule on one candidate.
+pub fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
+    RULES.iter().flat_map(|r| (r.check)(r, cx, key)).collect()
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    pub fn key(s: &str) -> ShardKey {
+        ShardKey::parse(s).unwrap()
+    }
+
+    pub fn cx<'a>(indexes: Option<&'a [IndexSpec]>, options: Option<&'a CollectionOptions>, queries: &'a [&'a Query]) -> Context<'a> {
+        Context { namespace: Some("app.accounts"), indexes, options, queries, server_version: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_listed_once() {
+        for id in RuleId::ALL {
+            assert_eq!(RULES.iter().filter(|r| r.id == *id).count(), 1, "{id}");
+        }
+    }
+}

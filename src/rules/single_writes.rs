@@ -1,0 +1,73 @@
+//! Single-document writes (`updateOne`, `deleteOne`, `findAndModify`, without `upsert`) whose
+//! filter fixes neither the whole shard key nor `_id` by equality: before 7.1 a sharded
+//! collection refuses them ("must contain the shard key" / ShardKeyNotFound); 7.1+ runs them
+//! as writes without a shard key (a broadcast read, then the write). Manual,
+//! `db.collection.updateOne()` "Sharded Collections" and the 7.1 release notes
+//! (https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#sharded-collections).
+
+use super::upserts::failing;
+use super::{Context, Effect, Finding, Rule, RuleId};
+use crate::model::{KeyKind, Op, Query, ShardKey};
+use crate::targeting::extract_key_by_equality;
+
+pub(super) const RULE: Rule = Rule {
+    id: RuleId::SingleWriteWithoutShardKey,
+    source: "https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#sharded-collections",
+    versions: "before 7.1 they fail; 7.1+ broadcasts them",
+    check,
+};
+
+fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
+    let single = |q: &Query| !q.upsert && !q.multi && matches!(q.op, Op::Update | Op::Delete | Op::FindAndModify);
+    let id = ShardKey::single("_id", KeyKind::Range);
+    let targets_nothing = |q: &Query| {
+        extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_none()
+            && extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()).is_none()
+    };
+    let Some((percent, words)) = failing(cx, "single-document writes that fix neither the whole key nor _id", single, targets_nothing)
+    else {
+        return Vec::new();
+    };
+    // Said, not scored: whether they fail depends on the version the cluster will run, which
+    // the deployment analysed today does not tell (it may be upgraded before it is sharded).
+    let before_7_1 = cx.server_version.is_some_and(|v| v < (7, 1));
+    let tail = if before_7_1 {
+        "this deployment's version (before 7.1) refuses them on a sharded collection; 7.1+ runs each as a broadcast read then the write"
+    } else {
+        "they fail before 7.1; 7.1+ runs each as a broadcast read then the write"
+    };
+    let mut f = rule.finding(Effect::Warning, format!("{words}: {tail}"));
+    f.percentage_of_writes = Some(percent);
+    vec![f]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{cx, key};
+    use super::*;
+    use crate::model::QueryOrigin;
+    use bson::doc;
+
+    #[test]
+    fn said_with_the_deployments_version_never_scored() {
+        let qs = [
+            Query::new(Op::Delete, "app.a", doc! {"email": "x"}, QueryOrigin::Profiler),
+            Query::new(Op::Update, "app.a", doc! {"_id": 1}, QueryOrigin::Profiler),
+            Query { multi: true, ..Query::new(Op::Update, "app.a", doc! {"status": "x"}, QueryOrigin::Profiler) },
+            Query::new(Op::Update, "app.a", doc! {"tenantId": 3}, QueryOrigin::Profiler),
+        ];
+        let refs: Vec<&Query> = qs.iter().collect();
+        let mut c = cx(None, None, &refs);
+        // Under {tenantId: 1}: the delete by email only (the _id update targets, the multi is not single).
+        let f = check(&RULE, &c, &key("{tenantId: 1}"));
+        assert_eq!(f[0].effect, Effect::Warning);
+        assert_eq!(f[0].percentage_of_writes, Some(25.0));
+        c.server_version = Some((6, 0));
+        let f = check(&RULE, &c, &key("{tenantId: 1}"));
+        assert_eq!(f[0].effect, Effect::Warning);
+        assert!(f[0].message.ends_with("this deployment's version (before 7.1) refuses them on a sharded collection; 7.1+ runs each as a broadcast read then the write"));
+        c.server_version = Some((7, 1));
+        assert_eq!(check(&RULE, &c, &key("{tenantId: 1}"))[0].effect, Effect::Warning);
+        assert!(check(&RULE, &c, &key("{email: 1}")).len() == 1, "the update by tenantId now");
+    }
+}

@@ -1,0 +1,101 @@
+//! Upserts (`update` with `upsert: true`, `findAndModify` with `upsert: true`) on a sharded
+//! collection must fix the whole shard key by equality in the filter, or the server refuses
+//! them (ShardKeyNotFound) — in every version to 8.0, 7.1's writes without a shard key
+//! included. Manual: `db.collection.updateOne()` "Upsert on a Sharded Collection",
+//! `db.collection.findAndModify()` "Upsert with a sharded collection"
+//! (https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#upsert-on-a-sharded-collection).
+//! A hashed field counts when its value is fixed by equality (the server hashes it).
+
+use super::{Context, Effect, Finding, Rule, RuleId};
+use crate::model::{Op, Query, ShardKey};
+use crate::targeting::extract_key_by_equality;
+use crate::targeting::shapes::shape_of;
+use crate::util::text::fmt_count;
+
+pub(super) const RULE: Rule = Rule {
+    id: RuleId::UpsertWithoutShardKey,
+    source: "https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#upsert-on-a-sharded-collection",
+    versions: "every version to 8.0",
+    check,
+};
+
+/// Writes that fail under `key`, in words: "60.0% of 500 sampled writes (300 upserts: ...)".
+pub(super) fn failing(
+    cx: &Context,
+    what: &str,
+    is_candidate: impl Fn(&Query) -> bool,
+    fails: impl Fn(&Query) -> bool,
+) -> Option<(f64, String)> {
+    let writes = cx.queries.iter().filter(|q| !q.op.is_read() && q.op != Op::Insert).count();
+    let failing: Vec<&&Query> = cx.queries.iter().filter(|q| is_candidate(q) && fails(q)).collect();
+    if failing.is_empty() || writes == 0 {
+        return None;
+    }
+    let mut shapes: Vec<(String, usize)> = Vec::new();
+    for q in &failing {
+        let s = format!("{} {}", q.op.name(), shape_of(&q.filter));
+        match shapes.iter_mut().find(|x| x.0 == s) {
+            Some(x) => x.1 += 1,
+            None => shapes.push((s, 1)),
+        }
+    }
+    shapes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let listed: Vec<String> = shapes.iter().take(3).map(|(s, n)| format!("{}× {s}", fmt_count(*n as u64))).collect();
+    let percent = failing.len() as f64 * 100.0 / writes as f64;
+    Some((
+        percent,
+        format!(
+            "{percent:.1}% of {} sampled updates and deletes are {what} ({}{})",
+            fmt_count(writes as u64),
+            listed.join(", "),
+            if shapes.len() > 3 { format!(", {} more shapes", shapes.len() - 3) } else { String::new() }
+        ),
+    ))
+}
+
+fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
+    let is_upsert = |q: &Query| q.upsert && matches!(q.op, Op::Update | Op::FindAndModify);
+    let lacks_key = |q: &Query| extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_none();
+    let Some((percent, words)) = failing(cx, "upserts whose filter does not fix the whole key by equality", is_upsert, lacks_key) else {
+        return Vec::new();
+    };
+    let mut f = rule.finding(
+        Effect::WritesFail,
+        format!("{words}: a sharded collection refuses them (an upsert must carry the full shard key); the application's writes would fail until they name {key}'s fields"),
+    );
+    f.percentage_of_writes = Some(percent);
+    vec![f]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{cx, key};
+    use super::*;
+    use crate::model::QueryOrigin;
+    use bson::doc;
+
+    fn upsert(filter: bson::Document) -> Query {
+        Query { upsert: true, ..Query::new(Op::Update, "app.devices", filter, QueryOrigin::Profiler) }
+    }
+
+    #[test]
+    fn upserts_that_do_not_fix_the_key_fail() {
+        // 6 upserts by deviceId, 4 plain updates by _id: 10 writes.
+        let mut qs: Vec<Query> = (0..6).map(|i| upsert(doc! {"deviceId": i})).collect();
+        qs.extend((0..4).map(|i| Query::new(Op::Update, "app.devices", doc! {"_id": i}, QueryOrigin::Profiler)));
+        let refs: Vec<&Query> = qs.iter().collect();
+        let c = cx(None, None, &refs);
+        assert!(check(&RULE, &c, &key("{deviceId: 1}")).is_empty(), "the upserts fix the whole key");
+        assert!(check(&RULE, &c, &key("{deviceId: \"hashed\"}")).is_empty(), "a hashed field fixed by equality counts");
+        let f = check(&RULE, &c, &key("{siteId: 1, deviceId: 1}"));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].effect, Effect::WritesFail);
+        assert_eq!(f[0].percentage_of_writes, Some(60.0));
+        assert!(
+            f[0].message.starts_with("60.0% of 10 sampled updates and deletes are upserts whose filter does not fix the whole key by equality (6× update {deviceId: eq})"),
+            "{}",
+            f[0].message
+        );
+        assert_eq!(check(&RULE, &c, &key("{_id: \"hashed\"}"))[0].percentage_of_writes, Some(60.0));
+    }
+}
