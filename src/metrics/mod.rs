@@ -210,6 +210,7 @@ fn predict_cluster(
                 / 1e6,
         ),
         shard_key_updates_percent: writes.percentage_of_shard_key_updates,
+        num_inserts: writes.sample_size.insert,
         redact: w.settings.redact,
     };
     cluster::predict(&inp, actual)

@@ -105,9 +105,10 @@ fn candidate(c: &CandidateReport) -> String {
         series.insert(0, ("data", "#6b8e5a", get(&|x| x.data_percent)));
         series.push(("inserts", "#a05a9c", get(&|x| x.inserts_percent)));
     }
+    series.push(("operations", "#8c3b3b", get(&|x| x.operations_percent)));
     let _ = writeln!(
         s,
-        "<figure>{}<figcaption>{} shards at scale ({}): share of data, and of sampled reads, writes and inserts reaching each shard. {}</figcaption></figure>",
+        "<figure>{}<figcaption>{} shards at scale ({}): share of data, and of sampled reads, writes, inserts and all operations reaching each shard. {}</figcaption></figure>",
         grouped_bars(&labels, &series, 100.0),
         cl.num_shards,
         esc(cl.num_shards_from.as_str()),

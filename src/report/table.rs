@@ -154,17 +154,22 @@ fn render(r: &Report) -> String {
             if measured {
                 let _ = writeln!(
                     out,
-                    "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts",
+                    "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts {:>5.1}% ops",
                     sh.shard,
                     bar(sh.data_percent),
                     sh.data_percent,
                     sh.reads_percent,
                     sh.writes_percent,
                     sh.inserts_percent,
+                    sh.operations_percent,
                 );
             } else {
                 // No documents: data and inserts are not known, only where the queries go.
-                let _ = writeln!(out, "    {:<10} {:>5.1}% reads {:>5.1}% writes", sh.shard, sh.reads_percent, sh.writes_percent);
+                let _ = writeln!(
+                    out,
+                    "    {:<10} {:>5.1}% reads {:>5.1}% writes {:>5.1}% ops",
+                    sh.shard, sh.reads_percent, sh.writes_percent, sh.operations_percent
+                );
             }
         }
         if cl.scale.benefit != Benefit::Full {

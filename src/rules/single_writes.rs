@@ -4,6 +4,10 @@
 //! as writes without a shard key (a broadcast read, then the write). Manual,
 //! `db.collection.updateOne()` "Sharded Collections" and the 7.1 release notes
 //! (https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#sharded-collections).
+//! The `_id` alternative is updateOne's and deleteOne's only: findAndModify (findOneAndUpdate)
+//! must carry an equality on the shard key (manual `db.collection.findOneAndUpdate()` "Sharded
+//! Collections", DOCS-14854; SERVER-44422 in 5.0.20/6.0.9/7.0 also accepts a filter that targets
+//! one shard, which an equality on the key is, so the rule asks for the key).
 
 use super::upserts::failing;
 use super::{Context, Effect, Finding, Rule, RuleId};
@@ -20,9 +24,10 @@ pub(super) const RULE: Rule = Rule {
 fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let single = |q: &Query| !q.upsert && !q.multi && matches!(q.op, Op::Update | Op::Delete | Op::FindAndModify);
     let id = ShardKey::single("_id", KeyKind::Range);
+    // `_id` rescues updateOne/deleteOne only: findAndModify needs the shard key (DOCS-14854).
     let targets_nothing = |q: &Query| {
         extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_none()
-            && extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()).is_none()
+            && (q.op == Op::FindAndModify || extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()).is_none())
     };
     let Some((percent, words)) = failing(cx, "single-document writes that fix neither the whole key nor _id", single, targets_nothing)
     else {
@@ -55,13 +60,21 @@ mod tests {
             Query::new(Op::Update, "app.a", doc! {"_id": 1}, QueryOrigin::Profiler),
             Query { multi: true, ..Query::new(Op::Update, "app.a", doc! {"status": "x"}, QueryOrigin::Profiler) },
             Query::new(Op::Update, "app.a", doc! {"tenantId": 3}, QueryOrigin::Profiler),
+            // findAndModify by _id: _id does not rescue it.
+            Query::new(Op::FindAndModify, "app.a", doc! {"_id": 2}, QueryOrigin::Profiler),
         ];
         let refs: Vec<&Query> = qs.iter().collect();
         let mut c = cx(None, None, &refs);
-        // Under {tenantId: 1}: the delete by email only (the _id update targets, the multi is not single).
+        // Under {tenantId: 1}: the delete by email and the findAndModify by _id (the _id update
+        // targets, the multi is not single): 2 of 5 writes.
         let f = check(&RULE, &c, &key("{tenantId: 1}"));
         assert_eq!(f[0].effect, Effect::Warning);
-        assert_eq!(f[0].percentage_of_writes, Some(25.0));
+        assert_eq!(f[0].percentage_of_writes, Some(40.0));
+        assert!(f[0].message.contains("1× delete {email: eq}, 1× findAndModify {_id: eq}"), "{}", f[0].message);
+        // Under {_id: 1} the findAndModify carries the key; the delete by email and the update
+        // by tenantId fix neither: 2 of 5.
+        let f = check(&RULE, &c, &key("{_id: 1}"));
+        assert!(f[0].message.contains("1× delete {email: eq}, 1× update {tenantId: eq}"), "{}", f[0].message);
         c.server_version = Some((6, 0));
         let f = check(&RULE, &c, &key("{tenantId: 1}"));
         assert_eq!(f[0].effect, Effect::Warning);

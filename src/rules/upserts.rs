@@ -41,7 +41,8 @@ pub(super) fn failing(
     }
     shapes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let listed: Vec<String> = shapes.iter().take(3).map(|(s, n)| format!("{}× {s}", fmt_count(*n as u64))).collect();
-    let percent = failing.len() as f64 * 100.0 / writes as f64;
+    // One decimal, as the words and the cluster's percentages.
+    let percent = (failing.len() as f64 * 1000.0 / writes as f64).round() / 10.0;
     Some((
         percent,
         format!(

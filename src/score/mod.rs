@@ -31,22 +31,32 @@ pub struct Weight {
 pub enum Component {
     FanOut,
     DataSpread,
+    Load,
     InsertSpread,
     Growth,
 }
 
-pub const WEIGHTS: [Weight; 4] = [
+pub const WEIGHTS: [Weight; 5] = [
     Weight {
         component: Component::FanOut,
-        weight: 0.40,
+        weight: 0.35,
         rule: "1 − mean over sampled operations of (shards reached − 1) / (N − 1), at scale; 0.5 with no queries",
     },
     Weight {
         component: Component::DataSpread,
-        weight: 0.20,
+        weight: 0.15,
         rule: "from the busiest shard's share s of the data at scale: 1 while s × N ≤ 2 (N = 2: 1.5), 0 at s = 1, linear between",
     },
-    Weight { component: Component::InsertSpread, weight: 0.15, rule: "the same rule on the busiest shard's share of inserts at scale" },
+    Weight {
+        component: Component::Load,
+        weight: 0.15,
+        rule: "the same rule on the busiest shard's share of operations at scale (reads, writes, and inserts when the queries show them; an operation sent to several shards counts on each); 0.5 with no queries",
+    },
+    Weight {
+        component: Component::InsertSpread,
+        weight: 0.10,
+        rule: "the same rule on the busiest shard's share of inserts at scale; when the queries show inserts, its shortfall from 1 is scaled by min(1, 2 × the inserts' share of operations)",
+    },
     Weight {
         component: Component::Growth,
         weight: 0.25,
@@ -70,10 +80,11 @@ pub enum Capped {
     HotValue,
     LowCardinality,
     InsertsOnOneShard,
+    HotShard,
     WritesFail,
 }
 
-pub const CAPS: [Cap; 6] = [
+pub const CAPS: [Cap; 7] = [
     Cap { cap: Capped::ArrayInKey, max_score: 0.0, when: "a sampled document holds an array in a key field (invalid key)" },
     Cap {
         cap: Capped::JumboRisk,
@@ -85,7 +96,12 @@ pub const CAPS: [Cap; 6] = [
     Cap {
         cap: Capped::InsertsOnOneShard,
         max_score: 50.0,
-        when: "one shard takes 90% of inserts or more at scale (increasing or decreasing key)",
+        when: "one shard takes 90% of inserts or more at scale (increasing or decreasing key); when the queries show inserts, the cap is 100 − 50 × min(1, 2 × the inserts' share of operations)",
+    },
+    Cap {
+        cap: Capped::HotShard,
+        max_score: 60.0,
+        when: "one shard takes half the operations or more at scale, at least twice its even share (N = 2: 75%) and twice the mean shard's: a hot key range",
     },
     Cap {
         cap: Capped::WritesFail,
@@ -100,6 +116,26 @@ pub const HOT_VALUE_CAP_SHARE: f64 = 0.25;
 pub const LOW_CARDINALITY: u64 = 100;
 /// One shard taking this share of inserts caps the score.
 pub const ONE_SHARD_INSERTS: f64 = 0.9;
+/// One shard taking this share of operations, twice its even share and twice the mean
+/// shard's, caps the score.
+pub const HOT_SHARD_OPERATIONS: f64 = 0.5;
+/// The busiest shard's operations over the mean shard's from which the load is a hot spot
+/// (broadcasts load every shard alike: the fan-out weighs them).
+pub const HOT_SHARD_OVER_MEAN: f64 = 2.0;
+
+/// How much of the insert penalty counts: 1 when the inserts' share of operations is not
+/// known or is half or more, falling linearly to 0 with it. An insert hot spot matters as
+/// much as the inserts weigh in the workload.
+pub fn insert_factor(insert_share: Option<f64>) -> f64 {
+    insert_share.map_or(1.0, |s| (2.0 * s).clamp(0.0, 1.0))
+}
+
+/// True when the busiest shard's share `s` of operations caps the score on `n` shards.
+/// Twice the even share, as `spread_component` tolerates (1.5× with 2 shards), and twice the mean shard's.
+pub fn hot_shard(s: f64, over_mean: f64, n: usize) -> bool {
+    let tolerated = if n >= 3 { 2.0 } else { 1.5 };
+    n > 1 && s >= HOT_SHARD_OPERATIONS.max(tolerated / n as f64) && over_mean >= HOT_SHARD_OVER_MEAN
+}
 
 pub fn weight(c: Component) -> f64 {
     WEIGHTS.iter().find(|w| w.component == c).map(|w| w.weight).unwrap_or(0.0)
@@ -151,8 +187,13 @@ pub struct Breakdown {
     pub num_shards: usize,
     pub fan_out: f64,
     pub data_spread: f64,
+    pub load: f64,
+    /// Scaled by the inserts' share of operations when the queries show inserts.
     pub insert_spread: f64,
     pub growth: f64,
+    /// The inserts' share of operations (0..1) the insert penalty was scaled by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insert_share_of_operations: Option<f64>,
     /// 100 × Σ weight × component, before caps.
     pub weighted: f64,
     /// The lowest cap that applies, if any.
@@ -162,7 +203,7 @@ pub struct Breakdown {
     pub cap: Option<f64>,
     /// Each component's quantity in words, for the ranking's comparisons.
     #[serde(skip)]
-    pub words: [String; 4],
+    pub words: [String; 5],
 }
 
 impl Breakdown {
@@ -170,6 +211,7 @@ impl Breakdown {
         match c {
             Component::FanOut => self.fan_out,
             Component::DataSpread => self.data_spread,
+            Component::Load => self.load,
             Component::InsertSpread => self.insert_spread,
             Component::Growth => self.growth,
         }
@@ -217,6 +259,8 @@ pub struct Facts {
     pub insert_order: InsertOrder,
     pub server_record_id_coefficient: Option<f64>,
     pub growth: crate::metrics::cluster::Growth,
+    /// The operations per shard at scale; None without sampled operations.
+    pub load: Option<crate::metrics::cluster::Load>,
     /// What the validity rules found (`crate::rules`).
     pub constraints: Vec<Finding>,
 }
@@ -246,6 +290,7 @@ impl Facts {
             insert_order: m.insert_order.clone(),
             server_record_id_coefficient: kc.and_then(|k| k.monotonicity.record_id_correlation_coefficient),
             growth: cl.growth.clone(),
+            load: cl.load.clone(),
             constraints: Vec::new(),
         }
     }
@@ -311,7 +356,11 @@ struct Ceiling(Option<(Capped, f64)>);
 
 impl Ceiling {
     fn at(&mut self, c: Capped) {
-        let v = cap(c);
+        self.at_most(c, cap(c))
+    }
+
+    /// A cap whose value depends on the facts (`insertsOnOneShard` scaled by the inserts' share).
+    fn at_most(&mut self, c: Capped, v: f64) {
         if self.0.is_none_or(|(_, x)| v < x) {
             self.0 = Some((c, v));
         }
@@ -331,6 +380,11 @@ pub fn score(f: &Facts) -> Score {
     } else {
         0.5
     };
+    // The shortfall counts as much as inserts weigh in the workload, when the queries show it.
+    let insert_share = f.load.as_ref().and_then(|l| l.insert_percent).map(|p| p / 100.0);
+    let ins = 1.0 - insert_factor(insert_share) * (1.0 - ins);
+    let busiest_ops = f.load.as_ref().map(|l| l.busiest_shard_percent / 100.0);
+    let load = busiest_ops.map_or(0.5, |s| spread_component(s, n));
     let grow = if f.documents { growth_component(f.growth.max_useful_shards) } else { 0.5 };
     let c = &f.cost;
     let words = [
@@ -339,20 +393,27 @@ pub fn score(f: &Facts) -> Score {
             _ => "no sampled operations".into(),
         },
         format!("the busiest of {n} shards holds {:.1}% of the data", f.data_max_share * 100.0),
+        match busiest_ops {
+            Some(s) => format!("the busiest shard takes {:.1}% of operations", s * 100.0),
+            None => "no sampled operations".into(),
+        },
         format!("the busiest shard takes {:.1}% of inserts", f.insert_max_share * 100.0),
         format!("up to {} useful shards", fmt_count(f.growth.max_useful_shards)),
     ];
     let weighted = 100.0
         * (weight(Component::FanOut) * fan
             + weight(Component::DataSpread) * data
+            + weight(Component::Load) * load
             + weight(Component::InsertSpread) * ins
             + weight(Component::Growth) * grow);
     let breakdown = |ceiling: Option<(Capped, f64)>| Breakdown {
         num_shards: n,
         fan_out: round3(fan),
         data_spread: round3(data),
+        load: round3(load),
         insert_spread: round3(ins),
         growth: round3(grow),
+        insert_share_of_operations: insert_share.map(round3),
         weighted: round3(weighted),
         capped_by: ceiling.map(|c| c.0),
         cap: ceiling.map(|c| c.1),
@@ -364,6 +425,7 @@ pub fn score(f: &Facts) -> Score {
         let b = Breakdown {
             fan_out: fan,
             data_spread: data,
+            load,
             insert_spread: ins,
             growth: grow,
             weighted,
@@ -389,12 +451,13 @@ pub fn score(f: &Facts) -> Score {
         said.problem(Reason::Constraint(c.clone()));
     }
     targeting(f, n, fan, &mut said);
+    busiest_shard(f, n, &mut said, &mut ceiling);
     if !f.documents {
         said.problem(Reason::CharacteristicsNotMeasured);
     } else {
         distribution(f, n, &mut said, &mut ceiling);
     }
-    inserts(f, n, ins, insert_known, &mut said, &mut ceiling);
+    inserts(f, n, ins, insert_known, insert_share, &mut said, &mut ceiling);
 
     let score = match ceiling.0 {
         Some((_, c)) => weighted.min(c),
@@ -431,6 +494,25 @@ fn targeting(f: &Facts, n: usize, fan: f64, said: &mut Said) {
     }
     if let Some(percent) = c.percentage_of_shard_key_updates.filter(|x| *x > 0.0) {
         said.problem(Reason::ShardKeyUpdates { percent });
+    }
+}
+
+/// The operations each shard takes at scale: a problem when one shard takes more than
+/// twice its even share and twice the mean shard's (a hot spot, not broadcasts).
+fn busiest_shard(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
+    let Some(l) = &f.load else { return };
+    let s = l.busiest_shard_percent / 100.0;
+    if hot_shard(s, l.busiest_over_mean, n) {
+        ceiling.at(Capped::HotShard);
+    }
+    if n > 1 && s * n as f64 > 2.0 && l.busiest_over_mean >= HOT_SHARD_OVER_MEAN {
+        said.problem(Reason::BusiestShard {
+            shards: n,
+            share: s,
+            data_share: f.documents.then_some(l.busiest_shard_data_percent / 100.0),
+            over_mean: l.busiest_over_mean,
+            ops: l.num_operations,
+        });
     }
 }
 
@@ -485,10 +567,11 @@ fn witness(f: &Facts) -> Witness {
 }
 
 /// Where inserts land.
-fn inserts(f: &Facts, n: usize, ins: f64, insert_known: bool, said: &mut Said, ceiling: &mut Ceiling) {
+fn inserts(f: &Facts, n: usize, ins: f64, insert_known: bool, insert_share: Option<f64>, said: &mut Said, ceiling: &mut Ceiling) {
     let io = &f.insert_order;
     if insert_known && f.insert_max_share >= ONE_SHARD_INSERTS && n > 1 {
-        ceiling.at(Capped::InsertsOnOneShard);
+        let full = 100.0 - cap(Capped::InsertsOnOneShard);
+        ceiling.at_most(Capped::InsertsOnOneShard, 100.0 - full * insert_factor(insert_share));
     }
     let plural = io.group_fields.unwrap_or(1) > 1;
     let hashed = io.basis == InsertBasis::HashedFirstField;
@@ -497,6 +580,7 @@ fn inserts(f: &Facts, n: usize, ins: f64, insert_known: bool, said: &mut Said, c
             decreasing: io.kind == InsertKind::Decreasing,
             witness: witness(f),
             share: f.insert_max_share,
+            of_operations: insert_share,
         }),
         InsertKind::TopOfEachGroup if !f.documents => said
             .strength(Reason::TopOfEachGroupByNature { plural, fields: io.increasing_by_nature.iter().map(|x| x.field.clone()).collect() }),

@@ -66,6 +66,18 @@ pub enum Reason {
         decreasing: bool,
         witness: Witness,
         share: f64,
+        /// The inserts' share of operations, when the queries show inserts.
+        of_operations: Option<f64>,
+    },
+    /// One shard takes more than twice its even share of operations at scale.
+    BusiestShard {
+        shards: usize,
+        share: f64,
+        /// That shard's share of the data (documents only).
+        data_share: Option<f64>,
+        /// Its operations over the mean shard's.
+        over_mean: f64,
+        ops: u64,
     },
     /// Queries only: a later key field is increasing by nature.
     TopOfEachGroupByNature {
@@ -233,9 +245,25 @@ impl fmt::Display for Reason {
             Reason::DataConcentrated { shards, share } => {
                 write!(f, "at scale the busiest of {shards} shards holds {:.1}% of the data", share * 100.0)
             }
-            Reason::InsertsAtOneEnd { decreasing, witness, share } => {
+            Reason::InsertsAtOneEnd { decreasing, witness, share, of_operations } => {
                 let (dir, end) = if *decreasing { ("decreasing", "lowest") } else { ("increasing", "highest") };
-                write!(f, "{dir} key ({witness}): every insert lands in the {end} chunk, so one shard takes {:.0}% of inserts", share * 100.0)
+                write!(f, "{dir} key ({witness}): every insert lands in the {end} chunk, so one shard takes {:.0}% of inserts", share * 100.0)?;
+                match of_operations {
+                    Some(s) => write!(f, " (inserts are {:.1}% of sampled operations)", s * 100.0),
+                    None => Ok(()),
+                }
+            }
+            Reason::BusiestShard { shards, share, data_share, over_mean, ops } => {
+                write!(
+                    f,
+                    "at scale the busiest of {shards} shards takes {:.1}% of {} sampled operations ({over_mean:.1}× the mean shard's)",
+                    share * 100.0,
+                    fmt_count(*ops)
+                )?;
+                if let Some(d) = data_share {
+                    write!(f, " while holding {:.1}% of the data", d * 100.0)?;
+                }
+                write!(f, ": a hot key range, which the balancer (it evens data size, not operations) never spreads")
             }
             Reason::TopOfEachGroupByNature { plural, fields } => write!(
                 f,

@@ -2,11 +2,12 @@
 //!
 //! The base key is perfect on every component with 4 shards: every sampled operation
 //! reaches one shard (fan-out 1), data and inserts even (25% per shard: 1), 10,000
-//! useful shards (log10(10,000)/3 ≥ 1 → 1): 100 × (0.40 + 0.20 + 0.15 + 0.25) = 100.
+//! useful shards (log10(10,000)/3 ≥ 1 → 1), operations even (25% per shard: 1):
+//! 100 × (0.35 + 0.15 + 0.15 + 0.10 + 0.25) = 100.
 //! Each test changes one thing and works out the expected score by hand.
 
 use super::*;
-use crate::metrics::cluster::{Cost, Growth, GrowthLimit};
+use crate::metrics::cluster::{Cost, Growth, GrowthLimit, Load};
 use crate::metrics::insert_order::{InsertBasis, InsertKind, InsertOrder, NaturalField};
 use crate::rules::{Effect, Finding};
 use serde_json::json;
@@ -66,7 +67,23 @@ fn facts() -> Facts {
             shards_taking_inserts: 4,
             largest_insert_share_percent: 25.0,
         },
+        load: Some(load(25.0, None)),
         constraints: vec![],
+    }
+}
+
+/// 1,000 operations each reaching one shard, the busiest shard taking `busiest` percent of
+/// them and 25% of the data; `inserts` of them inserts.
+fn load(busiest: f64, inserts: Option<u64>) -> Load {
+    Load {
+        // The mean shard takes 25% when each operation reaches one of 4.
+        busiest_over_mean: busiest / 25.0,
+        num_operations: 1000,
+        busiest_shard: "shard0".into(),
+        busiest_shard_percent: busiest,
+        busiest_shard_data_percent: 25.0,
+        num_inserts: inserts,
+        insert_percent: inserts.map(|i| i as f64 / 10.0),
     }
 }
 
@@ -136,24 +153,26 @@ fn a_perfect_key_scores_100() {
 
 #[test]
 fn fan_out_weight() {
-    // Half the fan-out: 100 − 40 × 0.5 = 80.
+    // Half the fan-out: 100 − 35 × 0.5 = 82.5 → 83 (rounded half away from zero).
     let mut f = facts();
     f.cost = cost(Some(0.5), 50.0);
-    assert_eq!(score(&f).score, 80);
-    // Every operation to every shard: 100 − 40 = 60, and the reason says so as a problem.
+    assert_eq!(score(&f).score, 83);
+    // Every operation to every shard: 100 − 35 = 65, and the reason says so as a problem.
+    // (The load is left even here to weigh the fan-out alone.)
     f.cost = cost(Some(0.0), 0.0);
     let s = score(&f);
-    assert_eq!(s.score, 60);
+    assert_eq!(s.score, 65);
     assert!(
         words(&s)[0].starts_with("with 4 shards, 0.0% of 100 sampled operations reach one shard; a read reaches 4.00"),
         "{:?}",
         s.reasons
     );
-    // No queries: the component counts 0.5: 80.
+    // No queries: fan-out and load count 0.5: 100 − 35 × 0.5 − 15 × 0.5 = 75.
     f.cost = cost(None, 0.0);
     f.cost.num_reads = 0;
+    f.load = None;
     let s = score(&f);
-    assert_eq!(s.score, 80);
+    assert_eq!(s.score, 75);
     assert!(words(&s)[0].starts_with("no query sample"), "{:?}", s.reasons);
 }
 
@@ -168,12 +187,63 @@ fn spread_components_tolerate_twice_the_even_share() {
     assert!((spread_component(0.9, 2) - 0.4).abs() < 1e-12);
     let mut f = facts();
     f.data_max_share = 0.75;
-    // 100 − 20 × 0.5 = 90.
-    assert_eq!(score(&f).score, 90);
-    let mut f = facts();
-    f.insert_max_share = 0.75;
     // 100 − 15 × 0.5 = 92.5 → 93 (rounded half away from zero).
     assert_eq!(score(&f).score, 93);
+    let mut f = facts();
+    f.insert_max_share = 0.75;
+    // 100 − 10 × 0.5 = 95.
+    assert_eq!(score(&f).score, 95);
+}
+
+#[test]
+fn load_weight_and_the_hot_shard_cap() {
+    // The busiest shard takes 45% of operations: component 1 (at most twice the even share), no cap, no words.
+    let mut f = facts();
+    f.load = Some(load(45.0, None));
+    let s = score(&f);
+    assert_eq!(s.score, 100);
+    assert!(!words(&s).iter().any(|r| r.contains("busiest of 4 shards takes")), "{:?}", s.reasons);
+    // 70% on one shard holding 25% of the data: component (4 − 2.8) / 2 = 0.6, 100 − 15 × 0.4 = 94, capped at 60.
+    f.load = Some(load(70.0, None));
+    let s = score(&f);
+    assert_eq!((s.score, s.verdict, s.breakdown.capped_by), (60, Verdict::Acceptable, Some(Capped::HotShard)));
+    assert_eq!(s.breakdown.load, 0.6);
+    assert_eq!(s.breakdown.weighted, 94.0);
+    assert_eq!(
+        words(&s)[0],
+        "at scale the busiest of 4 shards takes 70.0% of 1,000 sampled operations (2.8× the mean shard's) while holding 25.0% of the data: a hot key range, which the balancer (it evens data size, not operations) never spreads"
+    );
+    // Broadcasts: every shard takes every operation (the mean shard too): component 0,
+    // 100 − 15 = 85, no cap and no words here (the fan-out says it).
+    f.load = Some(Load { busiest_over_mean: 1.0, ..load(100.0, None) });
+    let s = score(&f);
+    assert_eq!((s.score, s.breakdown.capped_by), (85, None));
+    assert!(!words(&s).iter().any(|r| r.contains("busiest of 4 shards takes")), "{:?}", s.reasons);
+    // 2 shards: even is 50%, the cap starts at 75% (1.5 × even), the component at 75% is 1.
+    let mut f = facts();
+    f.shards = 2;
+    f.load = Some(load(74.0, None));
+    assert_eq!(score(&f).breakdown.capped_by, None);
+    f.load = Some(load(75.0, None));
+    assert_eq!(score(&f).breakdown.capped_by, Some(Capped::HotShard));
+}
+
+#[test]
+fn the_insert_penalty_follows_the_inserts_share_of_operations() {
+    let mut f = increasing();
+    // Inserts 10% of operations: factor min(1, 2 × 0.1) = 0.2. Component 1 − 0.2 × (1 − 0) = 0.8:
+    // 100 − 10 × 0.2 = 98; cap 100 − 50 × 0.2 = 90.
+    f.load = Some(load(25.0, Some(100)));
+    let s = score(&f);
+    assert_eq!((s.score, s.breakdown.capped_by, s.breakdown.cap), (90, Some(Capped::InsertsOnOneShard), Some(90.0)));
+    assert_eq!((s.breakdown.insert_spread, s.breakdown.insert_share_of_operations), (0.8, Some(0.1)));
+    assert!(words(&s)[0].ends_with("so one shard takes 100% of inserts (inserts are 10.0% of sampled operations)"), "{:?}", s.reasons);
+    // 1%: factor 0.02, 100 − 0.2 = 99.8, cap 99.
+    f.load = Some(load(25.0, Some(10)));
+    assert_eq!(score(&f).score, 99);
+    // Half or more: the full penalty, as when the share is not known.
+    f.load = Some(load(25.0, Some(600)));
+    assert_eq!(score(&f).score, 50);
 }
 
 #[test]
@@ -233,8 +303,8 @@ fn cap_low_cardinality() {
     assert_eq!(score(&f).score, 100);
 }
 
-#[test]
-fn cap_inserts_on_one_shard() {
+/// Every insert on one shard, increasing by creation time; the inserts' share not known.
+fn increasing() -> Facts {
     let mut f = facts();
     f.insert_max_share = 1.0;
     f.shards_taking_inserts = 1;
@@ -246,17 +316,23 @@ fn cap_inserts_on_one_shard() {
         increasing_by_nature: vec![NaturalField { field: "ts".into(), bson_type: "date" }],
         ..spread_inserts()
     };
+    f
+}
+
+#[test]
+fn cap_inserts_on_one_shard() {
+    let mut f = increasing();
     let s = score(&f);
-    // 100 − 15 = 85, capped at 50.
+    // 100 − 10 = 90, capped at 50.
     assert_eq!((s.score, s.verdict), (50, Verdict::Acceptable));
     assert!(
         words(&s)[0].starts_with("increasing key (correlation 0.99 with the creation time of the ObjectId _ids; the load order hides it"),
         "{:?}",
         s.reasons
     );
-    // 89% on one shard: no cap; spread component (4 − 3.56) / 2 = 0.22: 100 − 15 × 0.78 = 88.3 → 88.
+    // 89% on one shard: no cap; spread component (4 − 3.56) / 2 = 0.22: 100 − 10 × 0.78 = 92.2 → 92.
     f.insert_max_share = 0.89;
-    assert_eq!(score(&f).score, 88);
+    assert_eq!(score(&f).score, 92);
 }
 
 #[test]
@@ -269,9 +345,15 @@ fn the_lowest_cap_wins() {
 
 #[test]
 fn every_cap_is_in_the_table() {
-    for c in
-        [Capped::ArrayInKey, Capped::JumboRisk, Capped::HotValue, Capped::LowCardinality, Capped::InsertsOnOneShard, Capped::WritesFail]
-    {
+    for c in [
+        Capped::ArrayInKey,
+        Capped::JumboRisk,
+        Capped::HotValue,
+        Capped::LowCardinality,
+        Capped::InsertsOnOneShard,
+        Capped::HotShard,
+        Capped::WritesFail,
+    ] {
         assert!(CAPS.iter().any(|x| x.cap == c), "{c:?}");
     }
 }
@@ -283,9 +365,9 @@ fn the_ranking_explains_itself_pairwise() {
     f.cost = cost(Some(0.25), 10.0);
     f.insert_max_share = 0.75;
     let b = score(&f);
-    // a gains 40 × 0.75 = 30 on fan-out, b loses 7.5 on inserts; nothing where a loses.
+    // a gains 35 × 0.75 = 26.25 on fan-out, b loses 5 on inserts: 68.75 → 69; nothing where a loses.
     let w = compare(1, &a, 2, &b);
-    assert!(w.starts_with("#1 beats #2 (100 against 63) because an operation reaches 1.00 of 4 shards"), "{w}");
+    assert!(w.starts_with("#1 beats #2 (100 against 69) because an operation reaches 1.00 of 4 shards"), "{w}");
     assert!(!w.contains("at the cost of"), "{w}");
     // The other way round: b's inserts are worse, a's fan-out better; seen from b.
     let mut g = facts();

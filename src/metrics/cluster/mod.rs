@@ -73,7 +73,37 @@ pub struct ClusterReport {
     pub growth: Growth,
     pub scale: Scale,
     pub jumbo_chunks: Vec<JumboChunkReport>,
+    /// How the operations spread over the shards at scale; None without sampled operations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<Load>,
     pub verdict: String,
+}
+
+/// The operations each shard takes at scale. The balancer evens data size and never
+/// operations, so a contiguous key range that is small in data and hot in use stays on
+/// one shard whatever the balancer does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Load {
+    /// Operations counted: sampled reads and writes, and the inserted documents when the
+    /// queries show inserts.
+    pub num_operations: u64,
+    pub busiest_shard: String,
+    /// The busiest shard's share of operations: an operation sent to several shards counts
+    /// on each, so a key that broadcasts everything gives every shard 100%.
+    pub busiest_shard_percent: f64,
+    /// The busiest shard's share of the data, for contrast.
+    pub busiest_shard_data_percent: f64,
+    /// The busiest shard's operations over the mean shard's: about 1 when the work is even
+    /// (broadcasts included), 2 or more on a hot key range.
+    pub busiest_over_mean: f64,
+    /// Inserted documents seen in the queries; None when they show none (sampled queries
+    /// never do), and then inserts are left out of the operations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_inserts: Option<u64>,
+    /// Inserts' share of the operations (0..100), when counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insert_percent: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -100,6 +130,8 @@ pub struct ShardLoad {
     pub reads_percent: f64,
     pub writes_percent: f64,
     pub inserts_percent: f64,
+    /// Share of all operations (reads, writes, and inserts when counted) that reach this shard.
+    pub operations_percent: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -119,6 +151,7 @@ pub struct Imbalance {
     pub reads: Option<f64>,
     pub writes: Option<f64>,
     pub inserts: Option<f64>,
+    pub operations: Option<f64>,
 }
 
 /// What the sampled workload costs under the model, each operation counted once as
@@ -252,6 +285,8 @@ pub struct Inputs<'a> {
     pub top_share: f64,
     pub writes_without_shard_key_percent: Option<f64>,
     pub shard_key_updates_percent: Option<f64>,
+    /// Documents inserted in the sampled workload; 0 when the queries show no insert.
+    pub num_inserts: u64,
     pub redact: bool,
 }
 
@@ -274,6 +309,8 @@ struct Spread {
     reads: Vec<f64>,
     writes: Vec<f64>,
     inserts: Vec<f64>,
+    /// Operations reaching each shard: reads, writes, and inserts by their share.
+    ops: Vec<f64>,
     /// Shards reached by each query, in `queries` order.
     hits: Vec<usize>,
     owners: usize,
@@ -298,11 +335,14 @@ fn spread(chunks: &[Chunk], n: usize, inp: &Inputs) -> Spread {
     }
     let inserts = model::insert_shares(chunks, n, inp.inserts, inp.recent);
     let owners = nchunks.iter().filter(|c| **c > 0).count();
-    Spread { data, chunks: nchunks, reads, writes, inserts, hits, owners }
+    let ni = inp.num_inserts as f64;
+    let ops = (0..n).map(|i| reads[i] + writes[i] + ni * inserts[i]).collect();
+    Spread { data, chunks: nchunks, reads, writes, inserts, ops, hits, owners }
 }
 
-fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, migrations: Option<u64>) -> Placement {
+fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, ni: f64, migrations: Option<u64>) -> Placement {
     let total: f64 = s.data.iter().sum();
+    let nops = nr + nw + ni;
     Placement {
         num_chunks: s.chunks.iter().sum(),
         shards_with_data: s.data.iter().filter(|d| **d > 0.0).count(),
@@ -316,6 +356,7 @@ fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, migrations: Option<
                 reads_percent: pct(s.reads[i], nr),
                 writes_percent: pct(s.writes[i], nw),
                 inserts_percent: pct(s.inserts[i], 1.0),
+                operations_percent: pct(s.ops[i], nops),
             })
             .collect(),
         imbalance: Imbalance {
@@ -323,6 +364,7 @@ fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, migrations: Option<
             reads: (nr > 0.0).then(|| model::ratio(&s.reads)).flatten(),
             writes: (nw > 0.0).then(|| model::ratio(&s.writes)).flatten(),
             inserts: model::ratio(&s.inserts),
+            operations: (nops > 0.0).then(|| model::ratio(&s.ops)).flatten(),
         },
     }
 }
@@ -467,8 +509,10 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
     let (nr, nw) = inp.queries.iter().fold((0.0, 0.0), |(r, w), q| if q.is_read { (r + 1.0, w) } else { (r, w + 1.0) });
     let today_s = spread(&today_chunks, n, inp);
     let scale_s = spread(&scale_chunks, n, inp);
-    let today = placement(&today_s, &names, nr, nw, migrations);
-    let at_scale = placement(&scale_s, &names, nr, nw, None);
+    let ni = inp.num_inserts as f64;
+    let today = placement(&today_s, &names, nr, nw, ni, migrations);
+    let at_scale = placement(&scale_s, &names, nr, nw, ni, None);
+    let load = load(&at_scale, nr + nw, inp.num_inserts);
     let cost = cost(&scale_s, inp, n);
     let growth = growth(inp, &scale_s);
     let scale = if inp.documents {
@@ -494,7 +538,7 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
             estimated_docs: c.docs.round() as u64,
         })
         .collect();
-    let verdict = verdict(n, &cost, &growth, &scale, &jumbo_chunks);
+    let verdict = verdict(n, &cost, &growth, &scale, &jumbo_chunks, load.as_ref());
     let from = if actual.is_some() { ShardsFrom::Cluster } else { inp.shards_from };
     ClusterReport {
         basis,
@@ -514,11 +558,31 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
         growth,
         scale,
         jumbo_chunks,
+        load,
         verdict,
     }
 }
 
-fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]) -> String {
+/// The busiest shard at scale by operations; None without operations.
+fn load(at_scale: &Placement, queries: f64, num_inserts: u64) -> Option<Load> {
+    let ops = queries + num_inserts as f64;
+    if ops <= 0.0 {
+        return None;
+    }
+    let busiest = at_scale.shards.iter().reduce(|a, b| if b.operations_percent > a.operations_percent { b } else { a })?;
+    let mean = at_scale.shards.iter().map(|s| s.operations_percent).sum::<f64>() / at_scale.shards.len() as f64;
+    Some(Load {
+        busiest_over_mean: if mean > 0.0 { round2(busiest.operations_percent / mean) } else { 1.0 },
+        num_operations: ops as u64,
+        busiest_shard: busiest.shard.clone(),
+        busiest_shard_percent: busiest.operations_percent,
+        busiest_shard_data_percent: busiest.data_percent,
+        num_inserts: (num_inserts > 0).then_some(num_inserts),
+        insert_percent: (num_inserts > 0).then(|| pct(num_inserts as f64, ops)),
+    })
+}
+
+fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport], load: Option<&Load>) -> String {
     let mut parts = Vec::new();
     if let Some(p) = c.percentage_of_single_shard_ops {
         parts.push(format!("{p:.1}% of operations reach one shard"));
@@ -530,6 +594,9 @@ fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]
         parts.push(format!("a write {w:.2}"));
     }
     parts.push(format!("inserts go to {} shard{}", g.shards_taking_inserts, if g.shards_taking_inserts == 1 { "" } else { "s" }));
+    if let Some(l) = load {
+        parts.push(format!("the busiest shard takes {:.1}% of operations", l.busiest_shard_percent));
+    }
     if !jumbo.is_empty() {
         parts.push(format!("{} jumbo chunk{}", jumbo.len(), if jumbo.len() > 1 { "s" } else { "" }));
     }
@@ -547,5 +614,77 @@ pub fn useful_shards_words(g: &Growth) -> Option<String> {
             fmt_count(g.max_useful_shards)
         )),
         GrowthLimit::None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KeyKind, KeyRange};
+
+    fn at(v: i32) -> QueryTouch {
+        QueryTouch { is_read: true, touched: vec![KeyRange::point(vec![Bson::Int32(v)])] }
+    }
+
+    /// Values 0..100, one document each, 4 shards: at scale shard k owns 25k..25k+25.
+    fn predict_with(queries: &[QueryTouch], num_inserts: u64) -> ClusterReport {
+        let key = ShardKey::single("k", KeyKind::Range);
+        let values = KeySpace::from_values((0..100).map(|i| (vec![Bson::Int32(i)], 1)).collect());
+        let recent: Vec<Vec<Bson>> = (0..100).map(|i| vec![Bson::Int32(i)]).collect();
+        let inp = Inputs {
+            key: &key,
+            values: &values,
+            jumbo_values: vec![],
+            docs_per_sampled: 1.0,
+            avg_doc_size: 1000,
+            documents: true,
+            chunk_size: 128 << 20,
+            shards: 4,
+            shards_from: ShardsFrom::Flag,
+            queries,
+            inserts: InsertPattern::LikeRecent,
+            recent: &recent,
+            estimated_distinct: 100,
+            top_share: 0.01,
+            writes_without_shard_key_percent: None,
+            shard_key_updates_percent: None,
+            num_inserts,
+            redact: false,
+        };
+        predict(&inp, None)
+    }
+
+    /// Hand computation: 70 reads of value 3 (shard0) and 10 each of 30, 55, 80 (shards
+    /// 1, 2, 3); 100 inserts like the recent values 0..99, 25 per shard. Operations: 200;
+    /// shard0 takes 70 + 25 = 95 (47.5%), the others 10 + 25 = 35 (17.5%); mean 25%:
+    /// 47.5 / 25 = 1.9. Inserts are 100 of 200 operations: 50%.
+    #[test]
+    fn load_counts_reads_writes_and_inserts_where_they_land() {
+        let mut q: Vec<QueryTouch> = (0..70).map(|_| at(3)).collect();
+        for v in [30, 55, 80] {
+            q.extend((0..10).map(|_| at(v)));
+        }
+        let r = predict_with(&q, 100);
+        let ops: Vec<f64> = r.at_scale.shards.iter().map(|s| s.operations_percent).collect();
+        assert_eq!(ops, vec![47.5, 17.5, 17.5, 17.5]);
+        let l = r.load.unwrap();
+        assert_eq!(
+            (l.num_operations, l.busiest_shard.as_str(), l.busiest_shard_percent, l.busiest_shard_data_percent),
+            (200, "shard0", 47.5, 25.0)
+        );
+        assert_eq!((l.busiest_over_mean, l.num_inserts, l.insert_percent), (1.9, Some(100), Some(50.0)));
+        assert!(r.verdict.contains("the busiest shard takes 47.5% of operations"), "{}", r.verdict);
+    }
+
+    /// A broadcast reaches every shard: each takes 100% of operations, the mean too (1.0×);
+    /// without inserts seen, inserts are left out.
+    #[test]
+    fn a_broadcast_loads_every_shard_and_no_operations_means_no_load() {
+        let all = QueryTouch { is_read: false, touched: vec![KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] }] };
+        let r = predict_with(&[all], 0);
+        let l = r.load.unwrap();
+        assert_eq!((l.busiest_shard_percent, l.busiest_over_mean, l.num_inserts, l.insert_percent), (100.0, 1.0, None, None));
+        assert!(r.at_scale.shards.iter().all(|s| s.operations_percent == 100.0));
+        assert_eq!(predict_with(&[], 0).load, None);
     }
 }
