@@ -7,7 +7,7 @@ use crate::metrics::characteristics::CollectionSize;
 use crate::metrics::supporting_index::supporting_index;
 use crate::metrics::{self, cluster, Settings, Workload};
 use crate::model::{Query, ShardKey};
-use crate::propose::{propose, Proposal};
+use crate::propose::Proposal;
 use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, ReportSettings, ToolInfo, SCHEMA_VERSION};
 use crate::sample::Sample;
 use crate::score::{compare, score_candidate, Score, Verdict};
@@ -66,6 +66,8 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
     let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
 
+    // What the source knows of the collection before reading it: indexes, options, sizes.
+    let facts = source.facts();
     let mut notes = Vec::new();
     let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
     if on_ns > queries.len() as u64 {
@@ -79,8 +81,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             if pre.is_empty() && source.has_documents() {
                 return Err(input_error(format!("{}: no documents to analyse", source.describe())));
             }
-            let indexes = source.facts().indexes.unwrap_or_default();
-            let p = crate::propose::merge([propose(&pre, &queries), crate::propose::from_indexes(&indexes)]);
+            let p = crate::propose::for_collection(&pre, &queries, facts.indexes.as_deref().unwrap_or_default(), facts.options.as_ref());
             notes.push(if source.has_documents() {
                 format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len())
             } else {
@@ -130,7 +131,6 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
             }
         }
     }
-    let facts = source.facts();
     let total = opts.total_docs.or(facts.num_docs_total).unwrap_or(0).max(sample.num_docs);
     if total > sample.num_docs {
         notes.push(format!(

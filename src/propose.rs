@@ -474,6 +474,61 @@ pub fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal>
     merge([out])
 }
 
+/// Every proposal for a collection: from the filters and the pre-scan (`propose`) and its
+/// indexes (`from_indexes`); a time-series collection gets only the keys its rules allow
+/// (`for_time_series`).
+pub fn for_collection(
+    prescan: &[Document],
+    queries: &[&Query],
+    indexes: &[crate::model::index::IndexSpec],
+    options: Option<&crate::model::collection::CollectionOptions>,
+) -> Vec<Proposal> {
+    match options.and_then(|o| o.time_series.as_ref()) {
+        Some(ts) => for_time_series(ts, prescan),
+        None => merge([propose(prescan, queries), from_indexes(indexes)]),
+    }
+}
+
+/// A time-series key holds only the metaField (or its subfields) and the timeField, ranged
+/// and last (`rules::time_series`): the metaField then the timeField (the manual's example),
+/// each subfield of the metaField the pre-scan shows in most documents then the timeField,
+/// the metaField hashed, and the timeField alone only without a metaField.
+pub fn for_time_series(ts: &crate::model::collection::TimeSeries, prescan: &[Document]) -> Vec<Proposal> {
+    let time = ts.time_field.as_str();
+    let p = |spec: &[(&str, KeyKind)], why: String| key(spec).map(|key| Proposal { key, origin: Origin::Proposed(why) });
+    let Some(meta) = ts.meta_field.as_deref() else {
+        return p(
+            &[(time, KeyKind::Range)],
+            format!("time-series collection without a metaField: the timeField {time} is the only key allowed"),
+        )
+        .into_iter()
+        .collect();
+    };
+    let mut out: Vec<Proposal> = Vec::new();
+    out.extend(p(
+        &[(meta, KeyKind::Range), (time, KeyKind::Range)],
+        format!("time-series collection: the metaField {meta} then the timeField {time}, as the manual shards one"),
+    ));
+    let n = prescan.len().max(1);
+    for sub in field_paths(prescan).iter().filter(|f| f.strip_prefix(meta).is_some_and(|r| r.starts_with('.'))) {
+        let present = prescan.iter().filter(|d| matches!(lookup(d, sub), Lookup::Value(_))).count();
+        if present as f64 >= MIN_PRESENCE * n as f64 {
+            out.extend(p(
+                &[(sub, KeyKind::Range), (time, KeyKind::Range)],
+                format!(
+                    "time-series collection: the metaField's {sub} (in {:.0}% of {n} pre-scanned measurements) then the timeField {time}",
+                    present as f64 * 100.0 / n as f64
+                ),
+            ));
+        }
+        if out.len() >= MAX_PROPOSALS {
+            break;
+        }
+    }
+    out.extend(p(&[(meta, KeyKind::Hashed)], format!("time-series collection: the metaField {meta} hashed spreads the series evenly")));
+    merge([out])
+}
+
 /// Merge proposal lists, first one wins for a key already proposed.
 pub fn merge(lists: impl IntoIterator<Item = Vec<Proposal>>) -> Vec<Proposal> {
     let mut out: Vec<Proposal> = Vec::new();
@@ -543,5 +598,26 @@ mod tests {
         let f = profile_fields(&docs, &[]);
         let t = f.iter().find(|x| x.path == "time_hour").unwrap();
         assert!(t.increasing_by_nature && t.distinct == 1000);
+    }
+
+    #[test]
+    fn a_time_series_collection_gets_only_the_keys_its_rules_allow() {
+        use crate::model::collection::TimeSeries;
+        let ts = TimeSeries { time_field: "t".into(), meta_field: Some("m".into()), granularity: None };
+        // m.a in every document, m.b in half: m.b stays out (below 90%).
+        let pre: Vec<Document> = (0..10)
+            .map(|i| {
+                if i % 2 == 0 {
+                    doc! {"t": 1, "m": {"a": i, "b": 1}}
+                } else {
+                    doc! {"t": 1, "m": {"a": i}}
+                }
+            })
+            .collect();
+        let keys: Vec<String> = for_time_series(&ts, &pre).iter().map(|p| p.key.to_string()).collect();
+        assert_eq!(keys, ["{m: 1, t: 1}", "{\"m.a\": 1, t: 1}", "{m: \"hashed\"}"]);
+        let alone = TimeSeries { meta_field: None, ..ts };
+        let keys: Vec<String> = for_time_series(&alone, &pre).iter().map(|p| p.key.to_string()).collect();
+        assert_eq!(keys, ["{t: 1}"]);
     }
 }

@@ -219,11 +219,25 @@ fn time_series_rules_offline_and_a_clear_answer_live() {
             .collect();
         db.collection::<Document>("measurements").insert_many(docs).await.unwrap();
     });
-    // Live: not "empty", the measurements counted and the way forward named.
-    let o = shardkey(&["analyze", "--uri", &m.uri(), "--collection", "app.measurements"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("is a time-series collection of 20000 measurements (timeField ts, metaField meta)"), "{err}");
+    // Live: the measurements sampled through the view (not "empty"), only the keys the
+    // time-series rules allow proposed, every one of them accepted.
+    let r = json(&shardkey(&["analyze", "--uri", &m.uri(), "--collection", "app.measurements", "--format", "json"]));
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("is a time-series collection (timeField ts, metaField meta): its 20000 measurements are sampled"), "{notes}");
+    let keys: Vec<&Value> = r["candidates"].as_array().unwrap().iter().map(|c| &c["key"]).collect();
+    for k in ["{meta: 1, ts: 1}", "{\"meta.sensor\": 1, ts: 1}", "{\"meta.site\": 1, ts: 1}", "{meta: \"hashed\"}"] {
+        assert!(keys.contains(&&key(k)), "{k} not proposed: {keys:?}");
+    }
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    for c in r["candidates"].as_array().unwrap() {
+        assert_ne!(c["verdict"], "invalid", "{}", c["key"]);
+        assert_eq!(c["keyCharacteristics"]["numDocsSampled"], 20000, "{}", c["key"]);
+    }
+    // The recommended key passes the rule (the manual's metaField-then-timeField shape or the hashed metaField).
+    let rec = &r["recommendation"];
+    let cmd = rec["commands"].to_string();
+    assert!(cmd.contains("sh.shardCollection(\\\"app.measurements\\\""), "{cmd}");
+    assert!(rec["key"].as_object().unwrap().keys().all(|f| f == "ts" || f.starts_with("meta")), "{rec}");
 
     // Offline: the measurements as listCollections' options describe the collection.
     let dir = tempfile::tempdir().unwrap();

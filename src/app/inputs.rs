@@ -137,15 +137,12 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
         t.elapsed().as_secs_f64()
     ));
     if let Some(ts) = &info.options.time_series {
-        // The measurements are counted, but the live sample reads in recordId order, which a
-        // time-series view does not offer: the offline path reads them (README "Rules").
-        return Err(input_error(format!(
-            "{ns} is a time-series collection of {} measurements (timeField {}, metaField {}): live sampling of time-series collections is not built yet; export it (mongoexport --collection {}) and run with --docs FILE --indexes METADATA.json, whose type and options carry the time-series rules",
-            info.count,
+        notes.push(format!(
+            "{ns} is a time-series collection (timeField {}, metaField {}): its {} measurements are sampled through the collection's view, in bucket order; keys are proposed and judged by the time-series rules (README \"Rules\")",
             ts.time_field,
             ts.meta_field.as_deref().unwrap_or("none"),
-            ns.coll()
-        )));
+            info.count
+        ));
     }
     if info.count == 0 {
         return Err(input_error(format!("collection {ns} on {} is empty: nothing to analyse", session.redacted)));
@@ -195,7 +192,7 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
             prescan = rt.block_on(session.prescan(PRESCAN_DOCS))?;
             let ns_text = ns.to_string();
             let queries: Vec<&Query> = log.queries.iter().filter(|q| q.ns == ns_text).collect();
-            Candidates::Proposed(propose::merge([current, propose::propose(&prescan, &queries), propose::from_indexes(&info.indexes)]))
+            Candidates::Proposed(propose::merge([current, propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options))]))
         }
     };
     let keys: Vec<ShardKey> = match &opts.candidates {

@@ -32,8 +32,8 @@ impl LiveSession {
     ) -> Result<()> {
         let projection = projection_for(keys);
         match sampling_method(info, sample_size) {
-            SamplingMethod::Whole => self.stream_natural(rt, projection, None, info.count.max(1), f),
-            SamplingMethod::RateScan(rate) => self.stream_natural(rt, projection, Some(rate), sample_size, f),
+            SamplingMethod::Whole => self.stream_natural(rt, info, projection, None, info.count.max(1), f),
+            SamplingMethod::RateScan(rate) => self.stream_natural(rt, info, projection, Some(rate), sample_size, f),
             SamplingMethod::Sample => {
                 let pipeline = vec![doc! {"$sample": {"size": sample_size as i64}}, doc! {"$project": projection}];
                 let coll = self.coll();
@@ -69,29 +69,35 @@ impl LiveSession {
             return Ok(false);
         }
         let rate = (order_size.min(sample_size) as f64 / info.count as f64).min(1.0);
-        self.stream_natural(rt, projection_for(keys), Some(rate), order_size.min(sample_size), f)?;
+        self.stream_natural(rt, info, projection_for(keys), Some(rate), order_size.min(sample_size), f)?;
         Ok(true)
     }
 
     fn stream_natural(
         &self,
         rt: &tokio::runtime::Runtime,
+        info: &CollectionInfo,
         projection: Document,
         rate: Option<f64>,
         expect: u64,
         f: &mut Batches,
     ) -> Result<()> {
-        let open = self.natural_find::<RawDocumentBuf>(projection, rate);
+        let open = self.natural_find::<RawDocumentBuf>(info, projection, rate);
         self.pump(rt, open, expect, "reading in natural order", "find on", f)
     }
 
     /// The natural-order `find` of `stream_natural`, as a cursor of `T`. Natural order
-    /// is recordId order on WiredTiger: insertion order.
+    /// is recordId order on WiredTiger: insertion order. A time-series collection is a
+    /// view over its buckets, which refuses `showRecordId` and a `$natural` hint: its
+    /// measurements come unhinted, in bucket order (each bucket's `_id` starts with its
+    /// earliest time, so about time order within each series).
     fn natural_find<T: Send + Sync + serde::de::DeserializeOwned + 'static>(
         &self,
+        info: &CollectionInfo,
         projection: Document,
         rate: Option<f64>,
     ) -> impl std::future::Future<Output = mongodb::error::Result<mongodb::Cursor<T>>> + Send + 'static {
+        let view = info.options.time_series.is_some();
         let filter = match rate {
             Some(r) => doc! {"$sampleRate": r},
             None => doc! {},
@@ -99,14 +105,12 @@ impl LiveSession {
         let coll = self.db.collection::<T>(&self.coll_name);
         let (max_time, read) = (self.max_time, self.read.clone());
         async move {
-            coll.find(filter)
-                .projection(projection)
-                .hint(Hint::Keys(doc! {"$natural": 1}))
-                .show_record_id(true)
-                .max_time(max_time)
-                .batch_size(10_000)
-                .selection_criteria(read)
-                .await
+            let find = coll.find(filter).projection(projection).max_time(max_time).batch_size(10_000).selection_criteria(read);
+            if view {
+                find.await
+            } else {
+                find.hint(Hint::Keys(doc! {"$natural": 1})).show_record_id(true).await
+            }
         }
     }
 
@@ -125,7 +129,7 @@ impl LiveSession {
             SamplingMethod::RateScan(r) => Some(r),
             SamplingMethod::Sample => return Ok(None),
         };
-        let open = self.natural_find::<bson::RawDocumentBuf>(projection_for(keys), rate);
+        let open = self.natural_find::<bson::RawDocumentBuf>(info, projection_for(keys), rate);
         rt.block_on(async {
             let mut cur = open.await.map_err(|e| self.err("find on", e))?;
             let mut n = 0u64;
