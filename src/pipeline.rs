@@ -172,6 +172,7 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
                     options: facts.options.as_ref(),
                     queries: &queries,
                     server_version: facts.server_version,
+                    current_key: facts.sharding.as_ref().map(|s| &s.key),
                 };
                 let constraints = crate::rules::check(&rules_cx, &keys[i]);
                 let s = score_candidate(&m, &constraints);

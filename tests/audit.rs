@@ -107,6 +107,34 @@ fn audit_reads_both_chunk_formats_from_a_config_server() {
     assert!((30.0..40.0).contains(&pct), "the hot project's chunk holds its share of data: {pct}");
     assert!(r["notes"].to_string().contains("is sharded on {projectId: 1}"));
 
+    // Changing the key (rules::existing_key; manual "Change a Shard Key"): a key that adds
+    // suffix fields refines (no finding), any other reshards (a warning on 5.0+; the
+    // deployment here is 6.0). The manual's own example of a forbidden refine: changing the
+    // type of a current field, {projectId: "hashed", _id: 1}.
+    let r =
+        run("app.events", &["--key", "{projectId: 1, _id: 1}", "--key", "{_id: \"hashed\"}", "--key", "{projectId: \"hashed\", _id: 1}"]);
+    let by = |k: serde_json::Value| r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == k).unwrap().clone();
+    let rules_of = |c: &Value| -> Vec<String> {
+        c["constraints"].as_array().map(|a| a.iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect()).unwrap_or_default()
+    };
+    assert!(!rules_of(&by(serde_json::json!({"projectId": 1, "_id": 1}))).contains(&"existingShardKey".to_string()));
+    for (k, why) in [
+        (serde_json::json!({"_id": "hashed"}), "does not start with the current key {projectId: 1}"),
+        (serde_json::json!({"projectId": "hashed", "_id": 1}), "changes the range or hashed type of {projectId: 1}'s fields"),
+    ] {
+        let c = by(k.clone());
+        let f = c["constraints"].as_array().unwrap().iter().find(|f| f["rule"] == "existingShardKey").expect("existingShardKey");
+        assert_eq!(f["effect"], "warning", "{k}");
+        assert!(f["message"].as_str().unwrap().contains(why), "{k}: {f}");
+        assert!(c["reasons"][0].as_str().unwrap().contains("only reshardCollection (5.0+)"), "{k}: {}", c["reasons"]);
+    }
+    // The recommendation's command is the one the winner's relation to the current key allows.
+    let rec = &r["recommendation"];
+    let winner = rec["key"].clone();
+    let expected = if winner == serde_json::json!({"projectId": 1, "_id": 1}) { "refineCollectionShardKey" } else { "reshardCollection" };
+    assert_eq!(rec["action"], expected, "{rec}");
+    assert!(rec["commands"].to_string().contains(expected), "{rec}");
+
     let r = run("app.old", &["--key", "{_id: 1}"]);
     assert_eq!(r["audit"]["chunkFormat"], "ns");
     assert_eq!(r["audit"]["numChunks"], 2);

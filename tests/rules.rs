@@ -286,3 +286,64 @@ fn time_series_rules_offline_and_a_clear_answer_live() {
         assert!(constraints(cand)[0].2.contains(why), "{k}: {:?}", constraints(cand));
     }
 }
+
+/// A view, arrays in a key field and documents missing a key field, on the real mongod:
+/// - a view cannot be sharded (shardCollection answers "... is a view"): exit 2 naming it;
+/// - an array in a key field is refused (manual "Shard Keys": "cannot be an array"); the
+///   server itself refuses the hashed index such a key needs, which the test checks;
+/// - documents missing a key field are accepted (4.4+, filed under null) and said.
+#[test]
+fn views_arrays_and_missing_key_fields() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let db = c.database("app");
+        let docs: Vec<Document> = (0..2000)
+            .map(|i| {
+                let mut d = doc! {"name": format!("p{i}"), "tags": if i % 3 == 0 { Bson::Array(vec!["a".into(), "b".into()]) } else { Bson::String("a".into()) }};
+                if i % 10 != 0 {
+                    d.insert("email", format!("p{i}@example.com"));
+                }
+                d
+            })
+            .collect();
+        db.collection::<Document>("people").insert_many(docs).await.unwrap();
+        db.run_command(doc! {"create": "people_view", "viewOn": "people", "pipeline": [{"$match": {"email": {"$exists": true}}}]}).await.unwrap();
+    });
+    // The view: refused before any analysis, the collection it reads named.
+    let o = shardkey(&["analyze", "--uri", &m.uri(), "--collection", "app.people_view"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("app.people_view is a view on people: a view cannot be sharded"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+
+    // The array: a named key holding one is refused with the server's reason, and the server
+    // agrees: it cannot build the hashed index on an array.
+    let o = shardkey(&["analyze", "--uri", &m.uri(), "--collection", "app.people", "--key", "{tags: \"hashed\"}"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("documents hold an array in 'tags'") && err.contains("MongoDB refuses arrays in shard key fields"), "{err}");
+    let server = rt().block_on(async {
+        c.database("app")
+            .run_command(doc! {"createIndexes": "people", "indexes": [{"key": {"tags": "hashed"}, "name": "tags_hashed"}]})
+            .await
+    });
+    assert!(server.is_err(), "the server builds no hashed index on an array");
+    // Unnamed, the array field is never proposed.
+    let r = json(&shardkey(&["analyze", "--uri", &m.uri(), "--collection", "app.people", "--format", "json"]));
+    assert!(r["candidates"].as_array().unwrap().iter().all(|c| c["key"].get("tags").is_none()), "{}", r["candidates"]);
+
+    // Missing fields: 10% of documents lack email; the key stays valid and the reason says so.
+    let r = json(&shardkey(&["analyze", "--uri", &m.uri(), "--collection", "app.people", "--key", "{email: 1}", "--format", "json"]));
+    let cand = candidate(&r, "{email: 1}");
+    assert_ne!(cand["verdict"], "invalid");
+    let words = cand["reasons"].to_string();
+    assert!(words.contains("200 sampled documents (10.0%) lack a key field; MongoDB files them all under null"), "{words}");
+    // Its recommended index is one the server builds.
+    let commands = r["recommendation"]["commands"].to_string();
+    assert!(commands.contains("createIndex({email: 1})"), "{commands}");
+    let built = rt().block_on(async {
+        c.database("app").run_command(doc! {"createIndexes": "people", "indexes": [{"key": {"email": 1}, "name": "email_1"}]}).await
+    });
+    assert!(built.is_ok(), "createIndex({{email: 1}}) on the real mongod: {built:?}");
+}

@@ -86,6 +86,12 @@ impl ShardKey {
         ShardKey { fields: vec![KeyField { path: path.to_string(), kind }] }
     }
 
+    /// True when this key adds suffix fields to `current`, whose fields and kinds it starts
+    /// with: what `refineCollectionShardKey` (4.4+) accepts.
+    pub fn refines(&self, current: &ShardKey) -> bool {
+        self.fields.len() > current.fields.len() && current.fields.iter().zip(&self.fields).all(|(a, b)| a == b)
+    }
+
     pub fn hashed_position(&self) -> Option<usize> {
         self.fields.iter().position(|f| f.kind == KeyKind::Hashed)
     }

@@ -6,6 +6,7 @@
 //! fix), `writesFail` → capped.
 
 mod capped;
+mod existing_key;
 mod single_writes;
 mod time_series;
 mod unique_index;
@@ -24,6 +25,7 @@ crate::labels! {
         TimeSeries => "timeSeries",
         UpsertWithoutShardKey => "upsertWithoutShardKey",
         SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
+        ExistingShardKey => "existingShardKey",
     }
 }
 
@@ -69,6 +71,8 @@ pub struct Context<'a> {
     pub queries: &'a [&'a Query],
     /// (major, minor) of the deployment, when known.
     pub server_version: Option<(u32, u32)>,
+    /// The key the collection is sharded on, when it is.
+    pub current_key: Option<&'a ShardKey>,
 }
 
 impl Context<'_> {
@@ -103,7 +107,7 @@ impl Rule {
 }
 
 /// Every rule, in the order the report lists what they find.
-pub const RULES: &[Rule] = &[capped::RULE, time_series::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
+pub const RULES: &[Rule] = &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
 
 /// Run every rule on one candidate.
 pub fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
@@ -119,7 +123,7 @@ pub(crate) mod test_support {
     }
 
     pub fn cx<'a>(indexes: Option<&'a [IndexSpec]>, options: Option<&'a CollectionOptions>, queries: &'a [&'a Query]) -> Context<'a> {
-        Context { namespace: Some("app.accounts"), indexes, options, queries, server_version: None }
+        Context { namespace: Some("app.accounts"), indexes, options, queries, server_version: None, current_key: None }
     }
 }
 

@@ -32,11 +32,6 @@ pub struct Target<'a> {
     pub blocked_by: Vec<&'a crate::rules::Finding>,
 }
 
-/// The current key's fields are a prefix of the new key's, kinds equal: refinable (4.4+).
-fn refines(current: &ShardKey, new: &ShardKey) -> bool {
-    new.fields.len() > current.fields.len() && current.fields.iter().zip(&new.fields).all(|(a, b)| a == b)
-}
-
 fn index_spec(key: &ShardKey) -> String {
     key.to_string()
 }
@@ -51,7 +46,7 @@ pub fn recommend(t: &Target) -> Recommendation {
             notes.push("the collection is already sharded on the recommended key".into());
             "keep"
         }
-        Some(cur) if refines(cur, t.winner) => {
+        Some(cur) if t.winner.refines(cur) => {
             if t.has_supporting_index != Some(true) {
                 commands.push(create);
             }
