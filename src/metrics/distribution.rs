@@ -122,7 +122,10 @@ impl DistributionCounter {
             }
             self.write_labels[slot(t.label)] += 1;
             ranges.count(&t.touched, &mut self.writes_by_range);
-            if !t.key_fixed {
+            // Any write not single-shard is a write without shard key, an equality on the
+            // whole key included when a non-simple collation spreads it (mongodb/mongo
+            // e443421 analyze_shard_key_read_write_distribution_test.cpp).
+            if t.label != Label::SingleShard {
                 // findAndModify is always a single (non-multi) write.
                 if q.multi && q.op != Op::FindAndModify {
                     self.multi_without_key += 1;

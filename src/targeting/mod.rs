@@ -42,10 +42,6 @@ impl Label {
 pub struct Targeting {
     pub label: Label,
     pub touched: Vec<KeyRange>,
-    /// The query fixes the whole shard key by equality (or its replacement document
-    /// carries it): a write that does is never a "write without shard key", even when a
-    /// non-simple collation makes it multi-shard (the server's extracted `shardKey`).
-    pub key_fixed: bool,
 }
 
 /// Whether a collation spec is the simple (binary) one.
@@ -215,7 +211,7 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
     if let Some(values) = &fixed {
         if simple || !values.iter().any(is_collatable) {
             let p = key.to_key_space(values);
-            return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)], key_fixed: true };
+            return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)] };
         }
         // Under a non-simple collation an equality on a string, object or array bounds
         // nothing (the index is in binary order): the bounds below decide, and a field
@@ -223,7 +219,7 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
     }
     let touched = bounds_ranges(key, filter, simple, let_vars);
     let label = if touched.len() == 1 && touched[0].is_full() { Label::ScatterGather } else { Label::MultiShard };
-    Targeting { label, touched, key_fixed: fixed.is_some() }
+    Targeting { label, touched }
 }
 
 /// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
@@ -258,11 +254,11 @@ pub fn target_query(key: &ShardKey, q: &Query, default_collation: Option<&Docume
             if let Some(values) = values {
                 if simple || !values.iter().any(is_collatable) {
                     let p = key.to_key_space(&values);
-                    return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)], key_fixed: true };
+                    return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)] };
                 }
                 // The server targets by the key taken from the document, under the collation.
                 let key_doc: Document = key.fields.iter().zip(values).map(|(f, v)| (f.path.clone(), v)).collect();
-                return Targeting { key_fixed: true, ..target_filter(key, &key_doc, simple, None) };
+                return target_filter(key, &key_doc, simple, None);
             }
         }
     }
