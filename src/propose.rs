@@ -320,6 +320,9 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
     // An entity filtered by equality beside a time range (`{deviceId: d, ts: {$gte, $lt}}`):
     // the entity-then-time key serves it, whatever the entity's cardinality.
     let mut entity_time: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Every set of two to four usable fields one filter fixes by equality, sorted by path:
+    // a key of all of them sends each such query to one shard (`{region: 1, district: 1}`).
+    let mut eq_sets: BTreeMap<Vec<String>, usize> = BTreeMap::new();
     for q in queries {
         let mut paths = Vec::new();
         filter_paths(&q.filter, &mut paths);
@@ -331,6 +334,13 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
             }
         }
         let eq: Vec<String> = paths.into_iter().filter(|p| !p.1).map(|p| p.0).collect();
+        let mut set: Vec<String> =
+            eq.iter().filter(|p| *p != "_id" && fields.iter().any(|f| &&f.path == p && usable(&f))).cloned().collect();
+        set.sort();
+        set.dedup();
+        if (2..=4).contains(&set.len()) {
+            *eq_sets.entry(set).or_default() += 1;
+        }
         for a in &eq {
             for b in &eq {
                 if a != b {
@@ -338,6 +348,23 @@ pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
                 }
             }
         }
+    }
+    let mut sets: Vec<(&Vec<String>, &usize)> = eq_sets.iter().collect();
+    sets.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (set, c) in sets.into_iter().take(2) {
+        // Coarse to fine: the field with the fewest values first, as a region before its districts.
+        let mut ordered: Vec<&FieldProfile> = set.iter().filter_map(|p| fields.iter().find(|f| &f.path == p)).collect();
+        ordered.sort_by(|a, b| a.distinct.cmp(&b.distinct).then(a.path.cmp(&b.path)));
+        let spec: Vec<(&str, KeyKind)> = ordered.iter().map(|f| (f.path.as_str(), KeyKind::Range)).collect();
+        let names: Vec<&str> = ordered.iter().map(|f| f.path.as_str()).collect();
+        push(
+            key(&spec),
+            format!(
+                "{c} sampled filters fix {} together by equality: a key of all of them sends each to one shard (fewest values first: {})",
+                names.join(", "),
+                ordered.iter().map(|f| format!("{} {}", f.path, f.distinct)).collect::<Vec<_>>().join(", ")
+            ),
+        );
     }
     let mut pairs: Vec<(&(String, String), &usize)> = entity_time.iter().collect();
     pairs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
@@ -619,5 +646,26 @@ mod tests {
         let alone = TimeSeries { meta_field: None, ..ts };
         let keys: Vec<String> = for_time_series(&alone, &pre).iter().map(|p| p.key.to_string()).collect();
         assert_eq!(keys, ["{t: 1}"]);
+    }
+
+    /// The OLTP shape: every query fixes a region (5 values) and a district inside
+    /// it (10 values, numbered within the region) by equality, beside an order id.
+    #[test]
+    fn fields_every_filter_fixes_together_are_proposed_coarse_first() {
+        let pre: Vec<Document> = (0..1000).map(|i| doc! {"_id": i, "district": i % 10, "region": i % 5, "o": i}).collect();
+        let qs: Vec<Query> = (0..50)
+            .map(|i| Query::new(Op::Find, "a.b", doc! {"district": i % 10, "region": i % 5, "o": i}, QueryOrigin::SlowQueryLog))
+            .collect();
+        let refs: Vec<&Query> = qs.iter().collect();
+        let p = propose(&pre, &refs);
+        let found = p
+            .iter()
+            .find(|x| x.key.to_string() == "{region: 1, district: 1, o: 1}")
+            .unwrap_or_else(|| panic!("{:?}", p.iter().map(|x| x.key.to_string()).collect::<Vec<_>>()));
+        assert!(
+            found.origin.proposed_because().unwrap().starts_with("50 sampled filters fix region, district, o together by equality"),
+            "{:?}",
+            found.origin
+        );
     }
 }
