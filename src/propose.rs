@@ -537,14 +537,14 @@ pub fn for_time_series(ts: &crate::model::collection::TimeSeries, prescan: &[Doc
         format!("time-series collection: the metaField {meta} then the timeField {time}, as the manual shards one"),
     ));
     let n = prescan.len().max(1);
-    for sub in field_paths(prescan).iter().filter(|f| f.strip_prefix(meta).is_some_and(|r| r.starts_with('.'))) {
-        let present = prescan.iter().filter(|d| matches!(lookup(d, sub), Lookup::Value(_))).count();
-        if present as f64 >= MIN_PRESENCE * n as f64 {
+    for f in profile_fields(prescan, &[]).iter().filter(|f| f.path.strip_prefix(meta).is_some_and(|r| r.starts_with('.'))) {
+        if f.present as f64 >= MIN_PRESENCE * n as f64 {
             out.extend(p(
-                &[(sub, KeyKind::Range), (time, KeyKind::Range)],
+                &[(&f.path, KeyKind::Range), (time, KeyKind::Range)],
                 format!(
-                    "time-series collection: the metaField's {sub} (in {:.0}% of {n} pre-scanned measurements) then the timeField {time}",
-                    present as f64 * 100.0 / n as f64
+                    "time-series collection: the metaField's {} (in {:.0}% of {n} pre-scanned measurements) then the timeField {time}",
+                    f.path,
+                    f.present as f64 * 100.0 / n as f64
                 ),
             ));
         }

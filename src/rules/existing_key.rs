@@ -20,14 +20,14 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     if key == current || key.refines(current) {
         return Vec::new();
     }
-    let (major, minor) = cx.server_version.unwrap_or((0, 0));
-    let starts_alike = current.fields.iter().zip(&key.fields).take_while(|(a, b)| a.path == b.path).count() == current.fields.len();
-    let why = if starts_alike && key.fields.len() > current.fields.len() {
+    // Same field names in front: what differs is a field's kind (refine keeps them).
+    let starts_alike = key.fields.len() >= current.fields.len() && current.fields.iter().zip(&key.fields).all(|(a, b)| a.path == b.path);
+    let why = if starts_alike {
         format!("it changes the range or hashed type of {current}'s fields, which refineCollectionShardKey keeps")
     } else {
         format!("it does not start with the current key {current}, so refineCollectionShardKey (suffix fields only) cannot reach it")
     };
-    if cx.server_version.is_some() && (major, minor) < (5, 0) {
+    if let Some((major, minor)) = cx.server_version.filter(|v| *v < (5, 0)) {
         return vec![rule.finding(
             Effect::Refused,
             format!("the collection is sharded on {current} and {why}; this deployment's version ({major}.{minor}) has no reshardCollection (5.0+)"),
@@ -65,6 +65,9 @@ mod tests {
         let f = found("{customer_id: 1}", "{order_id: 1}", Some((7, 0)));
         assert!(f[0].1.contains("does not start with the current key {customer_id: 1}"), "{}", f[0].1);
         assert!(f[0].1.contains("only reshardCollection (5.0+)"), "{}", f[0].1);
+        // The same field hashed instead of ranged: a change of kind, not of fields.
+        let f = found("{customer_id: 1}", "{customer_id: \"hashed\"}", None);
+        assert!(f[0].1.contains("it changes the range or hashed type of {customer_id: 1}'s fields"), "{}", f[0].1);
         // A shorter key is no refinement either.
         assert_eq!(found("{a: 1, b: 1}", "{a: 1}", None)[0].0, Effect::Warning);
         // Before 5.0 nothing but refine changes a key: refused.
