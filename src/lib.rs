@@ -4,9 +4,9 @@
 //! Dependencies point one way (checked by `tests/architecture.rs`):
 //!
 //! ```text
-//! main → cli → app → { pipeline, sources, policy, report, propose, … }
+//! main → cli → app → { pipeline, plan, sources, policy, report, propose, … }
 //! pipeline → { sources (the DocumentSource port), sample, metrics, score, report, propose }
-//! report → { policy, score, metrics };  policy → { score, metrics };  score → metrics
+//! report → { plan, policy, score, metrics };  plan → model;  policy → { score, metrics };  score → metrics
 //! metrics → { sample, targeting, model };  sample → model;  targeting → model
 //! sources → { model, util };  model → bsonx;  util, bsonx, error → nothing
 //! ```
@@ -18,6 +18,7 @@ pub mod error;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod plan;
 pub mod policy;
 pub mod propose;
 pub mod report;

@@ -26,6 +26,8 @@ pub enum Candidates {
     Proposed(Vec<Proposal>),
     /// Propose from the source's pre-scan and the query filters.
     FromPrescan,
+    /// Propose, and measure these too (`plan`: keys on fields other collections share).
+    FromPrescanAnd(Vec<Proposal>),
 }
 
 #[derive(Debug, Clone)]
@@ -76,12 +78,16 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
     let proposals: Vec<Proposal> = match &opts.candidates {
         Candidates::Named(keys) => keys.iter().cloned().map(Proposal::named).collect(),
         Candidates::Proposed(p) => p.clone(),
-        Candidates::FromPrescan => {
+        Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => {
             let pre = source.prescan(PRESCAN_DOCS)?;
             if pre.is_empty() && source.has_documents() {
                 return Err(input_error(format!("{}: no documents to analyse", source.describe())));
             }
             let p = crate::propose::for_collection(&pre, &queries, facts.indexes.as_deref().unwrap_or_default(), facts.options.as_ref());
+            let p = match &opts.candidates {
+                Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),
+                _ => p,
+            };
             notes.push(if source.has_documents() {
                 format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len())
             } else {

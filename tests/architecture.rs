@@ -21,9 +21,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("rules", &["targeting", "model", "util"]),
     ("score", &["rules", "metrics", "model", "util"]),
     ("policy", &["score", "metrics", "model", "util", "error"]),
-    ("report", &["policy", "rules", "score", "metrics", "model", "util"]),
+    ("plan", &["model", "bsonx", "util"]),
+    ("report", &["plan", "policy", "rules", "score", "metrics", "model", "util"]),
     ("pipeline", &["sources", "sample", "targeting", "metrics", "rules", "score", "report", "propose", "model", "bsonx", "util", "error"]),
-    ("app", &["pipeline", "sources", "sample", "metrics", "score", "policy", "report", "propose", "model", "util", "error"]),
+    ("app", &["pipeline", "plan", "sources", "sample", "metrics", "score", "policy", "report", "propose", "model", "util", "error"]),
     ("cli", &["app", "report", "model", "util", "error"]),
 ];
 

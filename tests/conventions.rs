@@ -33,7 +33,7 @@ fn stdout(o: &Output) -> String {
 
 #[test]
 fn help_with_examples_for_every_subcommand() {
-    for sub in ["", "analyze", "check", "workload", "sample", "completions", "man"] {
+    for sub in ["", "analyze", "check", "workload", "sample", "plan", "completions", "man"] {
         let args: Vec<&str> = if sub.is_empty() { vec!["--help"] } else { vec![sub, "--help"] };
         let text = stdout(&run(&args));
         assert!(text.contains("Example"), "{sub}: no example");
@@ -45,7 +45,7 @@ fn help_with_examples_for_every_subcommand() {
 fn completions_and_man_page() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let text = stdout(&run(&["completions", shell]));
-        for sub in ["analyze", "check", "workload", "sample"] {
+        for sub in ["analyze", "check", "workload", "sample", "plan"] {
             assert!(text.contains(sub), "{shell} completion lacks {sub}");
         }
     }

@@ -39,6 +39,20 @@ pub(super) fn build_report(
     candidates: Candidates,
     compare_server: bool,
 ) -> Result<Report> {
+    build_report_with(input, namespace, candidates, compare_server, None)
+}
+
+/// Query logs already read (`plan` reads them once for every collection), and their names.
+pub(super) type SharedLog<'a> = (&'a QueryLog, &'a [String]);
+
+/// `build_report`, with the query logs already read when `shared` is given.
+pub(super) fn build_report_with(
+    input: &InputRequest,
+    namespace: Option<Namespace>,
+    candidates: Candidates,
+    compare_server: bool,
+    shared: Option<SharedLog>,
+) -> Result<Report> {
     // --docs wins over a URI (MONGODB_URI may be set in the environment); queries alone
     // give a queries-only analysis.
     let offline = input.docs.is_some() || (input.uri.is_none() && !input.queries.is_empty());
@@ -52,7 +66,8 @@ pub(super) fn build_report(
             let mut log = QueryLog::for_namespace(namespace.as_ref().map(Namespace::to_string));
             log.window = input.window;
             let mut names = Vec::new();
-            for q in &input.queries {
+            let queries = if shared.is_some() { &[][..] } else { &input.queries[..] };
+            for q in queries {
                 let path = match q {
                     QuerySource::File(p) => p.clone(),
                     // A file that happens to be called `profile` is still a file.
@@ -77,15 +92,19 @@ pub(super) fn build_report(
             }
             let opts = options(input, candidates, namespace.as_ref());
             let t = std::time::Instant::now();
+            let (log, names) = match shared {
+                Some((l, n)) => (l, n.to_vec()),
+                None => (&log, names),
+            };
             let r = match docs {
                 Some(docs) => {
                     let metadata = match input.indexes.clone().or_else(|| dump_metadata_beside(docs)) {
                         Some(path) => Some(read_metadata(&path)?),
                         None => None,
                     };
-                    pipeline::run(&mut FileSource::new(docs.clone()).with_metadata(metadata), &log, names, &opts)?
+                    pipeline::run(&mut FileSource::new(docs.clone()).with_metadata(metadata), log, names, &opts)?
                 }
-                None => pipeline::run(&mut crate::sources::NoDocuments, &log, names, &opts)?,
+                None => pipeline::run(&mut crate::sources::NoDocuments, log, names, &opts)?,
             };
             crate::util::term::detail(format!(
                 "sampled {} documents from {} and measured {} candidates in {:.2} s",
@@ -98,7 +117,7 @@ pub(super) fn build_report(
         }
         (_, Some(uri)) => {
             let ns = namespace.ok_or_else(|| usage_error("--uri needs --collection db.coll"))?;
-            run_live(input, uri, &ns, candidates, compare_server)?
+            run_live(input, uri, &ns, candidates, compare_server, shared)?
         }
         (_, None) => {
             return Err(usage_error("give --docs FILE, --uri URI (or set MONGODB_URI), or --queries FILE for a queries-only analysis"))
@@ -114,7 +133,14 @@ pub(super) fn build_report(
 }
 
 /// The live path: connect, read what the deployment holds, then the same pipeline.
-fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candidates, compare_server: bool) -> Result<Report> {
+fn run_live(
+    input: &InputRequest,
+    uri: &str,
+    ns: &Namespace,
+    candidates: Candidates,
+    compare_server: bool,
+    shared: Option<SharedLog>,
+) -> Result<Report> {
     let lo = LiveOptions {
         uri: uri.to_string(),
         namespace: ns.clone(),
@@ -169,7 +195,14 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
             m.chunk_format
         ));
     }
-    let (log, query_sources) = read_live_queries(input, &session, &rt, ns, &mut notes)?;
+    let read;
+    let (log, query_sources) = match shared {
+        Some((l, n)) => (l, n.to_vec()),
+        None => {
+            read = read_live_queries(input, &session, &rt, ns, &mut notes)?;
+            (&read.0, read.1.clone())
+        }
+    };
 
     // Candidates: named (plus the current key), or proposed from a pre-scan, the filters, the indexes and the current key.
     let current: Vec<Proposal> = sharding.iter().map(|m| Proposal { key: m.key.clone(), origin: Origin::CurrentShardKey }).collect();
@@ -188,17 +221,22 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
             }
         }
         Candidates::Proposed(p) => Candidates::Proposed(propose::merge([current, p])),
-        Candidates::FromPrescan => {
+        Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => {
+            let more = match candidates {
+                Candidates::FromPrescanAnd(more) => more,
+                _ => Vec::new(),
+            };
             prescan = rt.block_on(session.prescan(PRESCAN_DOCS))?;
             let ns_text = ns.to_string();
             let queries: Vec<&Query> = log.queries.iter().filter(|q| q.ns == ns_text).collect();
-            Candidates::Proposed(propose::merge([current, propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options))]))
+            let proposed = propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options));
+            Candidates::Proposed(propose::merge([current, proposed, more]))
         }
     };
     let keys: Vec<ShardKey> = match &opts.candidates {
         Candidates::Named(k) => k.clone(),
         Candidates::Proposed(p) => p.iter().map(|p| p.key.clone()).collect(),
-        Candidates::FromPrescan => vec![],
+        Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => vec![],
     };
     let mut source = LiveSource {
         name: format!("{} ({ns})", session.redacted),
@@ -211,7 +249,7 @@ fn run_live(input: &InputRequest, uri: &str, ns: &Namespace, candidates: Candida
         prescan,
         sharding: sharding.clone(),
     };
-    let mut r = pipeline::run(&mut source, &log, query_sources, &opts)?;
+    let mut r = pipeline::run(&mut source, log, query_sources, &opts)?;
     r.notes.extend(notes);
     r.audit = sharding.as_ref().map(|m| audit(m, input.redact));
     if compare_server {

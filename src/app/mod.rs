@@ -6,6 +6,7 @@ mod analyze;
 mod check;
 mod github;
 mod inputs;
+mod plan;
 mod sample;
 mod workload;
 
@@ -90,6 +91,19 @@ pub struct CheckRequest {
     pub format: Format,
 }
 
+/// `shardkey plan`: keys for a whole database, chosen together.
+#[derive(Debug, Clone)]
+pub struct PlanRequest {
+    /// Query sources, shards, sampling and connection settings (its `docs` and `namespace` unused).
+    pub input: InputRequest,
+    /// A mongodump database directory.
+    pub dump: Option<PathBuf>,
+    pub database: Option<String>,
+    /// `--target-version`: the server version the plan is for (live: the server's).
+    pub target_version: Option<(u32, u32)>,
+    pub format: Format,
+}
+
 /// `shardkey workload`: summarise query logs.
 #[derive(Debug, Clone)]
 pub struct WorkloadRequest {
@@ -128,6 +142,7 @@ pub enum Request {
     Check(CheckRequest),
     Workload(WorkloadRequest),
     Sample(SampleRequest),
+    Plan(PlanRequest),
     /// Text the command line made itself (completions, the man page).
     Text(String),
 }
@@ -142,6 +157,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         }
         Request::Check(c) => scrubbed(&c.input, || check::run(c, out)),
         Request::Workload(w) => workload::run(w, out).map(|_| Outcome::Success),
+        Request::Plan(p) => scrubbed(&p.input, || plan::run(p, out).map(|_| Outcome::Success)),
         Request::Text(t) => {
             out.write_all(t.as_bytes())?;
             Ok(Outcome::Success)

@@ -1,7 +1,7 @@
 //! The command line: clap definitions, and their conversion into the typed
 //! requests `app` runs (flag checks included). Nothing below this module sees clap.
 
-use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, QuerySource, Request, SampleRequest, WorkloadRequest};
+use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, PlanRequest, QuerySource, Request, SampleRequest, WorkloadRequest};
 use crate::error::{usage_error, Exit};
 use crate::model::sharding::DEFAULT_CHUNK_SIZE_MIB;
 use crate::model::{relaxed, Namespace, ShardKey};
@@ -60,6 +60,11 @@ const WORKLOAD_EXAMPLES: &str = "Examples:
   shardkey workload --queries mongod.log.gz --namespace 'shop.*' --since 2024-06-01 --until 2024-06-02 --format markdown
   shardkey workload --queries old-2.6-mongod.log --top 0 --format json";
 
+const PLAN_EXAMPLES: &str = "Examples:
+  shardkey plan --dump dump/shop --queries mongod.log
+  shardkey plan --uri mongodb://host/ --database shop --queries /var/log/mongodb/mongod.log --format json
+  shardkey plan --uri mongodb://host/ --database shop --queries profile --target-version 8.0";
+
 const SAMPLE_EXAMPLES: &str = "Examples:
   shardkey sample --uri mongodb://primary/ --collection shop.orders --rate 0.01 --duration 10m --change-server-settings
   shardkey analyze --uri mongodb://primary/ --collection shop.orders --queries shardkey-sample-shop.orders.ndjson";
@@ -80,6 +85,10 @@ pub enum Command {
     /// the profiler with slowms 0 and sampleRate on 4.0-6.x, configureQueryAnalyzer on 7.0+; restored at the end.
     #[command(after_help = SAMPLE_EXAMPLES)]
     Sample(SampleArgs),
+    /// Plan a whole database: which collections to shard, on which keys chosen together so
+    /// transactions and joins stay on one shard, the zones that co-locate them, what stays unsharded.
+    #[command(after_help = PLAN_EXAMPLES)]
+    Plan(PlanArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Example:\n  shardkey completions zsh > ~/.zfunc/_shardkey")]
     Completions {
@@ -128,6 +137,67 @@ pub struct SampleArgs {
     /// maxTimeMS sent with every server operation.
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     pub max_time_ms: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// A mongodump database directory (`dump/<db>`: `<coll>.bson` and `<coll>.metadata.json` files).
+    #[arg(long, value_name = "DIR", conflicts_with = "uri")]
+    pub dump: Option<PathBuf>,
+
+    /// A live deployment (read-only). Defaults to $MONGODB_URI when set and --dump is not given.
+    #[arg(long, value_name = "URI")]
+    pub uri: Option<String>,
+
+    /// The database to plan (required with --uri; default with --dump: the directory's name).
+    #[arg(long, value_name = "DB")]
+    pub database: Option<String>,
+
+    /// Query log with the database's operations, read once for every collection: a mongod JSON log (transactions
+    /// and joins), a system.profile export, or with --uri `profile`. Repeatable.
+    #[arg(long = "queries", value_name = "FILE|profile")]
+    pub queries: Vec<String>,
+
+    /// Shards to plan for (default: 4).
+    #[arg(long, value_name = "N")]
+    pub shards: Option<usize>,
+
+    /// Chunk size in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_SIZE_MIB)]
+    pub chunk_size: u64,
+
+    /// With --uri: documents to sample per collection ($sample).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub sample_size: u64,
+
+    /// Memory each collection's sample may hold, e.g. 512M, 2G.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub memory_limit: String,
+
+    /// With --uri: seconds to find a server before giving up.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub server_selection_timeout: u64,
+
+    /// With --uri: maxTimeMS sent with every server operation.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    pub max_time_ms: u64,
+
+    /// Only logged/profiled operations at or after this time (RFC 3339, or a date: 2024-06-01).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only logged/profiled operations before this time.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+
+    /// The MongoDB version the plan is for, e.g. 8.0 (live: the server's). moveCollection needs 8.0,
+    /// a sharded $lookup target 5.1.
+    #[arg(long, value_name = "X.Y")]
+    pub target_version: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
 }
 
 #[derive(Args, Debug)]
@@ -411,6 +481,45 @@ impl Cli {
                     server_selection_timeout: Duration::from_secs(a.server_selection_timeout.max(1)),
                     max_time: Duration::from_millis(a.max_time_ms.max(1)),
                 })
+            }
+            Command::Plan(p) => {
+                let target_version = p
+                    .target_version
+                    .as_deref()
+                    .map(|v| {
+                        let mut it = v.split('.').map(|x| x.trim().parse::<u32>());
+                        match (it.next(), it.next()) {
+                            (Some(Ok(a)), Some(Ok(b))) => Ok((a, b)),
+                            (Some(Ok(a)), None) => Ok((a, 0)),
+                            _ => Err(usage_error(format!("--target-version {v}: expected a version such as 7.0 or 8.0"))),
+                        }
+                    })
+                    .transpose()?;
+                let as_input = InputArgs {
+                    docs: None,
+                    indexes: None,
+                    uri: if p.dump.is_some() { None } else { p.uri.clone() },
+                    queries: p.queries.clone(),
+                    collection: None,
+                    collation: None,
+                    chunk_size: p.chunk_size,
+                    shards: p.shards,
+                    total_docs: None,
+                    sample_size: p.sample_size,
+                    config_uri: None,
+                    server_selection_timeout: p.server_selection_timeout,
+                    max_time_ms: p.max_time_ms,
+                    top: 5,
+                    redact: false,
+                    memory_limit: p.memory_limit.clone(),
+                    since: p.since.clone(),
+                    until: p.until.clone(),
+                };
+                let mut input = input_request(&as_input)?;
+                if p.dump.is_some() {
+                    input.uri = None;
+                }
+                Request::Plan(PlanRequest { input, dump: p.dump, database: p.database, target_version, format: p.format.into() })
             }
             Command::Workload(w) => Request::Workload(WorkloadRequest {
                 queries: w.queries,

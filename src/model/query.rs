@@ -85,6 +85,56 @@ pub struct Query {
     pub count: u64,
     /// What the log or profiler says the operation cost, when it says.
     pub stats: Option<Box<OpStats>>,
+    /// The multi-document transaction it ran in (`lsid` + `txnNumber` with `autocommit: false`),
+    /// and the connection that logged it; None outside sessions.
+    pub session: Option<Box<SessionRef>>,
+    /// The collections an aggregation joins (`$lookup`, `$graphLookup`, `$unionWith`).
+    pub joins: Vec<Join>,
+}
+
+/// A multi-document transaction: the session id and its transaction number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TxnId {
+    /// `lsid.id`, as text (a UUID).
+    pub lsid: String,
+    pub txn_number: i64,
+}
+
+/// Where an operation ran: its transaction (if any) and the logging connection (`ctx`,
+/// JSON logs only), which ties a write statement's line to its command's.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SessionRef {
+    pub txn: Option<TxnId>,
+    pub conn: Option<String>,
+}
+
+/// One stage of an aggregation that reads another collection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Join {
+    pub stage: JoinStage,
+    /// The joined collection's namespace.
+    pub from: String,
+    /// The field of this collection's documents matched (`localField`, `connectFromField`).
+    pub local_field: Option<String>,
+    /// The field of the joined collection matched (`foreignField`, `connectToField`).
+    pub foreign_field: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JoinStage {
+    Lookup,
+    GraphLookup,
+    UnionWith,
+}
+
+impl JoinStage {
+    pub fn name(self) -> &'static str {
+        match self {
+            JoinStage::Lookup => "$lookup",
+            JoinStage::GraphLookup => "$graphLookup",
+            JoinStage::UnionWith => "$unionWith",
+        }
+    }
 }
 
 /// Cost figures of one logged or profiled operation (`shardkey workload`).
@@ -113,6 +163,8 @@ impl Query {
             origin,
             count: 1,
             stats: None,
+            session: None,
+            joins: Vec::new(),
         }
     }
 }

@@ -276,4 +276,8 @@ impl Writer for HtmlWriter {
         }
         out.write_all(page("shardkey workload", &b).as_bytes())
     }
+
+    fn plan(&self, p: &crate::plan::outcome::Plan, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(page("shardkey plan", &super::plan::html_body(p, esc)).as_bytes())
+    }
 }

@@ -22,4 +22,8 @@ impl Writer for JsonWriter {
     fn workload(&self, r: &WorkloadReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         write_pretty(r, out)
     }
+
+    fn plan(&self, p: &crate::plan::outcome::Plan, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_pretty(p, out)
+    }
 }

@@ -19,6 +19,10 @@ impl Writer for MarkdownWriter {
     fn workload(&self, r: &WorkloadReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.write_all(printable(&render_workload(r), true).as_bytes())
     }
+
+    fn plan(&self, p: &crate::plan::outcome::Plan, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(printable(&super::plan::markdown(p), true).as_bytes())
+    }
 }
 
 fn render_workload(r: &WorkloadReport) -> String {

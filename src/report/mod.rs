@@ -7,6 +7,7 @@ pub mod gitlab;
 pub mod html;
 pub mod json;
 pub mod markdown;
+mod plan;
 pub mod sarif;
 pub mod table;
 pub mod text;
@@ -40,6 +41,7 @@ trait Writer {
     fn analyze(&self, r: &Report, out: &mut dyn Write) -> io::Result<()>;
     fn check(&self, r: &CheckReport, out: &mut dyn Write) -> io::Result<()>;
     fn workload(&self, r: &WorkloadReport, out: &mut dyn Write) -> io::Result<()>;
+    fn plan(&self, p: &crate::plan::outcome::Plan, out: &mut dyn Write) -> io::Result<()>;
 }
 
 /// The one dispatch from a format to its writer.
@@ -52,6 +54,11 @@ fn writer(format: Format) -> &'static dyn Writer {
         // Check-only formats: the other reports as JSON (the command line does not offer them).
         Format::Sarif | Format::Gitlab => &json::JsonWriter,
     }
+}
+
+/// Write a database plan.
+pub fn write_plan(p: &crate::plan::outcome::Plan, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    writer(format).plan(p, out)
 }
 
 /// Write an analysis report.

@@ -22,6 +22,10 @@ impl Writer for TableWriter {
     fn workload(&self, r: &WorkloadReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.write_all(printable(&render_workload(r), true).as_bytes())
     }
+
+    fn plan(&self, p: &crate::plan::outcome::Plan, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(printable(&super::plan::table(p), true).as_bytes())
+    }
 }
 
 /// `workload` as text: one table of shapes per namespace.

@@ -77,6 +77,35 @@ pub struct ClusterReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<Load>,
     pub verdict: String,
+    /// Where zones over the key's first field would cut it into N parts of equal data:
+    /// the first field's value (hashed when hashed) that starts zone 1, 2, … N−1. For
+    /// `shardkey plan`'s co-location; not in the analysis report.
+    #[serde(skip)]
+    pub zone_splits: Vec<Bson>,
+}
+
+/// The first-field values at which the sampled data (`values`, in key order) crosses
+/// 1/n, 2/n, … of its documents: each starts a zone (repeated values once).
+pub fn zone_splits(values: &KeySpace, n: usize) -> Vec<Bson> {
+    let total: u64 = values.counts().iter().sum();
+    let mut out: Vec<Bson> = Vec::new();
+    if n < 2 || total == 0 {
+        return out;
+    }
+    let (mut cum, mut k) = (0u64, 1usize);
+    for i in 0..values.len() {
+        cum += values.count(i);
+        while k < n && cum * n as u64 >= total * k as u64 {
+            k += 1;
+            if i + 1 < values.len() {
+                let v = values.value(i + 1).into_iter().next().unwrap_or(Bson::Null);
+                if out.last().is_none_or(|l| crate::bsonx::cmp_bson(l, &v) == std::cmp::Ordering::Less) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The operations each shard takes at scale. The balancer evens data size and never
@@ -560,6 +589,7 @@ pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
         jumbo_chunks,
         load,
         verdict,
+        zone_splits: zone_splits(inp.values, n),
     }
 }
 
@@ -619,6 +649,18 @@ pub fn useful_shards_words(g: &Growth) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    /// Ten values 0..9 of one document each, four zones: the data crosses 1/4 (2.5 docs)
+    /// after value 2, 2/4 after value 4, 3/4 (7.5) after value 7: zones start at 3, 5, 8.
+    #[test]
+    fn zone_splits_cut_the_data_in_equal_parts() {
+        let ks = KeySpace::from_values((0..10).map(|i| (vec![Bson::Int32(i)], 1)).collect());
+        assert_eq!(zone_splits(&ks, 4), vec![Bson::Int32(3), Bson::Int32(5), Bson::Int32(8)]);
+        // One value holding 8 of 10 documents crosses 1/4, 2/4 and 3/4 at once: one split, after it.
+        let ks = KeySpace::from_values(vec![(vec![Bson::Int32(0)], 1), (vec![Bson::Int32(1)], 8), (vec![Bson::Int32(2)], 1)]);
+        assert_eq!(zone_splits(&ks, 4), vec![Bson::Int32(2)]);
+        assert!(zone_splits(&ks, 1).is_empty());
+    }
     use super::*;
     use crate::model::{KeyKind, KeyRange};
 

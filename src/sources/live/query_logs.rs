@@ -4,6 +4,7 @@ use super::LiveSession;
 use crate::sources::queries::{add_record, QueryLog};
 use anyhow::Result;
 use bson::{doc, Document};
+use futures_util::TryStreamExt;
 use mongodb::Collection;
 
 impl LiveSession {
@@ -50,5 +51,44 @@ impl LiveSession {
             .await?;
         }
         Ok((log, "config.sampledQueries"))
+    }
+}
+
+impl LiveSession {
+    /// Every `<db>.system.profile` entry, for all the database's collections, into `log`
+    /// (`shardkey plan` reads the profiler once).
+    pub async fn read_profile_into(&self, log: &mut QueryLog) -> Result<u64> {
+        let coll: Collection<Document> = self.db.collection("system.profile");
+        let cursor = coll.find(doc! {}).max_time(self.max_time).selection_criteria(self.read.clone());
+        let mut n = 0;
+        self.for_each_doc(cursor, "reading system.profile on", |d| {
+            n += 1;
+            log.records += 1;
+            add_record(log, &d);
+        })
+        .await?;
+        Ok(n)
+    }
+
+    /// The database's collections and views (not `system.*`), with their types and
+    /// options: `(name, type, options)`, by name.
+    pub async fn list_collections(&self) -> Result<Vec<(String, String, Document)>> {
+        let what = "listing the collections on";
+        let mut out = Vec::new();
+        let mut cur = self.answer(what, std::future::IntoFuture::into_future(self.db.list_collections())).await?;
+        while let Some(spec) = self.answer(what, cur.try_next()).await? {
+            if spec.name.starts_with("system.") {
+                continue;
+            }
+            let typ = match spec.collection_type {
+                mongodb::results::CollectionType::View => "view",
+                mongodb::results::CollectionType::Timeseries => "timeseries",
+                _ => "collection",
+            };
+            let options = bson::to_document(&spec.options).unwrap_or_default();
+            out.push((spec.name, typ.to_string(), options));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
     }
 }

@@ -2,8 +2,9 @@
 //! `distinct`, `update`, `delete`, `findAndModify`, `insert`), turned into queries.
 
 use super::{get_i64, QueryLog, NOT_CRUD};
+use crate::model::query::{Join, JoinStage, SessionRef, TxnId};
 use crate::model::{Op, Query, QueryOrigin, UpdateSpec};
-use bson::Document;
+use bson::{Bson, Document};
 
 /// The collection namespace of a command: `<db>.<value of the first field>`.
 fn command_ns(cmd: &Document, ns_hint: &str) -> Option<String> {
@@ -20,7 +21,74 @@ pub(super) fn read_query(op: Op, ns: String, filter: Document, cmd: &Document, o
     let mut q = Query::new(op, ns, filter, origin);
     q.collation = opt_doc(cmd, "collation");
     q.let_vars = opt_doc(cmd, "let");
+    if let Some(txn) = txn_of(cmd) {
+        q.session = Some(Box::new(SessionRef { txn: Some(txn), conn: None }));
+    }
     q
+}
+
+/// The multi-document transaction a command runs in: `lsid`, `txnNumber` and
+/// `autocommit: false` (a retryable write has the first two only: it is not a transaction).
+pub(super) fn txn_of(cmd: &Document) -> Option<TxnId> {
+    if cmd.get_bool("autocommit").ok() != Some(false) {
+        return None;
+    }
+    let lsid = match cmd.get_document("lsid").ok()?.get("id")? {
+        Bson::Binary(b) => match uuid_text(&b.bytes) {
+            Some(t) => t,
+            None => b.bytes.iter().map(|x| format!("{x:02x}")).collect(),
+        },
+        Bson::Document(d) => d.get_str("$uuid").ok()?.to_string(),
+        Bson::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Some(TxnId { lsid, txn_number: get_i64(cmd, "txnNumber")? })
+}
+
+/// A 16-byte UUID as `8-4-4-4-12` hex digits (how the JSON log writes `$uuid`).
+fn uuid_text(b: &[u8]) -> Option<String> {
+    if b.len() != 16 {
+        return None;
+    }
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Some(format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32]))
+}
+
+/// The other collections an aggregation pipeline reads, stage by stage (top level only).
+fn joins_of(db: &str, pipeline: &[Bson]) -> Vec<Join> {
+    let field = |d: &Document, k: &str| d.get_str(k).ok().map(str::to_string);
+    let ns_of = |v: Option<&Bson>| match v {
+        Some(Bson::String(c)) => Some(format!("{db}.{c}")),
+        Some(Bson::Document(d)) => Some(format!("{}.{}", d.get_str("db").unwrap_or(db), d.get_str("coll").ok()?)),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for stage in pipeline.iter().filter_map(Bson::as_document) {
+        let Some((name, spec)) = stage.iter().next() else { continue };
+        let join = match (name.as_str(), spec) {
+            ("$lookup", Bson::Document(s)) => ns_of(s.get("from")).map(|from| Join {
+                stage: JoinStage::Lookup,
+                from,
+                local_field: field(s, "localField"),
+                foreign_field: field(s, "foreignField"),
+            }),
+            ("$graphLookup", Bson::Document(s)) => ns_of(s.get("from")).map(|from| Join {
+                stage: JoinStage::GraphLookup,
+                from,
+                local_field: field(s, "connectFromField"),
+                foreign_field: field(s, "connectToField"),
+            }),
+            ("$unionWith", Bson::String(_)) => {
+                ns_of(Some(spec)).map(|from| Join { stage: JoinStage::UnionWith, from, local_field: None, foreign_field: None })
+            }
+            ("$unionWith", Bson::Document(s)) => {
+                ns_of(s.get("coll")).map(|from| Join { stage: JoinStage::UnionWith, from, local_field: None, foreign_field: None })
+            }
+            _ => None,
+        };
+        out.extend(join);
+    }
+    out
 }
 
 /// A command document (as logged, profiled or stored in `originatingCommand`).
@@ -56,28 +124,44 @@ pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, ori
                 .and_then(|s| s.get_document("$match").ok())
                 .cloned()
                 .unwrap_or_default();
-            log.push(read_query(Op::Aggregate, ns, filter, cmd, origin));
+            let mut q = read_query(Op::Aggregate, ns, filter, cmd, origin);
+            if let (Ok(p), Some((db, _))) = (cmd.get_array("pipeline"), q.ns.split_once('.')) {
+                q.joins = joins_of(db, p);
+            }
+            log.push(q);
         }
         "update" => match cmd.get_array("updates") {
             Ok(stmts) => {
+                // The command carries its statements (and their session): the connection's
+                // WRITE lines just before were these.
+                log.claim_statements(None);
                 for s in stmts.iter().filter_map(|s| s.as_document()) {
                     statement_update(log, &with_outer(s, cmd), &ns, origin);
                 }
             }
-            Err(_) => log.skip("update commands logged without their statements (counted from their WRITE lines)"),
+            Err(_) => {
+                log.claim_statements(txn_of(cmd));
+                log.skip("update commands logged without their statements (counted from their WRITE lines)")
+            }
         },
         "delete" => match cmd.get_array("deletes") {
             Ok(stmts) => {
+                log.claim_statements(None);
                 for s in stmts.iter().filter_map(|s| s.as_document()) {
                     statement_delete(log, &with_outer(s, cmd), &ns, origin);
                 }
             }
-            Err(_) => log.skip("delete commands logged without their statements (counted from their WRITE lines)"),
+            Err(_) => {
+                log.claim_statements(txn_of(cmd));
+                log.skip("delete commands logged without their statements (counted from their WRITE lines)")
+            }
         },
         n if n.eq_ignore_ascii_case("findAndModify") => log.push(find_and_modify(cmd, ns, origin)),
         "insert" => {
             let n = cmd.get_array("documents").map(|a| a.len() as i64).ok().or(ninserted).unwrap_or(1);
-            let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
+            let mut q = read_query(Op::Insert, ns, Document::new(), cmd, origin);
+            q.collation = None;
+            q.let_vars = None;
             q.count = n.max(0) as u64;
             log.push(q);
         }
@@ -94,11 +178,17 @@ pub(super) fn find_and_modify(cmd: &Document, ns: String, origin: QueryOrigin) -
     q
 }
 
-/// A statement inherits the command's `let` (and nothing else).
+/// A statement inherits the command's `let` and its session (`lsid`, `txnNumber`,
+/// `autocommit`), nothing else.
 pub(super) fn with_outer(stmt: &Document, cmd: &Document) -> Document {
     let mut s = stmt.clone();
     if let (false, Ok(l)) = (s.contains_key("let"), cmd.get_document("let")) {
         s.insert("let", l.clone());
+    }
+    for k in ["lsid", "txnNumber", "autocommit"] {
+        if let (false, Some(v)) = (s.contains_key(k), cmd.get(k)) {
+            s.insert(k, v.clone());
+        }
     }
     s
 }

@@ -17,6 +17,7 @@ mod light;
 pub use light::hand_scan_agrees;
 mod profile;
 mod sampled;
+pub mod sessions;
 mod slow_log;
 
 use super::records::{json_to_document, numbered_lines, open, parse_json_document_lenient, Layout, Record};
@@ -58,6 +59,8 @@ pub struct QueryLog {
     rng: crate::util::splitmix::SplitMix64,
     /// The cost figures of the record being read, attached to every operation it yields.
     pub(crate) pending: Option<OpStats>,
+    /// The logging connection (`ctx`) of the line being read, when a sink wants sessions.
+    pub(crate) pending_conn: Option<String>,
     /// `--since`/`--until` (milliseconds since the epoch): operations outside are skipped.
     pub window: (Option<i64>, Option<i64>),
     /// Sees every operation (not only the sample): `shardkey workload`.
@@ -107,6 +110,9 @@ struct Deferred {
 /// Something that sees every operation read, in parallel parts merged in file order.
 pub trait OpSink: Send + Sync + std::fmt::Debug {
     fn op(&mut self, q: &Query);
+    /// A write command logged without its statements, on connection `conn`: the statements
+    /// logged just before on that connection (its `WRITE` lines) ran in `txn` (None: in none).
+    fn claim(&mut self, _conn: &str, _txn: Option<crate::model::query::TxnId>) {}
     /// An empty sink of the same kind, for a parallel part.
     fn fresh(&self) -> Box<dyn OpSink>;
     /// Take in a part's sink (made by `fresh`).
@@ -134,6 +140,7 @@ impl Default for QueryLog {
             limit: QUERY_SAMPLE,
             rng: crate::util::splitmix::SplitMix64(0x9e37_79b9),
             pending: None,
+            pending_conn: None,
             window: (None, None),
             sink: None,
             deferred: Vec::new(),
@@ -188,10 +195,21 @@ impl QueryLog {
             return;
         }
         if let Some(sink) = &mut self.sink {
+            if let Some(conn) = &self.pending_conn {
+                q.session.get_or_insert_with(Default::default).conn = Some(conn.clone());
+            }
             sink.op(&q);
         }
         self.count(&q.ns);
         self.offer_parsed(q);
+    }
+
+    /// A write command without its statements: tell the sink which transaction the
+    /// connection's preceding statements belong to.
+    pub(crate) fn claim_statements(&mut self, txn: Option<crate::model::query::TxnId>) {
+        if let (Some(sink), Some(conn)) = (&mut self.sink, &self.pending_conn) {
+            sink.claim(conn, txn);
+        }
     }
 
     /// An operation found on `ns`.
@@ -382,6 +400,8 @@ impl QueryLog {
 }
 
 pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
+/// mongod 4.4+ logs one line (id 51802) per transaction that is slow, with its session.
+pub const TXN_LINES: &str = "transaction summary lines (id 51802)";
 pub(crate) const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/update/delete/findAndModify/insert";
 pub(crate) const UNKNOWN: &str = "records in no known format";
 
@@ -403,11 +423,14 @@ fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>
     }
     // Cheap pre-filter: most log lines are not slow queries.
     if text.starts_with("{\"t\":") {
+        if text.contains("\"id\":51802,") {
+            return Ok(Line::Skip(TXN_LINES));
+        }
         if !text.contains("\"id\":51803") && !text.contains("Slow query") {
             return Ok(Line::Skip(NOT_SLOW_QUERY));
         }
-        if let Ok(FastLogLine { id: Some(51803), attr: Some(sq), t }) = serde_json::from_str::<FastLogLine>(text) {
-            return Ok(Line::Slow(Box::new(sq.at(t))));
+        if let Ok(FastLogLine { id: Some(51803), attr: Some(sq), t, ctx }) = serde_json::from_str::<FastLogLine>(text) {
+            return Ok(Line::Slow(Box::new(sq.at(t, ctx))));
         }
     }
     parse_json_document_lenient(text).map(Line::Doc).map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))

@@ -18,6 +18,9 @@ pub(super) struct FastLogLine<'a, C = Document> {
     pub(super) attr: Option<SlowQuery<'a, C>>,
     #[serde(borrow)]
     pub(super) t: Option<LogTime<'a>>,
+    /// The logging connection (`conn12`): ties a write statement's line to its command's.
+    #[serde(borrow)]
+    pub(super) ctx: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// `"t": {"$date": "2024-06-04T11:19:50.398+00:00"}`.
@@ -53,12 +56,16 @@ pub(super) struct SlowQuery<'a, C = Document> {
     /// Set by the slow path, which parsed the line as a document.
     #[serde(skip)]
     ts_millis: Option<i64>,
+    /// Not in `attr`: the line's `ctx`.
+    #[serde(skip)]
+    conn: Option<std::borrow::Cow<'a, str>>,
 }
 
 impl<'a> SlowQuery<'a> {
     /// Attach the line's time (from `t`, outside `attr`); parsed later, only if needed.
-    pub(super) fn at(mut self, t: Option<LogTime<'a>>) -> Self {
+    pub(super) fn at(mut self, t: Option<LogTime<'a>>, ctx: Option<std::borrow::Cow<'a, str>>) -> Self {
         self.t = t.map(|t| t.date);
+        self.conn = ctx;
         self
     }
 
@@ -79,6 +86,10 @@ impl<'a> SlowQuery<'a> {
 
 /// A log line parsed as a document (the slow path; see `super::classify_line`).
 pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
+    if get_i64(d, "id") == Some(51802) {
+        log.skip(super::TXN_LINES);
+        return;
+    }
     if get_i64(d, "id") != Some(51803) {
         log.skip(NOT_SLOW_QUERY);
         return;
@@ -109,6 +120,7 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
             plan_summary: attr.get_str("planSummary").ok().map(Into::into),
             t: None,
             ts_millis,
+            conn: d.get_str("ctx").ok().map(Into::into),
         },
     );
 }
@@ -125,6 +137,9 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
     // Cost figures and times serve `workload` and `--since`/`--until` only: not built otherwise.
     if log.wants_stats() {
         log.pending = Some(sq.stats());
+    }
+    if log.sink.is_some() {
+        log.pending_conn = sq.conn.as_deref().map(str::to_string);
     }
     match sq.typ.as_deref().unwrap_or("command") {
         "update" => statement_update(log, cmd, ns, origin),
@@ -147,6 +162,7 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
         }
     }
     log.pending = None;
+    log.pending_conn = None;
     if log.found == found && log.skipped.values().sum::<u64>() == skipped {
         log.skip(NOT_CRUD);
     }

@@ -1,0 +1,310 @@
+//! How good one combination of choices is (README "Plan"): the share of transactions and
+//! joins that stay on one shard, the collections' own scores, and how evenly data and
+//! operations spread over the shards.
+
+use super::{Choice, CollectionInput, Layout};
+use crate::bsonx::hash::hash64;
+use crate::model::query::JoinStage;
+use crate::model::{KeyKind, Query};
+use bson::{Bson, Document};
+use std::collections::BTreeSet;
+
+/// The objective's weights; without transactions or joins the first is dropped and the
+/// others scaled to sum to 1.
+pub const W_SINGLE_SHARD: f64 = 0.40;
+pub const W_OWN_SCORE: f64 = 0.30;
+pub const W_DATA_BALANCE: f64 = 0.15;
+pub const W_LOAD_BALANCE: f64 = 0.15;
+
+/// Where one operation of a transaction or join goes under a layout.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Unit {
+    /// A shard the plan places it on: an unsharded collection's, or a zone's.
+    Fixed(usize),
+    /// One shard the balancer chose on its own for this collection and value: any of the N,
+    /// independently of every other collection.
+    Free(usize, String),
+    /// Several shards.
+    Spread,
+}
+
+/// The value a filter fixes the key's first field to, in key space (hashed when hashed).
+fn leading_value(kind: KeyKind, path: &str, filter: &Document) -> Option<Bson> {
+    let v = super::links::equalities(filter).into_iter().find(|(k, _)| k == path)?.1;
+    Some(match kind {
+        KeyKind::Hashed => Bson::Int64(hash64(&v)),
+        _ => v,
+    })
+}
+
+/// The zone a first-field value falls in: how many zone starts are at or below it.
+pub fn zone_of(splits: &[Bson], v: &Bson) -> usize {
+    splits.iter().take_while(|s| crate::bsonx::cmp_bson(s, v) != std::cmp::Ordering::Greater).count()
+}
+
+impl Layout<'_> {
+    fn unit(&self, c: usize, filter: &Document) -> Unit {
+        match &self.choices[c] {
+            Choice::Unsharded => Unit::Fixed(self.home[c]),
+            Choice::Key(k) => {
+                let cand = &self.inputs[c].candidates[*k];
+                let f = &cand.key.fields[0];
+                match leading_value(f.kind, &f.path, filter) {
+                    Some(v) => match self.group[c] {
+                        Some(g) => Unit::Fixed(zone_of(&self.groups[g].splits, &v)),
+                        None => Unit::Free(c, v.to_string()),
+                    },
+                    None => Unit::Spread,
+                }
+            }
+        }
+    }
+
+    /// The shards an insert's document goes to: unknown (logs do not hold the document),
+    /// so it goes with another operation of the transaction on a collection zoned with it
+    /// (a new order carries its customer's id), or to a shard of its own.
+    fn insert_unit(&self, c: usize, others: &[(usize, Unit)], fresh: &mut usize) -> Unit {
+        match (&self.choices[c], self.group[c]) {
+            (Choice::Unsharded, _) => Unit::Fixed(self.home[c]),
+            (Choice::Key(_), Some(g)) => match others.iter().find(|(o, u)| self.group[*o] == Some(g) && matches!(u, Unit::Fixed(_))) {
+                Some((_, u)) => u.clone(),
+                None => {
+                    *fresh += 1;
+                    Unit::Free(c, format!("insert#{fresh}"))
+                }
+            },
+            (Choice::Key(_), None) => {
+                *fresh += 1;
+                Unit::Free(c, format!("insert#{fresh}"))
+            }
+        }
+    }
+
+    /// The chance that every unit is on one shard.
+    fn single_shard(&self, units: &[Unit]) -> f64 {
+        let n = self.shards as f64;
+        if self.shards <= 1 {
+            return 1.0;
+        }
+        if units.contains(&Unit::Spread) {
+            return 0.0;
+        }
+        let fixed: BTreeSet<usize> = units.iter().filter_map(|u| if let Unit::Fixed(s) = u { Some(*s) } else { None }).collect();
+        let free: BTreeSet<&Unit> = units.iter().filter(|u| matches!(u, Unit::Free(..))).collect();
+        match fixed.len() {
+            0 => (1.0 / n).powi(free.len().saturating_sub(1) as i32),
+            1 => (1.0 / n).powi(free.len() as i32),
+            _ => 0.0,
+        }
+    }
+
+    /// The chance that a transaction runs on one shard.
+    pub fn transaction(&self, ops: &[Query]) -> f64 {
+        let mut fresh = 0;
+        let mut units: Vec<(usize, Unit)> = Vec::new();
+        let mut inserts = Vec::new();
+        for q in ops {
+            let Some(c) = self.index_of(&q.ns) else { continue };
+            if q.op == crate::model::Op::Insert {
+                inserts.push(c);
+            } else {
+                units.push((c, self.unit(c, &q.filter)));
+            }
+        }
+        for c in inserts {
+            let u = self.insert_unit(c, &units, &mut fresh);
+            units.push((c, u));
+        }
+        let all: Vec<Unit> = units.into_iter().map(|x| x.1).collect();
+        self.single_shard(&all)
+    }
+
+    /// The chance that an aggregation and the collections it joins are read on one shard.
+    pub fn join(&self, q: &Query) -> f64 {
+        let Some(a) = self.index_of(&q.ns) else { return 1.0 };
+        let ua = self.unit(a, &q.filter);
+        let mut units = vec![ua.clone()];
+        for j in &q.joins {
+            let Some(b) = self.index_of(&j.from) else { continue };
+            let ub = match (&self.choices[b], j.stage, &j.local_field, &j.foreign_field) {
+                (Choice::Unsharded, ..) => Unit::Fixed(self.home[b]),
+                (Choice::Key(k), s, Some(l), Some(f)) if s != JoinStage::UnionWith => {
+                    let kb = &self.inputs[b].candidates[*k].key.fields[0];
+                    let same_zones = self.group[a].is_some() && self.group[a] == self.group[b];
+                    let a_leads_with_l =
+                        matches!(&self.choices[a], Choice::Key(ka) if self.inputs[a].candidates[*ka].key.fields[0].path == *l);
+                    if kb.path != *f {
+                        Unit::Spread
+                    } else if let Some(v) = super::links::equalities(&q.filter).into_iter().find(|(k, _)| k == l).map(|x| x.1) {
+                        let v = if kb.kind == KeyKind::Hashed { Bson::Int64(hash64(&v)) } else { v };
+                        match self.group[b] {
+                            Some(g) => Unit::Fixed(zone_of(&self.groups[g].splits, &v)),
+                            None => Unit::Free(b, v.to_string()),
+                        }
+                    } else if same_zones && a_leads_with_l {
+                        // Every document read from a's zone carries a value of that zone.
+                        ua.clone()
+                    } else {
+                        Unit::Spread
+                    }
+                }
+                _ => Unit::Spread,
+            };
+            units.push(ub);
+        }
+        self.single_shard(&units)
+    }
+}
+
+/// Mean over the shards divided by the busiest (1 when even); 1 when there is nothing.
+pub fn balance(per_shard: &[f64]) -> f64 {
+    let max = per_shard.iter().cloned().fold(0.0, f64::max);
+    if max <= 0.0 {
+        return 1.0;
+    }
+    per_shard.iter().sum::<f64>() / per_shard.len() as f64 / max
+}
+
+/// The figures of one layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    pub objective: f64,
+    /// Share of transactions on one shard; None when there are none.
+    pub transactions: Option<f64>,
+    pub joins: Option<f64>,
+    /// Transactions and joins together, each counted once.
+    pub single: Option<f64>,
+    pub own_score: f64,
+    pub data_balance: f64,
+    pub load_balance: f64,
+    pub data: Vec<f64>,
+    pub ops: Vec<f64>,
+}
+
+pub fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Query]) -> Figures {
+    let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let t = mean(transactions.iter().map(|ops| layout.transaction(ops)).collect());
+    let j = mean(joins.iter().map(|q| layout.join(q)).collect());
+    let inputs: &[CollectionInput] = layout.inputs;
+    let (total_d, total_o) = inputs.iter().fold((0.0, 0.0), |(d, o), c| (d + c.data_bytes as f64, o + c.num_operations as f64));
+    let (mut num, mut den) = (0.0, 0.0);
+    for (c, ch) in inputs.iter().zip(layout.choices) {
+        if let Choice::Key(k) = ch {
+            let w = if total_d > 0.0 { c.data_bytes as f64 / total_d } else { 0.0 }
+                + if total_o > 0.0 { c.num_operations as f64 / total_o } else { 0.0 }
+                + 1e-9;
+            num += w * c.candidates[*k].score as f64 / 100.0;
+            den += w;
+        }
+    }
+    let own = if den > 0.0 { num / den } else { 1.0 };
+    let (data, ops) = layout.per_shard();
+    let (bd, bl) = (balance(&data), balance(&ops));
+    // Transactions and joins together, each operation once.
+    let nt = transactions.len() as f64;
+    let nj = joins.len() as f64;
+    let single = match (t, j) {
+        (None, None) => None,
+        _ => Some((t.unwrap_or(0.0) * nt + j.unwrap_or(0.0) * nj) / (nt + nj)),
+    };
+    let objective = match single {
+        Some(s) => W_SINGLE_SHARD * s + W_OWN_SCORE * own + W_DATA_BALANCE * bd + W_LOAD_BALANCE * bl,
+        None => (W_OWN_SCORE * own + W_DATA_BALANCE * bd + W_LOAD_BALANCE * bl) / (1.0 - W_SINGLE_SHARD),
+    };
+    Figures { objective, transactions: t, joins: j, single, own_score: own, data_balance: bd, load_balance: bl, data, ops }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CandidateInput, CollectionKind, Settings};
+    use super::*;
+    use crate::model::{Op, QueryOrigin, ShardKey};
+    use bson::doc;
+
+    fn coll(ns: &str, data: u64, keys: &[&str]) -> CollectionInput {
+        CollectionInput {
+            namespace: ns.into(),
+            kind: CollectionKind::Collection,
+            data_bytes: data,
+            num_operations: 10,
+            candidates: keys
+                .iter()
+                .map(|k| CandidateInput {
+                    key: ShardKey::parse(k).unwrap(),
+                    score: 80,
+                    valid: true,
+                    data_share: vec![0.25; 4],
+                    ops_share: vec![0.25; 4],
+                    // Zones start at 100, 200, 300.
+                    zone_splits: vec![Bson::Int32(100), Bson::Int32(200), Bson::Int32(300)],
+                    needs_index: None,
+                })
+                .collect(),
+            not_analysed: None,
+            current_key: None,
+        }
+    }
+
+    fn op(o: Op, ns: &str, f: Document) -> Query {
+        Query::new(o, ns, f, QueryOrigin::SlowQueryLog)
+    }
+
+    fn settings() -> Settings {
+        Settings { shards: 4, shards_from: "--shards".into(), target_version: Some((6, 0)) }
+    }
+
+    /// Hand-worked: four shards, orders and customers both on the customer id.
+    /// Zoned together, a transaction on customer 150 (zone 1) is on one shard: 1. Placed by
+    /// the balancer on their own, the two collections' chunks for 150 meet with chance 1/4.
+    /// An unsharded collection (shard0) with the zoned customer 150 (zone 1, shard1): 0;
+    /// with customer 50 (zone 0, shard0): 1. A filter without the key: several shards, 0.
+    #[test]
+    fn single_shard_chances_by_hand() {
+        let inputs =
+            vec![coll("s.orders", 100, &["{customerId: 1}"]), coll("s.customers", 10, &["{_id: 1}"]), coll("s.regions", 1, &["{_id: 1}"])];
+        let linked: Vec<std::collections::BTreeSet<super::super::links::Node>> =
+            vec![[("s.orders".to_string(), "customerId".to_string()), ("s.customers".to_string(), "_id".to_string())]
+                .into_iter()
+                .collect()];
+        let none: Vec<std::collections::BTreeSet<super::super::links::Node>> = vec![];
+        let choices = vec![Choice::Key(0), Choice::Key(0), Choice::Unsharded];
+        let zoned = Layout::new(&inputs, &choices, &linked, &settings());
+        let apart = Layout::new(&inputs, &choices, &none, &settings());
+        let t = vec![op(Op::Find, "s.orders", doc! {"customerId": 150}), op(Op::Update, "s.customers", doc! {"_id": 150})];
+        assert_eq!(zoned.transaction(&t), 1.0);
+        assert_eq!(apart.transaction(&t), 0.25);
+        // An insert goes with its zoned partner; apart, it is placed on its own.
+        let t = vec![op(Op::Insert, "s.orders", doc! {}), op(Op::Update, "s.customers", doc! {"_id": 150})];
+        assert_eq!(zoned.transaction(&t), 1.0);
+        assert_eq!(apart.transaction(&t), 0.25);
+        let with_regions = |c: i32| vec![op(Op::Find, "s.regions", doc! {"_id": "eu"}), op(Op::Update, "s.customers", doc! {"_id": c})];
+        assert_eq!(zoned.transaction(&with_regions(150)), 0.0);
+        assert_eq!(zoned.transaction(&with_regions(50)), 1.0);
+        assert_eq!(zoned.transaction(&[op(Op::Find, "s.orders", doc! {"status": "A"})]), 0.0);
+        // Three independently placed units: (1/4)^2.
+        let t = vec![
+            op(Op::Find, "s.orders", doc! {"customerId": 1}),
+            op(Op::Find, "s.orders", doc! {"customerId": 2}),
+            op(Op::Update, "s.customers", doc! {"_id": 3}),
+        ];
+        assert_eq!(apart.transaction(&t), 1.0 / 16.0);
+        // A join from orders to customers on the zoned field, for one customer: one shard.
+        let mut j = op(Op::Aggregate, "s.orders", doc! {"customerId": 250});
+        j.joins.push(crate::model::query::Join {
+            stage: JoinStage::Lookup,
+            from: "s.customers".into(),
+            local_field: Some("customerId".into()),
+            foreign_field: Some("_id".into()),
+        });
+        assert_eq!(zoned.join(&j), 1.0);
+        assert_eq!(apart.join(&j), 0.25);
+    }
+
+    /// Mean over busiest: [1, 1, 1, 1] → 1; [4, 0, 0, 0] → 1/4.
+    #[test]
+    fn balance_by_hand() {
+        assert_eq!(balance(&[1.0, 1.0, 1.0, 1.0]), 1.0);
+        assert_eq!(balance(&[4.0, 0.0, 0.0, 0.0]), 0.25);
+        assert_eq!(balance(&[0.0, 0.0]), 1.0);
+    }
+}

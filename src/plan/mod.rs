@@ -1,0 +1,355 @@
+//! `plan`: keys for a whole database, chosen together (README "Plan").
+//!
+//! Each collection brings the candidates its own analysis ranked; the plan searches the
+//! combinations (leave unsharded, or one of the keys) for the one that keeps the most
+//! transactions and joins on one shard while each collection keeps a good key and the
+//! shards stay even (`evaluate`). Keys whose first fields hold the same values (`links`)
+//! are co-located with zones (`zones`): the balancer alone places every collection's
+//! chunks on its own, so equal values of two collections meet on a shard only by chance.
+//! Pure: values in, a `Plan` out.
+
+pub mod evaluate;
+pub mod links;
+pub mod outcome;
+pub mod zones;
+
+use crate::model::{KeyKind, Query, ShardKey};
+use evaluate::{figures, Figures};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// A collection may stay unsharded while it holds less than this share of the database's data.
+pub const UNSHARDED_MAX_DATA_SHARE: f64 = 0.10;
+/// Transactions and joins the search evaluates (a deterministic spread over those found).
+pub const EVALUATED_MAX: usize = 5_000;
+
+/// One candidate key of a collection, as its own analysis measured it.
+#[derive(Debug, Clone)]
+pub struct CandidateInput {
+    pub key: ShardKey,
+    pub score: u32,
+    /// The server accepts it (not invalid, not blocked).
+    pub valid: bool,
+    /// Data and operations per shard at scale (shares, summing to 1 for data).
+    pub data_share: Vec<f64>,
+    pub ops_share: Vec<f64>,
+    pub zone_splits: Vec<bson::Bson>,
+    /// No index supports it yet (createIndex first); None when not known.
+    pub needs_index: Option<bool>,
+}
+
+/// What kind of namespace it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CollectionKind {
+    Collection,
+    TimeSeries,
+    View,
+    Capped,
+}
+
+#[derive(Debug, Clone)]
+pub struct CollectionInput {
+    pub namespace: String,
+    pub kind: CollectionKind,
+    pub data_bytes: u64,
+    /// Operations on it in the query logs.
+    pub num_operations: u64,
+    /// Ranked, best first; empty when it was not analysed (`not_analysed` says why).
+    pub candidates: Vec<CandidateInput>,
+    pub not_analysed: Option<String>,
+    pub current_key: Option<ShardKey>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub shards: usize,
+    /// Where the number of shards comes from, in words.
+    pub shards_from: String,
+    /// The server version the plan is for: moveCollection needs 8.0, a sharded `$lookup`
+    /// target 5.1. None: not known (both assumed unavailable).
+    pub target_version: Option<(u32, u32)>,
+}
+
+/// What the plan does with one collection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice {
+    Unsharded,
+    /// Index into the collection's candidates.
+    Key(usize),
+}
+
+/// Collections whose keys start with linked fields of the same kind, co-located by zones.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub members: Vec<usize>,
+    /// The member whose data sets the zone bounds (the largest).
+    pub anchor: usize,
+    pub splits: Vec<bson::Bson>,
+}
+
+/// One combination of choices, with what follows from it: zone groups and home shards.
+pub struct Layout<'a> {
+    pub inputs: &'a [CollectionInput],
+    pub choices: &'a [Choice],
+    pub shards: usize,
+    pub group: Vec<Option<usize>>,
+    pub groups: Vec<Group>,
+    /// The shard an unsharded collection lives on.
+    pub home: Vec<usize>,
+}
+
+impl<'a> Layout<'a> {
+    pub fn new(inputs: &'a [CollectionInput], choices: &'a [Choice], domains: &[BTreeSet<links::Node>], settings: &Settings) -> Self {
+        let n = settings.shards.max(1);
+        // Groups: keys whose first field is in one domain, with one kind.
+        let mut by: Vec<((usize, bool), Vec<usize>)> = Vec::new();
+        for (c, ch) in choices.iter().enumerate() {
+            let Choice::Key(k) = ch else { continue };
+            let f = &inputs[c].candidates[*k].key.fields[0];
+            let node = (inputs[c].namespace.clone(), f.path.clone());
+            if let Some(d) = domains.iter().position(|d| d.contains(&node)) {
+                let id = (d, f.kind == KeyKind::Hashed);
+                match by.iter_mut().find(|x| x.0 == id) {
+                    Some(x) => x.1.push(c),
+                    None => by.push((id, vec![c])),
+                }
+            }
+        }
+        let mut group = vec![None; inputs.len()];
+        let mut groups = Vec::new();
+        for (_, members) in by.into_iter().filter(|x| x.1.len() >= 2) {
+            let anchor = *members.iter().max_by_key(|c| (inputs[**c].data_bytes, std::cmp::Reverse(**c))).unwrap_or(&members[0]);
+            let Choice::Key(k) = &choices[anchor] else { continue };
+            let splits = inputs[anchor].candidates[*k].zone_splits.clone();
+            for &m in &members {
+                group[m] = Some(groups.len());
+            }
+            groups.push(Group { members, anchor, splits });
+        }
+        let mut layout = Layout { inputs, choices, shards: n, group, groups, home: vec![0; inputs.len()] };
+        // Before 8.0 an unsharded collection lives on the database's primary shard (shard0
+        // here); 8.0's moveCollection puts each on the least loaded shard, busiest first.
+        if settings.target_version.is_some_and(|v| v >= (8, 0)) {
+            let mut unsharded: Vec<usize> = (0..inputs.len()).filter(|c| choices[*c] == Choice::Unsharded).collect();
+            unsharded.sort_by_key(|c| std::cmp::Reverse((inputs[*c].num_operations, inputs[*c].data_bytes)));
+            layout.home = vec![usize::MAX; inputs.len()];
+            for c in unsharded {
+                let (_, ops) = layout.per_shard();
+                let (data, _) = layout.per_shard();
+                let best = (0..n).min_by(|a, b| (ops[*a], data[*a]).partial_cmp(&(ops[*b], data[*b])).unwrap_or(std::cmp::Ordering::Equal));
+                layout.home[c] = best.unwrap_or(0);
+            }
+            layout.home.iter_mut().for_each(|h| *h = if *h == usize::MAX { 0 } else { *h });
+        }
+        layout
+    }
+
+    pub fn index_of(&self, ns: &str) -> Option<usize> {
+        self.inputs.iter().position(|c| c.namespace == ns)
+    }
+
+    /// Data (bytes) and operations per shard. A sharded collection's shares at scale are
+    /// laid from shard `r` on, `r` its group's number or its own: the balancer places
+    /// each collection by itself, so their busiest shards need not coincide; a zone
+    /// group's members share theirs (zone i on shard i). Unplaced collections (home
+    /// `usize::MAX`) count nowhere.
+    pub fn per_shard(&self) -> (Vec<f64>, Vec<f64>) {
+        let n = self.shards;
+        let (mut data, mut ops) = (vec![0.0; n], vec![0.0; n]);
+        for c in 0..self.inputs.len() {
+            let (d, o) = self.on_shards(c);
+            for i in 0..n {
+                data[i] += d[i];
+                ops[i] += o[i];
+            }
+        }
+        (data, ops)
+    }
+
+    /// One collection's data (bytes) and operations on each shard.
+    pub fn on_shards(&self, c: usize) -> (Vec<f64>, Vec<f64>) {
+        let n = self.shards;
+        let inp = &self.inputs[c];
+        let (mut data, mut ops) = (vec![0.0; n], vec![0.0; n]);
+        match &self.choices[c] {
+            Choice::Unsharded => {
+                if let Some(h) = self.home.get(c).filter(|h| **h < n) {
+                    data[*h] += inp.data_bytes as f64;
+                    ops[*h] += inp.num_operations as f64;
+                }
+            }
+            Choice::Key(k) => {
+                let cand = &inp.candidates[*k];
+                let r = match self.group[c] {
+                    Some(g) => self.groups[g].anchor,
+                    None => c,
+                };
+                for i in 0..n {
+                    let s = (i + r) % n;
+                    data[s] += inp.data_bytes as f64 * cand.data_share.get(i).copied().unwrap_or(0.0);
+                    ops[s] += inp.num_operations as f64 * cand.ops_share.get(i).copied().unwrap_or(0.0);
+                }
+            }
+        }
+        (data, ops)
+    }
+}
+
+/// The choices open to each collection, and the one it makes alone.
+struct Options {
+    open: Vec<Vec<Choice>>,
+    alone: Vec<Choice>,
+    /// Why a collection's choice is forced, when it is.
+    forced: Vec<Option<String>>,
+}
+
+fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup_targets: &BTreeSet<String>, s: &Settings) -> Options {
+    let total: f64 = inputs.iter().map(|c| c.data_bytes as f64).sum();
+    let mut out = Options { open: Vec::new(), alone: Vec::new(), forced: Vec::new() };
+    for c in inputs {
+        let small = total <= 0.0 || (c.data_bytes as f64) < UNSHARDED_MAX_DATA_SHARE * total;
+        let valid: Vec<usize> = (0..c.candidates.len()).filter(|k| c.candidates[*k].valid).collect();
+        let forced = if let Some(why) = &c.not_analysed {
+            Some(why.clone())
+        } else if c.kind == CollectionKind::View {
+            Some("a view: not a collection, it cannot be sharded".into())
+        } else if valid.is_empty() {
+            Some("no candidate key the server accepts".into())
+        } else if lookup_targets.contains(&c.namespace) && c.current_key.is_none() && s.target_version.is_none_or(|v| v < (5, 1)) {
+            Some("a $lookup or $graphLookup reads it: before 5.1 the collection it reads must be unsharded".into())
+        } else {
+            None
+        };
+        if forced.is_some() {
+            out.open.push(vec![Choice::Unsharded]);
+            out.alone.push(Choice::Unsharded);
+            out.forced.push(forced);
+            continue;
+        }
+        let mut open = Vec::new();
+        // A sharded collection stays sharded (unshardCollection is 8.0's and rarely wanted).
+        if small && c.current_key.is_none() {
+            open.push(Choice::Unsharded);
+        }
+        // The four best keys, and every key whose first field is linked to another collection.
+        for (i, k) in valid.iter().enumerate() {
+            let f = &c.candidates[*k].key.fields[0];
+            let linked = domains.iter().any(|d| d.contains(&(c.namespace.clone(), f.path.clone())));
+            if i < 4 || linked {
+                open.push(Choice::Key(*k));
+            }
+        }
+        out.alone.push(if small && c.current_key.is_none() { Choice::Unsharded } else { Choice::Key(valid[0]) });
+        out.open.push(open);
+        out.forced.push(None);
+    }
+    out
+}
+
+/// A deterministic spread of at most `max` items.
+fn spread<T: Copy>(all: &[T], max: usize) -> Vec<T> {
+    if all.len() <= max {
+        return all.to_vec();
+    }
+    (0..max).map(|i| all[i * all.len() / max]).collect()
+}
+
+/// The search's result, before it is written out.
+pub struct Search {
+    pub choices: Vec<Choice>,
+    pub alone: Vec<Choice>,
+    pub forced: Vec<Option<String>>,
+    pub figures: Figures,
+    pub alone_figures: Figures,
+    pub links: Vec<links::Link>,
+    pub domains: Vec<BTreeSet<links::Node>>,
+}
+
+/// Coordinate search from each collection's own choice: moves of a whole domain's
+/// collections onto keys that start with its fields (co-location needs them together),
+/// then of one collection at a time, kept when the objective rises, until none does.
+pub fn search(inputs: &[CollectionInput], transactions: &[&[Query]], joins: &[&Query], s: &Settings) -> Search {
+    let links = links::find(transactions, &joins.iter().map(|q| (*q).clone()).collect::<Vec<_>>());
+    let domains = links::domains(&links);
+    let lookup_targets: BTreeSet<String> = joins
+        .iter()
+        .flat_map(|q| q.joins.iter())
+        .filter(|j| j.stage != crate::model::query::JoinStage::UnionWith)
+        .map(|j| j.from.clone())
+        .collect();
+    let opts = options(inputs, &domains, &lookup_targets, s);
+    let txns = spread(transactions, EVALUATED_MAX);
+    let joins = spread(joins, EVALUATED_MAX);
+    let eval = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &txns, &joins);
+    let mut choices = opts.alone.clone();
+    let alone_figures = eval(&choices);
+    let mut best = alone_figures.objective;
+    for _ in 0..20 {
+        let mut improved = false;
+        // Domain moves: every collection that can, onto its best key starting in the domain.
+        for d in &domains {
+            for hashed in [false, true] {
+                let mut trial = choices.clone();
+                let mut moved = 0;
+                for (c, open) in opts.open.iter().enumerate() {
+                    let pick = open
+                        .iter()
+                        .filter_map(|ch| match ch {
+                            Choice::Key(k) => Some(*k),
+                            Choice::Unsharded => None,
+                        })
+                        .filter(|k| {
+                            let f = &inputs[c].candidates[*k].key.fields[0];
+                            (f.kind == KeyKind::Hashed) == hashed && d.contains(&(inputs[c].namespace.clone(), f.path.clone()))
+                        })
+                        .max_by_key(|k| (inputs[c].candidates[*k].score, std::cmp::Reverse(*k)));
+                    if let Some(k) = pick {
+                        moved += (trial[c] != Choice::Key(k)) as usize;
+                        trial[c] = Choice::Key(k);
+                    }
+                }
+                if moved > 0 {
+                    let o = eval(&trial).objective;
+                    if o > best + 1e-9 {
+                        (best, choices, improved) = (o, trial, true);
+                    }
+                }
+            }
+        }
+        for c in 0..inputs.len() {
+            for ch in &opts.open[c] {
+                if *ch == choices[c] {
+                    continue;
+                }
+                let mut trial = choices.clone();
+                trial[c] = ch.clone();
+                let o = eval(&trial).objective;
+                if o > best + 1e-9 {
+                    (best, choices, improved) = (o, trial, true);
+                }
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    let figures = eval(&choices);
+    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains }
+}
+
+/// The share of transactions (and joins) on one shard with collection `c` back on its own
+/// choice, the others kept: what the plan's choice for `c` buys.
+pub fn single_shard_without(
+    inputs: &[CollectionInput],
+    search: &Search,
+    c: usize,
+    transactions: &[&[Query]],
+    joins: &[&Query],
+    s: &Settings,
+) -> (Option<f64>, Option<f64>) {
+    let mut ch = search.choices.clone();
+    ch[c] = search.alone[c].clone();
+    let f = figures(&Layout::new(inputs, &ch, &search.domains, s), &spread(transactions, EVALUATED_MAX), &spread(joins, EVALUATED_MAX));
+    (f.transactions, f.joins)
+}

@@ -1,0 +1,398 @@
+//! The plan as reported (README "Plan", JSON fields): per collection what to do and why,
+//! the zones, the transactions' and joins' figures, the shards, the commands in order.
+
+use super::evaluate::{Figures, W_DATA_BALANCE, W_LOAD_BALANCE, W_OWN_SCORE, W_SINGLE_SHARD};
+use super::zones::{ranges, shell_doc, zone_name};
+use super::{Choice, CollectionInput, Search, Settings};
+use crate::model::ShardKey;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The version of the plan's JSON form.
+pub const PLAN_SCHEMA_VERSION: u32 = 1;
+
+crate::labels! {
+    /// What the plan does with a collection.
+    pub enum Action {
+        Shard => "shard",
+        Unsharded => "unsharded",
+        MoveCollection => "moveCollection",
+        Refine => "refine",
+        Reshard => "reshard",
+        Keep => "keep",
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub schema_version: u32,
+    pub database: String,
+    pub num_shards: usize,
+    pub num_shards_from: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_version: Option<String>,
+    pub objective: Objective,
+    pub collections: Vec<PlannedCollection>,
+    pub transactions: Transactions,
+    pub joins: Joins,
+    /// Fields of different collections that hold the same values.
+    pub links: Vec<LinkReport>,
+    pub shards: Vec<ShardReport>,
+    /// mongosh commands, in order, through mongos.
+    pub commands: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Objective {
+    pub value: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub single_shard_share: Option<f64>,
+    pub own_score: f64,
+    pub data_balance: f64,
+    pub load_balance: f64,
+    /// The same figures with every collection on its own best choice.
+    pub individual_best_value: f64,
+    pub weights: Weights,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Weights {
+    pub single_shard: f64,
+    pub own_score: f64,
+    pub data_balance: f64,
+    pub load_balance: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedCollection {
+    pub namespace: String,
+    pub action: Action,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<ShardKey>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<u32>,
+    /// The shard an unsharded collection lives on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<ZoneReport>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub colocated_with: Vec<String>,
+    pub data_bytes: u64,
+    pub num_operations: u64,
+    /// What its own analysis chooses, alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alone_key: Option<ShardKey>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alone_score: Option<u32>,
+    pub why: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trade_off: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ZoneReport {
+    pub zone: String,
+    pub shard: String,
+    pub min: Value,
+    pub max: Value,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transactions {
+    /// Multi-document transactions whose operations the logs show.
+    pub found: u64,
+    pub evaluated: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub single_shard_share: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub single_shard_share_individual_best: Option<f64>,
+    pub sources: Vec<String>,
+    /// Transaction summary lines (id 51802) in the logs: transactions slow enough to log.
+    pub summary_lines: u64,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Joins {
+    pub found: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub single_shard_share: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub single_shard_share_individual_best: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinkReport {
+    pub a: String,
+    pub b: String,
+    pub count: u64,
+    pub seen_in: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShardReport {
+    pub shard: String,
+    pub data_bytes: u64,
+    pub data_percent: f64,
+    /// Share of the operations that reach it (an operation sent to several shards counts on each).
+    pub operations_percent: f64,
+    /// The collections with data on it, and how much.
+    pub collections: Vec<OnShard>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OnShard {
+    pub namespace: String,
+    pub data_bytes: u64,
+}
+
+/// What the logs said about transactions, for the report.
+#[derive(Debug, Clone, Default)]
+pub struct TxnEvidence {
+    pub found: u64,
+    pub sources: Vec<String>,
+    pub summary_lines: u64,
+    pub notes: Vec<String>,
+    pub joins_found: u64,
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none".into())
+}
+
+fn shard_name(i: usize) -> String {
+    format!("shard{i}")
+}
+
+/// Turn the search into the plan.
+pub fn build(
+    db: &str,
+    inputs: &[CollectionInput],
+    search: &Search,
+    s: &Settings,
+    ev: TxnEvidence,
+    without: &[(Option<f64>, Option<f64>)],
+) -> Plan {
+    let layout = super::Layout::new(inputs, &search.choices, &search.domains, s);
+    let f: &Figures = &search.figures;
+    let mut commands = vec![format!("sh.enableSharding({db:?})")];
+    let mut zone_cmds = Vec::new();
+    let mut range_cmds = Vec::new();
+    let mut index_cmds = Vec::new();
+    let mut shard_cmds = Vec::new();
+    let mut move_cmds = Vec::new();
+    let mut notes = Vec::new();
+    // The zones of each group: cut at the anchor's splits, one set per member.
+    let mut zones_of: Vec<Vec<ZoneReport>> = vec![Vec::new(); inputs.len()];
+    for g in &layout.groups {
+        let Choice::Key(ak) = &search.choices[g.anchor] else { continue };
+        let name = zone_name(db, &inputs[g.anchor].candidates[*ak].key);
+        for i in 0..=g.splits.len() {
+            zone_cmds.push(format!("sh.addShardToZone({:?}, \"{name}-{i}\")", shard_name(i)));
+        }
+        for &m in &g.members {
+            let Choice::Key(k) = &search.choices[m] else { continue };
+            let key = &inputs[m].candidates[*k].key;
+            for r in ranges(key, &g.splits, &name) {
+                range_cmds.push(format!(
+                    "sh.updateZoneKeyRange({:?}, {}, {}, {:?})",
+                    inputs[m].namespace,
+                    shell_doc(&r.min),
+                    shell_doc(&r.max),
+                    r.zone
+                ));
+                zones_of[m].push(ZoneReport {
+                    zone: r.zone,
+                    shard: shard_name(r.shard),
+                    min: bson::Bson::Document(r.min).into_relaxed_extjson(),
+                    max: bson::Bson::Document(r.max).into_relaxed_extjson(),
+                });
+            }
+        }
+    }
+    let mut collections = Vec::new();
+    for (c, inp) in inputs.iter().enumerate() {
+        let alone = &search.alone[c];
+        let (alone_key, alone_score) = match alone {
+            Choice::Key(k) => (Some(inp.candidates[*k].key.clone()), Some(inp.candidates[*k].score)),
+            Choice::Unsharded => (None, None),
+        };
+        let colocated_with: Vec<String> = layout.group[c]
+            .map(|g| layout.groups[g].members.iter().filter(|m| **m != c).map(|m| inputs[*m].namespace.clone()).collect())
+            .unwrap_or_default();
+        let (action, key, score, shard, why) = match &search.choices[c] {
+            Choice::Unsharded => {
+                let home = layout.home[c];
+                let moved = s.target_version.is_some_and(|v| v >= (8, 0)) && home != 0;
+                let why = match &search.forced[c] {
+                    Some(w) => format!("stays unsharded: {w}"),
+                    None => format!(
+                        "{:.1}% of the database's data: it fits on one shard{}",
+                        100.0 * inp.data_bytes as f64 / inputs.iter().map(|x| x.data_bytes).sum::<u64>().max(1) as f64,
+                        if moved { "; moveCollection (8.0) puts it on the least loaded shard" } else { ", the database's primary shard" }
+                    ),
+                };
+                if moved {
+                    move_cmds.push(format!("db.adminCommand({{moveCollection: {:?}, toShard: {:?}}})", inp.namespace, shard_name(home)));
+                }
+                (if moved { Action::MoveCollection } else { Action::Unsharded }, None, None, Some(shard_name(home)), why)
+            }
+            Choice::Key(k) => {
+                let cand = &inp.candidates[*k];
+                let (db_name, coll) = inp.namespace.split_once('.').unwrap_or((db, &inp.namespace));
+                let action = match &inp.current_key {
+                    Some(cur) if cur == &cand.key => Action::Keep,
+                    Some(cur) if cand.key.refines(cur) => Action::Refine,
+                    Some(_) => Action::Reshard,
+                    None => Action::Shard,
+                };
+                if cand.needs_index != Some(false) && action != Action::Keep && action != Action::Reshard {
+                    index_cmds.push(format!("db.getSiblingDB({db_name:?}).getCollection({coll:?}).createIndex({})", cand.key));
+                }
+                match action {
+                    Action::Shard => shard_cmds.push(format!("sh.shardCollection({:?}, {})", inp.namespace, cand.key)),
+                    Action::Refine => {
+                        shard_cmds.push(format!("db.adminCommand({{refineCollectionShardKey: {:?}, key: {}}})", inp.namespace, cand.key))
+                    }
+                    Action::Reshard => {
+                        shard_cmds.push(format!("db.adminCommand({{reshardCollection: {:?}, key: {}}})", inp.namespace, cand.key))
+                    }
+                    _ => {}
+                }
+                let why = if colocated_with.is_empty() {
+                    format!("{} scores {} on its own analysis", cand.key, cand.score)
+                } else {
+                    format!("{} scores {}; zones on its first field keep it with {}", cand.key, cand.score, colocated_with.join(", "))
+                };
+                (action, Some(cand.key.clone()), Some(cand.score), None, why)
+            }
+        };
+        let trade_off = (search.choices[c] != *alone).then(|| {
+            let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
+            let alone_words = match (&alone_key, alone_score) {
+                (Some(k), Some(sc)) => format!("alone it would be sharded on {k} (score {sc})"),
+                _ => "alone it would stay unsharded".to_string(),
+            };
+            let here = match (&key, score) {
+                (Some(k), Some(sc)) => format!("on {k} it scores {sc}"),
+                _ => "left unsharded".to_string(),
+            };
+            let mut words = format!("{alone_words}; {here}");
+            if f.transactions.is_some() {
+                words.push_str(&format!(", and {} of transactions stay on one shard instead of {}", pct(f.transactions), pct(t_without)));
+            }
+            if f.joins.is_some() && f.joins != j_without {
+                words.push_str(&format!("; {} of joins instead of {}", pct(f.joins), pct(j_without)));
+            }
+            words
+        });
+        collections.push(PlannedCollection {
+            namespace: inp.namespace.clone(),
+            action,
+            key,
+            score,
+            shard,
+            zones: std::mem::take(&mut zones_of[c]),
+            colocated_with,
+            data_bytes: inp.data_bytes,
+            num_operations: inp.num_operations,
+            alone_key,
+            alone_score,
+            why,
+            trade_off,
+        });
+    }
+    commands.extend(zone_cmds);
+    commands.extend(index_cmds);
+    commands.extend(range_cmds);
+    commands.extend(shard_cmds);
+    commands.extend(move_cmds);
+    if layout.groups.iter().any(|g| matches!(&search.choices[g.anchor], Choice::Key(k) if inputs[g.anchor].candidates[*k].key.fields[0].kind == crate::model::KeyKind::Hashed)) {
+        notes.push("hashed zones: on an empty collection add {presplitHashedZones: true} to shardCollection (4.4+) so every zone starts with its chunks".into());
+    }
+    notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i".into());
+    let total_d: f64 = f.data.iter().sum();
+    let total_o: f64 = inputs.iter().map(|c| c.num_operations as f64).sum();
+    let shards = (0..layout.shards)
+        .map(|i| ShardReport {
+            shard: shard_name(i),
+            data_bytes: f.data[i].round() as u64,
+            data_percent: if total_d > 0.0 { (f.data[i] * 1000.0 / total_d).round() / 10.0 } else { 0.0 },
+            operations_percent: if total_o > 0.0 { (f.ops[i] * 1000.0 / total_o).round() / 10.0 } else { 0.0 },
+            collections: inputs
+                .iter()
+                .enumerate()
+                .filter_map(|(c, x)| {
+                    let d = layout.on_shards(c).0[i];
+                    let here = d > 0.0 || (search.choices[c] == Choice::Unsharded && layout.home[c] == i);
+                    here.then(|| OnShard { namespace: x.namespace.clone(), data_bytes: d.round() as u64 })
+                })
+                .collect(),
+        })
+        .collect();
+    Plan {
+        schema_version: PLAN_SCHEMA_VERSION,
+        database: db.to_string(),
+        num_shards: layout.shards,
+        num_shards_from: s.shards_from.clone(),
+        target_version: s.target_version.map(|(a, b)| format!("{a}.{b}")),
+        objective: Objective {
+            value: round3(f.objective),
+            single_shard_share: f.single.map(round3),
+            own_score: round3(f.own_score),
+            data_balance: round3(f.data_balance),
+            load_balance: round3(f.load_balance),
+            individual_best_value: round3(search.alone_figures.objective),
+            weights: Weights {
+                single_shard: W_SINGLE_SHARD,
+                own_score: W_OWN_SCORE,
+                data_balance: W_DATA_BALANCE,
+                load_balance: W_LOAD_BALANCE,
+            },
+        },
+        collections,
+        transactions: Transactions {
+            found: ev.found,
+            evaluated: ev.found.min(super::EVALUATED_MAX as u64),
+            single_shard_share: f.transactions.map(round3),
+            single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
+            sources: ev.sources,
+            summary_lines: ev.summary_lines,
+            notes: ev.notes,
+        },
+        joins: Joins {
+            found: ev.joins_found,
+            single_shard_share: f.joins.map(round3),
+            single_shard_share_individual_best: search.alone_figures.joins.map(round3),
+        },
+        links: search
+            .links
+            .iter()
+            .map(|l| LinkReport {
+                a: format!("{}.{}", l.a.0, l.a.1),
+                b: format!("{}.{}", l.b.0, l.b.1),
+                count: l.count,
+                seen_in: l.seen_in,
+            })
+            .collect(),
+        shards,
+        commands,
+        notes,
+    }
+}

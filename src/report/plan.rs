@@ -1,0 +1,193 @@
+//! The plan in words: the table, Markdown and HTML bodies the writers emit (JSON is the
+//! `Plan` itself). Only formatting: every figure comes from `crate::plan`.
+
+use crate::plan::outcome::{Plan, PlannedCollection};
+use std::fmt::Write;
+
+fn share(x: Option<f64>) -> String {
+    x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none found".into())
+}
+
+/// A size in the unit that shows it (B, KiB, MiB, GiB, TiB).
+fn size(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
+fn names(sh: &crate::plan::outcome::ShardReport) -> String {
+    sh.collections.iter().map(|c| c.namespace.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+fn what(c: &PlannedCollection) -> String {
+    match (&c.key, &c.shard) {
+        (Some(k), _) => format!("{} {k}", c.action),
+        (None, Some(s)) => format!("{} on {s}", c.action),
+        (None, None) => c.action.to_string(),
+    }
+}
+
+/// The first lines: the figures that judge the plan.
+fn headline(p: &Plan) -> Vec<String> {
+    let mut v = vec![format!(
+        "Plan for database {} on {} shards ({}): objective {:.3} (each collection on its own best: {:.3})",
+        p.database, p.num_shards, p.num_shards_from, p.objective.value, p.objective.individual_best_value
+    )];
+    v.push(format!(
+        "transactions: {} found, {} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
+        p.transactions.found,
+        share(p.transactions.single_shard_share),
+        share(p.transactions.single_shard_share_individual_best),
+        p.joins.found,
+        share(p.joins.single_shard_share),
+        share(p.joins.single_shard_share_individual_best)
+    ));
+    v
+}
+
+pub(super) fn table(p: &Plan) -> String {
+    let mut s = String::new();
+    for l in headline(p) {
+        let _ = writeln!(s, "{l}");
+    }
+    let _ = writeln!(s);
+    let w = p.collections.iter().map(|c| c.namespace.len()).max().unwrap_or(10).max(10);
+    let _ = writeln!(s, "{:<w$}  {:<44}  {:>5}  {:>9}  {:>7}", "collection", "action", "score", "data", "ops");
+    for c in &p.collections {
+        let score = c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
+        let _ = writeln!(s, "{:<w$}  {:<44}  {:>5}  {:>9}  {:>7}", c.namespace, what(c), score, size(c.data_bytes), c.num_operations);
+        let _ = writeln!(s, "{:<w$}    {}", "", c.why);
+        if let Some(t) = &c.trade_off {
+            let _ = writeln!(s, "{:<w$}    trade-off: {t}", "");
+        }
+        if let Some(z) = c.zones.first() {
+            let _ = writeln!(s, "{:<w$}    zones: {} ranges, {}…, with {}", "", c.zones.len(), z.zone, c.colocated_with.join(", "));
+        }
+    }
+    let _ = writeln!(s, "\nshards (at scale):");
+    for sh in &p.shards {
+        let _ = writeln!(s, "  {:<8} data {:>5.1}%  ops {:>5.1}%  {}", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
+    }
+    let _ = writeln!(s, "\ncommands (mongosh, through mongos):");
+    for c in &p.commands {
+        let _ = writeln!(s, "  {c}");
+    }
+    for n in p.transactions.notes.iter().chain(&p.notes) {
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+pub(super) fn markdown(p: &Plan) -> String {
+    let mut s = String::from("# shardkey plan\n\n");
+    for l in headline(p) {
+        let _ = writeln!(s, "{l}\n");
+    }
+    s.push_str("| collection | action | score | data | ops | why |\n|---|---|--:|--:|--:|---|\n");
+    for c in &p.collections {
+        let mut why = c.why.clone();
+        if let Some(t) = &c.trade_off {
+            why.push_str(&format!("; trade-off: {t}"));
+        }
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            c.namespace,
+            what(c).replace('|', "\\|"),
+            c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
+            size(c.data_bytes),
+            c.num_operations,
+            why.replace('|', "\\|")
+        );
+    }
+    s.push_str("\n## Shards\n\n| shard | data % | ops % | collections |\n|---|--:|--:|---|\n");
+    for sh in &p.shards {
+        let _ = writeln!(s, "| {} | {:.1} | {:.1} | {} |", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
+    }
+    s.push_str("\n## Commands\n\n```js\n");
+    for c in &p.commands {
+        let _ = writeln!(s, "{c}");
+    }
+    s.push_str("```\n");
+    for n in p.transactions.notes.iter().chain(&p.notes) {
+        let _ = writeln!(s, "\n> {n}");
+    }
+    s
+}
+
+/// The HTML body: the headline, the collections, a picture of collections on shards
+/// (one bar per shard, a segment per collection's data there), the commands.
+pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
+    let mut b = String::from("<h1>shardkey plan</h1>");
+    for l in headline(p) {
+        let _ = write!(b, "<p>{}</p>", esc(&l));
+    }
+    b.push_str("<table><tr><th>collection</th><th>action</th><th class=\"n\">score</th><th>why</th></tr>");
+    for c in &p.collections {
+        let mut why = c.why.clone();
+        if let Some(t) = &c.trade_off {
+            why.push_str(&format!("; trade-off: {t}"));
+        }
+        let score = c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td><code>{}</code></td><td class=\"n\">{score}</td><td>{}</td></tr>",
+            esc(&c.namespace),
+            esc(&what(c)),
+            esc(&why)
+        );
+    }
+    b.push_str("</table><h2>Collections on shards</h2>");
+    let colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"];
+    let (bar_w, gap, h) = (60, 20, 200.0);
+    let width = p.shards.len() * (bar_w + gap) + 220;
+    let _ = write!(b, "<svg width=\"{width}\" height=\"260\" role=\"img\" aria-label=\"collections on shards\">");
+    let max = p.shards.iter().map(|s| s.data_bytes).max().unwrap_or(1).max(1) as f64;
+    for (i, sh) in p.shards.iter().enumerate() {
+        let x = i * (bar_w + gap);
+        let mut y = h;
+        for (ci, c) in p.collections.iter().enumerate() {
+            let Some(on) = sh.collections.iter().find(|o| o.namespace == c.namespace) else { continue };
+            let hgt = h * on.data_bytes as f64 / max;
+            y -= hgt;
+            let _ = write!(
+                b,
+                "<rect x=\"{x}\" y=\"{y:.1}\" width=\"{bar_w}\" height=\"{hgt:.1}\" fill=\"{}\"><title>{}</title></rect>",
+                colors[ci % colors.len()],
+                esc(&c.namespace)
+            );
+        }
+        let _ = write!(b, "<text x=\"{x}\" y=\"{}\">{}</text>", h + 20.0, esc(&sh.shard));
+    }
+    let lx = p.shards.len() * (bar_w + gap) + 10;
+    for (ci, c) in p.collections.iter().enumerate() {
+        let y = 20 + ci * 18;
+        let _ = write!(
+            b,
+            "<rect x=\"{lx}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+            y - 10,
+            colors[ci % colors.len()],
+            lx + 18,
+            y,
+            esc(&c.namespace)
+        );
+    }
+    b.push_str("</svg><h2>Commands</h2><pre>");
+    for c in &p.commands {
+        let _ = writeln!(b, "{}", esc(c));
+    }
+    b.push_str("</pre>");
+    for n in p.transactions.notes.iter().chain(&p.notes) {
+        let _ = write!(b, "<p class=\"note\">{}</p>", esc(n));
+    }
+    b
+}

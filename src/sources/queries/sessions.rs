@@ -1,0 +1,212 @@
+//! Transactions and joins, read beside the sample: every operation that ran in a
+//! multi-document transaction, grouped by `lsid` + `txnNumber`, and every aggregation
+//! that joins another collection. `shardkey plan` reads them (one pass over the logs).
+//!
+//! A JSON log writes an update's or a delete's statements on their own `WRITE` lines
+//! without the session, then the command's line with `lsid` and `txnNumber` but without
+//! the statements; both name the connection (`ctx`). The statements a connection logged
+//! are therefore given to the next write command that connection logs (`claim`). The
+//! profiler writes such statements without any session or connection: they cannot be
+//! placed, and `Sessions::unplaced` counts them.
+
+use super::OpSink;
+use crate::model::query::TxnId;
+use crate::model::{Op, Query};
+use std::collections::{BTreeMap, HashMap};
+
+/// Transactions kept; beyond, counted only.
+pub const MAX_TRANSACTIONS: usize = 50_000;
+/// Joining aggregations kept; beyond, counted only.
+pub const MAX_JOINS: usize = 50_000;
+/// Statements one connection may hold while waiting for its command line.
+const MAX_PENDING: usize = 1_000;
+
+#[derive(Debug, Default)]
+pub struct Sessions {
+    /// Each transaction's operations, in log order.
+    pub transactions: BTreeMap<TxnId, Vec<Query>>,
+    /// Transactions seen past `MAX_TRANSACTIONS`.
+    pub transactions_not_kept: u64,
+    /// Aggregations with a `$lookup`, `$graphLookup` or `$unionWith`.
+    pub joins: Vec<Query>,
+    pub joins_not_kept: u64,
+    /// Write statements whose transaction cannot be told (no connection in the record).
+    pub unplaced: u64,
+    /// Per connection: statements logged since its last write command.
+    pending: HashMap<String, Vec<Query>>,
+    /// Per connection: the first claim this part saw, which also takes the statements an
+    /// earlier part left pending on the connection.
+    head_claims: Vec<(String, Option<TxnId>)>,
+    claimed: std::collections::HashSet<String>,
+}
+
+impl Sessions {
+    fn add_to_txn(&mut self, txn: TxnId, ops: Vec<Query>) {
+        if ops.is_empty() {
+            return;
+        }
+        if let Some(v) = self.transactions.get_mut(&txn) {
+            v.extend(ops);
+        } else if self.transactions.len() < MAX_TRANSACTIONS {
+            self.transactions.insert(txn, ops);
+        } else {
+            self.transactions_not_kept += 1;
+        }
+    }
+
+    /// Statements left waiting for a command line that never came (end of the log).
+    pub fn waiting(&self) -> u64 {
+        self.pending.values().map(|v| v.len() as u64).sum()
+    }
+}
+
+/// A copy without the cost figures (not needed here).
+fn lean(q: &Query) -> Query {
+    let mut c = q.clone();
+    c.stats = None;
+    c
+}
+
+impl OpSink for Sessions {
+    fn op(&mut self, q: &Query) {
+        let session = q.session.as_deref();
+        if !q.joins.is_empty() {
+            if self.joins.len() < MAX_JOINS {
+                self.joins.push(lean(q));
+            } else {
+                self.joins_not_kept += 1;
+            }
+        }
+        match (session.and_then(|s| s.txn.clone()), session.and_then(|s| s.conn.clone())) {
+            (Some(txn), _) => self.add_to_txn(txn, vec![lean(q)]),
+            // A write statement on its own line: its command line says the transaction.
+            (None, Some(conn)) if matches!(q.op, Op::Update | Op::Delete) => {
+                let v = self.pending.entry(conn).or_default();
+                if v.len() < MAX_PENDING {
+                    v.push(lean(q));
+                }
+            }
+            (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == crate::model::QueryOrigin::Profiler => {
+                self.unplaced += 1
+            }
+            _ => {}
+        }
+    }
+
+    fn claim(&mut self, conn: &str, txn: Option<TxnId>) {
+        if self.claimed.insert(conn.to_string()) {
+            self.head_claims.push((conn.to_string(), txn.clone()));
+        }
+        let stmts = self.pending.remove(conn).unwrap_or_default();
+        if let Some(t) = txn {
+            self.add_to_txn(t, stmts);
+        }
+    }
+
+    fn fresh(&self) -> Box<dyn OpSink> {
+        Box::new(Sessions::default())
+    }
+
+    fn merge(&mut self, other: Box<dyn OpSink>) {
+        let Ok(other) = other.as_any().downcast::<Sessions>() else { return };
+        let other = *other;
+        // The later part's first claim on a connection takes what this one left pending there.
+        for (conn, txn) in other.head_claims {
+            let stmts = self.pending.remove(&conn).unwrap_or_default();
+            if let Some(t) = txn {
+                self.add_to_txn(t, stmts);
+            }
+            if self.claimed.insert(conn.clone()) {
+                self.head_claims.push((conn, None));
+            }
+        }
+        for (conn, stmts) in other.pending {
+            let v = self.pending.entry(conn).or_default();
+            v.extend(stmts);
+            v.truncate(MAX_PENDING);
+        }
+        for (txn, ops) in other.transactions {
+            self.add_to_txn(txn, ops);
+        }
+        self.transactions_not_kept += other.transactions_not_kept;
+        let room = MAX_JOINS.saturating_sub(self.joins.len());
+        self.joins_not_kept += other.joins_not_kept + other.joins.len().saturating_sub(room) as u64;
+        self.joins.extend(other.joins.into_iter().take(room));
+        self.unplaced += other.unplaced;
+    }
+
+    fn as_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::query::SessionRef;
+    use crate::model::QueryOrigin;
+    use bson::doc;
+
+    fn stmt(conn: &str, ns: &str) -> Query {
+        let mut q = Query::new(Op::Update, ns, doc! {"a": 1}, QueryOrigin::SlowQueryLog);
+        q.session = Some(Box::new(SessionRef { txn: None, conn: Some(conn.into()) }));
+        q
+    }
+
+    fn txn(n: i64) -> TxnId {
+        TxnId { lsid: "s".into(), txn_number: n }
+    }
+
+    /// A statement in one part, its command line in the next: the statement still joins
+    /// the transaction; a statement claimed by a command outside any transaction joins none.
+    #[test]
+    fn statements_join_the_transaction_their_command_line_names_across_parts() {
+        let mut a = Sessions::default();
+        a.op(&stmt("conn1", "db.a"));
+        a.op(&stmt("conn2", "db.b"));
+        let mut b = Sessions::default();
+        b.claim("conn1", Some(txn(1)));
+        b.claim("conn2", None);
+        b.op(&stmt("conn1", "db.c"));
+        let mut main = Sessions::default();
+        main.merge(Box::new(a));
+        main.merge(Box::new(b));
+        assert_eq!(main.transactions.len(), 1);
+        assert_eq!(main.transactions[&txn(1)].iter().map(|q| q.ns.as_str()).collect::<Vec<_>>(), vec!["db.a"]);
+        // db.c waits for conn1's next command line.
+        assert_eq!(main.waiting(), 1);
+        let mut c = Sessions::default();
+        c.claim("conn1", Some(txn(2)));
+        main.merge(Box::new(c));
+        assert_eq!(main.transactions[&txn(2)][0].ns, "db.c");
+        assert_eq!(main.waiting(), 0);
+    }
+}
+
+#[cfg(test)]
+mod reading {
+    use super::*;
+    use crate::sources::queries::{read_queries_in, QueryLog};
+
+    /// Lines as mongod 6.0.5 writes them (captured from a replica set running a driver
+    /// transaction): an insert command with the session, an update's statement on its own
+    /// WRITE line, then the update command with the session but no statements.
+    #[test]
+    fn a_json_log_transaction_is_read_whole() {
+        let text = r#"{"t":{"$date":"2026-11-24T06:01:49.541+00:00"},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn5","msg":"Slow query","attr":{"type":"command","ns":"shop.orders","command":{"insert":"orders","ordered":true,"lsid":{"id":{"$uuid":"48c5d050-ca79-4822-9777-2b193e6aef5c"}},"startTransaction":true,"txnNumber":1,"autocommit":false,"$db":"shop"},"ninserted":1,"durationMillis":0}}
+{"t":{"$date":"2026-11-24T06:01:49.542+00:00"},"s":"I",  "c":"WRITE",    "id":51803,   "ctx":"conn5","msg":"Slow query","attr":{"type":"update","ns":"shop.payments","command":{"q":{"orderId":1,"customerId":7},"u":{"$set":{"x":1}},"multi":false,"upsert":true},"planSummary":"COLLSCAN","durationMillis":0}}
+{"t":{"$date":"2026-11-24T06:01:49.542+00:00"},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn5","msg":"Slow query","attr":{"type":"command","ns":"shop.$cmd","command":{"update":"payments","ordered":true,"lsid":{"id":{"$uuid":"48c5d050-ca79-4822-9777-2b193e6aef5c"}},"txnNumber":1,"autocommit":false,"$db":"shop"},"durationMillis":0}}
+"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mongod.log");
+        std::fs::write(&path, text).unwrap();
+        let mut log = QueryLog { sink: Some(Box::new(Sessions::default())), ..Default::default() };
+        read_queries_in(crate::sources::records::open(&path).unwrap(), &mut log).unwrap();
+        let s = log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+        assert_eq!(s.transactions.len(), 1, "{s:?}");
+        let (id, ops) = s.transactions.iter().next().unwrap();
+        assert_eq!(id.lsid, "48c5d050-ca79-4822-9777-2b193e6aef5c");
+        assert_eq!(id.txn_number, 1);
+        assert_eq!(ops.iter().map(|q| q.ns.as_str()).collect::<Vec<_>>(), vec!["shop.orders", "shop.payments"]);
+    }
+}

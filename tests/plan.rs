@@ -1,0 +1,394 @@
+//! `shardkey plan` (README "Plan"): a generated shop database (a mongodump directory and
+//! a mongod 6.0 JSON log in the server's own line format, with `lsid`/`txnNumber`
+//! transactions and `$lookup`s), and live against a real mongod 6.0.5 replica set running
+//! multi-document transactions through driver sessions.
+//!
+//! The expert plan for the generated shop, and where it comes from: the checkout
+//! transaction writes an order, its payment and the customer's counter for one customer
+//! id, so those three collections share the customer id's values; the manual ("Zones",
+//! "Manage Shard Zones") co-locates such data with zones over the shared leading field,
+//! and the balancer alone would place each collection's chunks by itself. `regions`
+//! (five documents, read outside transactions) stays unsharded on the primary shard
+//! (manual "Sharded and Non-Sharded Collections"); `events` (a third of the data, no
+//! customer id) is sharded on its own best key, without zones.
+
+mod common;
+
+use bson::{doc, Bson, Document};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn shardkey(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().unwrap()
+}
+
+fn json(o: &Output) -> Value {
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// A small deterministic generator (64-bit LCG, Knuth's constants).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+const CUSTOMERS: i64 = 400;
+const ORDERS: i64 = 4000;
+const CHECKOUTS: usize = 400;
+const RESTOCKS: usize = 100;
+const LOOKUPS: usize = 200;
+
+fn write_collection(dir: &Path, name: &str, docs: &[Document]) {
+    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
+    for d in docs {
+        d.to_writer(&mut f).unwrap();
+    }
+    let meta = serde_json::json!({
+        "indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}],
+        "collectionName": name,
+        "type": "collection",
+        "options": {}
+    });
+    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
+}
+
+/// One mongod 6.0 log line (the shape the real server writes; see tests/plan.rs's live test).
+fn line(out: &mut String, ms: &mut u64, ctx: &str, c: &str, id: u32, msg: &str, attr: Value) {
+    *ms += 1;
+    let t = format!("2026-11-24T06:{:02}:{:02}.{:03}+00:00", (*ms / 60_000) % 60, (*ms / 1000) % 60, *ms % 1000);
+    // The server's field order: t, s, c, id, ctx, msg, attr.
+    writeln!(out, r#"{{"t":{{"$date":"{t}"}},"s":"I","c":"{c}","id":{id},"ctx":"{ctx}","msg":"{msg}","attr":{attr}}}"#).unwrap();
+}
+
+fn lsid(n: usize) -> Value {
+    serde_json::json!({"id": {"$uuid": format!("{:08x}-0000-4000-8000-{:012x}", n, n)}})
+}
+
+/// The shop: documents in `dir/shop/*.bson` and the log `dir/mongod.log`.
+fn generate(dir: &Path) {
+    let db = dir.join("shop");
+    std::fs::create_dir_all(&db).unwrap();
+    let mut rng = Lcg(42);
+    let regions = ["eu", "us", "apac", "latam", "africa"];
+    let customers: Vec<Document> = (0..CUSTOMERS)
+        .map(|i| doc! {"_id": i, "name": format!("customer {i}"), "region": regions[(i % 5) as usize], "orders": 0})
+        .collect();
+    let orders: Vec<Document> = (0..ORDERS)
+        .map(|i| doc! {"_id": 1_000_000 + i, "customerId": rng.below(CUSTOMERS as u64) as i64, "status": "paid", "total": (i % 97) as f64 + 0.5, "note": "x".repeat(40)})
+        .collect();
+    let payments: Vec<Document> = orders
+        .iter()
+        .enumerate()
+        .map(|(i, o)| doc! {"_id": 5_000_000 + i as i64, "orderId": o.get_i64("_id").unwrap(), "customerId": o.get_i64("customerId").unwrap(), "amount": 10.5, "note": "y".repeat(40)})
+        .collect();
+    let events: Vec<Document> = (0..ORDERS)
+        .map(|i| doc! {"_id": i, "ts": bson::DateTime::from_millis(1_700_000_000_000 + i * 1000), "type": if i % 2 == 0 { "restock" } else { "view" }, "sku": format!("sku-{}", i % 300), "note": "z".repeat(60)})
+        .collect();
+    let regions_docs: Vec<Document> = regions.iter().map(|r| doc! {"_id": *r, "vat": 0.2}).collect();
+    write_collection(&db, "customers", &customers);
+    write_collection(&db, "orders", &orders);
+    write_collection(&db, "payments", &payments);
+    write_collection(&db, "events", &events);
+    write_collection(&db, "regions", &regions_docs);
+
+    let mut log = String::new();
+    let mut ms = 0u64;
+    // Startup noise the reader skips.
+    line(&mut log, &mut ms, "initandlisten", "CONTROL", 23403, "Build Info", serde_json::json!({"buildInfo": {"version": "6.0.5"}}));
+    // Transactions, two connections interleaved line by line: checkouts (an order, the
+    // customer's counter, a payment, all for one customer) and restocks (an event and a
+    // customer's counter).
+    let mut txns: Vec<Vec<(String, u32, String, Value)>> = Vec::new();
+    for t in 0..CHECKOUTS + RESTOCKS {
+        let ctx = format!("conn{}", 10 + t % 2);
+        let c = rng.below(CUSTOMERS as u64) as i64;
+        let ls = lsid(t);
+        let n = 1 + t as i64;
+        // The command's name first, as the server logs it.
+        let cmd = |mut m: Value| {
+            for (k, v) in [("lsid", ls.clone()), ("txnNumber", n.into()), ("autocommit", false.into()), ("$db", "shop".into())] {
+                m[k] = v;
+            }
+            m
+        };
+        let mut lines = Vec::new();
+        let slow = |ns: &str, command: Value| serde_json::json!({"type": "command", "ns": ns, "command": command, "durationMillis": 0});
+        let update_customer = |lines: &mut Vec<(String, u32, String, Value)>| {
+            lines.push(("WRITE".into(), 51803, "Slow query".into(), serde_json::json!({"type": "update", "ns": "shop.customers", "command": {"q": {"_id": c}, "u": {"$inc": {"orders": 1}}, "multi": false, "upsert": false}, "planSummary": "IDHACK", "durationMillis": 0})));
+            lines.push((
+                "COMMAND".into(),
+                51803,
+                "Slow query".into(),
+                slow("shop.$cmd", cmd(serde_json::json!({"update": "customers", "ordered": true}))),
+            ));
+        };
+        if t < CHECKOUTS {
+            lines.push((
+                "COMMAND".into(),
+                51803,
+                "Slow query".into(),
+                slow("shop.orders", cmd(serde_json::json!({"find": "orders", "filter": {"customerId": c}, "startTransaction": true}))),
+            ));
+            lines.push((
+                "COMMAND".into(),
+                51803,
+                "Slow query".into(),
+                slow("shop.orders", cmd(serde_json::json!({"insert": "orders", "ordered": true}))),
+            ));
+            update_customer(&mut lines);
+            lines.push((
+                "COMMAND".into(),
+                51803,
+                "Slow query".into(),
+                slow("shop.payments", cmd(serde_json::json!({"insert": "payments", "ordered": true}))),
+            ));
+        } else {
+            lines.push((
+                "COMMAND".into(),
+                51803,
+                "Slow query".into(),
+                slow("shop.events", cmd(serde_json::json!({"insert": "events", "ordered": true, "startTransaction": true}))),
+            ));
+            update_customer(&mut lines);
+        }
+        lines.push(("TXN".into(), 51802, "transaction".into(), serde_json::json!({"parameters": {"lsid": ls, "txnNumber": n, "autocommit": false}, "terminationCause": "committed", "durationMillis": 1})));
+        txns.push(lines.into_iter().map(|(c, id, m, a)| (c, id, m, serde_json::json!({"ctx": ctx, "attr": a}))).collect());
+    }
+    for pair in txns.chunks(2) {
+        let longest = pair.iter().map(Vec::len).max().unwrap_or(0);
+        for i in 0..longest {
+            for t in pair {
+                if let Some((c, id, m, v)) = t.get(i) {
+                    line(&mut log, &mut ms, v["ctx"].as_str().unwrap(), c, *id, m, v["attr"].clone());
+                }
+            }
+        }
+    }
+    // Reads and writes outside transactions.
+    let plain = |log: &mut String, ms: &mut u64, ns: &str, command: Value| {
+        line(
+            log,
+            ms,
+            "conn20",
+            "COMMAND",
+            51803,
+            "Slow query",
+            serde_json::json!({"type": "command", "ns": ns, "command": command, "durationMillis": 0}),
+        )
+    };
+    for i in 0..LOOKUPS {
+        let c = rng.below(CUSTOMERS as u64) as i64;
+        plain(
+            &mut log,
+            &mut ms,
+            "shop.orders",
+            serde_json::json!({"aggregate": "orders", "pipeline": [{"$match": {"customerId": c}}, {"$lookup": {"from": "payments", "localField": "customerId", "foreignField": "customerId", "as": "p"}}], "cursor": {}, "$db": "shop"}),
+        );
+        plain(&mut log, &mut ms, "shop.orders", serde_json::json!({"find": "orders", "filter": {"customerId": c}, "$db": "shop"}));
+        let o = 1_000_000 + rng.below(ORDERS as u64) as i64;
+        plain(&mut log, &mut ms, "shop.payments", serde_json::json!({"find": "payments", "filter": {"orderId": o}, "$db": "shop"}));
+        plain(&mut log, &mut ms, "shop.regions", serde_json::json!({"find": "regions", "filter": {"_id": "eu"}, "$db": "shop"}));
+        plain(&mut log, &mut ms, "shop.events", serde_json::json!({"insert": "events", "ordered": true, "$db": "shop"}));
+        plain(&mut log, &mut ms, "shop.events", serde_json::json!({"find": "events", "filter": {"_id": (i * 7) as i64}, "$db": "shop"}));
+    }
+    std::fs::write(dir.join("mongod.log"), log).unwrap();
+}
+
+fn collection<'a>(p: &'a Value, ns: &str) -> &'a Value {
+    p["collections"].as_array().unwrap().iter().find(|c| c["namespace"] == ns).unwrap_or_else(|| panic!("no {ns} in {p:#}"))
+}
+
+fn first_field(c: &Value) -> (String, Value) {
+    let k = c["key"].as_object().unwrap_or_else(|| panic!("{} has no key: {c:#}", c["namespace"]));
+    let (f, v) = k.iter().next().unwrap();
+    (f.clone(), v.clone())
+}
+
+#[test]
+fn the_generated_shop_gets_the_expert_plan() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate(tmp.path());
+    if let Ok(keep) = std::env::var("SHARDKEY_KEEP_PLAN") {
+        let _ = std::fs::copy(tmp.path().join("mongod.log"), &keep);
+        let _ = Command::new("cp").arg("-r").arg(tmp.path().join("shop")).arg(Path::new(&keep).with_file_name("shop")).status();
+    }
+    let dump = tmp.path().join("shop");
+    let log = tmp.path().join("mongod.log");
+    let out = shardkey(&[
+        "plan",
+        "--dump",
+        dump.to_str().unwrap(),
+        "--queries",
+        log.to_str().unwrap(),
+        "--shards",
+        "4",
+        "--target-version",
+        "6.0",
+        "--format",
+        "json",
+    ]);
+    let p = json(&out);
+    // Found: every transaction, its statements tied to it through their connection.
+    assert_eq!(p["transactions"]["found"], (CHECKOUTS + RESTOCKS) as u64, "{:#}", p["transactions"]);
+    assert_eq!(p["transactions"]["summaryLines"], (CHECKOUTS + RESTOCKS) as u64);
+    assert_eq!(p["joins"]["found"], LOOKUPS as u64);
+    // The customer-id collections: sharded, on keys starting with the customer id, one kind, zoned together.
+    let (of, ok) = first_field(collection(&p, "shop.orders"));
+    let (pf, pk) = first_field(collection(&p, "shop.payments"));
+    let (cf, ck) = first_field(collection(&p, "shop.customers"));
+    assert_eq!((of.as_str(), pf.as_str(), cf.as_str()), ("customerId", "customerId", "_id"), "{:#}", p["collections"]);
+    assert!(ok == pk && pk == ck, "one kind: {ok} {pk} {ck}");
+    for ns in ["shop.orders", "shop.payments", "shop.customers"] {
+        let c = collection(&p, ns);
+        assert_eq!(c["action"], "shard");
+        let zones = c["zones"].as_array().unwrap();
+        assert_eq!(zones.len(), 4, "{ns}: one zone range per shard");
+        assert_eq!(c["colocatedWith"].as_array().unwrap().len(), 2);
+    }
+    // The same zone names and shards for all three, bounds in each collection's own field.
+    let zones_of = |ns: &str| -> Vec<(Value, Value)> {
+        collection(&p, ns)["zones"].as_array().unwrap().iter().map(|z| (z["zone"].clone(), z["shard"].clone())).collect()
+    };
+    assert_eq!(zones_of("shop.orders"), zones_of("shop.customers"));
+    assert_eq!(zones_of("shop.payments"), zones_of("shop.customers"));
+    assert!(collection(&p, "shop.customers")["zones"][1]["min"].get("_id").is_some());
+    // payments alone would not lead with the customer id: its own reads are by orderId.
+    assert!(collection(&p, "shop.payments")["tradeOff"].is_string() || collection(&p, "shop.customers")["tradeOff"].is_string());
+    // regions stays unsharded; events is sharded on its own, without zones.
+    assert_eq!(collection(&p, "shop.regions")["action"], "unsharded");
+    assert_eq!(collection(&p, "shop.events")["action"], "shard");
+    assert!(collection(&p, "shop.events").get("zones").is_none());
+    // Hand computation: a checkout's four operations sit in one zone (its customer's), so
+    // it runs on one shard; a restock writes an event (placed by the balancer on any of
+    // the 4 shards, independently) and a customer (its zone's shard): one shard with
+    // chance 1/4. (400 × 1 + 100 × 1/4) / 500 = 0.85. Each join reads the orders and
+    // payments of one customer, both in that customer's zone: 1.
+    let share = p["transactions"]["singleShardShare"].as_f64().unwrap();
+    assert!((share - 0.85).abs() < 1e-9, "single-shard share {share}");
+    assert_eq!(p["joins"]["singleShardShare"].as_f64(), Some(1.0));
+    // Each collection on its own best key: far fewer.
+    assert!(p["transactions"]["singleShardShareIndividualBest"].as_f64().unwrap() < 0.5, "{:#}", p["transactions"]);
+    // The commands: zones, then the ranges, then shardCollection.
+    let cmds: Vec<&str> = p["commands"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    let first = |pat: &str| cmds.iter().position(|c| c.contains(pat)).unwrap_or_else(|| panic!("no {pat} in {cmds:#?}"));
+    assert!(first("sh.addShardToZone") < first("sh.updateZoneKeyRange"));
+    assert!(first("sh.updateZoneKeyRange") < first("sh.shardCollection"));
+    assert!(!cmds.iter().any(|c| c.contains("\"shop.regions\"")), "regions is not sharded: {cmds:#?}");
+
+    // Before 5.1 a $lookup's target must stay unsharded: payments then stays on the primary shard.
+    let old = json(&shardkey(&[
+        "plan",
+        "--dump",
+        dump.to_str().unwrap(),
+        "--queries",
+        log.to_str().unwrap(),
+        "--shards",
+        "4",
+        "--target-version",
+        "5.0",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(collection(&old, "shop.payments")["action"], "unsharded");
+
+    // The other formats say the same.
+    for fmt in ["table", "markdown", "html"] {
+        let o = shardkey(&[
+            "plan",
+            "--dump",
+            dump.to_str().unwrap(),
+            "--queries",
+            log.to_str().unwrap(),
+            "--shards",
+            "4",
+            "--target-version",
+            "6.0",
+            "--format",
+            fmt,
+        ]);
+        assert!(o.status.success(), "{fmt}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains("shop.orders") && text.contains("sh.updateZoneKeyRange"), "{fmt}: {text}");
+        assert!(text.contains("85%"), "{fmt} gives the single-shard share: {text}");
+    }
+}
+
+#[test]
+fn plan_refuses_what_it_cannot_plan_in_one_line() {
+    let o = shardkey(&["plan", "--docs", "fixtures/events.ndjson"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--docs"));
+    let o = shardkey(&["plan", "--queries", "fixtures/mongod.log"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give --dump DIR"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = shardkey(&["plan", "--dump", "/nonexistent/dir"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
+}
+
+#[test]
+fn live_transactions_over_three_collections_are_found_and_planned() {
+    use common::{rt, Mode, Mongod};
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    let logpath = m.dir.path().join("mongod.log");
+    rt().block_on(async {
+        let db = client.database("shop");
+        // Log every operation (slowms -1), as a DBA does while recording a workload.
+        db.run_command(doc! {"profile": 0, "slowms": -1}).await.unwrap();
+        let customers = db.collection::<Document>("customers");
+        let orders = db.collection::<Document>("orders");
+        let payments = db.collection::<Document>("payments");
+        customers.insert_many((0..200i64).map(|i| doc! {"_id": i, "orders": 0})).await.unwrap();
+        let mut rng = Lcg(7);
+        for i in 0..1500i64 {
+            let c = rng.below(200) as i64;
+            orders.insert_one(doc! {"_id": i, "customerId": c, "total": 1.5}).await.unwrap();
+            payments.insert_one(doc! {"_id": i, "customerId": c, "orderId": i}).await.unwrap();
+        }
+        let mut session = client.start_session().await.unwrap();
+        for t in 0..60i64 {
+            let c = rng.below(200) as i64;
+            session.start_transaction().await.unwrap();
+            orders.find_one(doc! {"customerId": c}).session(&mut session).await.unwrap();
+            payments.find_one(doc! {"customerId": c}).session(&mut session).await.unwrap();
+            orders.insert_one(doc! {"_id": 10_000 + t, "customerId": c, "total": 2.5}).session(&mut session).await.unwrap();
+            payments.insert_one(doc! {"_id": 10_000 + t, "customerId": c, "orderId": 10_000 + t}).session(&mut session).await.unwrap();
+            customers.update_one(doc! {"_id": c}, doc! {"$inc": {"orders": 1}}).session(&mut session).await.unwrap();
+            session.commit_transaction().await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0, "slowms": 100}).await.unwrap();
+    });
+    let _ = std::io::stdout().flush();
+    let p = json(&shardkey(&[
+        "plan",
+        "--uri",
+        &m.uri(),
+        "--database",
+        "shop",
+        "--queries",
+        logpath.to_str().unwrap(),
+        "--shards",
+        "4",
+        "--format",
+        "json",
+    ]));
+    // The server's own log holds the 60 transactions, each statement tied to its transaction.
+    assert_eq!(p["transactions"]["found"], 60, "{:#}", p["transactions"]);
+    assert_eq!(p["targetVersion"], "6.0");
+    let (of, _) = first_field(collection(&p, "shop.orders"));
+    let (cf, _) = first_field(collection(&p, "shop.customers"));
+    assert_eq!((of.as_str(), cf.as_str()), ("customerId", "_id"), "{:#}", p["collections"]);
+    assert!(collection(&p, "shop.orders")["zones"].as_array().is_some_and(|z| !z.is_empty()), "{p:#}");
+    // Every transaction reads and writes one customer's documents: all on one shard.
+    assert_eq!(p["transactions"]["singleShardShare"].as_f64(), Some(1.0), "{:#}", p["transactions"]);
+    let _ = Bson::Null;
+}
