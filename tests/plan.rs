@@ -282,6 +282,11 @@ fn the_generated_shop_gets_the_expert_plan() {
     assert!(first("sh.addShardToZone") < first("sh.updateZoneKeyRange"));
     assert!(first("sh.updateZoneKeyRange") < first("sh.shardCollection"));
     assert!(!cmds.iter().any(|c| c.contains("\"shop.regions\"")), "regions is not sharded: {cmds:#?}");
+    // Without --shard-size the data is not sized, and the report says how to.
+    assert!(p["sizing"].get("shardsForData").is_none());
+    assert!(p["sizing"]["words"].as_str().unwrap().contains("--shard-size"));
+    // The log spans a known time: one line a millisecond.
+    assert!(p["sizing"]["operationsPerSecond"].as_f64().unwrap() > 100.0, "{:#}", p["sizing"]);
 
     // Before 5.1 a $lookup's target must stay unsharded: payments then stays on the primary shard.
     let old = json(&shardkey(&[
@@ -298,6 +303,29 @@ fn the_generated_shop_gets_the_expert_plan() {
         "json",
     ]));
     assert_eq!(collection(&old, "shop.payments")["action"], "unsharded");
+
+    // Sizing: 64 KiB shards hold the data in ceil(data / 65536) shards; with what one shard
+    // sustains, the load is sized too.
+    let sized = json(&shardkey(&[
+        "plan",
+        "--dump",
+        dump.to_str().unwrap(),
+        "--queries",
+        log.to_str().unwrap(),
+        "--shards",
+        "4",
+        "--target-version",
+        "6.0",
+        "--shard-size",
+        "64K",
+        "--shard-ops",
+        "1000",
+        "--format",
+        "json",
+    ]));
+    let data = sized["sizing"]["dataBytes"].as_u64().unwrap();
+    assert_eq!(sized["sizing"]["shardsForData"].as_u64(), Some(data.div_ceil(65536)), "{:#}", sized["sizing"]);
+    assert!(sized["sizing"]["shardsForLoad"].as_u64().unwrap() >= 1);
 
     // The other formats say the same.
     for fmt in ["table", "markdown", "html"] {

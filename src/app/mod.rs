@@ -101,6 +101,10 @@ pub struct PlanRequest {
     pub database: Option<String>,
     /// `--target-version`: the server version the plan is for (live: the server's).
     pub target_version: Option<(u32, u32)>,
+    /// `--shard-size`: the data one shard should hold, in bytes.
+    pub shard_size_bytes: Option<u64>,
+    /// `--shard-ops`: operations per second one shard sustains.
+    pub shard_ops_per_second: Option<f64>,
     pub format: Format,
 }
 

@@ -115,6 +115,7 @@ fn candidate_inputs(r: &Report) -> Vec<CandidateInput> {
                 ops_share: shards.iter().map(|s| s.operations_percent / 100.0).collect(),
                 zone_splits: c.metrics.cluster.zone_splits.clone(),
                 needs_index: c.metrics.supporting_index.as_ref().map(|s| s.name.is_none()),
+                max_useful_shards: c.metrics.cluster.growth.max_useful_shards,
             }
         })
         .collect()
@@ -264,7 +265,20 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         }
     }
     let shards = inputs.iter().flat_map(|c| c.candidates.first()).map(|c| c.data_share.len()).next().unwrap_or(input.shards.unwrap_or(4));
-    let settings = Settings { shards, shards_from: shards_from.unwrap_or_else(|| format!("{shards}")), target_version: version };
+    // The logs' rate: operations found over the time the sampled operations span.
+    let times: Vec<i64> = log.queries.iter().filter_map(|q| q.stats.as_ref().and_then(|s| s.ts_millis)).collect();
+    let ops_per_second = match (times.iter().min(), times.iter().max()) {
+        (Some(a), Some(b)) if b > a => Some(log.found as f64 * 1000.0 / (b - a) as f64),
+        _ => None,
+    };
+    let settings = Settings {
+        shards,
+        shards_from: shards_from.unwrap_or_else(|| format!("{shards}")),
+        target_version: version,
+        shard_size_bytes: req.shard_size_bytes,
+        shard_ops_per_second: req.shard_ops_per_second,
+        ops_per_second,
+    };
     let found = search(&inputs, &txn_ops, &joins, &settings);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &txn_ops, &joins, &settings)).collect();
     let ev = TxnEvidence {

@@ -190,6 +190,14 @@ pub struct PlanArgs {
     #[arg(long, value_name = "TIME")]
     pub until: Option<String>,
 
+    /// The data one shard should hold, e.g. 2T: the plan says how many shards the data needs.
+    #[arg(long, value_name = "SIZE")]
+    pub shard_size: Option<String>,
+
+    /// Operations per second one shard sustains: with the logs' rate, how many shards the load needs.
+    #[arg(long, value_name = "N")]
+    pub shard_ops: Option<f64>,
+
     /// The MongoDB version the plan is for, e.g. 8.0 (live: the server's). moveCollection needs 8.0,
     /// a sharded $lookup target 5.1.
     #[arg(long, value_name = "X.Y")]
@@ -519,7 +527,26 @@ impl Cli {
                 if p.dump.is_some() {
                     input.uri = None;
                 }
-                Request::Plan(PlanRequest { input, dump: p.dump, database: p.database, target_version, format: p.format.into() })
+                let shard_size_bytes = match p.shard_size.as_deref() {
+                    Some(t) => Some(
+                        parse_size(t)
+                            .filter(|b| *b > 0)
+                            .ok_or_else(|| usage_error(format!("--shard-size {t}: give a size such as 500G or 2T")))?,
+                    ),
+                    None => None,
+                };
+                if p.shard_ops.is_some_and(|x| !(x > 0.0 && x.is_finite())) {
+                    return Err(usage_error("--shard-ops takes a positive number of operations per second"));
+                }
+                Request::Plan(PlanRequest {
+                    input,
+                    dump: p.dump,
+                    database: p.database,
+                    target_version,
+                    shard_size_bytes,
+                    shard_ops_per_second: p.shard_ops,
+                    format: p.format.into(),
+                })
             }
             Command::Workload(w) => Request::Workload(WorkloadRequest {
                 queries: w.queries,

@@ -238,6 +238,7 @@ mod tests {
                     // Zones start at 100, 200, 300.
                     zone_splits: vec![Bson::Int32(100), Bson::Int32(200), Bson::Int32(300)],
                     needs_index: None,
+                    max_useful_shards: 1000,
                 })
                 .collect(),
             not_analysed: None,
@@ -250,7 +251,14 @@ mod tests {
     }
 
     fn settings() -> Settings {
-        Settings { shards: 4, shards_from: "--shards".into(), target_version: Some((6, 0)) }
+        Settings {
+            shards: 4,
+            shards_from: "--shards".into(),
+            target_version: Some((6, 0)),
+            shard_size_bytes: None,
+            shard_ops_per_second: None,
+            ops_per_second: None,
+        }
     }
 
     /// Hand-worked: four shards, orders and customers both on the customer id.

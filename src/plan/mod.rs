@@ -36,6 +36,8 @@ pub struct CandidateInput {
     pub zone_splits: Vec<bson::Bson>,
     /// No index supports it yet (createIndex first); None when not known.
     pub needs_index: Option<bool>,
+    /// The most shards that can ever share its data evenly (cluster growth).
+    pub max_useful_shards: u64,
 }
 
 /// What kind of namespace it is.
@@ -69,6 +71,12 @@ pub struct Settings {
     /// The server version the plan is for: moveCollection needs 8.0, a sharded `$lookup`
     /// target 5.1. None: not known (both assumed unavailable).
     pub target_version: Option<(u32, u32)>,
+    /// `--shard-size`: the data one shard should hold.
+    pub shard_size_bytes: Option<u64>,
+    /// `--shard-ops`: operations per second one shard sustains.
+    pub shard_ops_per_second: Option<f64>,
+    /// The logs' operations per second (operations over the logged time span), when they say.
+    pub ops_per_second: Option<f64>,
 }
 
 /// What the plan does with one collection.

@@ -5,6 +5,7 @@ use super::evaluate::{Figures, W_DATA_BALANCE, W_LOAD_BALANCE, W_OWN_SCORE, W_SI
 use super::zones::{ranges, shell_doc, zone_name};
 use super::{Choice, CollectionInput, Search, Settings};
 use crate::model::ShardKey;
+use crate::util::text::count_of;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -39,6 +40,8 @@ pub struct Plan {
     /// Fields of different collections that hold the same values.
     pub links: Vec<LinkReport>,
     pub shards: Vec<ShardReport>,
+    /// How many shards the data and the load need, and how many the keys can use.
+    pub sizing: Sizing,
     /// mongosh commands, in order, through mongos.
     pub commands: Vec<String>,
     pub notes: Vec<String>,
@@ -128,6 +131,33 @@ pub struct Joins {
     pub single_shard_share: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub single_shard_share_individual_best: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sizing {
+    pub data_bytes: u64,
+    /// `--shard-size`, and the shards the data needs at that size (ceiling).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard_size_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards_for_data: Option<u64>,
+    /// Operations per second in the logs (operations over the logged time span).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operations_per_second: Option<f64>,
+    /// `--shard-ops`, and the shards the load needs: the operations reaching shards per
+    /// second (an operation sent to several shards counts on each) over one shard's rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard_ops_per_second: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards_for_load: Option<u64>,
+    /// The fewest shards any large sharded collection's key can spread over (its distinct
+    /// values or top value bound it), and which collection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_useful_shards: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limited_by: Option<String>,
+    pub words: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -346,6 +376,7 @@ pub fn build(
                 .collect(),
         })
         .collect();
+    let sizing = sizing(inputs, search, s, f);
     Plan {
         schema_version: PLAN_SCHEMA_VERSION,
         database: db.to_string(),
@@ -392,7 +423,62 @@ pub fn build(
             })
             .collect(),
         shards,
+        sizing,
         commands,
         notes,
+    }
+}
+
+/// The shards the data and the load need, from the flags and what the logs say.
+fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures) -> Sizing {
+    let data: u64 = inputs.iter().map(|c| c.data_bytes).sum();
+    let shards_for_data = s.shard_size_bytes.filter(|b| *b > 0).map(|b| data.div_ceil(b).max(1));
+    let total_ops: f64 = inputs.iter().map(|c| c.num_operations as f64).sum();
+    // Operations reaching shards per operation: the plan's per-shard counts over the operations.
+    let reach = if total_ops > 0.0 { f.ops.iter().sum::<f64>() / total_ops } else { 1.0 };
+    let shards_for_load = match (s.ops_per_second, s.shard_ops_per_second) {
+        (Some(rate), Some(cap)) if cap > 0.0 => Some(((rate * reach / cap).ceil() as u64).max(1)),
+        _ => None,
+    };
+    let total_data = data.max(1) as f64;
+    let limit = inputs
+        .iter()
+        .zip(&search.choices)
+        .filter_map(|(c, ch)| match ch {
+            Choice::Key(k) if c.data_bytes as f64 >= super::UNSHARDED_MAX_DATA_SHARE * total_data => {
+                Some((c.candidates[*k].max_useful_shards, c.namespace.clone()))
+            }
+            _ => None,
+        })
+        .min();
+    let mut words = Vec::new();
+    match (s.shard_size_bytes, shards_for_data) {
+        (Some(b), Some(n)) => {
+            words.push(format!("the data needs {} of {} each", count_of(n, "shard", "shards"), crate::util::text::bytes(b)))
+        }
+        _ => words.push("give --shard-size (the data one shard should hold) to size the cluster for the data".into()),
+    }
+    match (s.ops_per_second, shards_for_load) {
+        (Some(r), Some(n)) => words.push(format!("the load ({r:.0} operations/s in the logs) needs {}", count_of(n, "shard", "shards"))),
+        (Some(r), None) => {
+            words.push(format!("the logs show {r:.0} operations/s: give --shard-ops (what one shard sustains) to size for the load"))
+        }
+        (None, _) => words.push("the logs give no time span: the load is not sized".into()),
+    }
+    if let Some((n, ns)) = &limit {
+        if (*n as usize) < s.shards {
+            words.push(format!("{ns}'s key can spread over at most {n} shards: more shards would not share its data"));
+        }
+    }
+    Sizing {
+        data_bytes: data,
+        shard_size_bytes: s.shard_size_bytes,
+        shards_for_data,
+        operations_per_second: s.ops_per_second.map(|r| (r * 10.0).round() / 10.0),
+        shard_ops_per_second: s.shard_ops_per_second,
+        shards_for_load,
+        max_useful_shards: limit.as_ref().map(|l| l.0),
+        limited_by: limit.map(|l| l.1),
+        words: words.join("; "),
     }
 }

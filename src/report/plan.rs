@@ -2,26 +2,11 @@
 //! `Plan` itself). Only formatting: every figure comes from `crate::plan`.
 
 use crate::plan::outcome::{Plan, PlannedCollection};
+use crate::util::text::bytes;
 use std::fmt::Write;
 
 fn share(x: Option<f64>) -> String {
     x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none found".into())
-}
-
-/// A size in the unit that shows it (B, KiB, MiB, GiB, TiB).
-fn size(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", units[u])
-    }
 }
 
 fn names(sh: &crate::plan::outcome::ShardReport) -> String {
@@ -64,7 +49,7 @@ pub(super) fn table(p: &Plan) -> String {
     let _ = writeln!(s, "{:<w$}  {:<44}  {:>5}  {:>9}  {:>7}", "collection", "action", "score", "data", "ops");
     for c in &p.collections {
         let score = c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
-        let _ = writeln!(s, "{:<w$}  {:<44}  {:>5}  {:>9}  {:>7}", c.namespace, what(c), score, size(c.data_bytes), c.num_operations);
+        let _ = writeln!(s, "{:<w$}  {:<44}  {:>5}  {:>9}  {:>7}", c.namespace, what(c), score, bytes(c.data_bytes), c.num_operations);
         let _ = writeln!(s, "{:<w$}    {}", "", c.why);
         if let Some(t) = &c.trade_off {
             let _ = writeln!(s, "{:<w$}    trade-off: {t}", "");
@@ -73,6 +58,7 @@ pub(super) fn table(p: &Plan) -> String {
             let _ = writeln!(s, "{:<w$}    zones: {} ranges, {}…, with {}", "", c.zones.len(), z.zone, c.colocated_with.join(", "));
         }
     }
+    let _ = writeln!(s, "\nsizing: {}", p.sizing.words);
     let _ = writeln!(s, "\nshards (at scale):");
     for sh in &p.shards {
         let _ = writeln!(s, "  {:<8} data {:>5.1}%  ops {:>5.1}%  {}", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
@@ -104,11 +90,12 @@ pub(super) fn markdown(p: &Plan) -> String {
             c.namespace,
             what(c).replace('|', "\\|"),
             c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into()),
-            size(c.data_bytes),
+            bytes(c.data_bytes),
             c.num_operations,
             why.replace('|', "\\|")
         );
     }
+    let _ = writeln!(s, "\n**Sizing.** {}", p.sizing.words);
     s.push_str("\n## Shards\n\n| shard | data % | ops % | collections |\n|---|--:|--:|---|\n");
     for sh in &p.shards {
         let _ = writeln!(s, "| {} | {:.1} | {:.1} | {} |", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
@@ -146,7 +133,7 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
             esc(&why)
         );
     }
-    b.push_str("</table><h2>Collections on shards</h2>");
+    let _ = write!(b, "</table><p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
     let colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"];
     let (bar_w, gap, h) = (60, 20, 200.0);
     let width = p.shards.len() * (bar_w + gap) + 220;

@@ -30,6 +30,26 @@ pub fn fmt_count(n: u64) -> String {
     out
 }
 
+/// A size in the unit that shows it: 512 B, 1.5 KiB, 3.2 MiB, 2.0 TiB.
+pub fn bytes(n: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let (mut v, mut u) = (n as f64, 0);
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
+/// `n` and the noun, singular for 1: "1 shard", "4 shards".
+pub fn count_of(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Bytes as whole MiB: "128 MiB".
 pub fn mib(bytes: u64) -> String {
     format!("{:.0} MiB", bytes as f64 / (1024.0 * 1024.0))
@@ -65,6 +85,15 @@ pub fn short_value(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn sizes_in_the_unit_that_shows_them() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(2 << 40), "2.0 TiB");
+        assert_eq!(count_of(1, "shard", "shards"), "1 shard");
+        assert_eq!(count_of(4, "shard", "shards"), "4 shards");
+    }
     use super::*;
     use serde_json::json;
 
