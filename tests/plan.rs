@@ -370,8 +370,8 @@ fn live_transactions_over_three_collections_are_found_and_planned() {
     let logpath = m.dir.path().join("mongod.log");
     rt().block_on(async {
         let db = client.database("shop");
-        // Log every operation (slowms -1), as a DBA does while recording a workload.
-        db.run_command(doc! {"profile": 0, "slowms": -1}).await.unwrap();
+        // Log and profile every operation (slowms -1, level 2), as a DBA does while recording a workload.
+        db.run_command(doc! {"profile": 2, "slowms": -1}).await.unwrap();
         let customers = db.collection::<Document>("customers");
         let orders = db.collection::<Document>("orders");
         let payments = db.collection::<Document>("payments");
@@ -394,6 +394,7 @@ fn live_transactions_over_three_collections_are_found_and_planned() {
             session.commit_transaction().await.unwrap();
         }
         db.run_command(doc! {"profile": 0, "slowms": 100}).await.unwrap();
+        // What the profiler wrote while level 2 was on stays readable.
     });
     let _ = std::io::stdout().flush();
     let p = json(&shardkey(&[
@@ -418,5 +419,14 @@ fn live_transactions_over_three_collections_are_found_and_planned() {
     assert!(collection(&p, "shop.orders")["zones"].as_array().is_some_and(|z| !z.is_empty()), "{p:#}");
     // Every transaction reads and writes one customer's documents: all on one shard.
     assert_eq!(p["transactions"]["singleShardShare"].as_f64(), Some(1.0), "{:#}", p["transactions"]);
+
+    // The profiler, read once for the whole database: the same 60 transactions (their finds and
+    // inserts carry the session); the update statements carry none, and the report says so.
+    let p =
+        json(&shardkey(&["plan", "--uri", &m.uri(), "--database", "shop", "--queries", "profile", "--shards", "4", "--format", "json"]));
+    assert_eq!(p["transactions"]["found"], 60, "{:#}", p["transactions"]);
+    assert_eq!(p["transactions"]["sources"][0], "shop.system.profile");
+    let notes = p["transactions"]["notes"].to_string();
+    assert!(notes.contains("60 update/delete statements from the profiler carry no session"), "{notes}");
     let _ = Bson::Null;
 }
