@@ -11,7 +11,7 @@ import time
 from pymongo import MongoClient
 
 URI, NS, SAMPLE, LOG, MEM_DOCS, OUT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-BIN, BENCH = "target/release/shardkey", "target/release/shardkey-bench"
+BIN, BENCH = "target/release/shardkey", "target/release/examples/shardkey-bench"
 KEYS = ["_id", "ts", "u", "user", "g", "country", "status", "tenant", "sku", "a.b"]
 KEY_ARGS = [x for k in KEYS for x in ("--key", "{\"%s\": 1}" % k)]
 RUNS = 3

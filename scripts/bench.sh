@@ -15,7 +15,7 @@ LOG_BYTES="${LOG_BYTES:-1000000000}"
 EXPORT_DOCS="${EXPORT_DOCS:-1000000}"
 cache="${SHARDKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shardkey}"
 
-cargo build --release --locked --quiet
+cargo build --release --locked --quiet --bins --examples
 scripts/mongod.sh install >/dev/null
 PY="$(scripts/mongod.sh pymongo)"
 export PYTHONPATH="${PY}${PYTHONPATH:+:$PYTHONPATH}"
@@ -27,10 +27,10 @@ URI="mongodb://127.0.0.1:$PORT/?directConnection=true"
 
 echo "loading $DOCS documents..." >&2
 start=$(date +%s)
-target/release/shardkey-bench load --uri "$URI" --collection bench.orders --docs "$DOCS"
+target/release/examples/shardkey-bench load --uri "$URI" --collection bench.orders --docs "$DOCS"
 echo "loaded in $(( $(date +%s) - start )) s" >&2
-target/release/shardkey-bench gen-log --out "$DB/big.log" --bytes "$LOG_BYTES" >/dev/null
-target/release/shardkey-bench gen-export --out "$DB/export.ndjson" --docs "$EXPORT_DOCS" >/dev/null
+target/release/examples/shardkey-bench gen-log --out "$DB/big.log" --bytes "$LOG_BYTES" >/dev/null
+target/release/examples/shardkey-bench gen-export --out "$DB/export.ndjson" --docs "$EXPORT_DOCS" >/dev/null
 
 # DuckDB, the comparison for (d): from PyPI, in its own environment.
 if [ ! -x "$cache/duckdb/bin/python" ] || ! "$cache/duckdb/bin/python" -c 'import duckdb' 2>/dev/null; then

@@ -12,7 +12,7 @@ use std::fmt;
 use std::process::ExitCode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
+pub(crate) enum ErrorKind {
     /// Arguments or flags that do not fit together.
     Usage,
     /// A file, a policy, a document or a deployment's data we cannot use.
@@ -23,8 +23,8 @@ pub enum ErrorKind {
 
 /// An error caused by what the user gave us; its message is one line.
 #[derive(Debug)]
-pub struct Error {
-    pub kind: ErrorKind,
+pub(crate) struct Error {
+    pub(crate) kind: ErrorKind,
     message: String,
 }
 
@@ -41,17 +41,17 @@ fn error(kind: ErrorKind, msg: impl Into<String>) -> anyhow::Error {
 }
 
 /// Input the user gave that we cannot use (exit 2).
-pub fn input_error(msg: impl Into<String>) -> anyhow::Error {
+pub(crate) fn input_error(msg: impl Into<String>) -> anyhow::Error {
     error(ErrorKind::Input, msg)
 }
 
 /// Arguments that do not fit together (exit 2).
-pub fn usage_error(msg: impl Into<String>) -> anyhow::Error {
+pub(crate) fn usage_error(msg: impl Into<String>) -> anyhow::Error {
     error(ErrorKind::Usage, msg)
 }
 
 /// A deployment that cannot be reached or used (exit 2).
-pub fn connection_error(msg: impl Into<String>) -> anyhow::Error {
+pub(crate) fn connection_error(msg: impl Into<String>) -> anyhow::Error {
     error(ErrorKind::Connection, msg)
 }
 
@@ -88,7 +88,7 @@ impl From<Outcome> for Exit {
 }
 
 /// The kind of the first typed error in the chain.
-pub fn kind_of(e: &anyhow::Error) -> Option<ErrorKind> {
+pub(crate) fn kind_of(e: &anyhow::Error) -> Option<ErrorKind> {
     e.chain().find_map(|c| c.downcast_ref::<Error>()).map(|x| x.kind)
 }
 

@@ -11,20 +11,20 @@
 //! sources → { model, util };  model → bsonx;  util, bsonx, error → nothing
 //! ```
 
-pub mod app;
+pub(crate) mod app;
 pub mod bsonx;
 pub mod cli;
 pub mod error;
 pub mod metrics;
 pub mod model;
-pub mod pipeline;
-pub mod plan;
+pub(crate) mod pipeline;
+pub(crate) mod plan;
 pub mod policy;
-pub mod propose;
-pub mod report;
-pub mod rules;
+pub(crate) mod propose;
+pub(crate) mod report;
+pub(crate) mod rules;
 pub mod sample;
-pub mod score;
+pub(crate) mod score;
 pub mod sources;
 pub mod targeting;
 pub mod util;

@@ -33,11 +33,9 @@ fn main() -> ExitCode {
     let mut out = stdout.lock();
     // A panic resumed on this thread (from a rayon worker) skips the hook: caught here.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        cli.into_request().and_then(|req| {
-            let outcome = shardkey::app::run(&req, &mut out)?;
-            out.flush()?;
-            Ok(outcome)
-        })
+        let outcome = cli.run(&mut out)?;
+        out.flush()?;
+        Ok(outcome)
     }))
     .unwrap_or_else(|payload| internal_error(&payload_text(payload.as_ref()), ""));
     match result {

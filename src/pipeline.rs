@@ -19,7 +19,7 @@ use bson::{Bson, Document};
 
 /// Which keys to measure.
 #[derive(Debug, Clone)]
-pub enum Candidates {
+pub(crate) enum Candidates {
     /// Keys the user named; they must be valid on the data (no arrays).
     Named(Vec<ShardKey>),
     /// Candidates a caller already proposed (live: from indexes and the current key too).
@@ -31,22 +31,22 @@ pub enum Candidates {
 }
 
 #[derive(Debug, Clone)]
-pub struct Options {
-    pub candidates: Candidates,
+pub(crate) struct Options {
+    pub(crate) candidates: Candidates,
     /// The analysed namespace; when None, the only one in the query logs.
-    pub namespace: Option<String>,
-    pub settings: Settings,
+    pub(crate) namespace: Option<String>,
+    pub(crate) settings: Settings,
     /// The collection's size when the documents are a sample of it (`--total-docs`).
-    pub total_docs: Option<u64>,
+    pub(crate) total_docs: Option<u64>,
     /// `--memory-limit`: how much the sample may hold (exact counts, insertion order).
-    pub memory_limit: u64,
+    pub(crate) memory_limit: u64,
 }
 
 /// Documents read to propose candidates.
-pub const PRESCAN_DOCS: usize = 1000;
+pub(crate) const PRESCAN_DOCS: usize = 1000;
 
 /// The namespace to analyse: given, or the only one the query logs name.
-pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<String>> {
+pub(crate) fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<String>> {
     if let Some(ns) = given {
         return Ok(Some(ns.to_string()));
     }
@@ -63,7 +63,7 @@ pub fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<S
 }
 
 /// Run the whole analysis.
-pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
+pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
     let ns = resolve_namespace(opts.namespace.as_deref(), log)?;
     let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
     let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
@@ -283,4 +283,59 @@ pub fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<S
         audit: None,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bsonx::bson_size;
+    use crate::model::SampledDoc;
+    use crate::sources::{Batches, DocumentSource};
+    use bson::{doc, Document};
+
+    /// Documents held in memory.
+    struct MemorySource {
+        name: String,
+        docs: Vec<Document>,
+    }
+
+    impl DocumentSource for MemorySource {
+        fn describe(&self) -> String {
+            self.name.clone()
+        }
+
+        fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+            Ok(self.docs.iter().take(n).cloned().collect())
+        }
+
+        fn scan(&mut self, f: &mut Batches) -> Result<()> {
+            let mut batch = Vec::with_capacity(self.docs.len());
+            for d in &self.docs {
+                batch.push(SampledDoc::doc(d.clone(), bson_size(d)?));
+            }
+            f(&batch)
+        }
+    }
+
+    #[test]
+    fn sketch_mode_stays_consistent_with_the_collection() {
+        // 30,000 unique values (past the exact limit) sampled from 100,000 documents.
+        let docs: Vec<Document> = (0..30_000).map(|i| doc! {"u": i}).collect();
+        let mut src = MemorySource { name: "memory".into(), docs };
+        let opts = Options {
+            candidates: Candidates::Named(vec![ShardKey::parse("{u: 1}").unwrap()]),
+            namespace: Some("d.c".into()),
+            settings: Settings { chunk_size_bytes: 128 << 20, num_most_common: 3, default_collation: None, shards: None, redact: false },
+            total_docs: Some(100_000),
+            // The smallest budget: exact counts stop at 20,000 values.
+            memory_limit: 0,
+        };
+        let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();
+        let kc = &r.candidates[0].metrics.key_characteristics.as_ref().unwrap();
+        assert!(kc.sketch.is_some(), "past the exact limit");
+        assert!(kc.num_distinct_values <= kc.num_docs_sampled, "{} > {}", kc.num_distinct_values, kc.num_docs_sampled);
+        // The sketch's ~30,000 distinct in 30,000 documents scale to about the whole collection, never past it.
+        assert!(kc.estimated_num_distinct_values.value <= 100_000);
+        assert!(kc.estimated_num_distinct_values.value >= 98_000, "{}", kc.estimated_num_distinct_values.value);
+    }
 }

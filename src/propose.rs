@@ -12,13 +12,13 @@ use std::collections::{BTreeMap, HashMap};
 
 /// A candidate and where it comes from.
 #[derive(Debug, Clone)]
-pub struct Proposal {
-    pub key: ShardKey,
-    pub origin: Origin,
+pub(crate) struct Proposal {
+    pub(crate) key: ShardKey,
+    pub(crate) origin: Origin,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// The user named it (`--key`, a policy's `key`).
     Named,
     /// The collection is already sharded on it.
@@ -29,7 +29,7 @@ pub enum Origin {
 
 impl Origin {
     /// The report's `proposedBecause`.
-    pub fn proposed_because(&self) -> Option<String> {
+    pub(crate) fn proposed_because(&self) -> Option<String> {
         match self {
             Origin::Named => None,
             Origin::CurrentShardKey => Some("current shard key".into()),
@@ -39,28 +39,28 @@ impl Origin {
 }
 
 impl Proposal {
-    pub fn named(key: ShardKey) -> Proposal {
+    pub(crate) fn named(key: ShardKey) -> Proposal {
         Proposal { key, origin: Origin::Named }
     }
 }
 
 /// What the pre-scan says about one field (nested fields by their dotted path).
 #[derive(Debug, Clone, Default)]
-pub struct FieldProfile {
-    pub path: String,
+pub(crate) struct FieldProfile {
+    pub(crate) path: String,
     /// Documents holding it (not as an array).
-    pub present: usize,
-    pub arrays: usize,
-    pub distinct: usize,
+    pub(crate) present: usize,
+    pub(crate) arrays: usize,
+    pub(crate) distinct: usize,
     /// Share of the present documents holding the most common value.
-    pub top_share: f64,
+    pub(crate) top_share: f64,
     /// The type most values hold ("string", "date", "objectId", "number", ...).
-    pub main_type: &'static str,
+    pub(crate) main_type: &'static str,
     /// Dates, timestamps and ObjectIds only grow: new documents carry the newest.
-    pub increasing_by_nature: bool,
+    pub(crate) increasing_by_nature: bool,
     /// Sampled filters naming it: by equality (or `$in`), by range.
-    pub eq_uses: usize,
-    pub range_uses: usize,
+    pub(crate) eq_uses: usize,
+    pub(crate) range_uses: usize,
 }
 
 impl FieldProfile {
@@ -90,7 +90,7 @@ impl FieldProfile {
 
 const MIN_PRESENCE: f64 = 0.9;
 /// At most this many proposals (besides existing indexes and the current key).
-pub const MAX_PROPOSALS: usize = 10;
+pub(crate) const MAX_PROPOSALS: usize = 10;
 /// Fields profiled at most (the first seen, nested included).
 const MAX_FIELDS: usize = 200;
 /// Nesting depth walked.
@@ -203,7 +203,7 @@ fn filter_values(queries: &[&Query]) -> BTreeMap<String, Vec<Bson>> {
 }
 
 /// Profile every field of the pre-scan and count its uses in the filters.
-pub fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<FieldProfile> {
+pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<FieldProfile> {
     let mut uses: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for q in queries {
         let mut paths = Vec::new();
@@ -262,7 +262,7 @@ fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
 /// `_id` and a hashed high-cardinality field, high-cardinality fields when there
 /// are no queries, and compounds of a grouping field followed by the time field or
 /// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
-pub fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
+pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
@@ -480,7 +480,7 @@ fn follows_creation_time(prescan: &[Document], path: &str) -> bool {
 /// Candidates from a collection's existing indexes: each index key that is a valid shard
 /// key, and every prefix of each unique index (the only keys that keep it unique:
 /// `rules::unique_index`).
-pub fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal> {
+pub(crate) fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal> {
     let mut out: Vec<Proposal> = indexes
         .iter()
         .filter(|ix| ix.name != "_id_")
@@ -504,7 +504,7 @@ pub fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Proposal>
 /// Every proposal for a collection: from the filters and the pre-scan (`propose`) and its
 /// indexes (`from_indexes`); a time-series collection gets only the keys its rules allow
 /// (`for_time_series`).
-pub fn for_collection(
+pub(crate) fn for_collection(
     prescan: &[Document],
     queries: &[&Query],
     indexes: &[crate::model::index::IndexSpec],
@@ -520,7 +520,7 @@ pub fn for_collection(
 /// and last (`rules::time_series`): the metaField then the timeField (the manual's example),
 /// each subfield of the metaField the pre-scan shows in most documents then the timeField,
 /// the metaField hashed, and the timeField alone only without a metaField.
-pub fn for_time_series(ts: &crate::model::collection::TimeSeries, prescan: &[Document]) -> Vec<Proposal> {
+pub(crate) fn for_time_series(ts: &crate::model::collection::TimeSeries, prescan: &[Document]) -> Vec<Proposal> {
     let time = ts.time_field.as_str();
     let p = |spec: &[(&str, KeyKind)], why: String| key(spec).map(|key| Proposal { key, origin: Origin::Proposed(why) });
     let Some(meta) = ts.meta_field.as_deref() else {
@@ -557,7 +557,7 @@ pub fn for_time_series(ts: &crate::model::collection::TimeSeries, prescan: &[Doc
 }
 
 /// Merge proposal lists, first one wins for a key already proposed.
-pub fn merge(lists: impl IntoIterator<Item = Vec<Proposal>>) -> Vec<Proposal> {
+pub(crate) fn merge(lists: impl IntoIterator<Item = Vec<Proposal>>) -> Vec<Proposal> {
     let mut out: Vec<Proposal> = Vec::new();
     for p in lists.into_iter().flatten() {
         if !out.iter().any(|q| q.key == p.key) {

@@ -59,20 +59,57 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
             let before_tests = text.split("#[cfg(test)]").next().unwrap();
             let code: String = before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
             let deps = out.entry(top.clone()).or_default();
-            for (i, _) in code.match_indices("crate::") {
-                let name: String = code[i + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
-                // An exported macro sits at the crate root: count the module that defines it.
-                let name = match code[i + 7 + name.len()..].starts_with('!') {
-                    true => MACROS.iter().find(|m| m.0 == name).map(|m| m.1.to_string()).unwrap_or(name),
-                    false => name,
-                };
-                if !name.is_empty() && name != top {
-                    deps.insert(name);
-                }
-            }
+            deps.extend(crate_modules(&code).into_iter().filter(|m| *m != top));
         }
     }
     out
+}
+
+/// The top-level modules `code` names through `crate::`: `crate::a::X`, `crate::b!`
+/// (an exported macro, counted as the module that defines it), and each head of a grouped
+/// import, `use crate::{c::Y, d::{Z, W}}`.
+fn crate_modules(code: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_').collect() };
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + 7..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // Split the group at its top-level commas; each part starts with a module name.
+            let (mut depth, mut start) = (0usize, 0usize);
+            for (j, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        found.insert(ident(group[start..j].trim()));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        found.insert(ident(group[start..j].trim()));
+                        start = j + 1;
+                    }
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        let name = ident(rest);
+        let name = match rest[name.len()..].starts_with('!') {
+            true => MACROS.iter().find(|m| m.0 == name).map(|m| m.1.to_string()).unwrap_or(name),
+            false => name,
+        };
+        found.insert(name);
+    }
+    found.remove("");
+    found.remove("self");
+    found
+}
+
+#[test]
+fn grouped_imports_and_macros_are_read() {
+    let code = "use crate::{metrics::{self, Settings}, model::ShardKey,\n    report};\nlet x = crate::sample::Sample::new(&k);\nlabels!(a);\ncrate::labels!(b);";
+    let got: Vec<String> = crate_modules(code).into_iter().collect();
+    assert_eq!(got, ["metrics", "model", "report", "sample", "util"]);
 }
 
 #[test]

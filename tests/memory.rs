@@ -4,9 +4,18 @@
 
 use std::process::Command;
 
+/// The benchmark helper: an example (not a shipped binary), which `cargo test` builds
+/// beside the binary, in `<target>/<profile>/examples/`.
+fn bench() -> std::path::PathBuf {
+    let bin = std::path::PathBuf::from(env!("CARGO_BIN_EXE_shardkey"));
+    let p = bin.parent().unwrap().join("examples").join("shardkey-bench");
+    assert!(p.is_file(), "{} missing: cargo test builds the examples", p.display());
+    p
+}
+
 #[test]
 fn a_million_values_for_four_candidates_in_bounded_memory() {
-    let o = Command::new(env!("CARGO_BIN_EXE_shardkey-bench")).args(["memcheck", "--docs", "1000000"]).output().unwrap();
+    let o = Command::new(bench()).args(["memcheck", "--docs", "1000000"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rss = v["peakRssBytes"].as_u64().unwrap();
@@ -26,10 +35,7 @@ fn a_million_values_for_four_candidates_in_bounded_memory() {
 /// measured by the benchmark (README "Performance"), not asserted here.
 #[test]
 fn ten_million_distinct_values_for_four_candidates_counted_exactly() {
-    let o = Command::new(env!("CARGO_BIN_EXE_shardkey-bench"))
-        .args(["memcheck", "--docs", "10000000", "--exact-budget", &(1u64 << 30).to_string()])
-        .output()
-        .unwrap();
+    let o = Command::new(bench()).args(["memcheck", "--docs", "10000000", "--exact-budget", &(1u64 << 30).to_string()]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let cands = v["candidates"].as_array().unwrap();

@@ -10,7 +10,7 @@ mod plan;
 mod sample;
 mod workload;
 
-pub use crate::sample::DEFAULT_MEMORY_LIMIT;
+pub(crate) use crate::sample::DEFAULT_MEMORY_LIMIT;
 
 use crate::error::{exit_code, input_error, one_line, Exit, Outcome};
 use crate::model::{Namespace, ShardKey};
@@ -24,7 +24,7 @@ use std::time::Duration;
 
 /// Where a query log comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum QuerySource {
+pub(crate) enum QuerySource {
     /// A file (any format `sources::queries` reads).
     File(PathBuf),
     /// `<db>.system.profile` on the deployment.
@@ -35,7 +35,7 @@ pub enum QuerySource {
 
 impl QuerySource {
     /// `profile` and `sampled` name the deployment's logs; anything else is a file.
-    pub fn parse(text: &str) -> QuerySource {
+    pub(crate) fn parse(text: &str) -> QuerySource {
         match text {
             "profile" => QuerySource::Profile,
             "sampled" => QuerySource::Sampled,
@@ -46,102 +46,102 @@ impl QuerySource {
 
 /// Where the documents and queries come from, and how to measure: shared by `analyze` and `check`.
 #[derive(Debug, Clone)]
-pub struct InputRequest {
-    pub docs: Option<PathBuf>,
+pub(crate) struct InputRequest {
+    pub(crate) docs: Option<PathBuf>,
     /// `--indexes FILE` (else a mongodump metadata.json beside `docs`).
-    pub indexes: Option<PathBuf>,
+    pub(crate) indexes: Option<PathBuf>,
     /// `--uri`, or `MONGODB_URI` when neither it nor `--docs` is given.
-    pub uri: Option<String>,
-    pub queries: Vec<QuerySource>,
-    pub namespace: Option<Namespace>,
+    pub(crate) uri: Option<String>,
+    pub(crate) queries: Vec<QuerySource>,
+    pub(crate) namespace: Option<Namespace>,
     /// `--collation`: the collection's default collation (live: read from the server).
-    pub collation: Option<Document>,
-    pub chunk_size_bytes: u64,
-    pub shards: Option<usize>,
-    pub total_docs: Option<u64>,
-    pub sample_size: u64,
-    pub config_uri: Option<String>,
-    pub server_selection_timeout: Duration,
-    pub max_time: Duration,
-    pub top: usize,
-    pub redact: bool,
+    pub(crate) collation: Option<Document>,
+    pub(crate) chunk_size_bytes: u64,
+    pub(crate) shards: Option<usize>,
+    pub(crate) total_docs: Option<u64>,
+    pub(crate) sample_size: u64,
+    pub(crate) config_uri: Option<String>,
+    pub(crate) server_selection_timeout: Duration,
+    pub(crate) max_time: Duration,
+    pub(crate) top: usize,
+    pub(crate) redact: bool,
     /// `--memory-limit` in bytes.
-    pub memory_limit: u64,
+    pub(crate) memory_limit: u64,
     /// `--since`/`--until`: logged operations outside are left out (milliseconds since the epoch).
-    pub window: (Option<i64>, Option<i64>),
+    pub(crate) window: (Option<i64>, Option<i64>),
 }
 
 #[derive(Debug, Clone)]
-pub struct AnalyzeRequest {
-    pub input: InputRequest,
-    pub keys: Vec<ShardKey>,
-    pub compare_server: bool,
-    pub format: Format,
-    pub fail_under: Option<u32>,
+pub(crate) struct AnalyzeRequest {
+    pub(crate) input: InputRequest,
+    pub(crate) keys: Vec<ShardKey>,
+    pub(crate) compare_server: bool,
+    pub(crate) format: Format,
+    pub(crate) fail_under: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
-pub struct CheckRequest {
-    pub input: InputRequest,
-    pub policy: PathBuf,
+pub(crate) struct CheckRequest {
+    pub(crate) input: InputRequest,
+    pub(crate) policy: PathBuf,
     /// A previous `check --format json` report: fail only on what got worse.
-    pub baseline: Option<PathBuf>,
+    pub(crate) baseline: Option<PathBuf>,
     /// Print a starting policy and stop.
-    pub init: bool,
-    pub format: Format,
+    pub(crate) init: bool,
+    pub(crate) format: Format,
 }
 
 /// `shardkey plan`: keys for a whole database, chosen together.
 #[derive(Debug, Clone)]
-pub struct PlanRequest {
+pub(crate) struct PlanRequest {
     /// Query sources, shards, sampling and connection settings (its `docs` and `namespace` unused).
-    pub input: InputRequest,
+    pub(crate) input: InputRequest,
     /// A mongodump database directory.
-    pub dump: Option<PathBuf>,
-    pub database: Option<String>,
+    pub(crate) dump: Option<PathBuf>,
+    pub(crate) database: Option<String>,
     /// `--target-version`: the server version the plan is for (live: the server's).
-    pub target_version: Option<(u32, u32)>,
+    pub(crate) target_version: Option<(u32, u32)>,
     /// `--shard-size`: the data one shard should hold, in bytes.
-    pub shard_size_bytes: Option<u64>,
+    pub(crate) shard_size_bytes: Option<u64>,
     /// `--shard-ops`: operations per second one shard sustains.
-    pub shard_ops_per_second: Option<f64>,
-    pub format: Format,
+    pub(crate) shard_ops_per_second: Option<f64>,
+    pub(crate) format: Format,
 }
 
 /// `shardkey workload`: summarise query logs.
 #[derive(Debug, Clone)]
-pub struct WorkloadRequest {
-    pub queries: Vec<PathBuf>,
+pub(crate) struct WorkloadRequest {
+    pub(crate) queries: Vec<PathBuf>,
     /// A namespace pattern (`*` wildcards).
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// `--since`/`--until` in milliseconds since the epoch, and as given.
-    pub window: (Option<i64>, Option<i64>),
-    pub since_text: Option<String>,
-    pub until_text: Option<String>,
+    pub(crate) window: (Option<i64>, Option<i64>),
+    pub(crate) since_text: Option<String>,
+    pub(crate) until_text: Option<String>,
     /// Shapes per namespace (0: all).
-    pub top: usize,
-    pub format: Format,
+    pub(crate) top: usize,
+    pub(crate) format: Format,
 }
 
 /// `shardkey sample`: uniform query sampling for a while (changes server settings).
 #[derive(Debug, Clone)]
-pub struct SampleRequest {
-    pub uri: String,
-    pub namespace: Namespace,
+pub(crate) struct SampleRequest {
+    pub(crate) uri: String,
+    pub(crate) namespace: Namespace,
     /// 4.0–6.x: the profiler's sampleRate (0 < rate ≤ 1).
-    pub rate: f64,
+    pub(crate) rate: f64,
     /// 7.0+: configureQueryAnalyzer's samplesPerSecond.
-    pub samples_per_second: f64,
-    pub duration: Duration,
-    pub out: PathBuf,
+    pub(crate) samples_per_second: f64,
+    pub(crate) duration: Duration,
+    pub(crate) out: PathBuf,
     /// The explicit consent to change server settings.
-    pub change_server_settings: bool,
-    pub server_selection_timeout: Duration,
-    pub max_time: Duration,
+    pub(crate) change_server_settings: bool,
+    pub(crate) server_selection_timeout: Duration,
+    pub(crate) max_time: Duration,
 }
 
 #[derive(Debug, Clone)]
-pub enum Request {
+pub(crate) enum Request {
     Analyze(AnalyzeRequest),
     Check(CheckRequest),
     Workload(WorkloadRequest),
@@ -152,7 +152,7 @@ pub enum Request {
 }
 
 /// Run a request, writing its report to `out`.
-pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
+pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     match req {
         Request::Analyze(a) => scrubbed(&a.input, || analyze::run(a, out)),
         Request::Check(c) if c.init => {

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// What `sample` changes, for the refusal without the flag and for README.
-pub const CHANGES: &str = "on MongoDB 4.0-6.x it sets the database's profiler to level 1 with slowms 0 and sampleRate RATE \
+pub(crate) const CHANGES: &str = "on MongoDB 4.0-6.x it sets the database's profiler to level 1 with slowms 0 and sampleRate RATE \
 (slowms and sampleRate apply to the whole mongod: that share of all its operations is also written to its log); \
 on 7.0+ it runs configureQueryAnalyzer (mode full, samplesPerSecond N) on the collection; \
 the previous settings are restored at the end, on Ctrl-C and on error";

@@ -32,7 +32,7 @@ impl OpSink for Sink {
 }
 
 /// A namespace pattern: `*` matches any run of characters (`app.*`, `*.events`).
-pub fn matches(pattern: &str, ns: &str) -> bool {
+pub(crate) fn matches(pattern: &str, ns: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
     if parts.len() == 1 {
         return pattern == ns;

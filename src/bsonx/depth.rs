@@ -4,7 +4,7 @@
 //! levels; we refuse them too, with a clear message.
 
 /// The deepest nesting we read (MongoDB: "no more than 100 levels of nesting").
-pub const MAX_DEPTH: usize = 100;
+pub(crate) const MAX_DEPTH: usize = 100;
 
 fn i32_at(b: &[u8], at: usize) -> Option<usize> {
     let s = b.get(at..at + 4)?;
@@ -19,7 +19,7 @@ fn cstring_end(b: &[u8], at: usize, end: usize) -> Option<usize> {
 /// The number of nested documents and arrays below the top document (0 for a
 /// flat document), or why the bytes are not a BSON document. Stops counting,
 /// and answers `MAX_DEPTH + 1`, as soon as the limit is passed.
-pub fn depth(b: &[u8]) -> Result<usize, String> {
+pub(crate) fn depth(b: &[u8]) -> Result<usize, String> {
     let len = i32_at(b, 0).ok_or("no document length")?;
     if len < 5 || len > b.len() {
         return Err(format!("document length {len} does not fit the {} bytes read", b.len()));

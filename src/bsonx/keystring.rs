@@ -120,7 +120,7 @@ fn take_number(b: &[u8], at: &mut usize) -> Option<Bson> {
 }
 
 /// Append the encoding of one value.
-pub fn put(v: &Bson, out: &mut Vec<u8>) {
+pub(crate) fn put(v: &Bson, out: &mut Vec<u8>) {
     out.push(type_byte(v));
     match v {
         Bson::Double(_) | Bson::Int32(_) | Bson::Int64(_) | Bson::Decimal128(_) => put_number(v, out),
@@ -168,7 +168,7 @@ const CODE_TYPE: u8 = 60 + 2;
 /// `put` of a value in either form: the same bytes (held by a differential test).
 /// Raw scalars and strings are encoded as they lie in the driver's buffer;
 /// anything else is rare in a key and decoded first.
-pub fn put_ref(v: ValueRef<'_>, out: &mut Vec<u8>) {
+pub(crate) fn put_ref(v: ValueRef<'_>, out: &mut Vec<u8>) {
     let r = match v {
         ValueRef::Doc(b) => return put(b, out),
         ValueRef::Raw(r) => r,
@@ -200,7 +200,7 @@ pub fn put_ref(v: ValueRef<'_>, out: &mut Vec<u8>) {
 }
 
 /// The encoding of a key value (one entry per key field).
-pub fn encode(values: &[Bson], out: &mut Vec<u8>) {
+pub(crate) fn encode(values: &[Bson], out: &mut Vec<u8>) {
     for v in values {
         put(v, out);
     }
@@ -273,7 +273,7 @@ fn take(b: &[u8], at: &mut usize) -> Option<Bson> {
 }
 
 /// The key value back from its encoding (`n` fields); None for bytes `encode` did not write.
-pub fn decode(b: &[u8], n: usize) -> Option<Vec<Bson>> {
+pub(crate) fn decode(b: &[u8], n: usize) -> Option<Vec<Bson>> {
     let mut at = 0;
     // Exactly `n` values: decoded values are kept (key-space summaries), so no spare room.
     let mut out = Vec::with_capacity(n);
@@ -332,7 +332,7 @@ fn skip(b: &[u8], at: &mut usize) -> Option<()> {
 /// The canonical type (`order::canonical_type`) of field `field` of an encoded key
 /// value: its type byte, found by stepping over the fields before it. None for bytes
 /// `encode` did not write.
-pub fn canonical_type_at(b: &[u8], field: usize) -> Option<i32> {
+pub(crate) fn canonical_type_at(b: &[u8], field: usize) -> Option<i32> {
     let mut at = 0;
     for _ in 0..field {
         skip(b, &mut at)?;

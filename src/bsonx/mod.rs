@@ -1,21 +1,21 @@
 //! BSON helpers the whole pipeline shares: MongoDB's value order, dotted-path
 //! lookup with shard-key semantics, and MongoDB's `hash64` for hashed keys.
 
-pub mod depth;
-pub mod hash;
-pub mod keystring;
-pub mod order;
-pub mod path;
-pub mod redact;
+pub(crate) mod depth;
+pub(crate) mod hash;
+pub(crate) mod keystring;
+pub(crate) mod order;
+pub(crate) mod path;
+pub(crate) mod redact;
 
 /// A document's size as BSON: what it takes written (`Document::to_writer`), which
 /// `avgDocSizeBytes` averages.
-pub fn bson_size(d: &bson::Document) -> bson::ser::Result<usize> {
+pub(crate) fn bson_size(d: &bson::Document) -> bson::ser::Result<usize> {
     let mut buf = Vec::new();
     d.to_writer(&mut buf)?;
     Ok(buf.len())
 }
 
 pub use hash::hash64;
-pub use order::{canonical_type, cmp_bson, cmp_tuple, group_bytes, is_collatable};
-pub use path::{lookup, DocRef, Found, Lookup, ValueRef};
+pub(crate) use order::{cmp_bson, cmp_tuple, group_bytes, is_collatable};
+pub(crate) use path::{lookup, DocRef, Found, Lookup, ValueRef};

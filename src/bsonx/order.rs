@@ -6,7 +6,7 @@ use bson::{Bson, Document};
 use std::cmp::Ordering;
 
 /// The server's canonical type order (`canonicalizeBSONType`).
-pub fn canonical_type(v: &Bson) -> i32 {
+pub(crate) fn canonical_type(v: &Bson) -> i32 {
     match v {
         Bson::MinKey => -1,
         Bson::Undefined => 0,
@@ -29,7 +29,7 @@ pub fn canonical_type(v: &Bson) -> i32 {
 }
 
 /// Values whose equality a non-simple collation changes (`CollationIndexKey::isCollatableType`).
-pub fn is_collatable(v: &Bson) -> bool {
+pub(crate) fn is_collatable(v: &Bson) -> bool {
     matches!(v, Bson::String(_) | Bson::Symbol(_) | Bson::Document(_) | Bson::Array(_))
 }
 
@@ -88,7 +88,7 @@ fn cmp_docs(a: &Document, b: &Document) -> Ordering {
 }
 
 /// Compare two values in MongoDB's order, with the simple (binary) collation.
-pub fn cmp_bson(a: &Bson, b: &Bson) -> Ordering {
+pub(crate) fn cmp_bson(a: &Bson, b: &Bson) -> Ordering {
     let ta = canonical_type(a);
     let tb = canonical_type(b);
     if ta != tb {
@@ -124,7 +124,7 @@ pub fn cmp_bson(a: &Bson, b: &Bson) -> Ordering {
 }
 
 /// Lexicographic comparison of compound key values.
-pub fn cmp_tuple(a: &[Bson], b: &[Bson]) -> Ordering {
+pub(crate) fn cmp_tuple(a: &[Bson], b: &[Bson]) -> Ordering {
     for (x, y) in a.iter().zip(b.iter()) {
         let o = cmp_bson(x, y);
         if o != Ordering::Equal {
@@ -135,7 +135,7 @@ pub fn cmp_tuple(a: &[Bson], b: &[Bson]) -> Ordering {
 }
 
 /// Append bytes that identify `v` up to MongoDB equality (simple collation).
-pub fn group_bytes(v: &Bson, out: &mut Vec<u8>) {
+pub(crate) fn group_bytes(v: &Bson, out: &mut Vec<u8>) {
     out.push(canonical_type(v) as u8);
     match v {
         Bson::Double(_) | Bson::Int32(_) | Bson::Int64(_) | Bson::Decimal128(_) => {

@@ -5,7 +5,7 @@ use bson::{Bson, Document, RawBsonRef, RawDocument};
 
 /// What a path finds: a value, nothing, or an array the server would reject.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Found<V> {
+pub(crate) enum Found<V> {
     Value(V),
     Missing,
     /// An array on the path (or as the value): the server rejects such a document.
@@ -13,9 +13,9 @@ pub enum Found<V> {
 }
 
 /// A lookup in a decoded document.
-pub type Lookup<'a> = Found<&'a Bson>;
+pub(crate) type Lookup<'a> = Found<&'a Bson>;
 
-pub fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
+pub(crate) fn lookup<'a>(doc: &'a Document, path: &str) -> Lookup<'a> {
     walk(
         path,
         |name| field(doc, name),
@@ -63,7 +63,7 @@ fn walk_from<V: Copy>(mut cur: V, rest: Option<&str>, is_array: impl Fn(V) -> bo
 }
 
 impl<V> Found<V> {
-    pub fn map<W>(self, f: impl FnOnce(V) -> W) -> Found<W> {
+    pub(crate) fn map<W>(self, f: impl FnOnce(V) -> W) -> Found<W> {
         match self {
             Found::Value(v) => Found::Value(f(v)),
             Found::Missing => Found::Missing,
@@ -75,7 +75,7 @@ impl<V> Found<V> {
 /// `doc.get(name)`; a small document (a projected sample document has a dozen fields)
 /// is searched in order, cheaper than hashing the name.
 #[inline]
-pub fn field<'a>(doc: &'a Document, name: &str) -> Option<&'a Bson> {
+pub(crate) fn field<'a>(doc: &'a Document, name: &str) -> Option<&'a Bson> {
     if doc.len() <= 16 {
         doc.iter().find(|(k, _)| k.as_str() == name).map(|(_, v)| v)
     } else {
@@ -86,21 +86,21 @@ pub fn field<'a>(doc: &'a Document, name: &str) -> Option<&'a Bson> {
 /// A sampled document, decoded or as the driver's raw BSON (read without decoding:
 /// only the key paths are looked up).
 #[derive(Debug, Clone, Copy)]
-pub enum DocRef<'a> {
+pub(crate) enum DocRef<'a> {
     Doc(&'a Document),
     Raw(&'a RawDocument),
 }
 
 /// A value found in a `DocRef`.
 #[derive(Debug, Clone, Copy)]
-pub enum ValueRef<'a> {
+pub(crate) enum ValueRef<'a> {
     Doc(&'a Bson),
     Raw(RawBsonRef<'a>),
 }
 
 impl<'a> DocRef<'a> {
     /// `lookup`, on either form.
-    pub fn lookup(self, path: &str) -> Found<ValueRef<'a>> {
+    pub(crate) fn lookup(self, path: &str) -> Found<ValueRef<'a>> {
         match self {
             DocRef::Doc(d) => lookup(d, path).map(ValueRef::Doc),
             DocRef::Raw(d) => lookup_raw(d, path).map(ValueRef::Raw),
@@ -110,7 +110,7 @@ impl<'a> DocRef<'a> {
 
 impl ValueRef<'_> {
     /// The value decoded (what is kept: reservoirs, exact counts past the dense pass).
-    pub fn to_bson(self) -> Bson {
+    pub(crate) fn to_bson(self) -> Bson {
         match self {
             ValueRef::Doc(v) => v.clone(),
             // A raw value the driver handed us converts; one that does not is malformed BSON
@@ -123,7 +123,7 @@ impl ValueRef<'_> {
 /// `lookup` on raw BSON. The first element of a name counts (a decoded `Document` keeps the
 /// last of duplicated names; the server never returns duplicated names). An element that
 /// does not parse reads as missing; the reader checked every document's top level.
-pub fn lookup_raw<'a>(doc: &'a RawDocument, path: &str) -> Found<RawBsonRef<'a>> {
+pub(crate) fn lookup_raw<'a>(doc: &'a RawDocument, path: &str) -> Found<RawBsonRef<'a>> {
     walk(path, |name| field_raw(doc, name), is_raw_array, raw_child)
 }
 
@@ -140,7 +140,7 @@ fn raw_child<'a>(v: RawBsonRef<'a>, name: &str) -> Option<RawBsonRef<'a>> {
 
 /// What a pass over a raw document's top level says of one name (`top_fields`).
 #[derive(Debug, Clone, Copy)]
-pub enum Top<'a> {
+pub(crate) enum Top<'a> {
     Found(RawBsonRef<'a>),
     Missing,
     /// A rare type or a bad size on the way: `RawDocument::get` decides.
@@ -152,7 +152,7 @@ pub enum Top<'a> {
 /// what `field_raw`'s scan would. `hints` carries, from one document to the next, which
 /// name each element held (documents of a collection tend to share a layout): an element
 /// is compared with that name first.
-pub fn top_fields<'a>(doc: &'a RawDocument, names: &[&str], out: &mut Vec<Top<'a>>, hints: &mut Vec<usize>) {
+pub(crate) fn top_fields<'a>(doc: &'a RawDocument, names: &[&str], out: &mut Vec<Top<'a>>, hints: &mut Vec<usize>) {
     const NONE: usize = usize::MAX;
     out.clear();
     out.resize(names.len(), Top::Unsure);
@@ -195,7 +195,7 @@ pub fn top_fields<'a>(doc: &'a RawDocument, names: &[&str], out: &mut Vec<Top<'a
 }
 
 /// `lookup_raw` of `path`, from what `top_fields` said of its first part.
-pub fn lookup_from_top<'a>(doc: &'a RawDocument, top: Top<'a>, path: &str) -> Found<RawBsonRef<'a>> {
+pub(crate) fn lookup_from_top<'a>(doc: &'a RawDocument, top: Top<'a>, path: &str) -> Found<RawBsonRef<'a>> {
     match top {
         Top::Found(v) => walk_from(v, path.split_once('.').map(|(_, rest)| rest), is_raw_array, raw_child),
         Top::Missing => Found::Missing,
@@ -207,7 +207,7 @@ pub fn lookup_from_top<'a>(doc: &'a RawDocument, top: Top<'a>, path: &str) -> Fo
 /// skipped by their type's size without being parsed (`RawDocument::get` parses and
 /// checks each: most of a live sample's cost); anything unusual on the way (a rare
 /// type, a bad size) hands the whole lookup to `get`.
-pub fn field_raw<'a>(doc: &'a RawDocument, name: &str) -> Option<RawBsonRef<'a>> {
+pub(crate) fn field_raw<'a>(doc: &'a RawDocument, name: &str) -> Option<RawBsonRef<'a>> {
     match scan_raw(doc.as_bytes(), name.as_bytes()) {
         Scanned::Found(v) => Some(v),
         Scanned::Missing => None,
@@ -217,7 +217,7 @@ pub fn field_raw<'a>(doc: &'a RawDocument, name: &str) -> Option<RawBsonRef<'a>>
 
 /// Whether every top-level element of `doc` has a well-formed type and size (what
 /// `field_raw` relies on); false when unsure.
-pub fn sizes_hold(doc: &RawDocument) -> bool {
+pub(crate) fn sizes_hold(doc: &RawDocument) -> bool {
     // No name holds a NUL byte: the scan walks every element to the end.
     matches!(scan_raw(doc.as_bytes(), b"\0"), Scanned::Missing)
 }

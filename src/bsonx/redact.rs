@@ -5,7 +5,7 @@ use super::order::group_bytes;
 use bson::Bson;
 use md5::{Digest, Md5};
 
-pub fn type_name(v: &Bson) -> &'static str {
+pub(crate) fn type_name(v: &Bson) -> &'static str {
     match v {
         Bson::Double(_) => "double",
         Bson::String(_) => "string",
@@ -31,7 +31,7 @@ pub fn type_name(v: &Bson) -> &'static str {
 }
 
 /// `string#1a2b3c4d`; MinKey, MaxKey and null are structure, not data, and stay as they are.
-pub fn redact(v: &Bson) -> Bson {
+pub(crate) fn redact(v: &Bson) -> Bson {
     match v {
         Bson::MinKey | Bson::MaxKey | Bson::Null => v.clone(),
         _ => {

@@ -8,35 +8,35 @@ use serde_json::Value;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AuditReport {
-    pub shard_key: ShardKey,
+pub(crate) struct AuditReport {
+    pub(crate) shard_key: ShardKey,
     /// "uuid" (5.0+) or "ns" (before 5.0): how config.chunks names the collection.
-    pub chunk_format: String,
-    pub num_chunks: usize,
-    pub shards: Vec<AuditShard>,
-    pub jumbo_flagged_chunks: Vec<AuditChunk>,
+    pub(crate) chunk_format: String,
+    pub(crate) num_chunks: usize,
+    pub(crate) shards: Vec<AuditShard>,
+    pub(crate) jumbo_flagged_chunks: Vec<AuditChunk>,
     /// Most over fewest chunks per shard; null when a shard holds none.
-    pub chunk_count_imbalance: Option<f64>,
+    pub(crate) chunk_count_imbalance: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AuditShard {
-    pub shard: String,
-    pub num_chunks: usize,
-    pub num_jumbo_chunks: usize,
+pub(crate) struct AuditShard {
+    pub(crate) shard: String,
+    pub(crate) num_chunks: usize,
+    pub(crate) num_jumbo_chunks: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AuditChunk {
-    pub min: Value,
-    pub max: Value,
-    pub shard: String,
+pub(crate) struct AuditChunk {
+    pub(crate) min: Value,
+    pub(crate) max: Value,
+    pub(crate) shard: String,
 }
 
 /// Chunks per shard, jumbo-flagged chunks and chunk-count imbalance.
-pub fn audit(m: &ShardingMetadata, redact: bool) -> AuditReport {
+pub(crate) fn audit(m: &ShardingMetadata, redact: bool) -> AuditReport {
     let json = |t: &[bson::Bson]| m.key.value_json(t, redact);
     let shards: Vec<AuditShard> = m
         .shards

@@ -1,25 +1,9 @@
 //! Cardinality: distinct values in the sample, and an estimate for the whole collection.
 
-/// Chao1 (bias-corrected) estimate of the number of distinct values in the
-/// collection, from the sample's frequency counts. Exact when the sample is the
-/// whole collection; never above the number of documents.
-///
-/// `counts`: how many sampled documents hold each distinct value.
-pub fn estimate_distinct(counts: impl Iterator<Item = u64>, num_sampled: u64, num_total: u64) -> u64 {
-    let (mut d, mut f1, mut f2) = (0u64, 0u64, 0u64);
-    for c in counts {
-        d += 1;
-        match c {
-            1 => f1 += 1,
-            2 => f2 += 1,
-            _ => {}
-        }
-    }
-    chao1(d, f1, f2, num_sampled, num_total)
-}
-
-/// The same from the count profile: `d` distinct values, `f1` seen once, `f2` seen twice.
-pub fn chao1(d: u64, f1: u64, f2: u64, num_sampled: u64, num_total: u64) -> u64 {
+/// Chao1 (bias-corrected) estimate of the number of distinct values in the collection:
+/// `d` distinct values in the sample, `f1` seen once, `f2` seen twice. Exact when the
+/// sample is the whole collection; never above the number of documents.
+pub(crate) fn chao1(d: u64, f1: u64, f2: u64, num_sampled: u64, num_total: u64) -> u64 {
     if num_sampled >= num_total {
         return d;
     }
@@ -30,7 +14,7 @@ pub fn chao1(d: u64, f1: u64, f2: u64, num_sampled: u64, num_total: u64) -> u64 
 
 crate::labels! {
     /// How `estimatedNumDistinctValues` was estimated.
-    pub enum Estimator {
+    pub(crate) enum Estimator {
         /// Exact counts of a sample: the unseen values estimated from the singletons and doubletons.
         Chao1 => "Chao1 (bias-corrected): d + f1(f1-1)/(2(f2+1)), capped at numDocsTotal",
         /// Only a distinct-count sketch: `scale_distinct`.
@@ -43,7 +27,7 @@ crate::labels! {
 /// With only a distinct-count sketch (no frequency counts), the unseen documents
 /// are taken to bring new values at the sample's own rate: d + (N − n)·d/n,
 /// between d and numDocsTotal. Exact for a unique key; an upper bound when values repeat.
-pub fn scale_distinct(distinct: u64, num_sampled: u64, num_total: u64) -> u64 {
+pub(crate) fn scale_distinct(distinct: u64, num_sampled: u64, num_total: u64) -> u64 {
     if num_sampled == 0 || num_sampled >= num_total {
         return distinct;
     }
@@ -55,6 +39,20 @@ pub fn scale_distinct(distinct: u64, num_sampled: u64, num_total: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The estimate from each value's count: `counts`: how many sampled documents hold each distinct value.
+    fn estimate_distinct(counts: impl Iterator<Item = u64>, num_sampled: u64, num_total: u64) -> u64 {
+        let (mut d, mut f1, mut f2) = (0u64, 0u64, 0u64);
+        for c in counts {
+            d += 1;
+            match c {
+                1 => f1 += 1,
+                2 => f2 += 1,
+                _ => {}
+            }
+        }
+        chao1(d, f1, f2, num_sampled, num_total)
+    }
 
     #[test]
     fn a_sketch_scales_to_the_collection_and_never_past_it() {

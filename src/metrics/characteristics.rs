@@ -13,67 +13,67 @@ use serde_json::Value;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct KeyCharacteristics {
-    pub num_docs_total: u64,
-    pub num_docs_sampled: u64,
-    pub avg_doc_size_bytes: u64,
-    pub num_distinct_values: u64,
-    pub most_common_values: Vec<MostCommonValue>,
+pub(crate) struct KeyCharacteristics {
+    pub(crate) num_docs_total: u64,
+    pub(crate) num_docs_sampled: u64,
+    pub(crate) avg_doc_size_bytes: u64,
+    pub(crate) num_distinct_values: u64,
+    pub(crate) most_common_values: Vec<MostCommonValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub is_unique: Option<bool>,
-    pub monotonicity: Monotonicity,
+    pub(crate) is_unique: Option<bool>,
+    pub(crate) monotonicity: Monotonicity,
     // Beyond the server:
-    pub estimated_num_distinct_values: Estimate,
+    pub(crate) estimated_num_distinct_values: Estimate,
     /// Percentage of sampled documents holding the most common value.
-    pub top_value_percentage: f64,
-    pub num_docs_missing_key_fields: u64,
+    pub(crate) top_value_percentage: f64,
+    pub(crate) num_docs_missing_key_fields: u64,
     /// Documents with an array in a key field (the server refuses the key: BadValue).
-    pub num_docs_with_array_key_values: u64,
-    pub jumbo_chunk_risk: JumboRisk,
+    pub(crate) num_docs_with_array_key_values: u64,
+    pub(crate) jumbo_chunk_risk: JumboRisk,
     /// Present when the sample had too many distinct values to count exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sketch: Option<SketchReport>,
+    pub(crate) sketch: Option<SketchReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MostCommonValue {
-    pub value: Value,
-    pub frequency: u64,
+pub(crate) struct MostCommonValue {
+    pub(crate) value: Value,
+    pub(crate) frequency: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Estimate {
-    pub value: u64,
-    pub estimator: Estimator,
+pub(crate) struct Estimate {
+    pub(crate) value: u64,
+    pub(crate) estimator: Estimator,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct JumboRisk {
-    pub chunk_size_bytes: u64,
-    pub values: Vec<JumboValueReport>,
+pub(crate) struct JumboRisk {
+    pub(crate) chunk_size_bytes: u64,
+    pub(crate) values: Vec<JumboValueReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct JumboValueReport {
-    pub value: Value,
-    pub estimated_docs: u64,
-    pub estimated_bytes: u64,
+pub(crate) struct JumboValueReport {
+    pub(crate) value: Value,
+    pub(crate) estimated_docs: u64,
+    pub(crate) estimated_bytes: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SketchReport {
-    pub distinct_values: String,
-    pub most_common_values: String,
-    pub frequency_error_bound: u64,
+pub(crate) struct SketchReport {
+    pub(crate) distinct_values: String,
+    pub(crate) most_common_values: String,
+    pub(crate) frequency_error_bound: u64,
 }
 
 /// `keyCharacteristics` of a candidate, or `{"notMeasured": why}` without documents.
-pub fn serialize_optional<S: serde::Serializer>(kc: &Option<KeyCharacteristics>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_optional<S: serde::Serializer>(kc: &Option<KeyCharacteristics>, s: S) -> Result<S::Ok, S::Error> {
     match kc {
         Some(k) => k.serialize(s),
         None => serde_json::json!({"notMeasured": NOT_MEASURED}).serialize(s),
@@ -81,24 +81,24 @@ pub fn serialize_optional<S: serde::Serializer>(kc: &Option<KeyCharacteristics>,
 }
 
 /// Why `keyCharacteristics` is absent from a queries-only report.
-pub const NOT_MEASURED: &str =
+pub(crate) const NOT_MEASURED: &str =
     "no documents were given (query logs only): cardinality, frequency, monotonicity and data size need --docs or --uri";
 
 /// What the collection is known to hold beyond the sample.
 #[derive(Debug, Clone, Copy)]
-pub struct CollectionSize {
+pub(crate) struct CollectionSize {
     /// Documents in the collection (at least the sample's).
-    pub num_docs_total: u64,
+    pub(crate) num_docs_total: u64,
     /// The source's average document size, when it knows it (a live source
     /// projects key fields only, so the sample cannot measure it).
-    pub avg_doc_size_bytes: Option<u64>,
+    pub(crate) avg_doc_size_bytes: Option<u64>,
 }
 
 /// The characteristics of one key. `order` is a separate insertion-ordered
 /// sample when the main one is not in insertion order (live `$sample`);
 /// `ks_positions` gives `ks`'s insertion positions in key order (computed once per key).
 #[allow(clippy::too_many_arguments)]
-pub fn measure<'p>(
+pub(crate) fn measure<'p>(
     ks: &KeySample,
     order: Option<&KeySample>,
     ks_positions: &dyn Fn() -> &'p [u64],

@@ -8,7 +8,7 @@ use bson::Document;
 use serde::Serialize;
 
 /// The server rounds percentages up at the 10th decimal.
-pub fn percentage(part: u64, total: u64) -> f64 {
+pub(crate) fn percentage(part: u64, total: u64) -> f64 {
     if total == 0 {
         return 0.0;
     }
@@ -17,11 +17,11 @@ pub fn percentage(part: u64, total: u64) -> f64 {
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ReadSampleSize {
-    pub total: u64,
+    pub(crate) total: u64,
     pub find: u64,
-    pub aggregate: u64,
-    pub count: u64,
-    pub distinct: u64,
+    pub(crate) aggregate: u64,
+    pub(crate) count: u64,
+    pub(crate) distinct: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
@@ -40,11 +40,11 @@ pub struct WriteSampleSize {
 pub struct ReadDistribution {
     pub sample_size: ReadSampleSize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub percentage_of_single_shard_reads: Option<f64>,
+    pub(crate) percentage_of_single_shard_reads: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub percentage_of_multi_shard_reads: Option<f64>,
+    pub(crate) percentage_of_multi_shard_reads: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub percentage_of_scatter_gather_reads: Option<f64>,
+    pub(crate) percentage_of_scatter_gather_reads: Option<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub num_reads_by_range: Vec<u64>,
 }
@@ -56,7 +56,7 @@ pub struct WriteDistribution {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percentage_of_single_shard_writes: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub percentage_of_multi_shard_writes: Option<f64>,
+    pub(crate) percentage_of_multi_shard_writes: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percentage_of_scatter_gather_writes: Option<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]

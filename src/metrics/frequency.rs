@@ -6,14 +6,14 @@ use crate::sample::ValueCount;
 use bson::Bson;
 
 /// The `k` most frequent values, highest first; ties in key order.
-pub fn most_common(values: &[ValueCount], k: usize) -> Vec<ValueCount> {
+pub(crate) fn most_common(values: &[ValueCount], k: usize) -> Vec<ValueCount> {
     let mut idx: Vec<usize> = (0..values.len()).collect();
     idx.sort_by(|&a, &b| values[b].count.cmp(&values[a].count).then_with(|| cmp_tuple(&values[a].value, &values[b].value)));
     idx.into_iter().take(k).map(|i| values[i].clone()).collect()
 }
 
 /// Share (0..1) of the sampled documents that hold the most common value.
-pub fn top_share(values: &[ValueCount], num_sampled: u64) -> f64 {
+pub(crate) fn top_share(values: &[ValueCount], num_sampled: u64) -> f64 {
     if num_sampled == 0 {
         return 0.0;
     }
@@ -21,14 +21,20 @@ pub fn top_share(values: &[ValueCount], num_sampled: u64) -> f64 {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct JumboValue {
-    pub value: Vec<Bson>,
-    pub estimated_docs: u64,
-    pub estimated_bytes: u64,
+pub(crate) struct JumboValue {
+    pub(crate) value: Vec<Bson>,
+    pub(crate) estimated_docs: u64,
+    pub(crate) estimated_bytes: u64,
 }
 
 /// Values whose documents, scaled from the sample to the collection, exceed the chunk size.
-pub fn jumbo_values(values: &[ValueCount], num_sampled: u64, num_total: u64, avg_doc_size: u64, chunk_size_bytes: u64) -> Vec<JumboValue> {
+pub(crate) fn jumbo_values(
+    values: &[ValueCount],
+    num_sampled: u64,
+    num_total: u64,
+    avg_doc_size: u64,
+    chunk_size_bytes: u64,
+) -> Vec<JumboValue> {
     if num_sampled == 0 {
         return vec![];
     }

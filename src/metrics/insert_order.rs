@@ -27,7 +27,7 @@ use serde::Serialize;
 /// Where inserts land.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum InsertKind {
+pub(crate) enum InsertKind {
     /// Past the current maximum: one chunk, one shard takes every insert.
     Increasing,
     /// Below the current minimum: one chunk, one shard.
@@ -42,7 +42,7 @@ pub enum InsertKind {
 
 crate::labels! {
     /// What decided where inserts land.
-    pub enum InsertBasis {
+    pub(crate) enum InsertBasis {
         HashedFirstField => "hashed first field",
         CreationTime => "ObjectId creation time",
         RecordIdOrder => "recordId order",
@@ -53,31 +53,31 @@ crate::labels! {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct InsertOrder {
+pub(crate) struct InsertOrder {
     #[serde(rename = "type")]
-    pub kind: InsertKind,
+    pub(crate) kind: InsertKind,
     /// For `topOfEachGroup`: how many leading key fields form the group.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub group_fields: Option<usize>,
+    pub(crate) group_fields: Option<usize>,
     /// What decided it.
-    pub basis: InsertBasis,
+    pub(crate) basis: InsertBasis,
     /// Pearson correlation of key order with the creation time of ObjectId `_id`s.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub creation_time_correlation_coefficient: Option<f64>,
+    pub(crate) creation_time_correlation_coefficient: Option<f64>,
     /// Sampled documents whose `_id` is an ObjectId (the coefficient's basis).
-    pub num_docs_with_creation_time: u64,
+    pub(crate) num_docs_with_creation_time: u64,
     /// Key fields whose values are dates, timestamps or ObjectIds, with that type.
-    pub increasing_by_nature: Vec<NaturalField>,
+    pub(crate) increasing_by_nature: Vec<NaturalField>,
     /// The server's recordId type and ours disagree (bulk load out of creation order).
-    pub load_order_hides_it: bool,
+    pub(crate) load_order_hides_it: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct NaturalField {
-    pub field: String,
+pub(crate) struct NaturalField {
+    pub(crate) field: String,
     #[serde(rename = "type")]
-    pub bson_type: &'static str,
+    pub(crate) bson_type: &'static str,
 }
 
 /// Share of a field's sampled values that must be of one increasing type.
@@ -85,7 +85,7 @@ const NATURE_SHARE: f64 = 0.9;
 
 /// Fields (by position) whose values are dates, timestamps or ObjectIds in at least 90% of
 /// the weighted key-space values. Hashed fields are never increasing in key space.
-pub fn natural_fields(key: &ShardKey, key_space: &KeySpace) -> Vec<(usize, &'static str)> {
+pub(crate) fn natural_fields(key: &ShardKey, key_space: &KeySpace) -> Vec<(usize, &'static str)> {
     let total: u64 = key_space.counts().iter().sum();
     if total == 0 {
         return Vec::new();
@@ -117,7 +117,7 @@ pub fn natural_fields(key: &ShardKey, key_space: &KeySpace) -> Vec<(usize, &'sta
 
 /// Pearson correlation between key order and creation time, over the documents with one.
 /// `positions_in_key_order` are sample positions (indices into `created`).
-pub fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]) -> (Option<f64>, u64) {
+pub(crate) fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]) -> (Option<f64>, u64) {
     // Sized once: grown by doubling, each copy landed on fresh pages.
     let mut times: Vec<u32> = Vec::with_capacity(positions_in_key_order.len());
     times.extend(positions_in_key_order.iter().filter_map(|&p| created.get(p as usize).copied()).filter(|&t| t != NO_CREATION_TIME));
@@ -127,7 +127,7 @@ pub fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]
 
 /// Insertion positions of the newest `fraction` of documents by creation time (sorted),
 /// or None when fewer than half the documents carry a creation time.
-pub fn newest_by_creation(created: &[u32], fraction: f64) -> Option<Vec<u64>> {
+pub(crate) fn newest_by_creation(created: &[u32], fraction: f64) -> Option<Vec<u64>> {
     // (time, position) as one number: the newest are the largest, found by selection, not a sort.
     let mut known: Vec<u64> =
         created.iter().enumerate().filter(|(_, &t)| t != NO_CREATION_TIME).map(|(i, &t)| (t as u64) << 32 | i as u64).collect();
@@ -143,7 +143,7 @@ pub fn newest_by_creation(created: &[u32], fraction: f64) -> Option<Vec<u64>> {
 }
 
 /// `positions` gives `ks`'s insertion positions in key order (shared with monotonicity).
-pub fn measure<'p>(
+pub(crate) fn measure<'p>(
     ks: &KeySample,
     positions: &dyn Fn() -> &'p [u64],
     created: &[u32],
@@ -196,7 +196,7 @@ pub fn measure<'p>(
 
 /// Without documents: only the value types the queries name can speak (dates, timestamps
 /// and ObjectIds are increasing by nature); otherwise the insert order is unknown.
-pub fn from_query_values(key: &ShardKey, named: &KeySpace) -> InsertOrder {
+pub(crate) fn from_query_values(key: &ShardKey, named: &KeySpace) -> InsertOrder {
     let natural = natural_fields(key, named);
     let hashed_first = key.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
     let (kind, group_fields, basis) = match (hashed_first, natural.first()) {

@@ -13,7 +13,7 @@ use crate::targeting::extract_key_by_equality;
 use bson::{Bson, Document};
 
 /// Whether an inline diff (`{a: 'u', b: {c: 'i'}}`) changes the key.
-pub fn diff_touches_key(key: &ShardKey, diff: &Document) -> bool {
+pub(crate) fn diff_touches_key(key: &ShardKey, diff: &Document) -> bool {
     key.fields.iter().any(|f| {
         let mut cur = diff;
         let parts: Vec<&str> = f.path.split('.').collect();
@@ -38,7 +38,7 @@ fn names_touch_key(key: &ShardKey, names: impl IntoIterator<Item = String>) -> b
 }
 
 /// Whether a logged update changes the key (see the module comment for the rules).
-pub fn update_touches_key(key: &ShardKey, filter: &Document, spec: &UpdateSpec) -> bool {
+pub(crate) fn update_touches_key(key: &ShardKey, filter: &Document, spec: &UpdateSpec) -> bool {
     match spec {
         UpdateSpec::Remove => false,
         UpdateSpec::Modifiers(m) => m.iter().any(|(op, fields)| {

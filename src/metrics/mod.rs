@@ -17,19 +17,19 @@
 //! | `supportingIndex` | `supporting_index` |
 //! | `audit` (report level) | `audit` |
 
-pub mod audit;
-pub mod cardinality;
-pub mod characteristics;
-pub mod cluster;
+pub(crate) mod audit;
+pub(crate) mod cardinality;
+pub(crate) mod characteristics;
+pub(crate) mod cluster;
 pub mod distribution;
-pub mod frequency;
-pub mod insert_order;
-pub mod key_updates;
-pub mod monotonicity;
-pub mod query_shapes;
+pub(crate) mod frequency;
+pub(crate) mod insert_order;
+pub(crate) mod key_updates;
+pub(crate) mod monotonicity;
+pub(crate) mod query_shapes;
 pub mod ranges;
-pub mod supporting_index;
-pub mod workload;
+pub(crate) mod supporting_index;
+pub(crate) mod workload;
 
 use crate::model::{KeySpace, Query};
 use crate::sample::{KeySample, Sample};
@@ -45,54 +45,54 @@ use supporting_index::SupportingIndexReport;
 
 /// How to measure, the same for every candidate.
 #[derive(Debug, Clone)]
-pub struct Settings {
-    pub chunk_size_bytes: u64,
-    pub num_most_common: usize,
+pub(crate) struct Settings {
+    pub(crate) chunk_size_bytes: u64,
+    pub(crate) num_most_common: usize,
     /// The collection's default collation, used when a query names none.
-    pub default_collation: Option<Document>,
+    pub(crate) default_collation: Option<Document>,
     /// `--shards N`: model the cluster with N shards (else the cluster's own, else `cluster::DEFAULT_SHARDS`).
-    pub shards: Option<usize>,
+    pub(crate) shards: Option<usize>,
     /// `--redact`: show values as type and hash.
-    pub redact: bool,
+    pub(crate) redact: bool,
 }
 
 /// Every metric of one candidate, in report order.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CandidateMetrics {
+pub(crate) struct CandidateMetrics {
     /// None when no documents were given (query logs only): serialized as
     /// `{"notMeasured": "..."}`, never invented.
     #[serde(serialize_with = "characteristics::serialize_optional")]
-    pub key_characteristics: Option<KeyCharacteristics>,
-    pub read_distribution: ReadDistribution,
-    pub write_distribution: WriteDistribution,
-    pub query_shapes: Vec<QueryShapeReport>,
+    pub(crate) key_characteristics: Option<KeyCharacteristics>,
+    pub(crate) read_distribution: ReadDistribution,
+    pub(crate) write_distribution: WriteDistribution,
+    pub(crate) query_shapes: Vec<QueryShapeReport>,
     /// Where new documents land, as created in production (beside the server's monotonicity).
-    pub insert_order: InsertOrder,
+    pub(crate) insert_order: InsertOrder,
     /// The cluster model: data, reads, writes and inserts per shard, cost, growth, scale.
-    pub cluster: ClusterReport,
+    pub(crate) cluster: ClusterReport,
     /// Live sources only: the index that would support this key.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub supporting_index: Option<SupportingIndexReport>,
+    pub(crate) supporting_index: Option<SupportingIndexReport>,
 }
 
 /// What every candidate's measurement shares.
-pub struct Workload<'a> {
-    pub sample: &'a Sample,
-    pub size: CollectionSize,
-    pub settings: &'a Settings,
-    pub queries: &'a [&'a Query],
+pub(crate) struct Workload<'a> {
+    pub(crate) sample: &'a Sample,
+    pub(crate) size: CollectionSize,
+    pub(crate) settings: &'a Settings,
+    pub(crate) queries: &'a [&'a Query],
     /// Each query's normalised shape (`targeting::shapes`), computed once.
-    pub shapes: &'a [String],
+    pub(crate) shapes: &'a [String],
     /// `config.sampledQueriesDiff` diffs, for shard key updates.
-    pub diffs: &'a [&'a Document],
+    pub(crate) diffs: &'a [&'a Document],
     /// `insert_order::newest_by_creation` of the sample, the same for every key (computed once).
-    pub newest_created: Option<Vec<u64>>,
+    pub(crate) newest_created: Option<Vec<u64>>,
 }
 
 /// Every metric for one key. `order` is a separate insertion-ordered sample when
 /// the main one is not in insertion order; `support` and `actual` come from the source.
-pub fn measure(
+pub(crate) fn measure(
     w: &Workload,
     ks: &KeySample,
     order: Option<&KeySample>,

@@ -4,10 +4,10 @@
 use crate::model::{KeyKind, ShardKey};
 use serde::Serialize;
 
-pub const THRESHOLD: f64 = 0.7;
+pub(crate) const THRESHOLD: f64 = 0.7;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum MonotonicityType {
+pub(crate) enum MonotonicityType {
     #[serde(rename = "monotonic")]
     Monotonic,
     #[serde(rename = "not monotonic")]
@@ -17,7 +17,7 @@ pub enum MonotonicityType {
 }
 
 impl MonotonicityType {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             MonotonicityType::Monotonic => "monotonic",
             MonotonicityType::NotMonotonic => "not monotonic",
@@ -28,16 +28,16 @@ impl MonotonicityType {
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Monotonicity {
+pub(crate) struct Monotonicity {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub record_id_correlation_coefficient: Option<f64>,
+    pub(crate) record_id_correlation_coefficient: Option<f64>,
     #[serde(rename = "type")]
-    pub kind: MonotonicityType,
+    pub(crate) kind: MonotonicityType,
 }
 
 /// What the key's shape alone decides: hashed first field → not monotonic (0);
 /// hashed later field → unknown; otherwise it must be measured.
-pub fn by_key_shape(key: &ShardKey) -> Option<Monotonicity> {
+pub(crate) fn by_key_shape(key: &ShardKey) -> Option<Monotonicity> {
     match key.hashed_position() {
         Some(0) => Some(Monotonicity { record_id_correlation_coefficient: Some(0.0), kind: MonotonicityType::NotMonotonic }),
         Some(_) => Some(Monotonicity { record_id_correlation_coefficient: None, kind: MonotonicityType::Unknown }),
@@ -48,7 +48,7 @@ pub fn by_key_shape(key: &ShardKey) -> Option<Monotonicity> {
 /// Pearson correlation of (i, insertion_positions[i]), where the positions are
 /// listed in key order (equal keys in insertion order, as in an index). Also of
 /// (i, creation time) (`u32`s: half the memory of the gathered times).
-pub fn pearson_with_index<T: Copy + Into<u64>>(insertion_positions_in_key_order: &[T]) -> Option<f64> {
+pub(crate) fn pearson_with_index<T: Copy + Into<u64>>(insertion_positions_in_key_order: &[T]) -> Option<f64> {
     let n = insertion_positions_in_key_order.len();
     if n < 2 {
         return None;
@@ -75,7 +75,7 @@ fn round10(r: f64) -> f64 {
     (r * 1e10).round() / 1e10
 }
 
-pub fn classify(r: Option<f64>) -> Monotonicity {
+pub(crate) fn classify(r: Option<f64>) -> Monotonicity {
     match r.map(round10) {
         Some(r) => Monotonicity {
             record_id_correlation_coefficient: Some(r),
@@ -89,7 +89,7 @@ pub fn classify(r: Option<f64>) -> Monotonicity {
 /// (`calculateMonotonicity`): when every scanned document holds one and the same
 /// value, "not monotonic" with coefficient 0 (equal keys sit in insertion order,
 /// which alone would read as a perfect correlation).
-pub fn measure(key: &ShardKey, insertion_positions_in_key_order: &[u64], one_value: bool) -> Monotonicity {
+pub(crate) fn measure(key: &ShardKey, insertion_positions_in_key_order: &[u64], one_value: bool) -> Monotonicity {
     if let Some(m) = by_key_shape(key) {
         return m;
     }
@@ -141,3 +141,7 @@ mod tests {
         assert_eq!(round10(1.0 / 3.0), 0.3333333333);
     }
 }
+
+#[cfg(test)]
+#[path = "monotonicity_jstests.rs"]
+mod jstests;

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct QueryShapeReport {
-    pub shape: String,
-    pub ops: BTreeMap<String, u64>,
-    pub count: u64,
-    pub label: Label,
+pub(crate) struct QueryShapeReport {
+    pub(crate) shape: String,
+    pub(crate) ops: BTreeMap<String, u64>,
+    pub(crate) count: u64,
+    pub(crate) label: Label,
 }
 
 /// Queries of one (shape, label): how many, and how many per command.
@@ -19,19 +19,19 @@ type ShapeCount = (u64, BTreeMap<&'static str, u64>);
 
 /// Counts queries per (shape, label), and per command within each.
 #[derive(Debug, Default)]
-pub struct ShapeCounter<'s> {
+pub(crate) struct ShapeCounter<'s> {
     counts: BTreeMap<(&'s str, Label), ShapeCount>,
 }
 
 impl<'s> ShapeCounter<'s> {
-    pub fn add(&mut self, shape: &'s str, label: Label, op: &'static str) {
+    pub(crate) fn add(&mut self, shape: &'s str, label: Label, op: &'static str) {
         let e = self.counts.entry((shape, label)).or_default();
         e.0 += 1;
         *e.1.entry(op).or_default() += 1;
     }
 
     /// Most frequent first; ties by shape.
-    pub fn finish(self) -> Vec<QueryShapeReport> {
+    pub(crate) fn finish(self) -> Vec<QueryShapeReport> {
         let mut out: Vec<QueryShapeReport> = self
             .counts
             .into_iter()

@@ -7,7 +7,7 @@ use crate::model::{KeyRange, KeySpace};
 use bson::Bson;
 use std::cmp::Ordering;
 
-pub const NUM_RANGES: usize = 100;
+pub(crate) const NUM_RANGES: usize = 100;
 
 #[derive(Debug, Clone)]
 pub struct Ranges {
@@ -38,21 +38,17 @@ impl Ranges {
         Ranges { split_points }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.split_points.len() + 1
     }
 
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
     /// Index of the range holding `v`.
-    pub fn index_of(&self, v: &[Bson]) -> usize {
+    pub(crate) fn index_of(&self, v: &[Bson]) -> usize {
         self.split_points.partition_point(|sp| cmp_tuple(sp, v) != Ordering::Greater)
     }
 
     /// Add one to every range a query touches (once per range).
-    pub fn count(&self, touched: &[KeyRange], counts: &mut [u64]) {
+    pub(crate) fn count(&self, touched: &[KeyRange], counts: &mut [u64]) {
         let mut hit = vec![false; self.len()];
         for r in touched {
             let (a, b) = (self.index_of(&r.min), self.index_of(&r.max));

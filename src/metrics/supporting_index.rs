@@ -9,20 +9,20 @@ use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
-pub struct SupportingIndexReport {
+pub(crate) struct SupportingIndexReport {
     /// The supporting index's name, or null when the collection has none.
-    pub name: Option<String>,
-    pub is_unique: bool,
+    pub(crate) name: Option<String>,
+    pub(crate) is_unique: bool,
     /// The command that would create one, when there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub create_index: Option<String>,
+    pub(crate) create_index: Option<String>,
     /// Indexes with the right fields that cannot support the key, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub unusable: Vec<String>,
+    pub(crate) unusable: Vec<String>,
 }
 
 /// The supporting index for a key among a collection's indexes.
-pub fn supporting_index(key: &ShardKey, coll: &str, indexes: &[IndexSpec]) -> SupportingIndexReport {
+pub(crate) fn supporting_index(key: &ShardKey, coll: &str, indexes: &[IndexSpec]) -> SupportingIndexReport {
     let mut unusable = Vec::new();
     let mut best: Option<&IndexSpec> = None;
     for ix in indexes.iter().filter(|ix| ix.has_prefix(key)) {

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Counts every operation it is shown; merge parts in any order.
 #[derive(Debug, Default, Clone)]
-pub struct WorkloadCounter {
+pub(crate) struct WorkloadCounter {
     by_ns: BTreeMap<String, NsCounter>,
 }
 
@@ -33,7 +33,7 @@ struct ShapeStats {
 }
 
 impl WorkloadCounter {
-    pub fn add(&mut self, q: &Query) {
+    pub(crate) fn add(&mut self, q: &Query) {
         let ns = match self.by_ns.get_mut(&q.ns) {
             Some(n) => n,
             None => self.by_ns.entry(q.ns.clone()).or_default(),
@@ -60,7 +60,7 @@ impl WorkloadCounter {
         }
     }
 
-    pub fn merge(&mut self, other: WorkloadCounter) {
+    pub(crate) fn merge(&mut self, other: WorkloadCounter) {
         for (ns, o) in other.by_ns {
             let mine = self.by_ns.entry(ns).or_default();
             for (k, v) in o.ops {
@@ -84,7 +84,7 @@ impl WorkloadCounter {
 
     /// The report: namespaces by operation count (those `keep` accepts), each with its
     /// `top` shapes by count (all when 0).
-    pub fn finish(self, keep: &dyn Fn(&str) -> bool, top: usize) -> Vec<NamespaceWorkload> {
+    pub(crate) fn finish(self, keep: &dyn Fn(&str) -> bool, top: usize) -> Vec<NamespaceWorkload> {
         let mut out: Vec<NamespaceWorkload> = self
             .by_ns
             .into_iter()
@@ -134,45 +134,45 @@ impl ShapeStats {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct NamespaceWorkload {
-    pub namespace: String,
-    pub num_operations: u64,
+pub(crate) struct NamespaceWorkload {
+    pub(crate) namespace: String,
+    pub(crate) num_operations: u64,
     /// Per command: find, aggregate, count, distinct, update, delete, findAndModify, insert.
-    pub operations: BTreeMap<String, u64>,
-    pub num_shapes: usize,
-    pub shapes: Vec<ShapeWorkload>,
+    pub(crate) operations: BTreeMap<String, u64>,
+    pub(crate) num_shapes: usize,
+    pub(crate) shapes: Vec<ShapeWorkload>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ShapeWorkload {
-    pub shape: String,
-    pub count: u64,
-    pub commands: BTreeMap<String, u64>,
-    pub duration_millis: Durations,
-    pub docs_examined: u64,
-    pub keys_examined: u64,
-    pub nreturned: u64,
+pub(crate) struct ShapeWorkload {
+    pub(crate) shape: String,
+    pub(crate) count: u64,
+    pub(crate) commands: BTreeMap<String, u64>,
+    pub(crate) duration_millis: Durations,
+    pub(crate) docs_examined: u64,
+    pub(crate) keys_examined: u64,
+    pub(crate) nreturned: u64,
     /// Documents examined per document returned (null when nothing returned).
-    pub docs_examined_per_returned: Option<f64>,
+    pub(crate) docs_examined_per_returned: Option<f64>,
     /// Operations whose plan was a collection scan.
-    pub collscans: u64,
+    pub(crate) collscans: u64,
 }
 
 /// Duration figures over the operations that logged one (nearest-rank percentiles).
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Durations {
-    pub count: u64,
-    pub p50: Option<u32>,
-    pub p95: Option<u32>,
-    pub max: Option<u32>,
-    pub total: u64,
+pub(crate) struct Durations {
+    pub(crate) count: u64,
+    pub(crate) p50: Option<u32>,
+    pub(crate) p95: Option<u32>,
+    pub(crate) max: Option<u32>,
+    pub(crate) total: u64,
 }
 
 impl Durations {
     /// From sorted durations.
-    pub fn of(sorted: &[u32]) -> Durations {
+    pub(crate) fn of(sorted: &[u32]) -> Durations {
         let n = sorted.len();
         let rank = |p: f64| sorted.get(((p * n as f64).ceil() as usize).clamp(1, n.max(1)) - 1).copied();
         Durations {

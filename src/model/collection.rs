@@ -8,30 +8,30 @@ use bson::{Bson, Document};
 
 /// A time-series collection's fields (`timeseries` option, 5.0+).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TimeSeries {
-    pub time_field: String,
-    pub meta_field: Option<String>,
-    pub granularity: Option<String>,
+pub(crate) struct TimeSeries {
+    pub(crate) time_field: String,
+    pub(crate) meta_field: Option<String>,
+    pub(crate) granularity: Option<String>,
 }
 
 /// What kind of namespace it is, and the options that decide whether it can be sharded.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CollectionOptions {
+pub(crate) struct CollectionOptions {
     /// `type: "view"`: the namespace it reads (`viewOn`).
-    pub view_on: Option<String>,
-    pub capped: bool,
-    pub time_series: Option<TimeSeries>,
+    pub(crate) view_on: Option<String>,
+    pub(crate) capped: bool,
+    pub(crate) time_series: Option<TimeSeries>,
     /// A clustered collection (5.3+: `clusteredIndex`).
-    pub clustered: bool,
+    pub(crate) clustered: bool,
     /// The default collation, when not simple.
-    pub collation: Option<Document>,
+    pub(crate) collation: Option<Document>,
     /// The collection has a validator (documents must match it).
-    pub validator: bool,
+    pub(crate) validator: bool,
 }
 
 impl CollectionOptions {
     /// From one `listCollections` entry (or a metadata.json document: same `type` and `options`).
-    pub fn from_entry(entry: &Document) -> CollectionOptions {
+    pub(crate) fn from_entry(entry: &Document) -> CollectionOptions {
         let o = entry.get_document("options").cloned().unwrap_or_default();
         let is_view = entry.get_str("type").is_ok_and(|t| t == "view") || o.contains_key("viewOn");
         CollectionOptions {
@@ -52,15 +52,15 @@ impl CollectionOptions {
 /// A mongodump `<coll>.metadata.json`: the collection's options and index specs, in
 /// canonical Extended JSON.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DumpMetadata {
-    pub options: CollectionOptions,
-    pub indexes: Vec<IndexSpec>,
+pub(crate) struct DumpMetadata {
+    pub(crate) options: CollectionOptions,
+    pub(crate) indexes: Vec<IndexSpec>,
 }
 
 impl DumpMetadata {
     /// Parse the text of a metadata.json file, or the output of `db.coll.getIndexes()` (an
     /// array of index specs, relaxed or canonical Extended JSON; options then unknown).
-    pub fn parse(text: &str) -> Result<DumpMetadata> {
+    pub(crate) fn parse(text: &str) -> Result<DumpMetadata> {
         let v: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| anyhow!("not JSON: {e}"))?;
         let b = Bson::try_from(v).map_err(|e| anyhow!("not Extended JSON: {e}"))?;
         let (entry, list) = match b {

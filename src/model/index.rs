@@ -6,15 +6,15 @@ use super::{KeyField, KeyKind, ShardKey};
 use bson::{Bson, Document};
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct IndexSpec {
-    pub name: String,
-    pub key: Document,
-    pub unique: bool,
-    pub sparse: bool,
-    pub partial: bool,
-    pub simple_collation: bool,
+pub(crate) struct IndexSpec {
+    pub(crate) name: String,
+    pub(crate) key: Document,
+    pub(crate) unique: bool,
+    pub(crate) sparse: bool,
+    pub(crate) partial: bool,
+    pub(crate) simple_collation: bool,
     /// From explain's `isMultiKey`; None when unknown.
-    pub multikey: Option<bool>,
+    pub(crate) multikey: Option<bool>,
 }
 
 pub(crate) fn truthy(v: Option<&Bson>) -> bool {
@@ -29,7 +29,7 @@ pub(crate) fn truthy(v: Option<&Bson>) -> bool {
 
 impl IndexSpec {
     /// From one `listIndexes` document.
-    pub fn from_list_indexes(d: &Document) -> IndexSpec {
+    pub(crate) fn from_list_indexes(d: &Document) -> IndexSpec {
         let name = d.get_str("name").unwrap_or("").to_string();
         IndexSpec {
             key: d.get_document("key").cloned().unwrap_or_default(),
@@ -55,7 +55,7 @@ impl IndexSpec {
     }
 
     /// Do the index's leading fields match the key's fields (names and kinds)?
-    pub fn has_prefix(&self, key: &ShardKey) -> bool {
+    pub(crate) fn has_prefix(&self, key: &ShardKey) -> bool {
         let mut it = self.key.iter();
         key.fields.iter().all(|f| match it.next() {
             Some((name, v)) => name == &f.path && Self::field_kind(v) == Some(f.kind),
@@ -64,7 +64,7 @@ impl IndexSpec {
     }
 
     /// The index's key pattern as mongosh prints it: `{tenantId: 1, username: 1}`.
-    pub fn pattern(&self) -> String {
+    pub(crate) fn pattern(&self) -> String {
         let fields: Vec<String> = self
             .key
             .iter()
@@ -84,14 +84,14 @@ impl IndexSpec {
     }
 
     /// The index's key as a shard key, when it can be one.
-    pub fn as_shard_key(&self) -> Option<ShardKey> {
+    pub(crate) fn as_shard_key(&self) -> Option<ShardKey> {
         let fields: Option<Vec<KeyField>> =
             self.key.iter().map(|(k, v)| Some(KeyField { path: k.clone(), kind: Self::field_kind(v)? })).collect();
         ShardKey::new(fields?).ok()
     }
 
     /// Why the index cannot support a shard key (empty when it can).
-    pub fn unusable_because(&self) -> Vec<&'static str> {
+    pub(crate) fn unusable_because(&self) -> Vec<&'static str> {
         let mut why = Vec::new();
         if self.multikey == Some(true) {
             why.push("multikey");

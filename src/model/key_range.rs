@@ -5,19 +5,19 @@ use bson::Bson;
 
 /// From `min` to `max`, both inclusive for a query's bounds; one tuple entry per key field.
 #[derive(Debug, Clone, PartialEq)]
-pub struct KeyRange {
-    pub min: Vec<Bson>,
-    pub max: Vec<Bson>,
+pub(crate) struct KeyRange {
+    pub(crate) min: Vec<Bson>,
+    pub(crate) max: Vec<Bson>,
 }
 
 impl KeyRange {
     /// The range holding exactly one key value.
-    pub fn point(v: Vec<Bson>) -> KeyRange {
+    pub(crate) fn point(v: Vec<Bson>) -> KeyRange {
         KeyRange { min: v.clone(), max: v }
     }
 
     /// MinKey..MaxKey on every field: the whole key space.
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.min.iter().all(|v| matches!(v, Bson::MinKey)) && self.max.iter().all(|v| matches!(v, Bson::MaxKey))
     }
 }

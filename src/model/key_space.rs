@@ -44,31 +44,31 @@ impl<'a> KeySpace<'a> {
 
     /// From keystring encodings of `fields` values each, in key order (byte order), with
     /// their counts. Only for keys without a hashed field: hashing changes the order.
-    pub fn from_encoded(fields: usize, v: Vec<(&'a [u8], u64)>) -> KeySpace<'a> {
+    pub(crate) fn from_encoded(fields: usize, v: Vec<(&'a [u8], u64)>) -> KeySpace<'a> {
         debug_assert!(v.is_sorted_by(|a, b| a.0 <= b.0));
         let (bytes, counts) = v.into_iter().unzip();
         KeySpace { counts, values: Values::Encoded { fields, bytes } }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.counts.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
 
     /// The sampled documents value `i` stands for.
-    pub fn count(&self, i: usize) -> u64 {
+    pub(crate) fn count(&self, i: usize) -> u64 {
         self.counts[i]
     }
 
-    pub fn counts(&self) -> &[u64] {
+    pub(crate) fn counts(&self) -> &[u64] {
         &self.counts
     }
 
     /// Value `i`, decoded (numbers in their simplest type: see `keystring::decode`).
-    pub fn value(&self, i: usize) -> Vec<Bson> {
+    pub(crate) fn value(&self, i: usize) -> Vec<Bson> {
         match &self.values {
             Values::Decoded(v) => v[i].clone(),
             Values::Encoded { fields, bytes } => decode(bytes[i], *fields),
@@ -77,7 +77,7 @@ impl<'a> KeySpace<'a> {
 
     /// The canonical BSON type (`order::canonical_type`) of field `field` of value `i`,
     /// read from its type byte when it is encoded. None past the value's fields.
-    pub fn canonical_type(&self, i: usize, field: usize) -> Option<i32> {
+    pub(crate) fn canonical_type(&self, i: usize, field: usize) -> Option<i32> {
         match &self.values {
             Values::Decoded(v) => v[i].get(field).map(canonical_type),
             Values::Encoded { fields, bytes } => (field < *fields).then(|| keystring::canonical_type_at(bytes[i], field)).flatten(),
@@ -85,7 +85,7 @@ impl<'a> KeySpace<'a> {
     }
 
     /// Where `v` is in key order (`cmp_tuple`): Ok(index) when it is one of the values.
-    pub fn search(&self, v: &[Bson]) -> Result<usize, usize> {
+    pub(crate) fn search(&self, v: &[Bson]) -> Result<usize, usize> {
         match &self.values {
             Values::Decoded(vals) => vals.binary_search_by(|x| cmp_tuple(x, v)),
             // Few lookups (jumbo values): each compares decoded values, exactly as `Decoded` does.

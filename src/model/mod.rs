@@ -3,20 +3,21 @@
 //! server describes them, and the relaxed (shell-like) object syntax users type
 //! on the command line.
 
-pub mod collection;
-pub mod index;
-pub mod key_range;
-pub mod key_space;
-pub mod namespace;
-pub mod query;
+pub(crate) mod collection;
+pub(crate) mod index;
+pub(crate) mod key_range;
+pub(crate) mod key_space;
+pub(crate) mod namespace;
+pub(crate) mod query;
 pub mod relaxed;
-pub mod sampled_doc;
-pub mod shard_key;
-pub mod sharding;
+pub(crate) mod sampled_doc;
+pub(crate) mod shard_key;
+pub(crate) mod sharding;
 
-pub use key_range::KeyRange;
+pub(crate) use key_range::KeyRange;
 pub use key_space::KeySpace;
 pub use namespace::Namespace;
 pub use query::{Op, OpStats, Query, QueryOrigin, UpdateSpec};
-pub use sampled_doc::{DocBody, SampledDoc};
-pub use shard_key::{KeyField, KeyKind, ShardKey};
+pub(crate) use sampled_doc::{DocBody, SampledDoc};
+pub use shard_key::ShardKey;
+pub(crate) use shard_key::{KeyField, KeyKind};

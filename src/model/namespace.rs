@@ -20,11 +20,11 @@ impl Namespace {
         }
     }
 
-    pub fn db(&self) -> &str {
+    pub(crate) fn db(&self) -> &str {
         &self.db
     }
 
-    pub fn coll(&self) -> &str {
+    pub(crate) fn coll(&self) -> &str {
         &self.coll
     }
 }

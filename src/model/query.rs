@@ -15,11 +15,11 @@ pub enum Op {
 }
 
 impl Op {
-    pub fn is_read(self) -> bool {
+    pub(crate) fn is_read(self) -> bool {
         matches!(self, Op::Find | Op::Aggregate | Op::Count | Op::Distinct)
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Op::Find => "find",
             Op::Aggregate => "aggregate",
@@ -54,7 +54,7 @@ pub enum UpdateSpec {
 }
 
 impl UpdateSpec {
-    pub fn from_bson(u: &Bson) -> Option<UpdateSpec> {
+    pub(crate) fn from_bson(u: &Bson) -> Option<UpdateSpec> {
         match u {
             Bson::Document(d) => {
                 if d.keys().next().is_some_and(|k| k.starts_with('$')) {
@@ -71,64 +71,64 @@ impl UpdateSpec {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {
-    pub op: Op,
-    pub ns: String,
+    pub(crate) op: Op,
+    pub(crate) ns: String,
     pub filter: Document,
     pub collation: Option<Document>,
-    pub let_vars: Option<Document>,
+    pub(crate) let_vars: Option<Document>,
     /// update `multi: true`, delete `limit: 0`; findAndModify is never multi.
     pub multi: bool,
     pub upsert: bool,
     pub update: Option<UpdateSpec>,
     pub origin: QueryOrigin,
     /// Documents an insert wrote (1 for a logged insert statement).
-    pub count: u64,
+    pub(crate) count: u64,
     /// What the log or profiler says the operation cost, when it says.
-    pub stats: Option<Box<OpStats>>,
+    pub(crate) stats: Option<Box<OpStats>>,
     /// The multi-document transaction it ran in (`lsid` + `txnNumber` with `autocommit: false`),
     /// and the connection that logged it; None outside sessions.
-    pub session: Option<Box<SessionRef>>,
+    pub(crate) session: Option<Box<SessionRef>>,
     /// The collections an aggregation joins (`$lookup`, `$graphLookup`, `$unionWith`).
-    pub joins: Vec<Join>,
+    pub(crate) joins: Vec<Join>,
 }
 
 /// A multi-document transaction: the session id and its transaction number.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TxnId {
+pub(crate) struct TxnId {
     /// `lsid.id`, as text (a UUID).
-    pub lsid: String,
-    pub txn_number: i64,
+    pub(crate) lsid: String,
+    pub(crate) txn_number: i64,
 }
 
 /// Where an operation ran: its transaction (if any) and the logging connection (`ctx`,
 /// JSON logs only), which ties a write statement's line to its command's.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SessionRef {
-    pub txn: Option<TxnId>,
-    pub conn: Option<String>,
+pub(crate) struct SessionRef {
+    pub(crate) txn: Option<TxnId>,
+    pub(crate) conn: Option<String>,
 }
 
 /// One stage of an aggregation that reads another collection.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Join {
-    pub stage: JoinStage,
+pub(crate) struct Join {
+    pub(crate) stage: JoinStage,
     /// The joined collection's namespace.
-    pub from: String,
+    pub(crate) from: String,
     /// The field of this collection's documents matched (`localField`, `connectFromField`).
-    pub local_field: Option<String>,
+    pub(crate) local_field: Option<String>,
     /// The field of the joined collection matched (`foreignField`, `connectToField`).
-    pub foreign_field: Option<String>,
+    pub(crate) foreign_field: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JoinStage {
+pub(crate) enum JoinStage {
     Lookup,
     GraphLookup,
     UnionWith,
 }
 
 impl JoinStage {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             JoinStage::Lookup => "$lookup",
             JoinStage::GraphLookup => "$graphLookup",
@@ -140,13 +140,13 @@ impl JoinStage {
 /// Cost figures of one logged or profiled operation (`shardkey workload`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OpStats {
-    pub millis: Option<i64>,
-    pub docs_examined: Option<i64>,
-    pub keys_examined: Option<i64>,
-    pub nreturned: Option<i64>,
-    pub plan_summary: Option<String>,
+    pub(crate) millis: Option<i64>,
+    pub(crate) docs_examined: Option<i64>,
+    pub(crate) keys_examined: Option<i64>,
+    pub(crate) nreturned: Option<i64>,
+    pub(crate) plan_summary: Option<String>,
     /// When it ran, milliseconds since the epoch (absent from 2.x ctime timestamps, which have no year).
-    pub ts_millis: Option<i64>,
+    pub(crate) ts_millis: Option<i64>,
 }
 
 impl Query {

@@ -7,7 +7,7 @@ use serde_json::{Map, Number, Value};
 
 /// Objects and arrays nested deeper than this are refused (MongoDB's own limit
 /// for documents is 100 levels); the parser recurses once per level.
-pub const MAX_DEPTH: usize = 100;
+pub(crate) const MAX_DEPTH: usize = 100;
 
 pub fn parse(text: &str) -> Result<Value> {
     let mut p = Parser { text, s: text.as_bytes(), i: 0, depth: 0 };

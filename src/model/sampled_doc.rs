@@ -7,24 +7,24 @@ use bson::{Document, RawDocumentBuf};
 /// and the whole document's BSON size, 0 when the source cannot know it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampledDoc {
-    pub body: DocBody,
-    pub bson_size: usize,
+    pub(crate) body: DocBody,
+    pub(crate) bson_size: usize,
 }
 
 /// Decoded (files), or the raw BSON the driver read (live): the sample looks up only
 /// the key paths in it, so a live read decodes nothing else.
 #[derive(Debug, Clone, PartialEq)]
-pub enum DocBody {
+pub(crate) enum DocBody {
     Doc(Document),
     Raw(RawDocumentBuf),
 }
 
 impl SampledDoc {
-    pub fn doc(doc: Document, bson_size: usize) -> Self {
+    pub(crate) fn doc(doc: Document, bson_size: usize) -> Self {
         SampledDoc { body: DocBody::Doc(doc), bson_size }
     }
 
-    pub fn view(&self) -> DocRef<'_> {
+    pub(crate) fn view(&self) -> DocRef<'_> {
         match &self.body {
             DocBody::Doc(d) => DocRef::Doc(d),
             DocBody::Raw(r) => DocRef::Raw(r),

@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::fmt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum KeyKind {
+pub(crate) enum KeyKind {
     /// `1`: ranged on the raw value.
     Range,
     /// `"hashed"`: ranged on MongoDB's hash64 of the value.
@@ -14,14 +14,14 @@ pub enum KeyKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct KeyField {
-    pub path: String,
-    pub kind: KeyKind,
+pub(crate) struct KeyField {
+    pub(crate) path: String,
+    pub(crate) kind: KeyKind,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ShardKey {
-    pub fields: Vec<KeyField>,
+    pub(crate) fields: Vec<KeyField>,
 }
 
 impl ShardKey {
@@ -51,12 +51,12 @@ impl ShardKey {
     }
 
     /// Build from a key pattern document (index key or `config.collections.key`).
-    pub fn from_document(d: &Document) -> Result<ShardKey> {
+    pub(crate) fn from_document(d: &Document) -> Result<ShardKey> {
         let v: Value = Bson::Document(d.clone()).into_relaxed_extjson();
         Self::parse(&v.to_string())
     }
 
-    pub fn new(fields: Vec<KeyField>) -> Result<ShardKey> {
+    pub(crate) fn new(fields: Vec<KeyField>) -> Result<ShardKey> {
         if fields.is_empty() {
             bail!("a shard key needs at least one field");
         }
@@ -82,17 +82,17 @@ impl ShardKey {
         Ok(ShardKey { fields })
     }
 
-    pub fn single(path: &str, kind: KeyKind) -> ShardKey {
+    pub(crate) fn single(path: &str, kind: KeyKind) -> ShardKey {
         ShardKey { fields: vec![KeyField { path: path.to_string(), kind }] }
     }
 
     /// True when this key adds suffix fields to `current`, whose fields and kinds it starts
     /// with: what `refineCollectionShardKey` (4.4+) accepts.
-    pub fn refines(&self, current: &ShardKey) -> bool {
+    pub(crate) fn refines(&self, current: &ShardKey) -> bool {
         self.fields.len() > current.fields.len() && current.fields.iter().zip(&self.fields).all(|(a, b)| a == b)
     }
 
-    pub fn hashed_position(&self) -> Option<usize> {
+    pub(crate) fn hashed_position(&self) -> Option<usize> {
         self.fields.iter().position(|f| f.kind == KeyKind::Hashed)
     }
 
@@ -115,7 +115,7 @@ impl ShardKey {
 
     /// A value of this key (one entry per field) as `{field: value}` relaxed
     /// Extended JSON, each value redacted when asked.
-    pub fn value_json(&self, values: &[Bson], redact: bool) -> Value {
+    pub(crate) fn value_json(&self, values: &[Bson], redact: bool) -> Value {
         let mut d = Document::new();
         for (f, v) in self.fields.iter().zip(values) {
             let v = if redact { crate::bsonx::redact::redact(v) } else { v.clone() };
@@ -125,7 +125,7 @@ impl ShardKey {
     }
 
     /// `to_key_space` of values no longer needed: range fields are moved, not copied.
-    pub fn into_key_space(&self, mut values: Vec<Bson>) -> Vec<Bson> {
+    pub(crate) fn moved_to_key_space(&self, mut values: Vec<Bson>) -> Vec<Bson> {
         for (f, v) in self.fields.iter().zip(values.iter_mut()) {
             if f.kind == KeyKind::Hashed {
                 *v = Bson::Int64(crate::bsonx::hash64(v));
@@ -135,7 +135,7 @@ impl ShardKey {
     }
 
     /// A value of this key in key space: hashed fields replaced by MongoDB's hash64.
-    pub fn to_key_space(&self, values: &[Bson]) -> Vec<Bson> {
+    pub(crate) fn to_key_space(&self, values: &[Bson]) -> Vec<Bson> {
         self.fields
             .iter()
             .zip(values)
@@ -146,7 +146,7 @@ impl ShardKey {
             .collect()
     }
 
-    pub fn to_document(&self) -> Document {
+    pub(crate) fn to_document(&self) -> Document {
         let mut d = Document::new();
         for f in &self.fields {
             match f.kind {
@@ -194,10 +194,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn into_key_space_is_to_key_space() {
+    fn moved_to_key_space_is_to_key_space() {
         let k = ShardKey::parse("{a: 1, b: \"hashed\", c: 1}").unwrap();
         let v = vec![Bson::String("x".into()), Bson::Int32(5), Bson::Null];
-        assert_eq!(k.into_key_space(v.clone()), k.to_key_space(&v));
+        assert_eq!(k.moved_to_key_space(v.clone()), k.to_key_space(&v));
     }
 
     #[test]

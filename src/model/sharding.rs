@@ -5,24 +5,23 @@
 use super::ShardKey;
 
 /// MongoDB's default chunk (range) size since 6.0, in MiB.
-pub const DEFAULT_CHUNK_SIZE_MIB: u64 = 128;
+pub(crate) const DEFAULT_CHUNK_SIZE_MIB: u64 = 128;
 use bson::Bson;
 
 #[derive(Debug, Clone)]
-pub struct ChunkDoc {
-    pub min: Vec<Bson>,
-    pub max: Vec<Bson>,
-    pub shard: String,
-    pub jumbo: bool,
+pub(crate) struct ChunkDoc {
+    pub(crate) min: Vec<Bson>,
+    pub(crate) max: Vec<Bson>,
+    pub(crate) shard: String,
+    pub(crate) jumbo: bool,
 }
 
 #[derive(Debug, Clone)]
-pub struct ShardingMetadata {
-    pub namespace: String,
-    pub key: ShardKey,
+pub(crate) struct ShardingMetadata {
+    pub(crate) key: ShardKey,
     /// "uuid" (5.0+) or "ns" (before 5.0): how `config.chunks` names the collection.
-    pub chunk_format: &'static str,
-    pub chunks: Vec<ChunkDoc>,
+    pub(crate) chunk_format: &'static str,
+    pub(crate) chunks: Vec<ChunkDoc>,
     /// Every shard of the cluster (from `config.shards`), chunk owners included.
-    pub shards: Vec<String>,
+    pub(crate) shards: Vec<String>,
 }

@@ -11,10 +11,10 @@ use std::collections::BTreeSet;
 
 /// The objective's weights; without transactions or joins the first is dropped and the
 /// others scaled to sum to 1.
-pub const W_SINGLE_SHARD: f64 = 0.40;
-pub const W_OWN_SCORE: f64 = 0.30;
-pub const W_DATA_BALANCE: f64 = 0.15;
-pub const W_LOAD_BALANCE: f64 = 0.15;
+pub(crate) const W_SINGLE_SHARD: f64 = 0.40;
+pub(crate) const W_OWN_SCORE: f64 = 0.30;
+pub(crate) const W_DATA_BALANCE: f64 = 0.15;
+pub(crate) const W_LOAD_BALANCE: f64 = 0.15;
 
 /// Where one operation of a transaction or join goes under a layout.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,7 +38,7 @@ fn leading_value(kind: KeyKind, path: &str, filter: &Document) -> Option<Bson> {
 }
 
 /// The zone a first-field value falls in: how many zone starts are at or below it.
-pub fn zone_of(splits: &[Bson], v: &Bson) -> usize {
+pub(crate) fn zone_of(splits: &[Bson], v: &Bson) -> usize {
     splits.iter().take_while(|s| crate::bsonx::cmp_bson(s, v) != std::cmp::Ordering::Greater).count()
 }
 
@@ -99,7 +99,7 @@ impl Layout<'_> {
     }
 
     /// The chance that a transaction runs on one shard.
-    pub fn transaction(&self, ops: &[Query]) -> f64 {
+    pub(crate) fn transaction(&self, ops: &[Query]) -> f64 {
         let mut fresh = 0;
         let mut units: Vec<(usize, Unit)> = Vec::new();
         let mut inserts = Vec::new();
@@ -120,7 +120,7 @@ impl Layout<'_> {
     }
 
     /// The chance that an aggregation and the collections it joins are read on one shard.
-    pub fn join(&self, q: &Query) -> f64 {
+    pub(crate) fn join(&self, q: &Query) -> f64 {
         let Some(a) = self.index_of(&q.ns) else { return 1.0 };
         let ua = self.unit(a, &q.filter);
         let mut units = vec![ua.clone()];
@@ -157,7 +157,7 @@ impl Layout<'_> {
 }
 
 /// Mean over the shards divided by the busiest (1 when even); 1 when there is nothing.
-pub fn balance(per_shard: &[f64]) -> f64 {
+pub(crate) fn balance(per_shard: &[f64]) -> f64 {
     let max = per_shard.iter().cloned().fold(0.0, f64::max);
     if max <= 0.0 {
         return 1.0;
@@ -167,21 +167,21 @@ pub fn balance(per_shard: &[f64]) -> f64 {
 
 /// The figures of one layout.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Figures {
-    pub objective: f64,
+pub(crate) struct Figures {
+    pub(crate) objective: f64,
     /// Share of transactions on one shard; None when there are none.
-    pub transactions: Option<f64>,
-    pub joins: Option<f64>,
+    pub(crate) transactions: Option<f64>,
+    pub(crate) joins: Option<f64>,
     /// Transactions and joins together, each counted once.
-    pub single: Option<f64>,
-    pub own_score: f64,
-    pub data_balance: f64,
-    pub load_balance: f64,
-    pub data: Vec<f64>,
-    pub ops: Vec<f64>,
+    pub(crate) single: Option<f64>,
+    pub(crate) own_score: f64,
+    pub(crate) data_balance: f64,
+    pub(crate) load_balance: f64,
+    pub(crate) data: Vec<f64>,
+    pub(crate) ops: Vec<f64>,
 }
 
-pub fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Query]) -> Figures {
+pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Query]) -> Figures {
     let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
     let t = mean(transactions.iter().map(|ops| layout.transaction(ops)).collect());
     let j = mean(joins.iter().map(|q| layout.join(q)).collect());

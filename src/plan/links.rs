@@ -9,20 +9,20 @@ use bson::{Bson, Document};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A field of a collection.
-pub type Node = (String, String);
+pub(crate) type Node = (String, String);
 
 /// Two fields linked, and how often the workload showed it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Link {
-    pub a: Node,
-    pub b: Node,
-    pub count: u64,
+pub(crate) struct Link {
+    pub(crate) a: Node,
+    pub(crate) b: Node,
+    pub(crate) count: u64,
     /// "transactions" or the join stage.
-    pub seen_in: &'static str,
+    pub(crate) seen_in: &'static str,
 }
 
 /// Top-level fields a filter fixes by equality, with their values.
-pub fn equalities(filter: &Document) -> Vec<(String, Bson)> {
+pub(crate) fn equalities(filter: &Document) -> Vec<(String, Bson)> {
     let mut out = Vec::new();
     for (k, v) in filter {
         if k == "$and" {
@@ -51,7 +51,7 @@ pub fn equalities(filter: &Document) -> Vec<(String, Bson)> {
 
 /// Links from transactions (two collections' fields fixed to one value in at least half
 /// of the transactions that touch both, and twice at least) and from joins.
-pub fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
+pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
     let mut pair_txns: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut equal: BTreeMap<(Node, Node), u64> = BTreeMap::new();
     for ops in transactions {
@@ -107,7 +107,7 @@ pub fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
 }
 
 /// Domains: the connected sets of linked fields, each sorted; a field in none is alone.
-pub fn domains(links: &[Link]) -> Vec<BTreeSet<Node>> {
+pub(crate) fn domains(links: &[Link]) -> Vec<BTreeSet<Node>> {
     let mut out: Vec<BTreeSet<Node>> = Vec::new();
     for l in links {
         let ia = out.iter().position(|d| d.contains(&l.a));

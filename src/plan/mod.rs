@@ -8,10 +8,10 @@
 //! chunks on its own, so equal values of two collections meet on a shard only by chance.
 //! Pure: values in, a `Plan` out.
 
-pub mod evaluate;
-pub mod links;
-pub mod outcome;
-pub mod zones;
+pub(crate) mod evaluate;
+pub(crate) mod links;
+pub(crate) mod outcome;
+pub(crate) mod zones;
 
 use crate::model::{KeyKind, Query, ShardKey};
 use evaluate::{figures, Figures};
@@ -19,31 +19,31 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// A collection may stay unsharded while it holds less than this share of the database's data.
-pub const UNSHARDED_MAX_DATA_SHARE: f64 = 0.10;
+pub(crate) const UNSHARDED_MAX_DATA_SHARE: f64 = 0.10;
 /// Transactions and joins the search evaluates (a deterministic spread over those found).
-pub const EVALUATED_MAX: usize = 5_000;
+pub(crate) const EVALUATED_MAX: usize = 5_000;
 
 /// One candidate key of a collection, as its own analysis measured it.
 #[derive(Debug, Clone)]
-pub struct CandidateInput {
-    pub key: ShardKey,
-    pub score: u32,
+pub(crate) struct CandidateInput {
+    pub(crate) key: ShardKey,
+    pub(crate) score: u32,
     /// The server accepts it (not invalid, not blocked).
-    pub valid: bool,
+    pub(crate) valid: bool,
     /// Data and operations per shard at scale (shares, summing to 1 for data).
-    pub data_share: Vec<f64>,
-    pub ops_share: Vec<f64>,
-    pub zone_splits: Vec<bson::Bson>,
+    pub(crate) data_share: Vec<f64>,
+    pub(crate) ops_share: Vec<f64>,
+    pub(crate) zone_splits: Vec<bson::Bson>,
     /// No index supports it yet (createIndex first); None when not known.
-    pub needs_index: Option<bool>,
+    pub(crate) needs_index: Option<bool>,
     /// The most shards that can ever share its data evenly (cluster growth).
-    pub max_useful_shards: u64,
+    pub(crate) max_useful_shards: u64,
 }
 
 /// What kind of namespace it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum CollectionKind {
+pub(crate) enum CollectionKind {
     Collection,
     TimeSeries,
     View,
@@ -51,37 +51,37 @@ pub enum CollectionKind {
 }
 
 #[derive(Debug, Clone)]
-pub struct CollectionInput {
-    pub namespace: String,
-    pub kind: CollectionKind,
-    pub data_bytes: u64,
+pub(crate) struct CollectionInput {
+    pub(crate) namespace: String,
+    pub(crate) kind: CollectionKind,
+    pub(crate) data_bytes: u64,
     /// Operations on it in the query logs.
-    pub num_operations: u64,
+    pub(crate) num_operations: u64,
     /// Ranked, best first; empty when it was not analysed (`not_analysed` says why).
-    pub candidates: Vec<CandidateInput>,
-    pub not_analysed: Option<String>,
-    pub current_key: Option<ShardKey>,
+    pub(crate) candidates: Vec<CandidateInput>,
+    pub(crate) not_analysed: Option<String>,
+    pub(crate) current_key: Option<ShardKey>,
 }
 
 #[derive(Debug, Clone)]
-pub struct Settings {
-    pub shards: usize,
+pub(crate) struct Settings {
+    pub(crate) shards: usize,
     /// Where the number of shards comes from, in words.
-    pub shards_from: String,
+    pub(crate) shards_from: String,
     /// The server version the plan is for: moveCollection needs 8.0, a sharded `$lookup`
     /// target 5.1. None: not known (both assumed unavailable).
-    pub target_version: Option<(u32, u32)>,
+    pub(crate) target_version: Option<(u32, u32)>,
     /// `--shard-size`: the data one shard should hold.
-    pub shard_size_bytes: Option<u64>,
+    pub(crate) shard_size_bytes: Option<u64>,
     /// `--shard-ops`: operations per second one shard sustains.
-    pub shard_ops_per_second: Option<f64>,
+    pub(crate) shard_ops_per_second: Option<f64>,
     /// The logs' operations per second (operations over the logged time span), when they say.
-    pub ops_per_second: Option<f64>,
+    pub(crate) ops_per_second: Option<f64>,
 }
 
 /// What the plan does with one collection.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Choice {
+pub(crate) enum Choice {
     Unsharded,
     /// Index into the collection's candidates.
     Key(usize),
@@ -89,26 +89,31 @@ pub enum Choice {
 
 /// Collections whose keys start with linked fields of the same kind, co-located by zones.
 #[derive(Debug, Clone)]
-pub struct Group {
-    pub members: Vec<usize>,
+pub(crate) struct Group {
+    pub(crate) members: Vec<usize>,
     /// The member whose data sets the zone bounds (the largest).
-    pub anchor: usize,
-    pub splits: Vec<bson::Bson>,
+    pub(crate) anchor: usize,
+    pub(crate) splits: Vec<bson::Bson>,
 }
 
 /// One combination of choices, with what follows from it: zone groups and home shards.
-pub struct Layout<'a> {
-    pub inputs: &'a [CollectionInput],
-    pub choices: &'a [Choice],
-    pub shards: usize,
-    pub group: Vec<Option<usize>>,
-    pub groups: Vec<Group>,
+pub(crate) struct Layout<'a> {
+    pub(crate) inputs: &'a [CollectionInput],
+    pub(crate) choices: &'a [Choice],
+    pub(crate) shards: usize,
+    pub(crate) group: Vec<Option<usize>>,
+    pub(crate) groups: Vec<Group>,
     /// The shard an unsharded collection lives on.
-    pub home: Vec<usize>,
+    pub(crate) home: Vec<usize>,
 }
 
 impl<'a> Layout<'a> {
-    pub fn new(inputs: &'a [CollectionInput], choices: &'a [Choice], domains: &[BTreeSet<links::Node>], settings: &Settings) -> Self {
+    pub(crate) fn new(
+        inputs: &'a [CollectionInput],
+        choices: &'a [Choice],
+        domains: &[BTreeSet<links::Node>],
+        settings: &Settings,
+    ) -> Self {
         let n = settings.shards.max(1);
         // Groups: keys whose first field is in one domain, with one kind.
         let mut by: Vec<((usize, bool), Vec<usize>)> = Vec::new();
@@ -153,7 +158,7 @@ impl<'a> Layout<'a> {
         layout
     }
 
-    pub fn index_of(&self, ns: &str) -> Option<usize> {
+    pub(crate) fn index_of(&self, ns: &str) -> Option<usize> {
         self.inputs.iter().position(|c| c.namespace == ns)
     }
 
@@ -162,7 +167,7 @@ impl<'a> Layout<'a> {
     /// each collection by itself, so their busiest shards need not coincide; a zone
     /// group's members share theirs (zone i on shard i). Unplaced collections (home
     /// `usize::MAX`) count nowhere.
-    pub fn per_shard(&self) -> (Vec<f64>, Vec<f64>) {
+    pub(crate) fn per_shard(&self) -> (Vec<f64>, Vec<f64>) {
         let n = self.shards;
         let (mut data, mut ops) = (vec![0.0; n], vec![0.0; n]);
         for c in 0..self.inputs.len() {
@@ -176,7 +181,7 @@ impl<'a> Layout<'a> {
     }
 
     /// One collection's data (bytes) and operations on each shard.
-    pub fn on_shards(&self, c: usize) -> (Vec<f64>, Vec<f64>) {
+    pub(crate) fn on_shards(&self, c: usize) -> (Vec<f64>, Vec<f64>) {
         let n = self.shards;
         let inp = &self.inputs[c];
         let (mut data, mut ops) = (vec![0.0; n], vec![0.0; n]);
@@ -264,20 +269,20 @@ fn spread<T: Copy>(all: &[T], max: usize) -> Vec<T> {
 }
 
 /// The search's result, before it is written out.
-pub struct Search {
-    pub choices: Vec<Choice>,
-    pub alone: Vec<Choice>,
-    pub forced: Vec<Option<String>>,
-    pub figures: Figures,
-    pub alone_figures: Figures,
-    pub links: Vec<links::Link>,
-    pub domains: Vec<BTreeSet<links::Node>>,
+pub(crate) struct Search {
+    pub(crate) choices: Vec<Choice>,
+    pub(crate) alone: Vec<Choice>,
+    pub(crate) forced: Vec<Option<String>>,
+    pub(crate) figures: Figures,
+    pub(crate) alone_figures: Figures,
+    pub(crate) links: Vec<links::Link>,
+    pub(crate) domains: Vec<BTreeSet<links::Node>>,
 }
 
 /// Coordinate search from each collection's own choice: moves of a whole domain's
 /// collections onto keys that start with its fields (co-location needs them together),
 /// then of one collection at a time, kept when the objective rises, until none does.
-pub fn search(inputs: &[CollectionInput], transactions: &[&[Query]], joins: &[&Query], s: &Settings) -> Search {
+pub(crate) fn search(inputs: &[CollectionInput], transactions: &[&[Query]], joins: &[&Query], s: &Settings) -> Search {
     let links = links::find(transactions, &joins.iter().map(|q| (*q).clone()).collect::<Vec<_>>());
     let domains = links::domains(&links);
     let lookup_targets: BTreeSet<String> = joins
@@ -348,7 +353,7 @@ pub fn search(inputs: &[CollectionInput], transactions: &[&[Query]], joins: &[&Q
 
 /// The share of transactions (and joins) on one shard with collection `c` back on its own
 /// choice, the others kept: what the plan's choice for `c` buys.
-pub fn single_shard_without(
+pub(crate) fn single_shard_without(
     inputs: &[CollectionInput],
     search: &Search,
     c: usize,

@@ -10,11 +10,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The version of the plan's JSON form.
-pub const PLAN_SCHEMA_VERSION: u32 = 1;
+pub(crate) const PLAN_SCHEMA_VERSION: u32 = 1;
 
 crate::labels! {
     /// What the plan does with a collection.
-    pub enum Action {
+    pub(crate) enum Action {
         Shard => "shard",
         Unsharded => "unsharded",
         MoveCollection => "moveCollection",
@@ -26,176 +26,176 @@ crate::labels! {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Plan {
-    pub schema_version: u32,
-    pub database: String,
-    pub num_shards: usize,
-    pub num_shards_from: String,
+pub(crate) struct Plan {
+    pub(crate) schema_version: u32,
+    pub(crate) database: String,
+    pub(crate) num_shards: usize,
+    pub(crate) num_shards_from: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_version: Option<String>,
-    pub objective: Objective,
-    pub collections: Vec<PlannedCollection>,
-    pub transactions: Transactions,
-    pub joins: Joins,
+    pub(crate) target_version: Option<String>,
+    pub(crate) objective: Objective,
+    pub(crate) collections: Vec<PlannedCollection>,
+    pub(crate) transactions: Transactions,
+    pub(crate) joins: Joins,
     /// Fields of different collections that hold the same values.
-    pub links: Vec<LinkReport>,
-    pub shards: Vec<ShardReport>,
+    pub(crate) links: Vec<LinkReport>,
+    pub(crate) shards: Vec<ShardReport>,
     /// How many shards the data and the load need, and how many the keys can use.
-    pub sizing: Sizing,
+    pub(crate) sizing: Sizing,
     /// mongosh commands, in order, through mongos.
-    pub commands: Vec<String>,
-    pub notes: Vec<String>,
+    pub(crate) commands: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Objective {
-    pub value: f64,
+pub(crate) struct Objective {
+    pub(crate) value: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub single_shard_share: Option<f64>,
-    pub own_score: f64,
-    pub data_balance: f64,
-    pub load_balance: f64,
+    pub(crate) single_shard_share: Option<f64>,
+    pub(crate) own_score: f64,
+    pub(crate) data_balance: f64,
+    pub(crate) load_balance: f64,
     /// The same figures with every collection on its own best choice.
-    pub individual_best_value: f64,
-    pub weights: Weights,
+    pub(crate) individual_best_value: f64,
+    pub(crate) weights: Weights,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Weights {
-    pub single_shard: f64,
-    pub own_score: f64,
-    pub data_balance: f64,
-    pub load_balance: f64,
+pub(crate) struct Weights {
+    pub(crate) single_shard: f64,
+    pub(crate) own_score: f64,
+    pub(crate) data_balance: f64,
+    pub(crate) load_balance: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PlannedCollection {
-    pub namespace: String,
-    pub action: Action,
+pub(crate) struct PlannedCollection {
+    pub(crate) namespace: String,
+    pub(crate) action: Action,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub key: Option<ShardKey>,
+    pub(crate) key: Option<ShardKey>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub score: Option<u32>,
+    pub(crate) score: Option<u32>,
     /// The shard an unsharded collection lives on.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub zones: Vec<ZoneReport>,
+    pub(crate) zones: Vec<ZoneReport>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub colocated_with: Vec<String>,
-    pub data_bytes: u64,
-    pub num_operations: u64,
+    pub(crate) colocated_with: Vec<String>,
+    pub(crate) data_bytes: u64,
+    pub(crate) num_operations: u64,
     /// What its own analysis chooses, alone.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub alone_key: Option<ShardKey>,
+    pub(crate) alone_key: Option<ShardKey>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub alone_score: Option<u32>,
-    pub why: String,
+    pub(crate) alone_score: Option<u32>,
+    pub(crate) why: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trade_off: Option<String>,
+    pub(crate) trade_off: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ZoneReport {
-    pub zone: String,
-    pub shard: String,
-    pub min: Value,
-    pub max: Value,
+pub(crate) struct ZoneReport {
+    pub(crate) zone: String,
+    pub(crate) shard: String,
+    pub(crate) min: Value,
+    pub(crate) max: Value,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Transactions {
+pub(crate) struct Transactions {
     /// Multi-document transactions whose operations the logs show.
-    pub found: u64,
-    pub evaluated: u64,
+    pub(crate) found: u64,
+    pub(crate) evaluated: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub single_shard_share: Option<f64>,
+    pub(crate) single_shard_share: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub single_shard_share_individual_best: Option<f64>,
-    pub sources: Vec<String>,
+    pub(crate) single_shard_share_individual_best: Option<f64>,
+    pub(crate) sources: Vec<String>,
     /// Transaction summary lines (id 51802) in the logs: transactions slow enough to log.
-    pub summary_lines: u64,
-    pub notes: Vec<String>,
+    pub(crate) summary_lines: u64,
+    pub(crate) notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Joins {
-    pub found: u64,
+pub(crate) struct Joins {
+    pub(crate) found: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub single_shard_share: Option<f64>,
+    pub(crate) single_shard_share: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub single_shard_share_individual_best: Option<f64>,
+    pub(crate) single_shard_share_individual_best: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Sizing {
-    pub data_bytes: u64,
+pub(crate) struct Sizing {
+    pub(crate) data_bytes: u64,
     /// `--shard-size`, and the shards the data needs at that size (ceiling).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard_size_bytes: Option<u64>,
+    pub(crate) shard_size_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shards_for_data: Option<u64>,
+    pub(crate) shards_for_data: Option<u64>,
     /// Operations per second in the logs (operations over the logged time span).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub operations_per_second: Option<f64>,
+    pub(crate) operations_per_second: Option<f64>,
     /// `--shard-ops`, and the shards the load needs: the operations reaching shards per
     /// second (an operation sent to several shards counts on each) over one shard's rate.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard_ops_per_second: Option<f64>,
+    pub(crate) shard_ops_per_second: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub shards_for_load: Option<u64>,
+    pub(crate) shards_for_load: Option<u64>,
     /// The fewest shards any large sharded collection's key can spread over (its distinct
     /// values or top value bound it), and which collection.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_useful_shards: Option<u64>,
+    pub(crate) max_useful_shards: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub limited_by: Option<String>,
-    pub words: String,
+    pub(crate) limited_by: Option<String>,
+    pub(crate) words: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LinkReport {
-    pub a: String,
-    pub b: String,
-    pub count: u64,
-    pub seen_in: &'static str,
+pub(crate) struct LinkReport {
+    pub(crate) a: String,
+    pub(crate) b: String,
+    pub(crate) count: u64,
+    pub(crate) seen_in: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ShardReport {
-    pub shard: String,
-    pub data_bytes: u64,
-    pub data_percent: f64,
+pub(crate) struct ShardReport {
+    pub(crate) shard: String,
+    pub(crate) data_bytes: u64,
+    pub(crate) data_percent: f64,
     /// Share of the operations that reach it (an operation sent to several shards counts on each).
-    pub operations_percent: f64,
+    pub(crate) operations_percent: f64,
     /// The collections with data on it, and how much.
-    pub collections: Vec<OnShard>,
+    pub(crate) collections: Vec<OnShard>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct OnShard {
-    pub namespace: String,
-    pub data_bytes: u64,
+pub(crate) struct OnShard {
+    pub(crate) namespace: String,
+    pub(crate) data_bytes: u64,
 }
 
 /// What the logs said about transactions, for the report.
 #[derive(Debug, Clone, Default)]
-pub struct TxnEvidence {
-    pub found: u64,
-    pub sources: Vec<String>,
-    pub summary_lines: u64,
-    pub notes: Vec<String>,
-    pub joins_found: u64,
+pub(crate) struct TxnEvidence {
+    pub(crate) found: u64,
+    pub(crate) sources: Vec<String>,
+    pub(crate) summary_lines: u64,
+    pub(crate) notes: Vec<String>,
+    pub(crate) joins_found: u64,
 }
 
 fn round3(x: f64) -> f64 {
@@ -211,7 +211,7 @@ fn shard_name(i: usize) -> String {
 }
 
 /// Turn the search into the plan.
-pub fn build(
+pub(crate) fn build(
     db: &str,
     inputs: &[CollectionInput],
     search: &Search,

@@ -8,11 +8,11 @@ use bson::{Bson, Document};
 
 /// One zone range of one collection.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ZoneRange {
-    pub zone: String,
-    pub shard: usize,
-    pub min: Document,
-    pub max: Document,
+pub(crate) struct ZoneRange {
+    pub(crate) zone: String,
+    pub(crate) shard: usize,
+    pub(crate) min: Document,
+    pub(crate) max: Document,
 }
 
 /// Bounds for every key field: the first at `v`, the rest at MinKey.
@@ -26,7 +26,7 @@ fn bound(key: &ShardKey, v: Bson) -> Document {
 
 /// The zone ranges of `key` cut at `splits` (first-field values in key space: hashed when
 /// the key's first field is hashed), named `<name>-<i>`.
-pub fn ranges(key: &ShardKey, splits: &[Bson], name: &str) -> Vec<ZoneRange> {
+pub(crate) fn ranges(key: &ShardKey, splits: &[Bson], name: &str) -> Vec<ZoneRange> {
     let mut edges = vec![Bson::MinKey];
     edges.extend(splits.iter().cloned());
     edges.push(Bson::MaxKey);
@@ -38,7 +38,7 @@ pub fn ranges(key: &ShardKey, splits: &[Bson], name: &str) -> Vec<ZoneRange> {
 }
 
 /// A value as mongosh reads it.
-pub fn shell_value(v: &Bson) -> String {
+pub(crate) fn shell_value(v: &Bson) -> String {
     match v {
         Bson::MinKey => "MinKey".into(),
         Bson::MaxKey => "MaxKey".into(),
@@ -53,7 +53,7 @@ pub fn shell_value(v: &Bson) -> String {
     }
 }
 
-pub fn shell_doc(d: &Document) -> String {
+pub(crate) fn shell_doc(d: &Document) -> String {
     let parts: Vec<String> = d
         .iter()
         .map(|(k, v)| {
@@ -69,7 +69,7 @@ pub fn shell_doc(d: &Document) -> String {
 }
 
 /// The zone name of a group: the database and the anchor's first field.
-pub fn zone_name(db: &str, key: &ShardKey) -> String {
+pub(crate) fn zone_name(db: &str, key: &ShardKey) -> String {
     let f = &key.fields[0];
     let kind = if f.kind == KeyKind::Hashed { "-hashed" } else { "" };
     format!("{db}-{}{kind}", f.path)

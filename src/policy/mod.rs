@@ -1,7 +1,7 @@
 //! The CI gate's policy file (`shardkey.toml`) and its rules (`rules::RULES`),
 //! each read off one metric of a candidate. Pure: text in, rule results out.
 
-pub mod rules;
+pub(crate) mod rules;
 
 use crate::error::input_error;
 use crate::model::{Namespace, ShardKey};
@@ -30,25 +30,25 @@ pub fn default_policy() -> String {
 }
 
 /// Rule thresholds by rule name (names from `RULES`).
-pub type Rules = BTreeMap<&'static str, Threshold>;
+pub(crate) type Rules = BTreeMap<&'static str, Threshold>;
 
 /// One `[[collection]]`: its namespace, its key, and rule overrides.
 #[derive(Debug, Clone)]
-pub struct CollectionPolicy {
-    pub namespace: Namespace,
-    pub key: Option<ShardKey>,
-    pub rules: Rules,
+pub(crate) struct CollectionPolicy {
+    pub(crate) namespace: Namespace,
+    pub(crate) key: Option<ShardKey>,
+    pub(crate) rules: Rules,
 }
 
 #[derive(Debug, Clone)]
 pub struct Policy {
-    pub defaults: Rules,
-    pub collections: Vec<CollectionPolicy>,
+    pub(crate) defaults: Rules,
+    pub(crate) collections: Vec<CollectionPolicy>,
 }
 
 impl CollectionPolicy {
     /// This collection's rules: its own where set, else the defaults.
-    pub fn effective_rules(&self, defaults: &Rules) -> Rules {
+    pub(crate) fn effective_rules(&self, defaults: &Rules) -> Rules {
         let mut r = defaults.clone();
         r.extend(self.rules.iter().map(|(k, v)| (*k, *v)));
         r
@@ -158,21 +158,21 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
 /// One rule checked against one candidate.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
-pub struct RuleResult {
-    pub rule: &'static str,
+pub(crate) struct RuleResult {
+    pub(crate) rule: &'static str,
     /// The metric the rule reads (JSON path in the analyze report).
-    pub metric: &'static str,
-    pub threshold: Value,
-    pub actual: Value,
-    pub passed: bool,
+    pub(crate) metric: &'static str,
+    pub(crate) threshold: Value,
+    pub(crate) actual: Value,
+    pub(crate) passed: bool,
     /// Why the rule could not be evaluated (it then passes).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
-    pub message: String,
+    pub(crate) skipped: Option<String>,
+    pub(crate) message: String,
 }
 
 /// Check every rule that is set (in `RULES` order) against a candidate.
-pub fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
+pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
     RULES
         .iter()
         .filter_map(|def| {

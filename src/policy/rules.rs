@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 const NO_DOCUMENTS: &str = "not measured: no documents (query logs only)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ValueType {
+pub(crate) enum ValueType {
     /// A score from 0 to 100 (an integer).
     Score,
     /// A count (a non-negative integer).
@@ -25,14 +25,14 @@ pub enum ValueType {
 
 /// A threshold as read from the policy file.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Threshold {
+pub(crate) enum Threshold {
     Int(u64),
     Percent(f64),
     Flag(bool),
 }
 
 impl Threshold {
-    pub fn to_json(self) -> Value {
+    pub(crate) fn to_json(self) -> Value {
         match self {
             Threshold::Int(n) => json!(n),
             Threshold::Percent(p) => json!(p),
@@ -50,19 +50,19 @@ impl Threshold {
     }
 
     /// Is the rule on? Numbers always are; a flag when true.
-    pub fn is_on(self) -> bool {
+    pub(crate) fn is_on(self) -> bool {
         !matches!(self, Threshold::Flag(false))
     }
 }
 
 /// What a rule reads: the candidate's score and metrics.
-pub struct RuleInput<'a> {
-    pub score: u32,
-    pub metrics: &'a CandidateMetrics,
+pub(crate) struct RuleInput<'a> {
+    pub(crate) score: u32,
+    pub(crate) metrics: &'a CandidateMetrics,
 }
 
 /// A rule's finding on one candidate.
-pub enum Finding {
+pub(crate) enum Finding {
     Measured {
         actual: Value,
         passed: bool,
@@ -72,15 +72,15 @@ pub enum Finding {
     Skipped(&'static str),
 }
 
-pub struct RuleDef {
-    pub name: &'static str,
+pub(crate) struct RuleDef {
+    pub(crate) name: &'static str,
     /// The report field the rule reads (JSON path in the analyze report).
-    pub metric: &'static str,
-    pub value: ValueType,
+    pub(crate) metric: &'static str,
+    pub(crate) value: ValueType,
     /// The comment and the value in the starting policy (`check --init`).
-    pub doc: &'static str,
-    pub default: &'static str,
-    pub judge: fn(Threshold, &RuleInput) -> Finding,
+    pub(crate) doc: &'static str,
+    pub(crate) default: &'static str,
+    pub(crate) judge: fn(Threshold, &RuleInput) -> Finding,
 }
 
 fn at_most(p: Option<f64>, max: f64, why_missing: &'static str, message: impl Fn(f64) -> String) -> Finding {
@@ -90,7 +90,7 @@ fn at_most(p: Option<f64>, max: f64, why_missing: &'static str, message: impl Fn
     }
 }
 
-pub const RULES: &[RuleDef] = &[
+pub(crate) const RULES: &[RuleDef] = &[
     RuleDef {
         name: "min_score",
         metric: "score",
@@ -220,6 +220,6 @@ pub const RULES: &[RuleDef] = &[
 ];
 
 /// The rule of that name.
-pub fn rule(name: &str) -> Option<&'static RuleDef> {
+pub(crate) fn rule(name: &str) -> Option<&'static RuleDef> {
     RULES.iter().find(|r| r.name == name)
 }

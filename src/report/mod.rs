@@ -3,14 +3,14 @@
 //! number they print was computed in `metrics` or `score`. The JSON form is the
 //! documented, versioned schema (README "JSON schema").
 
-pub mod gitlab;
-pub mod html;
-pub mod json;
-pub mod markdown;
+pub(crate) mod gitlab;
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod markdown;
 mod plan;
-pub mod sarif;
-pub mod table;
-pub mod text;
+pub(crate) mod sarif;
+pub(crate) mod table;
+pub(crate) mod text;
 
 use crate::metrics::audit::AuditReport;
 use crate::metrics::CandidateMetrics;
@@ -24,7 +24,7 @@ use std::io::{self, Write};
 
 /// The output formats, for `analyze` and `check` alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Table,
     Json,
     Markdown,
@@ -57,17 +57,17 @@ fn writer(format: Format) -> &'static dyn Writer {
 }
 
 /// Write a database plan.
-pub fn write_plan(p: &crate::plan::outcome::Plan, format: Format, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_plan(p: &crate::plan::outcome::Plan, format: Format, out: &mut dyn Write) -> io::Result<()> {
     writer(format).plan(p, out)
 }
 
 /// Write an analysis report.
-pub fn write_report(r: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_report(r: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
     writer(format).analyze(r, out)
 }
 
 /// Write a policy check report.
-pub fn write_check(r: &CheckReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_check(r: &CheckReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Sarif => sarif::write(r, out),
         Format::Gitlab => gitlab::write(r, out),
@@ -76,147 +76,147 @@ pub fn write_check(r: &CheckReport, format: Format, out: &mut dyn Write) -> io::
 }
 
 /// Write a workload summary.
-pub fn write_workload(r: &WorkloadReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_workload(r: &WorkloadReport, format: Format, out: &mut dyn Write) -> io::Result<()> {
     writer(format).workload(r, out)
 }
 
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// `shardkey workload`: what the query logs hold, per namespace and query shape.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WorkloadReport {
-    pub schema_version: u32,
-    pub tool: ToolInfo,
-    pub sources: Vec<String>,
-    pub records_read: u64,
+pub(crate) struct WorkloadReport {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: ToolInfo,
+    pub(crate) sources: Vec<String>,
+    pub(crate) records_read: u64,
     /// Operations found in the logs (inside the time window).
-    pub operations_read: u64,
-    pub skipped: BTreeMap<String, u64>,
+    pub(crate) operations_read: u64,
+    pub(crate) skipped: BTreeMap<String, u64>,
     /// `--namespace` pattern, `--since`, `--until` as given.
-    pub filters: BTreeMap<String, String>,
-    pub namespaces: Vec<crate::metrics::workload::NamespaceWorkload>,
+    pub(crate) filters: BTreeMap<String, String>,
+    pub(crate) namespaces: Vec<crate::metrics::workload::NamespaceWorkload>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Report {
-    pub schema_version: u32,
-    pub tool: ToolInfo,
-    pub namespace: Option<String>,
-    pub inputs: Inputs,
-    pub settings: ReportSettings,
-    pub candidates: Vec<CandidateReport>,
+pub(crate) struct Report {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: ToolInfo,
+    pub(crate) namespace: Option<String>,
+    pub(crate) inputs: Inputs,
+    pub(crate) settings: ReportSettings,
+    pub(crate) candidates: Vec<CandidateReport>,
     /// How to apply the first-ranked key: the commands and their requirements.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub recommendation: Option<crate::score::apply::Recommendation>,
+    pub(crate) recommendation: Option<crate::score::apply::Recommendation>,
     /// The collection is already sharded: its real chunks (live only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub audit: Option<AuditReport>,
-    pub notes: Vec<String>,
+    pub(crate) audit: Option<AuditReport>,
+    pub(crate) notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ToolInfo {
-    pub name: &'static str,
-    pub version: &'static str,
+pub(crate) struct ToolInfo {
+    pub(crate) name: &'static str,
+    pub(crate) version: &'static str,
 }
 
 impl ToolInfo {
-    pub fn this() -> ToolInfo {
+    pub(crate) fn this() -> ToolInfo {
         ToolInfo { name: "shardkey", version: env!("CARGO_PKG_VERSION") }
     }
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Inputs {
-    pub documents: DocumentInput,
-    pub queries: QueryInput,
+pub(crate) struct Inputs {
+    pub(crate) documents: DocumentInput,
+    pub(crate) queries: QueryInput,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DocumentInput {
-    pub source: String,
-    pub num_docs_read: u64,
+pub(crate) struct DocumentInput {
+    pub(crate) source: String,
+    pub(crate) num_docs_read: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct QueryInput {
-    pub sources: Vec<String>,
+pub(crate) struct QueryInput {
+    pub(crate) sources: Vec<String>,
     /// Lines or documents read from the query sources.
-    pub records_read: u64,
+    pub(crate) records_read: u64,
     /// Operations found, on every namespace.
-    pub queries_read: u64,
+    pub(crate) queries_read: u64,
     /// Operations on the analysed namespace.
-    pub queries_used: u64,
+    pub(crate) queries_used: u64,
     /// Of those, how many were classified (all, or a uniform sample of 100,000).
-    pub queries_classified: u64,
+    pub(crate) queries_classified: u64,
     /// Operations on other namespaces.
-    pub queries_other_namespaces: u64,
+    pub(crate) queries_other_namespaces: u64,
     /// Records that held no operation, by reason.
-    pub skipped: BTreeMap<String, u64>,
-    pub shard_key_update_diffs: u64,
+    pub(crate) skipped: BTreeMap<String, u64>,
+    pub(crate) shard_key_update_diffs: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReportSettings {
-    pub chunk_size_bytes: u64,
-    pub num_most_common_values: usize,
-    pub default_collation: Option<Value>,
+pub(crate) struct ReportSettings {
+    pub(crate) chunk_size_bytes: u64,
+    pub(crate) num_most_common_values: usize,
+    pub(crate) default_collation: Option<Value>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CandidateReport {
-    pub key: ShardKey,
-    pub rank: usize,
-    pub score: u32,
-    pub verdict: Verdict,
-    pub reasons: Vec<crate::score::reasons::Reason>,
+pub(crate) struct CandidateReport {
+    pub(crate) key: ShardKey,
+    pub(crate) rank: usize,
+    pub(crate) score: u32,
+    pub(crate) verdict: Verdict,
+    pub(crate) reasons: Vec<crate::score::reasons::Reason>,
     /// Why this candidate ranks above the next one, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub compared_with_next: Option<String>,
+    pub(crate) compared_with_next: Option<String>,
     /// The score's components (README "Score").
-    pub score_breakdown: crate::score::Breakdown,
+    pub(crate) score_breakdown: crate::score::Breakdown,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub proposed_because: Option<String>,
+    pub(crate) proposed_because: Option<String>,
     /// keyCharacteristics, readDistribution, writeDistribution, queryShapes, cluster, supportingIndex.
     #[serde(flatten)]
-    pub metrics: CandidateMetrics,
+    pub(crate) metrics: CandidateMetrics,
     /// What the validity rules found: why the server would refuse the key, or which writes would fail (README "Rules").
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub constraints: Vec<crate::rules::Finding>,
+    pub(crate) constraints: Vec<crate::rules::Finding>,
     /// `--compare-server` on 7.0+: the server's own analyzeShardKey numbers.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub server_analyze_shard_key: Option<Value>,
+    pub(crate) server_analyze_shard_key: Option<Value>,
 }
 
 /// `shardkey check`: the policy's verdict per collection (JSON schema in README).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CheckReport {
-    pub schema_version: u32,
-    pub tool: ToolInfo,
-    pub policy: String,
-    pub passed: bool,
-    pub collections: Vec<CollectionCheck>,
+pub(crate) struct CheckReport {
+    pub(crate) schema_version: u32,
+    pub(crate) tool: ToolInfo,
+    pub(crate) policy: String,
+    pub(crate) passed: bool,
+    pub(crate) collections: Vec<CollectionCheck>,
     /// `--baseline FILE`: what got worse or better than the previous report; `passed` then
     /// means "nothing got worse".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub baseline: Option<BaselineComparison>,
+    pub(crate) baseline: Option<BaselineComparison>,
     /// Line in the policy file of each (namespace, rule) setting, for SARIF and GitLab locations.
     #[serde(skip)]
-    pub policy_lines: BTreeMap<(String, String), u32>,
+    pub(crate) policy_lines: BTreeMap<(String, String), u32>,
 }
 
 impl CheckReport {
     /// The policy line of a rule for a namespace: its own setting, else the defaults', else the
     /// namespace's `[[collection]]`, else line 1.
-    pub fn line_of(&self, ns: &str, rule: &str) -> u32 {
+    pub(crate) fn line_of(&self, ns: &str, rule: &str) -> u32 {
         let get = |n: &str, r: &str| self.policy_lines.get(&(n.to_string(), r.to_string())).copied();
         get(ns, rule).or_else(|| get("", rule)).or_else(|| get(ns, "")).unwrap_or(1)
     }
@@ -224,24 +224,24 @@ impl CheckReport {
 
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct BaselineComparison {
-    pub file: String,
+pub(crate) struct BaselineComparison {
+    pub(crate) file: String,
     /// A rule newly violated, or a score that dropped, in words.
-    pub worse: Vec<String>,
-    pub better: Vec<String>,
+    pub(crate) worse: Vec<String>,
+    pub(crate) better: Vec<String>,
     /// (namespace, rule) violated now and in the baseline: not counted against the gate.
     #[serde(skip)]
-    pub known: Vec<(String, String)>,
+    pub(crate) known: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CollectionCheck {
-    pub namespace: String,
-    pub key: ShardKey,
-    pub score: u32,
-    pub verdict: Verdict,
-    pub passed: bool,
-    pub rules: Vec<RuleResult>,
-    pub reasons: Vec<crate::score::reasons::Reason>,
+pub(crate) struct CollectionCheck {
+    pub(crate) namespace: String,
+    pub(crate) key: ShardKey,
+    pub(crate) score: u32,
+    pub(crate) verdict: Verdict,
+    pub(crate) passed: bool,
+    pub(crate) rules: Vec<RuleResult>,
+    pub(crate) reasons: Vec<crate::score::reasons::Reason>,
 }

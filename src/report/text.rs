@@ -5,7 +5,7 @@ use serde_json::Value;
 use std::fmt::Write;
 
 /// One line saying what was analysed.
-pub fn summary_line(r: &Report) -> String {
+pub(crate) fn summary_line(r: &Report) -> String {
     let q = &r.inputs.queries;
     let ns = r.namespace.as_deref().unwrap_or("(collection)");
     let mut s = if r.inputs.documents.num_docs_read == 0 {
@@ -25,7 +25,7 @@ pub fn summary_line(r: &Report) -> String {
 }
 
 /// The first line of a workload summary.
-pub fn workload_summary(r: &super::WorkloadReport) -> String {
+pub(crate) fn workload_summary(r: &super::WorkloadReport) -> String {
     let skipped: u64 = r.skipped.values().sum();
     let filters: Vec<String> = r.filters.iter().map(|(k, v)| format!("{k} {v}")).collect();
     format!(
@@ -40,7 +40,7 @@ pub fn workload_summary(r: &super::WorkloadReport) -> String {
 }
 
 /// The "top value" cell: the most common value and its share, or that no value repeats.
-pub fn top_value(c: &crate::metrics::characteristics::KeyCharacteristics) -> String {
+pub(crate) fn top_value(c: &crate::metrics::characteristics::KeyCharacteristics) -> String {
     c.most_common_values
         .first()
         .map(|m| {
@@ -54,7 +54,7 @@ pub fn top_value(c: &crate::metrics::characteristics::KeyCharacteristics) -> Str
 }
 
 /// The server's headline numbers from `--compare-server` (`serverAnalyzeShardKey`).
-pub fn server_headline(v: &Value) -> String {
+pub(crate) fn server_headline(v: &Value) -> String {
     let kc = &v["keyCharacteristics"];
     let mut parts = Vec::new();
     if let Some(n) = kc["numDistinctValues"].as_i64().or_else(|| kc["numDistinctValues"].as_f64().map(|f| f as i64)) {

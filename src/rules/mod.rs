@@ -19,7 +19,7 @@ use serde::Serialize;
 
 crate::labels! {
     /// Which rule found it (the JSON's `constraints[].rule`).
-    pub enum RuleId {
+    pub(crate) enum RuleId {
         UniqueIndex => "uniqueIndex",
         Capped => "capped",
         TimeSeries => "timeSeries",
@@ -31,7 +31,7 @@ crate::labels! {
 
 crate::labels! {
     /// What a finding does to the key.
-    pub enum Effect {
+    pub(crate) enum Effect {
         /// The server refuses the key on this collection whatever is changed: invalid.
         Refused => "refused",
         /// The server refuses it until something is changed first (an index dropped): blocked.
@@ -46,33 +46,33 @@ crate::labels! {
 /// What one rule found on one candidate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Finding {
-    pub rule: RuleId,
-    pub effect: Effect,
-    pub message: String,
+pub(crate) struct Finding {
+    pub(crate) rule: RuleId,
+    pub(crate) effect: Effect,
+    pub(crate) message: String,
     /// Commands that lift a `blocked` finding, in order (run before `shardCollection`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fix: Vec<String>,
+    pub(crate) fix: Vec<String>,
     /// For `writesFail`: the share of sampled writes that would fail.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub percentage_of_writes: Option<f64>,
+    pub(crate) percentage_of_writes: Option<f64>,
     /// The manual page or server source the rule follows.
-    pub source: &'static str,
-    pub versions: &'static str,
+    pub(crate) source: &'static str,
+    pub(crate) versions: &'static str,
 }
 
 /// What the rules read about the collection and its workload.
-pub struct Context<'a> {
-    pub namespace: Option<&'a str>,
+pub(crate) struct Context<'a> {
+    pub(crate) namespace: Option<&'a str>,
     /// None when unknown (a plain export without `--indexes`).
-    pub indexes: Option<&'a [IndexSpec]>,
-    pub options: Option<&'a CollectionOptions>,
+    pub(crate) indexes: Option<&'a [IndexSpec]>,
+    pub(crate) options: Option<&'a CollectionOptions>,
     /// Sampled operations on the collection.
-    pub queries: &'a [&'a Query],
+    pub(crate) queries: &'a [&'a Query],
     /// (major, minor) of the deployment, when known.
-    pub server_version: Option<(u32, u32)>,
+    pub(crate) server_version: Option<(u32, u32)>,
     /// The key the collection is sharded on, when it is.
-    pub current_key: Option<&'a ShardKey>,
+    pub(crate) current_key: Option<&'a ShardKey>,
 }
 
 impl Context<'_> {
@@ -85,11 +85,11 @@ impl Context<'_> {
 }
 
 /// One rule: its name, what it follows, and its check.
-pub struct Rule {
-    pub id: RuleId,
-    pub source: &'static str,
-    pub versions: &'static str,
-    pub check: fn(&Rule, &Context, &ShardKey) -> Vec<Finding>,
+pub(crate) struct Rule {
+    pub(crate) id: RuleId,
+    pub(crate) source: &'static str,
+    pub(crate) versions: &'static str,
+    pub(crate) check: fn(&Rule, &Context, &ShardKey) -> Vec<Finding>,
 }
 
 impl Rule {
@@ -107,10 +107,11 @@ impl Rule {
 }
 
 /// Every rule, in the order the report lists what they find.
-pub const RULES: &[Rule] = &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
+pub(crate) const RULES: &[Rule] =
+    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
 
 /// Run every rule on one candidate.
-pub fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
+pub(crate) fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
     RULES.iter().flat_map(|r| (r.check)(r, cx, key)).collect()
 }
 
@@ -118,11 +119,15 @@ pub fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
 pub(crate) mod test_support {
     use super::*;
 
-    pub fn key(s: &str) -> ShardKey {
+    pub(crate) fn key(s: &str) -> ShardKey {
         ShardKey::parse(s).unwrap()
     }
 
-    pub fn cx<'a>(indexes: Option<&'a [IndexSpec]>, options: Option<&'a CollectionOptions>, queries: &'a [&'a Query]) -> Context<'a> {
+    pub(crate) fn cx<'a>(
+        indexes: Option<&'a [IndexSpec]>,
+        options: Option<&'a CollectionOptions>,
+        queries: &'a [&'a Query],
+    ) -> Context<'a> {
         Context { namespace: Some("app.accounts"), indexes, options, queries, server_version: None, current_key: None }
     }
 }

@@ -6,7 +6,7 @@
 //!   up to `RESERVOIR` (insertion position, value) pairs per key, which holds
 //!   every document of a smaller sample.
 
-pub mod sketch;
+pub(crate) mod sketch;
 
 use self::sketch::{HyperLogLog, MisraGries};
 use crate::bsonx::path::{lookup_from_top, top_fields, Top};
@@ -23,19 +23,19 @@ fn hasher() -> ahash::RandomState {
 
 /// One distinct key value and how many sampled documents hold it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ValueCount {
-    pub value: Vec<Bson>,
-    pub count: u64,
+pub(crate) struct ValueCount {
+    pub(crate) value: Vec<Bson>,
+    pub(crate) count: u64,
 }
 
 /// Distinct values counted exactly per key (past the dense pass) before switching to
 /// sketches: a key with more distinct values in the sample is high-cardinality anyway.
-pub const EXACT_LIMIT: usize = 20_000;
+pub(crate) const EXACT_LIMIT: usize = 20_000;
 /// Documents kept per key for order-based metrics (monotonicity, ranges, cluster).
 pub const RESERVOIR: usize = 20_000;
 
 /// The default memory budget for the sample (`--memory-limit`).
-pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+pub(crate) const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
 /// Conservative heap cost of one exactly counted distinct value (hash entry, its
 /// normalised bytes, the value and its count) and of one reservoir entry.
 const EXACT_ENTRY_BYTES: u64 = 256;
@@ -43,25 +43,25 @@ const RESERVOIR_ENTRY_BYTES: u64 = 128;
 
 /// Per-key limits from a memory budget: half for exact counts, half for the
 /// insertion-order reservoir, shared by the keys; never below the fixed defaults.
-pub fn limits_for(budget_bytes: u64, num_keys: usize) -> (usize, usize) {
+pub(crate) fn limits_for(budget_bytes: u64, num_keys: usize) -> (usize, usize) {
     let per_key = budget_bytes / 2 / num_keys.max(1) as u64;
     let exact = (per_key / EXACT_ENTRY_BYTES) as usize;
     let reservoir = (per_key / RESERVOIR_ENTRY_BYTES) as usize;
     (exact.max(EXACT_LIMIT), reservoir.max(RESERVOIR))
 }
 /// HyperLogLog precision (2^16 registers: 0.41% standard error).
-pub const HLL_PRECISION: u32 = 16;
+pub(crate) const HLL_PRECISION: u32 = 16;
 /// Misra-Gries counters.
-pub const HEAVY_HITTERS: usize = 1024;
+pub(crate) const HEAVY_HITTERS: usize = 1024;
 
 /// How the value counts of a key were kept, for the report.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SketchInfo {
-    pub distinct_standard_error: f64,
-    pub hll_precision: u32,
-    pub heavy_hitter_counters: usize,
+pub(crate) struct SketchInfo {
+    pub(crate) distinct_standard_error: f64,
+    pub(crate) hll_precision: u32,
+    pub(crate) heavy_hitter_counters: usize,
     /// Reported most-common-value counts are at most this much below the truth.
-    pub frequency_error_bound: u64,
+    pub(crate) frequency_error_bound: u64,
 }
 
 enum Counts {
@@ -353,11 +353,11 @@ pub struct KeySample {
     /// Documents counted (arrays excluded): the insertion position of the next one.
     counted: u64,
     /// Documents missing at least one key field (their value holds null there).
-    pub docs_missing_fields: u64,
+    pub(crate) docs_missing_fields: u64,
     /// Documents with an array in a key field: the server rejects them.
-    pub docs_with_arrays: u64,
+    pub(crate) docs_with_arrays: u64,
     /// The first such document (0-based position in the sample) and the field.
-    pub first_array: Option<(u64, String)>,
+    pub(crate) first_array: Option<(u64, String)>,
     scratch: Vec<u8>,
     exact_limit: usize,
     reservoir_cap: usize,
@@ -372,23 +372,18 @@ impl std::fmt::Debug for KeySample {
 }
 
 impl KeySample {
-    pub fn new(key: ShardKey) -> Self {
+    pub(crate) fn new(key: ShardKey) -> Self {
         Self::with_limits(key, EXACT_LIMIT, RESERVOIR)
     }
 
-    /// For a pass that only serves order-based metrics: no value counts.
-    pub fn order_only(key: ShardKey) -> Self {
-        KeySample { order_only: true, ..Self::new(key) }
-    }
-
     /// Limits without a dense pass: exact counts up to `exact_limit` values, a reservoir of `reservoir_cap`.
-    pub fn with_limits(key: ShardKey, exact_limit: usize, reservoir_cap: usize) -> Self {
+    pub(crate) fn with_limits(key: ShardKey, exact_limit: usize, reservoir_cap: usize) -> Self {
         Self::with_budget(key, 0, exact_limit, reservoir_cap)
     }
 
     /// Every document counted exactly while its encoded values fit `dense_bytes`;
     /// past it, exact counts up to `exact_limit` values, then sketches, and a reservoir.
-    pub fn with_budget(key: ShardKey, dense_bytes: usize, exact_limit: usize, reservoir_cap: usize) -> Self {
+    pub(crate) fn with_budget(key: ShardKey, dense_bytes: usize, exact_limit: usize, reservoir_cap: usize) -> Self {
         KeySample {
             key,
             order_only: false,
@@ -406,12 +401,12 @@ impl KeySample {
         }
     }
 
-    pub fn add(&mut self, doc: &Document) {
+    pub(crate) fn add(&mut self, doc: &Document) {
         self.add_ref(DocRef::Doc(doc))
     }
 
     /// `add`, on a decoded or a raw document.
-    pub fn add_ref(&mut self, doc: DocRef<'_>) {
+    pub(crate) fn add_ref(&mut self, doc: DocRef<'_>) {
         self.add_found(|_, path| doc.lookup(path))
     }
 
@@ -564,7 +559,7 @@ impl KeySample {
     }
 
     /// Call once after the pass: sorts the dense values, or freezes the heavy hitters.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         let fields = self.key.fields.len();
         match &mut self.counts {
             Counts::Dense(d) => {
@@ -579,7 +574,7 @@ impl KeySample {
     }
 
     /// Documents counted (arrays excluded).
-    pub fn docs_counted(&self) -> u64 {
+    pub(crate) fn docs_counted(&self) -> u64 {
         self.counted
     }
 
@@ -594,7 +589,7 @@ impl KeySample {
 
     /// Values with their counts: every value (exact), the most frequent ones (dense,
     /// `TOP_KEPT`), or the heavy hitters (sketch: lower bounds).
-    pub fn frequencies(&self) -> &[ValueCount] {
+    pub(crate) fn frequencies(&self) -> &[ValueCount] {
         match &self.counts {
             Counts::Dense(d) => &d.top,
             Counts::Exact { values, .. } => values,
@@ -603,7 +598,7 @@ impl KeySample {
     }
 
     /// (distinct values, values seen once, values seen twice) when counts are exact (for Chao1).
-    pub fn count_profile(&self) -> Option<(u64, u64, u64)> {
+    pub(crate) fn count_profile(&self) -> Option<(u64, u64, u64)> {
         let profile = |counts: &mut dyn Iterator<Item = u64>| {
             counts.fold((0, 0, 0), |(d, f1, f2), c| (d + 1, f1 + (c == 1) as u64, f2 + (c == 2) as u64))
         };
@@ -618,7 +613,7 @@ impl KeySample {
         !matches!(self.counts, Counts::Sketch { .. })
     }
 
-    pub fn sketch_info(&self) -> Option<SketchInfo> {
+    pub(crate) fn sketch_info(&self) -> Option<SketchInfo> {
         match &self.counts {
             Counts::Dense(_) | Counts::Exact { .. } => None,
             Counts::Sketch { hll, hitters, .. } => Some(SketchInfo {
@@ -632,7 +627,7 @@ impl KeySample {
 
     /// Insertion positions listed in key order, equal keys in insertion order:
     /// what an index scan on the key returns as recordIds (every document, or the reservoir).
-    pub fn insertion_positions_in_key_order(&self) -> Vec<u64> {
+    pub(crate) fn insertion_positions_in_key_order(&self) -> Vec<u64> {
         if let Counts::Dense(d) = &self.counts {
             return d.order.iter().map(|&i| i as u64).collect();
         }
@@ -642,7 +637,7 @@ impl KeySample {
     }
 
     /// Do all documents of the order sample hold one and the same value?
-    pub fn order_sample_has_one_value(&self) -> bool {
+    pub(crate) fn order_sample_has_one_value(&self) -> bool {
         if let Counts::Dense(d) = &self.counts {
             return d.distinct() == 1;
         }
@@ -657,7 +652,7 @@ impl KeySample {
     /// every value when there are few enough, else evenly spaced documents in key order
     /// standing for their neighbours (dense), the exact counts, or the reservoir weighted.
     /// The dense pass's values stay encoded unless a field is hashed.
-    pub fn key_space_values(&self) -> KeySpace<'_> {
+    pub(crate) fn key_space_values(&self) -> KeySpace<'_> {
         let fields = self.key.fields.len();
         let mut decoded: Vec<(Vec<Bson>, u64)> = match &self.counts {
             Counts::Dense(d) => {
@@ -683,7 +678,7 @@ impl KeySample {
                 if self.key.hashed_position().is_none() {
                     return KeySpace::from_encoded(fields, points.into_iter().map(|(e, c)| (d.entry(e), c)).collect());
                 }
-                points.into_iter().map(|(e, c)| (self.key.into_key_space(d.decode(e, fields)), c)).collect()
+                points.into_iter().map(|(e, c)| (self.key.moved_to_key_space(d.decode(e, fields)), c)).collect()
             }
             Counts::Exact { values, .. } => values.iter().map(|x| (self.key.to_key_space(&x.value), x.count)).collect(),
             Counts::Sketch { .. } => {
@@ -704,24 +699,24 @@ impl KeySample {
 
     /// Key-space values of the documents at these insertion positions (sorted): the
     /// dense pass decodes them, otherwise the reservoir's entries among them stand in.
-    pub fn key_space_values_at(&self, positions: &[u64]) -> Vec<Vec<Bson>> {
+    pub(crate) fn key_space_values_at(&self, positions: &[u64]) -> Vec<Vec<Bson>> {
         if let Counts::Dense(d) = &self.counts {
             let fields = self.key.fields.len();
             let inside: Vec<u64> = positions.iter().copied().filter(|&p| (p as usize) < d.len()).collect();
             let step = inside.len().div_ceil(SUMMARY_POINTS).max(1);
-            return inside.iter().step_by(step).map(|&p| self.key.into_key_space(d.decode(p as usize, fields))).collect();
+            return inside.iter().step_by(step).map(|&p| self.key.moved_to_key_space(d.decode(p as usize, fields))).collect();
         }
         self.reservoir.iter().filter(|(p, _)| positions.binary_search(p).is_ok()).map(|(_, t)| self.key.to_key_space(t)).collect()
     }
 
     /// Key-space values of the newest `fraction` of documents (insertion order).
-    pub fn recent_key_space_values(&self, fraction: f64) -> Vec<Vec<Bson>> {
+    pub(crate) fn recent_key_space_values(&self, fraction: f64) -> Vec<Vec<Bson>> {
         let cutoff = (self.counted as f64 * (1.0 - fraction)).floor() as u64;
         if let Counts::Dense(d) = &self.counts {
             let fields = self.key.fields.len();
             let recent = (cutoff as usize).min(d.len().saturating_sub(1))..d.len();
             let step = recent.len().div_ceil(SUMMARY_POINTS).max(1);
-            return recent.step_by(step).map(|i| self.key.into_key_space(d.decode(i, fields))).collect();
+            return recent.step_by(step).map(|i| self.key.moved_to_key_space(d.decode(i, fields))).collect();
         }
         let mut recent: Vec<&(u64, Vec<Bson>)> = self.reservoir.iter().filter(|(p, _)| *p >= cutoff).collect();
         if recent.is_empty() {
@@ -734,12 +729,12 @@ impl KeySample {
 /// The whole sample: document count and size, and one `KeySample` per candidate.
 #[derive(Debug)]
 pub struct Sample {
-    pub num_docs: u64,
-    pub total_bytes: u64,
+    pub(crate) num_docs: u64,
+    pub(crate) total_bytes: u64,
     pub keys: Vec<KeySample>,
     /// Per document (sample order), the creation time in seconds of an ObjectId `_id`,
     /// `NO_CREATION_TIME` otherwise: when documents were created, whatever order they were loaded in.
-    pub created: Vec<u32>,
+    pub(crate) created: Vec<u32>,
     created_cap: usize,
     /// `fields_read` of the keys: the top-level names `add_batch` finds in one pass.
     names: std::sync::Arc<[String]>,
@@ -771,7 +766,7 @@ fn creation_time_of(id: Found<ValueRef<'_>>) -> u32 {
 }
 
 /// `Sample::created` of a document whose `_id` is not an ObjectId.
-pub const NO_CREATION_TIME: u32 = u32::MAX;
+pub(crate) const NO_CREATION_TIME: u32 = u32::MAX;
 /// Bytes per document the creation times take (4) are counted against the budget at this share.
 const CREATED_BUDGET_SHARE: u64 = 16;
 
@@ -799,7 +794,7 @@ impl Sample {
     }
 
     /// A pass for insertion order only (no value counts once past the dense budget).
-    pub fn order_only(keys: &[ShardKey], budget_bytes: u64) -> Self {
+    pub(crate) fn order_only(keys: &[ShardKey], budget_bytes: u64) -> Self {
         let mut s = Self::with_budget(keys, budget_bytes);
         s.keys.iter_mut().for_each(|k| k.order_only = true);
         s
@@ -823,7 +818,7 @@ impl Sample {
     }
 
     /// A batch of documents, in order: each key's pass runs on its own core.
-    pub fn add_batch(&mut self, batch: &[crate::model::SampledDoc]) {
+    pub(crate) fn add_batch(&mut self, batch: &[crate::model::SampledDoc]) {
         use rayon::prelude::*;
         // The key fields' (and `_id`'s) top-level values of each raw document, found in one
         // pass for all keys.
@@ -855,7 +850,7 @@ impl Sample {
     }
 
     /// The source expects to give about `n` documents: room is made for them at once.
-    pub fn expect(&mut self, n: u64) {
+    pub(crate) fn expect(&mut self, n: u64) {
         for k in &mut self.keys {
             if let Counts::Dense(d) = &mut k.counts {
                 d.expected = usize::try_from(n).unwrap_or(usize::MAX);

@@ -6,26 +6,26 @@ type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
 
 /// HyperLogLog with 2^p registers.
 #[derive(Debug, Clone)]
-pub struct HyperLogLog {
+pub(crate) struct HyperLogLog {
     p: u32,
     registers: Vec<u8>,
 }
 
 impl HyperLogLog {
-    pub fn new(p: u32) -> Self {
+    pub(crate) fn new(p: u32) -> Self {
         HyperLogLog { p, registers: vec![0; 1 << p] }
     }
 
     /// Relative standard error: 1.04 / sqrt(m).
-    pub fn standard_error(&self) -> f64 {
+    pub(crate) fn standard_error(&self) -> f64 {
         1.04 / (self.registers.len() as f64).sqrt()
     }
 
-    pub fn precision(&self) -> u32 {
+    pub(crate) fn precision(&self) -> u32 {
         self.p
     }
 
-    pub fn add_hash(&mut self, h: u64) {
+    pub(crate) fn add_hash(&mut self, h: u64) {
         let idx = (h >> (64 - self.p)) as usize;
         let q = 64 - self.p;
         let w = h << self.p; // remaining q bits, left-aligned
@@ -36,7 +36,7 @@ impl HyperLogLog {
     }
 
     /// Ertl (2017), "New cardinality estimation algorithms for HyperLogLog sketches".
-    pub fn estimate(&self) -> f64 {
+    pub(crate) fn estimate(&self) -> f64 {
         let m = self.registers.len() as f64;
         let q = (64 - self.p) as usize;
         let mut c = vec![0u64; q + 2];
@@ -90,23 +90,23 @@ fn tau(mut x: f64) -> f64 {
 /// Misra-Gries heavy hitters with `k` counters: a reported count is a lower
 /// bound, at most `total / (k + 1)` below the true count.
 #[derive(Debug, Clone)]
-pub struct MisraGries<V> {
+pub(crate) struct MisraGries<V> {
     k: usize,
     counters: HashMap<Vec<u8>, (u64, V)>,
     total: u64,
 }
 
 impl<V: Clone> MisraGries<V> {
-    pub fn new(k: usize) -> Self {
+    pub(crate) fn new(k: usize) -> Self {
         MisraGries { k, counters: HashMap::with_capacity_and_hasher(k + 1, ahash::RandomState::with_seeds(1, 2, 3, 4)), total: 0 }
     }
 
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.k
     }
 
     /// Start from known exact counts: the `k` largest are kept.
-    pub fn from_counts(k: usize, mut items: Vec<(Vec<u8>, u64, V)>) -> Self {
+    pub(crate) fn from_counts(k: usize, mut items: Vec<(Vec<u8>, u64, V)>) -> Self {
         let total = items.iter().map(|x| x.1).sum();
         items.sort_by_key(|x| std::cmp::Reverse(x.1));
         let mut counters = HashMap::with_capacity_and_hasher(k + 1, ahash::RandomState::with_seeds(1, 2, 3, 4));
@@ -115,13 +115,13 @@ impl<V: Clone> MisraGries<V> {
     }
 
     /// Start from the `k` largest of exact counts over `total` items.
-    pub fn from_top(k: usize, items: Vec<(Vec<u8>, u64, V)>, total: u64) -> Self {
+    pub(crate) fn from_top(k: usize, items: Vec<(Vec<u8>, u64, V)>, total: u64) -> Self {
         let mut mg = Self::from_counts(k, items);
         mg.total = total;
         mg
     }
 
-    pub fn add(&mut self, key: &[u8], value: &dyn Fn() -> V) {
+    pub(crate) fn add(&mut self, key: &[u8], value: &dyn Fn() -> V) {
         self.total += 1;
         if let Some(e) = self.counters.get_mut(key) {
             e.0 += 1;
@@ -139,11 +139,11 @@ impl<V: Clone> MisraGries<V> {
     }
 
     /// The most an item's reported count may be below its true count.
-    pub fn error_bound(&self) -> u64 {
+    pub(crate) fn error_bound(&self) -> u64 {
         self.total / (self.k as u64 + 1)
     }
 
-    pub fn items(&self) -> impl Iterator<Item = (&V, u64)> {
+    pub(crate) fn items(&self) -> impl Iterator<Item = (&V, u64)> {
         self.counters.values().map(|(c, v)| (v, *c))
     }
 }

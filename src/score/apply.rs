@@ -9,34 +9,34 @@ use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Recommendation {
-    pub key: ShardKey,
+pub(crate) struct Recommendation {
+    pub(crate) key: ShardKey,
     /// "shardCollection", "refineCollectionShardKey", "reshardCollection" or "keep".
-    pub action: &'static str,
+    pub(crate) action: &'static str,
     /// mongosh commands, in order, to run through mongos.
-    pub commands: Vec<String>,
-    pub notes: Vec<String>,
+    pub(crate) commands: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// What the recommendation needs to know about the collection.
-pub struct Target<'a> {
-    pub namespace: &'a str,
-    pub winner: &'a ShardKey,
+pub(crate) struct Target<'a> {
+    pub(crate) namespace: &'a str,
+    pub(crate) winner: &'a ShardKey,
     /// Whether an index supports the winner: Some(true/false) live, None offline.
-    pub has_supporting_index: Option<bool>,
-    pub current_key: Option<&'a ShardKey>,
-    pub shards: usize,
-    pub data_bytes: u64,
-    pub index_bytes: Option<u64>,
+    pub(crate) has_supporting_index: Option<bool>,
+    pub(crate) current_key: Option<&'a ShardKey>,
+    pub(crate) shards: usize,
+    pub(crate) data_bytes: u64,
+    pub(crate) index_bytes: Option<u64>,
     /// What blocks the winner (every candidate is blocked): their fixes run first.
-    pub blocked_by: Vec<&'a crate::rules::Finding>,
+    pub(crate) blocked_by: Vec<&'a crate::rules::Finding>,
 }
 
 fn index_spec(key: &ShardKey) -> String {
     key.to_string()
 }
 
-pub fn recommend(t: &Target) -> Recommendation {
+pub(crate) fn recommend(t: &Target) -> Recommendation {
     let (db, coll) = t.namespace.split_once('.').unwrap_or((t.namespace, ""));
     let create = format!("db.getSiblingDB({db:?}).getCollection({coll:?}).createIndex({})", index_spec(t.winner));
     let mut notes = Vec::new();

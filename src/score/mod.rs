@@ -5,8 +5,8 @@
 //! score = min(cap, 100 × Σ weight × component), rounded. The weights and caps are
 //! the tables `WEIGHTS` and `CAPS` below (README "Score" prints the same tables).
 
-pub mod apply;
-pub mod reasons;
+pub(crate) mod apply;
+pub(crate) mod reasons;
 
 use crate::metrics::cluster::{useful_shards_words, ClusterReport};
 use crate::metrics::insert_order::{InsertBasis, InsertKind, InsertOrder};
@@ -19,16 +19,14 @@ use serde_json::Value;
 
 /// One component of the score: a number from 0 to 1 and its weight.
 #[derive(Debug, Clone, Copy)]
-pub struct Weight {
-    pub component: Component,
-    pub weight: f64,
-    /// How the component is computed, for README.
-    pub rule: &'static str,
+pub(crate) struct Weight {
+    pub(crate) component: Component,
+    pub(crate) weight: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum Component {
+pub(crate) enum Component {
     FanOut,
     DataSpread,
     Load,
@@ -36,45 +34,30 @@ pub enum Component {
     Growth,
 }
 
-pub const WEIGHTS: [Weight; 5] = [
-    Weight {
-        component: Component::FanOut,
-        weight: 0.35,
-        rule: "1 − mean over sampled operations of (shards reached − 1) / (N − 1), at scale; 0.5 with no queries",
-    },
-    Weight {
-        component: Component::DataSpread,
-        weight: 0.15,
-        rule: "from the busiest shard's share s of the data at scale: 1 while s × N ≤ 2 (N = 2: 1.5), 0 at s = 1, linear between",
-    },
-    Weight {
-        component: Component::Load,
-        weight: 0.15,
-        rule: "the same rule on the busiest shard's share of operations at scale (reads, writes, and inserts when the queries show them; an operation sent to several shards counts on each); 0.5 with no queries",
-    },
-    Weight {
-        component: Component::InsertSpread,
-        weight: 0.10,
-        rule: "the same rule on the busiest shard's share of inserts at scale; when the queries show inserts, its shortfall from 1 is scaled by min(1, 2 × the inserts' share of operations)",
-    },
-    Weight {
-        component: Component::Growth,
-        weight: 0.25,
-        rule: "log10(most useful shards) / 3, at most 1 (1,000+ = 1); useful shards = min(distinct values, 1 / top value share)",
-    },
+pub(crate) const WEIGHTS: [Weight; 5] = [
+    // 1 − mean over sampled operations of (shards reached − 1) / (N − 1), at scale; 0.5 with no queries
+    Weight { component: Component::FanOut, weight: 0.35 },
+    // from the busiest shard's share s of the data at scale: 1 while s × N ≤ 2 (N = 2: 1.5), 0 at s = 1, linear between
+    Weight { component: Component::DataSpread, weight: 0.15 },
+    // the same rule on the busiest shard's share of operations at scale (reads, writes, and inserts when the queries show them; an operation sent to several shards counts on each); 0.5 with no queries
+    Weight { component: Component::Load, weight: 0.15 },
+    // the same rule on the busiest shard's share of inserts at scale; when the queries show inserts, its shortfall from 1 is scaled by min(1, 2 × the inserts' share of operations)
+    Weight { component: Component::InsertSpread, weight: 0.10 },
+    // log10(most useful shards) / 3, at most 1 (1,000+ = 1); useful shards = min(distinct values, 1 / top value share)
+    Weight { component: Component::Growth, weight: 0.25 },
 ];
 
 /// A ceiling on the score when a key has a problem no strength makes up for.
 #[derive(Debug, Clone, Copy)]
-pub struct Cap {
-    pub cap: Capped,
-    pub max_score: f64,
-    pub when: &'static str,
+pub(crate) struct Cap {
+    pub(crate) cap: Capped,
+    pub(crate) max_score: f64,
+    pub(crate) when: &'static str,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub enum Capped {
+pub(crate) enum Capped {
     ArrayInKey,
     JumboRisk,
     HotValue,
@@ -84,7 +67,7 @@ pub enum Capped {
     WritesFail,
 }
 
-pub const CAPS: [Cap; 7] = [
+pub(crate) const CAPS: [Cap; 7] = [
     Cap { cap: Capped::ArrayInKey, max_score: 0.0, when: "a sampled document holds an array in a key field (invalid key)" },
     Cap {
         cap: Capped::JumboRisk,
@@ -111,33 +94,33 @@ pub const CAPS: [Cap; 7] = [
 ];
 
 /// The share of documents under one value from which the key is capped as hot.
-pub const HOT_VALUE_CAP_SHARE: f64 = 0.25;
+pub(crate) const HOT_VALUE_CAP_SHARE: f64 = 0.25;
 /// Fewer distinct values than this cap the score.
-pub const LOW_CARDINALITY: u64 = 100;
+pub(crate) const LOW_CARDINALITY: u64 = 100;
 /// One shard taking this share of inserts caps the score.
-pub const ONE_SHARD_INSERTS: f64 = 0.9;
+pub(crate) const ONE_SHARD_INSERTS: f64 = 0.9;
 /// One shard taking this share of operations, twice its even share and twice the mean
 /// shard's, caps the score.
-pub const HOT_SHARD_OPERATIONS: f64 = 0.5;
+pub(crate) const HOT_SHARD_OPERATIONS: f64 = 0.5;
 /// The busiest shard's operations over the mean shard's from which the load is a hot spot
 /// (broadcasts load every shard alike: the fan-out weighs them).
-pub const HOT_SHARD_OVER_MEAN: f64 = 2.0;
+pub(crate) const HOT_SHARD_OVER_MEAN: f64 = 2.0;
 
 /// How much of the insert penalty counts: 1 when the inserts' share of operations is not
 /// known or is half or more, falling linearly to 0 with it. An insert hot spot matters as
 /// much as the inserts weigh in the workload.
-pub fn insert_factor(insert_share: Option<f64>) -> f64 {
+pub(crate) fn insert_factor(insert_share: Option<f64>) -> f64 {
     insert_share.map_or(1.0, |s| (2.0 * s).clamp(0.0, 1.0))
 }
 
 /// True when the busiest shard's share `s` of operations caps the score on `n` shards.
 /// Twice the even share, as `spread_component` tolerates (1.5× with 2 shards), and twice the mean shard's.
-pub fn hot_shard(s: f64, over_mean: f64, n: usize) -> bool {
+pub(crate) fn hot_shard(s: f64, over_mean: f64, n: usize) -> bool {
     let tolerated = if n >= 3 { 2.0 } else { 1.5 };
     n > 1 && s >= HOT_SHARD_OPERATIONS.max(tolerated / n as f64) && over_mean >= HOT_SHARD_OVER_MEAN
 }
 
-pub fn weight(c: Component) -> f64 {
+pub(crate) fn weight(c: Component) -> f64 {
     WEIGHTS.iter().find(|w| w.component == c).map(|w| w.weight).unwrap_or(0.0)
 }
 
@@ -147,7 +130,7 @@ fn cap(c: Capped) -> f64 {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Good,
     Acceptable,
     Poor,
@@ -158,7 +141,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Good => "good",
             Verdict::Acceptable => "acceptable",
@@ -170,7 +153,7 @@ impl Verdict {
     }
 
     /// good 75–100, acceptable 50–74, poor 25–49, bad 0–24.
-    pub fn of(score: u32) -> Verdict {
+    pub(crate) fn of(score: u32) -> Verdict {
         match score {
             75.. => Verdict::Good,
             50..=74 => Verdict::Acceptable,
@@ -183,31 +166,31 @@ impl Verdict {
 /// The score's parts, in the report as `scoreBreakdown`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Breakdown {
-    pub num_shards: usize,
-    pub fan_out: f64,
-    pub data_spread: f64,
-    pub load: f64,
+pub(crate) struct Breakdown {
+    pub(crate) num_shards: usize,
+    pub(crate) fan_out: f64,
+    pub(crate) data_spread: f64,
+    pub(crate) load: f64,
     /// Scaled by the inserts' share of operations when the queries show inserts.
-    pub insert_spread: f64,
-    pub growth: f64,
+    pub(crate) insert_spread: f64,
+    pub(crate) growth: f64,
     /// The inserts' share of operations (0..1) the insert penalty was scaled by.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub insert_share_of_operations: Option<f64>,
+    pub(crate) insert_share_of_operations: Option<f64>,
     /// 100 × Σ weight × component, before caps.
-    pub weighted: f64,
+    pub(crate) weighted: f64,
     /// The lowest cap that applies, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub capped_by: Option<Capped>,
+    pub(crate) capped_by: Option<Capped>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cap: Option<f64>,
+    pub(crate) cap: Option<f64>,
     /// Each component's quantity in words, for the ranking's comparisons.
     #[serde(skip)]
-    pub words: [String; 5],
+    pub(crate) words: [String; 5],
 }
 
 impl Breakdown {
-    pub fn component(&self, c: Component) -> f64 {
+    pub(crate) fn component(&self, c: Component) -> f64 {
         match c {
             Component::FanOut => self.fan_out,
             Component::DataSpread => self.data_spread,
@@ -223,50 +206,50 @@ impl Breakdown {
 }
 
 #[derive(Debug, Clone)]
-pub struct Score {
-    pub score: u32,
-    pub verdict: Verdict,
+pub(crate) struct Score {
+    pub(crate) score: u32,
+    pub(crate) verdict: Verdict,
     /// Problems first, then strengths.
-    pub reasons: Vec<Reason>,
-    pub breakdown: Breakdown,
+    pub(crate) reasons: Vec<Reason>,
+    pub(crate) breakdown: Breakdown,
 }
 
 /// What the score reads, as plain numbers: built from a candidate's metrics by
 /// `Facts::of`, or by hand in the tests.
 #[derive(Debug, Clone)]
-pub struct Facts {
-    pub shards: usize,
+pub(crate) struct Facts {
+    pub(crate) shards: usize,
     /// False for a queries-only run: data, insert (unless the queries' value types tell) and
     /// growth components are not measured and count 0.5.
-    pub documents: bool,
-    pub docs_with_arrays: u64,
-    pub docs_sampled: u64,
-    pub docs_missing_fields: u64,
-    pub estimated_distinct: u64,
+    pub(crate) documents: bool,
+    pub(crate) docs_with_arrays: u64,
+    pub(crate) docs_sampled: u64,
+    pub(crate) docs_missing_fields: u64,
+    pub(crate) estimated_distinct: u64,
     /// Top value and its share of documents (0..1).
-    pub top_value: Option<Value>,
-    pub top_share: f64,
+    pub(crate) top_value: Option<Value>,
+    pub(crate) top_share: f64,
     /// The largest jumbo value: (value, documents, bytes), and how many values are at risk.
-    pub jumbo: Option<(Value, u64, u64)>,
-    pub jumbo_count: usize,
-    pub chunk_size: u64,
-    pub cost: crate::metrics::cluster::Cost,
+    pub(crate) jumbo: Option<(Value, u64, u64)>,
+    pub(crate) jumbo_count: usize,
+    pub(crate) chunk_size: u64,
+    pub(crate) cost: crate::metrics::cluster::Cost,
     /// Server labels, for words beside ours.
-    pub server_multi_reads: Option<f64>,
-    pub data_max_share: f64,
-    pub insert_max_share: f64,
-    pub shards_taking_inserts: usize,
-    pub insert_order: InsertOrder,
-    pub server_record_id_coefficient: Option<f64>,
-    pub growth: crate::metrics::cluster::Growth,
+    pub(crate) server_multi_reads: Option<f64>,
+    pub(crate) data_max_share: f64,
+    pub(crate) insert_max_share: f64,
+    pub(crate) shards_taking_inserts: usize,
+    pub(crate) insert_order: InsertOrder,
+    pub(crate) server_record_id_coefficient: Option<f64>,
+    pub(crate) growth: crate::metrics::cluster::Growth,
     /// The operations per shard at scale; None without sampled operations.
-    pub load: Option<crate::metrics::cluster::Load>,
+    pub(crate) load: Option<crate::metrics::cluster::Load>,
     /// What the validity rules found (`crate::rules`).
-    pub constraints: Vec<Finding>,
+    pub(crate) constraints: Vec<Finding>,
 }
 
 impl Facts {
-    pub fn of(m: &CandidateMetrics) -> Facts {
+    pub(crate) fn of(m: &CandidateMetrics) -> Facts {
         let kc = m.key_characteristics.as_ref();
         let cl: &ClusterReport = &m.cluster;
         let max = |f: &dyn Fn(&crate::metrics::cluster::ShardLoad) -> f64| cl.at_scale.shards.iter().map(f).fold(0.0, f64::max) / 100.0;
@@ -297,7 +280,7 @@ impl Facts {
 }
 
 /// Fan-out component; 0.5 (unknown) without sampled operations.
-pub fn fan_out_component(fan_out: Option<f64>) -> f64 {
+pub(crate) fn fan_out_component(fan_out: Option<f64>) -> f64 {
     fan_out.unwrap_or(0.5).clamp(0.0, 1.0)
 }
 
@@ -305,7 +288,7 @@ pub fn fan_out_component(fan_out: Option<f64>) -> f64 {
 /// that shard carries at most twice its even share (1.5× with 2 shards), 0 when it
 /// carries everything, linear between. Twice the even share is what a tenant-keyed
 /// cluster lives with; one shard carrying all is the failure the manual warns of.
-pub fn spread_component(max_share: f64, n: usize) -> f64 {
+pub(crate) fn spread_component(max_share: f64, n: usize) -> f64 {
     if n <= 1 {
         return 1.0;
     }
@@ -315,12 +298,12 @@ pub fn spread_component(max_share: f64, n: usize) -> f64 {
 }
 
 /// Growth component: log10(useful shards) / 3 in 0..=1.
-pub fn growth_component(max_useful_shards: u64) -> f64 {
+pub(crate) fn growth_component(max_useful_shards: u64) -> f64 {
     ((max_useful_shards.max(1) as f64).log10() / 3.0).clamp(0.0, 1.0)
 }
 
 /// Score a candidate from its metrics and what the validity rules found on it.
-pub fn score_candidate(m: &CandidateMetrics, constraints: &[Finding]) -> Score {
+pub(crate) fn score_candidate(m: &CandidateMetrics, constraints: &[Finding]) -> Score {
     score(&Facts { constraints: constraints.to_vec(), ..Facts::of(m) })
 }
 
@@ -367,7 +350,7 @@ impl Ceiling {
     }
 }
 
-pub fn score(f: &Facts) -> Score {
+pub(crate) fn score(f: &Facts) -> Score {
     let n = f.shards.max(1);
     let hashed = f.insert_order.basis == InsertBasis::HashedFirstField;
     let insert_known = f.documents || matches!(f.insert_order.kind, InsertKind::Increasing | InsertKind::Decreasing);
@@ -617,7 +600,7 @@ fn cap_words(c: Capped) -> &'static str {
 /// Why the candidate ranked `a` stands above the one ranked `b`, in words: the
 /// component where `a` gains the most weighted points, a cap on `b`, and the
 /// component where `a` loses the most ("at the cost of").
-pub fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> String {
+pub(crate) fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> String {
     let gains: Vec<(Component, f64)> = WEIGHTS
         .iter()
         .map(|w| (w.component, w.weight * (a.breakdown.component(w.component) - b.breakdown.component(w.component)) * 100.0))

@@ -9,7 +9,7 @@ use std::fmt;
 
 /// One sentence of a candidate's `reasons`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Reason {
+pub(crate) enum Reason {
     /// A sampled document holds an array in a key field: the server refuses the key.
     ArrayInKey {
         docs: u64,
@@ -106,19 +106,19 @@ pub enum Reason {
 /// What the sampled operations reach, for `Reason::Targeting`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Targeting {
-    pub shards: usize,
-    pub single_percent: f64,
-    pub ops: u64,
-    pub mean_per_read: Option<f64>,
+    pub(crate) shards: usize,
+    pub(crate) single_percent: f64,
+    pub(crate) ops: u64,
+    pub(crate) mean_per_read: Option<f64>,
     /// The server's multi-shard label share of reads, when above 0.
-    pub server_multi_reads: Option<f64>,
-    pub mean_per_write: Option<f64>,
-    pub to_every_shard_percent: f64,
+    pub(crate) server_multi_reads: Option<f64>,
+    pub(crate) mean_per_write: Option<f64>,
+    pub(crate) to_every_shard_percent: f64,
 }
 
 /// What tells where inserts land, in the words of `Reason::InsertsAtOneEnd` and friends.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Witness {
+pub(crate) enum Witness {
     /// The creation time of ObjectId `_id`s; `hidden_by_load` is the server's recordId
     /// coefficient when the load order hides the order.
     CreationTime {
@@ -135,7 +135,7 @@ pub enum Witness {
 
 /// Why inserts spread, for `Reason::InsertsSpread`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Spread {
+pub(crate) enum Spread {
     Hashed,
     By(Witness),
 }

@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// Call `f(doc, bson_size)` for every document in file order. With a projection,
 /// `doc` holds only its fields (`bson_size` is still the whole document's).
-pub fn for_each_document(
+pub(crate) fn for_each_document(
     path: &Path,
     projection: Option<&Projection>,
     f: impl FnMut(&Document, usize) -> Result<()> + Send,
@@ -55,7 +55,7 @@ pub fn for_each_document_in(
 /// Documents in file order, in batches. JSON lines are read in blocks on every core
 /// (the projected read when it can, the full parse otherwise) while `f` takes the
 /// previous block: reading and the caller's work overlap.
-pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Batches) -> Result<u64> {
+pub(crate) fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Batches) -> Result<u64> {
     let shown = input.shown.clone();
     let project = |d: Document| projected::project(projection, d);
     if input.layout != Layout::Lines {
@@ -118,7 +118,7 @@ pub fn for_each_batch(input: Input, projection: Option<&Projection>, f: &mut Bat
 }
 
 /// The namespace a mongodump path names: `dump/<db>/<coll>.bson[.gz]`.
-pub fn namespace_from_dump_path(path: &Path) -> Option<String> {
+pub(crate) fn namespace_from_dump_path(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let coll = name.strip_suffix(".bson.gz").or_else(|| name.strip_suffix(".bson"))?;
     let db = path.parent()?.file_name()?.to_str()?;

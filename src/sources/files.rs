@@ -5,27 +5,25 @@ use super::projected::Projection;
 use super::records::open;
 use super::Batches;
 use super::DocumentSource;
-use crate::bsonx::bson_size;
 use crate::model::collection::DumpMetadata;
-use crate::model::SampledDoc;
 use anyhow::Result;
 use bson::Document;
 
 /// A document file as a source (mongoexport JSON, mongodump BSON).
-pub struct FileSource {
-    pub path: std::path::PathBuf,
+pub(crate) struct FileSource {
+    pub(crate) path: std::path::PathBuf,
     /// Set by `read_only`: `scan` builds only these fields.
-    pub projection: Option<Projection>,
+    pub(crate) projection: Option<Projection>,
     /// Indexes and options from a mongodump metadata.json or `--indexes FILE`.
-    pub metadata: Option<DumpMetadata>,
+    pub(crate) metadata: Option<DumpMetadata>,
 }
 
 impl FileSource {
-    pub fn new(path: std::path::PathBuf) -> Self {
+    pub(crate) fn new(path: std::path::PathBuf) -> Self {
         FileSource { path, projection: None, metadata: None }
     }
 
-    pub fn with_metadata(mut self, metadata: Option<DumpMetadata>) -> Self {
+    pub(crate) fn with_metadata(mut self, metadata: Option<DumpMetadata>) -> Self {
         self.metadata = metadata;
         self
     }
@@ -33,14 +31,14 @@ impl FileSource {
 
 /// The metadata.json mongodump writes beside `<coll>.bson` (`<coll>.metadata.json`, or
 /// `.metadata.json.gz` with `--gzip`), when there is one.
-pub fn dump_metadata_beside(docs: &std::path::Path) -> Option<std::path::PathBuf> {
+pub(crate) fn dump_metadata_beside(docs: &std::path::Path) -> Option<std::path::PathBuf> {
     let name = docs.file_name()?.to_str()?;
     let stem = name.strip_suffix(".bson.gz").or_else(|| name.strip_suffix(".bson"))?;
     [format!("{stem}.metadata.json"), format!("{stem}.metadata.json.gz")].into_iter().map(|n| docs.with_file_name(n)).find(|p| p.is_file())
 }
 
 /// Read a metadata.json (or `getIndexes()` output), gzipped or not.
-pub fn read_metadata(path: &std::path::Path) -> Result<DumpMetadata> {
+pub(crate) fn read_metadata(path: &std::path::Path) -> Result<DumpMetadata> {
     use std::io::Read;
     let cannot = |e: &dyn std::fmt::Display| crate::error::input_error(format!("{}: {e}", path.display()));
     let bytes = std::fs::read(path).map_err(|e| cannot(&e))?;
@@ -114,30 +112,6 @@ impl DocumentSource for FileSource {
 
     fn scan(&mut self, f: &mut Batches) -> Result<()> {
         for_each_batch(open(&self.path)?, self.projection.as_ref(), f).map(|_| ())
-    }
-}
-
-/// Documents held in memory (tests, and sources that fetch before analysing).
-pub struct MemorySource {
-    pub name: String,
-    pub docs: Vec<Document>,
-}
-
-impl DocumentSource for MemorySource {
-    fn describe(&self) -> String {
-        self.name.clone()
-    }
-
-    fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
-        Ok(self.docs.iter().take(n).cloned().collect())
-    }
-
-    fn scan(&mut self, f: &mut Batches) -> Result<()> {
-        let mut batch = Vec::with_capacity(self.docs.len());
-        for d in &self.docs {
-            batch.push(SampledDoc::doc(d.clone(), bson_size(d)?));
-        }
-        f(&batch)
     }
 }
 

@@ -2,17 +2,17 @@
 //! export lines, `queries::light` for slow-query lines).
 
 /// How a number is written.
-pub struct Number {
+pub(crate) struct Number {
     /// Where it ends (the index after its last byte).
-    pub end: usize,
+    pub(crate) end: usize,
     /// Digits before the point.
-    pub int_digits: usize,
-    pub fraction: bool,
-    pub exponent: bool,
+    pub(crate) int_digits: usize,
+    pub(crate) fraction: bool,
+    pub(crate) exponent: bool,
 }
 
 /// The number at `at`; None when the bytes there break JSON's grammar.
-pub fn at(b: &[u8], at: usize) -> Option<Number> {
+pub(crate) fn at(b: &[u8], at: usize) -> Option<Number> {
     let digits = |i: usize| b.get(i..).map_or(0, |r| r.iter().take_while(|c| c.is_ascii_digit()).count());
     let mut i = at;
     if b.get(i) == Some(&b'-') {

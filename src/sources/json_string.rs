@@ -4,7 +4,7 @@
 /// The first `"`, `\\` or control character of `b` (where a plain string ends, or is not
 /// plain), eight bytes at a time: strings in these lines are short, too short for memchr to
 /// pay for its set-up, and the control characters need a check of their own.
-pub fn special_at(b: &[u8]) -> Option<usize> {
+pub(crate) fn special_at(b: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
     // A byte's high bit is set where it is zero; only the lowest flag is exact.

@@ -10,14 +10,14 @@
 //! - `live`: a deployment through the driver.
 
 pub mod docs;
-pub mod files;
+pub(crate) mod files;
 pub(crate) mod json_number;
 pub(crate) mod json_string;
 pub mod live;
 pub mod projected;
 pub mod queries;
 pub mod records;
-pub mod sharding;
+pub(crate) mod sharding;
 
 use crate::model::index::IndexSpec;
 use crate::model::sharding::ShardingMetadata;
@@ -26,30 +26,30 @@ use anyhow::Result;
 use bson::Document;
 
 /// What `DocumentSource::scan` feeds: consecutive batches of documents.
-pub type Batches<'a> = dyn FnMut(&[SampledDoc]) -> Result<()> + Send + 'a;
+pub(crate) type Batches<'a> = dyn FnMut(&[SampledDoc]) -> Result<()> + Send + 'a;
 
 /// What a source knows about the collection beyond its documents.
 #[derive(Debug, Clone, Default)]
-pub struct CollectionFacts {
+pub(crate) struct CollectionFacts {
     /// The collection's document count (fast count), when known.
-    pub num_docs_total: Option<u64>,
+    pub(crate) num_docs_total: Option<u64>,
     /// The average document size, when known (a live source projects only key
     /// fields, so the sample cannot measure it).
-    pub avg_doc_size_bytes: Option<u64>,
+    pub(crate) avg_doc_size_bytes: Option<u64>,
     /// The collection's indexes, when known (live).
-    pub indexes: Option<Vec<IndexSpec>>,
+    pub(crate) indexes: Option<Vec<IndexSpec>>,
     /// The collection is already sharded: its key and chunks.
-    pub sharding: Option<ShardingMetadata>,
+    pub(crate) sharding: Option<ShardingMetadata>,
     /// The size of the collection's indexes, when known (live), for `reshardCollection`'s storage need.
-    pub total_index_size_bytes: Option<u64>,
+    pub(crate) total_index_size_bytes: Option<u64>,
     /// Capped, time-series, view…: when known (live, or a mongodump metadata.json).
-    pub options: Option<crate::model::collection::CollectionOptions>,
+    pub(crate) options: Option<crate::model::collection::CollectionOptions>,
     /// The server's version (major, minor), when known (live).
-    pub server_version: Option<(u32, u32)>,
+    pub(crate) server_version: Option<(u32, u32)>,
 }
 
 /// A stream of documents in insertion order, plus what the source knows about the collection.
-pub trait DocumentSource {
+pub(crate) trait DocumentSource {
     /// For the report: a file path or a redacted URI and namespace.
     fn describe(&self) -> String;
     /// The first `n` documents, whole, for proposing candidates.
@@ -83,7 +83,7 @@ pub trait DocumentSource {
 
 /// No documents at all: a queries-only analysis (`--queries` without `--docs`/`--uri`).
 /// The targeting half needs none; key characteristics are reported as not measured.
-pub struct NoDocuments;
+pub(crate) struct NoDocuments;
 
 impl DocumentSource for NoDocuments {
     fn describe(&self) -> String {

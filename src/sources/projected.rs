@@ -54,7 +54,7 @@ impl Projection {
     }
 
     /// `doc` reduced to the projection's fields (the full parse's result, projected the same way).
-    pub fn apply(&self, doc: Document) -> Document {
+    pub(crate) fn apply(&self, doc: Document) -> Document {
         doc.into_iter().filter(|(k, _)| self.keeps(k.as_bytes())).collect()
     }
 }
@@ -102,7 +102,7 @@ pub fn full(text: &str, projection: Option<&Projection>) -> Result<(Document, us
 }
 
 /// `doc` reduced to the projection's fields, or whole without one.
-pub fn project(projection: Option<&Projection>, doc: Document) -> Document {
+pub(crate) fn project(projection: Option<&Projection>, doc: Document) -> Document {
     match projection {
         Some(p) => p.apply(doc),
         None => doc,

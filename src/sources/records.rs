@@ -12,16 +12,16 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 /// One record of a JSON array or BSON file, and where it was found (for error messages).
-pub enum Record {
+pub(crate) enum Record {
     /// One element of a JSON array (1-based position).
     Json(serde_json::Value, u64),
-    /// One BSON document with its size in bytes and its byte offset.
-    Bson { doc: Document, size: usize, offset: u64 },
+    /// One BSON document with its size in bytes.
+    Bson { doc: Document, size: usize },
 }
 
 /// How a file's records are laid out.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Layout {
+pub(crate) enum Layout {
     /// JSON lines or a text log.
     Lines,
     JsonArray,
@@ -31,11 +31,11 @@ pub enum Layout {
 /// A file opened once, its layout known, positioned at its first record.
 pub struct Input {
     reader: Box<dyn BufRead + Send>,
-    pub layout: Layout,
+    pub(crate) layout: Layout,
     /// Line breaks consumed before the first record (they count in line numbers).
     lines_before: u64,
     /// The path as shown in messages.
-    pub shown: String,
+    pub(crate) shown: String,
     /// Bytes on disk, for the progress bar (0 for pipes).
     size_hint: u64,
 }
@@ -49,7 +49,7 @@ const BUFFER: usize = 1 << 20;
 
 /// Open `path` (`-` is standard input): gzip is detected by content, a UTF-8
 /// byte-order mark skipped, and the layout sniffed from the first non-blank byte.
-pub fn open(path: &Path) -> Result<Input> {
+pub(crate) fn open(path: &Path) -> Result<Input> {
     let shown = path.display().to_string();
     let cannot_read = |e: std::io::Error| input_error(format!("{shown}: cannot read: {e}"));
     // The reader, and its size on disk for the progress bar (0 for standard input).
@@ -136,7 +136,7 @@ fn gz_error(shown: &str, e: std::io::Error) -> anyhow::Error {
 impl Input {
     /// For a line file: call `f(block, lines_before)` on blocks of about 8 MB of
     /// whole lines, in order; `f` returns the number of the block's last line.
-    pub fn for_each_line_block(self, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<()> {
+    pub(crate) fn for_each_line_block(self, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<()> {
         use std::sync::mpsc::sync_channel;
         let name = Path::new(&self.shown).file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
         // Progress in uncompressed bytes; the file size is only a guess for gzip.
@@ -184,7 +184,7 @@ impl Input {
 
     /// Call `f` for every record of a JSON array or BSON file; stops at the first
     /// error `f` returns. Returns the number of records.
-    pub fn for_each_record(mut self, f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
+    pub(crate) fn for_each_record(mut self, f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
         match self.layout {
             Layout::Bson => read_bson(&mut *self.reader, &self.shown, f),
             Layout::JsonArray => read_json_array(&mut *self.reader, &self.shown, self.lines_before, f),
@@ -232,7 +232,7 @@ fn read_whole_lines(r: &mut dyn Read, buf: &mut Vec<u8>, carry: &mut Vec<u8>) ->
 }
 
 /// The non-blank lines of a block with their 1-based numbers, and the block's last line number.
-pub fn numbered_lines(block: &[u8], lines_before: u64) -> (Vec<(u64, &[u8])>, u64) {
+pub(crate) fn numbered_lines(block: &[u8], lines_before: u64) -> (Vec<(u64, &[u8])>, u64) {
     let mut out = Vec::new();
     let mut n = lines_before;
     let mut start = 0;
@@ -371,7 +371,7 @@ fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Resu
         let doc =
             Document::from_reader(&buf[..]).map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
         n += 1;
-        f(Record::Bson { doc, size: len as usize, offset })?;
+        f(Record::Bson { doc, size: len as usize })?;
         offset += len as u64;
     }
     if n == 0 {
@@ -381,14 +381,14 @@ fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Resu
 }
 
 /// Parse a JSON line as an Extended JSON document.
-pub fn parse_json_document(text: &str) -> std::result::Result<Document, String> {
+pub(crate) fn parse_json_document(text: &str) -> std::result::Result<Document, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     json_to_document(v)
 }
 
 /// Like `parse_json_document`, but a `$`-object that is not valid Extended JSON
 /// (logs print some values their own way) is kept as a plain sub-document.
-pub fn parse_json_document_lenient(text: &str) -> std::result::Result<Document, String> {
+pub(crate) fn parse_json_document_lenient(text: &str) -> std::result::Result<Document, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if let Ok(d) = json_to_document(v) {
         return Ok(d);
@@ -417,7 +417,7 @@ fn lenient(v: serde_json::Value) -> bson::Bson {
     }
 }
 
-pub fn json_to_document(v: serde_json::Value) -> std::result::Result<Document, String> {
+pub(crate) fn json_to_document(v: serde_json::Value) -> std::result::Result<Document, String> {
     match bson::Bson::try_from(v).map_err(|e| e.to_string())? {
         bson::Bson::Document(d) => Ok(d),
         other => Err(format!("expected a document, found {}", type_name(&other))),

@@ -15,7 +15,7 @@ fn bound(key: &ShardKey, d: &Document) -> Result<Vec<Bson>> {
 
 /// Build the metadata from the documents as the config database stores them.
 /// `chunks_by_uuid` are the chunks found by the collection's uuid, `chunks_by_ns` by its namespace.
-pub fn parse(
+pub(crate) fn parse(
     collection: &Document,
     chunks_by_uuid: &[Document],
     chunks_by_ns: &[Document],
@@ -44,7 +44,7 @@ pub fn parse(
         }
     }
     names.sort();
-    Ok(ShardingMetadata { namespace, key, chunk_format, chunks, shards: names })
+    Ok(ShardingMetadata { key, chunk_format, chunks, shards: names })
 }
 
 #[cfg(test)]

@@ -8,28 +8,20 @@ use std::cmp::Ordering;
 
 /// One interval of values; inclusive or exclusive at each end.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Interval {
-    pub lo: Bson,
-    pub lo_inc: bool,
-    pub hi: Bson,
-    pub hi_inc: bool,
+pub(crate) struct Interval {
+    pub(crate) lo: Bson,
+    pub(crate) lo_inc: bool,
+    pub(crate) hi: Bson,
+    pub(crate) hi_inc: bool,
 }
 
 impl Interval {
-    pub fn point(v: Bson) -> Interval {
+    pub(crate) fn point(v: Bson) -> Interval {
         Interval { lo: v.clone(), lo_inc: true, hi: v, hi_inc: true }
     }
 
-    pub fn full() -> Interval {
-        Interval { lo: Bson::MinKey, lo_inc: true, hi: Bson::MaxKey, hi_inc: true }
-    }
-
-    pub fn is_point(&self) -> bool {
+    pub(crate) fn is_point(&self) -> bool {
         self.lo_inc && self.hi_inc && cmp_bson(&self.lo, &self.hi) == Ordering::Equal
-    }
-
-    pub fn is_full(&self) -> bool {
-        matches!(self.lo, Bson::MinKey) && matches!(self.hi, Bson::MaxKey)
     }
 
     fn is_empty(&self) -> bool {
@@ -58,7 +50,7 @@ impl Interval {
 
 /// The bounds on one field: unconstrained, or a union of intervals (possibly none).
 #[derive(Debug, Clone, PartialEq)]
-pub enum FieldBounds {
+pub(crate) enum FieldBounds {
     Any,
     Set(Vec<Interval>),
 }
@@ -92,14 +84,6 @@ impl FieldBounds {
         }
         FieldBounds::Set(normalize(all))
     }
-
-    /// True when the bounds are exactly one MinKey..MaxKey interval (or Any).
-    pub fn is_full(&self) -> bool {
-        match self {
-            FieldBounds::Any => true,
-            FieldBounds::Set(v) => v.len() == 1 && v[0].is_full(),
-        }
-    }
 }
 
 /// Sort and merge overlapping intervals.
@@ -132,15 +116,15 @@ fn normalize(mut v: Vec<Interval>) -> Vec<Interval> {
 
 /// How predicates may be turned into bounds on this field.
 #[derive(Debug, Clone, Copy)]
-pub struct FieldContext {
-    pub hashed: bool,
+pub(crate) struct FieldContext {
+    pub(crate) hashed: bool,
     /// The effective collation is simple (binary).
-    pub simple_collation: bool,
+    pub(crate) simple_collation: bool,
 }
 
 /// The bounds a filter puts on `path`. Only predicates on exactly `path` count:
 /// `{a: {x: 0}}` does not bound the index field `a.x`.
-pub fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Option<&Document>) -> FieldBounds {
+pub(crate) fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Option<&Document>) -> FieldBounds {
     let mut acc = FieldBounds::Any;
     for (k, v) in filter {
         let b = match k.as_str() {
@@ -173,7 +157,7 @@ pub fn bounds_for(filter: &Document, path: &str, cx: FieldContext, let_vars: Opt
 /// `{$eq: ["$field", <constant or $$var>]}` (either order) inside `$expr`.
 /// Every `$eq` between a field and a constant in an `$expr`, through `$and`
 /// (`{$and: [{$eq: ["$a", "$$v"]}, {$eq: ["$b", 1]}]}`), as the server's equality fast path sees them.
-pub fn expr_equalities(expr: &Bson, let_vars: Option<&Document>) -> Vec<(String, Bson)> {
+pub(crate) fn expr_equalities(expr: &Bson, let_vars: Option<&Document>) -> Vec<(String, Bson)> {
     if let Some(eq) = expr_equality(expr, let_vars) {
         return vec![eq];
     }
@@ -184,7 +168,7 @@ pub fn expr_equalities(expr: &Bson, let_vars: Option<&Document>) -> Vec<(String,
 }
 
 /// One `{$eq: ["$field", <constant or $$variable>]}` (either order).
-pub fn expr_equality(expr: &Bson, let_vars: Option<&Document>) -> Option<(String, Bson)> {
+pub(crate) fn expr_equality(expr: &Bson, let_vars: Option<&Document>) -> Option<(String, Bson)> {
     let d = expr.as_document()?;
     if d.len() != 1 {
         return None;
@@ -286,7 +270,7 @@ fn predicate_bounds(v: &Bson, cx: FieldContext) -> FieldBounds {
 
 /// Equality to one value. Hashed fields bound the hash; a non-simple collation
 /// makes strings, objects and arrays unusable for bounds on a simple-collation index.
-pub fn value_point(v: &Bson, cx: FieldContext) -> FieldBounds {
+pub(crate) fn value_point(v: &Bson, cx: FieldContext) -> FieldBounds {
     if !cx.simple_collation && is_collatable(v) {
         return FieldBounds::Any;
     }
@@ -395,7 +379,6 @@ mod tests {
         assert_eq!(b, FieldBounds::Any);
         let b = bounds_for(&doc! {"a": {"$ne": 1}}, "a", CX, None);
         assert!(matches!(&b, FieldBounds::Set(v) if v.len() == 2));
-        assert!(!b.is_full());
         let b = bounds_for(&doc! {"a": {"$gt": 5, "$lt": 3}}, "a", CX, None);
         assert_eq!(b, FieldBounds::Set(vec![]));
     }

@@ -8,7 +8,7 @@
 //! 2. Otherwise the bounds on the key are planned as for an index on the key:
 //!    one MinKey..MaxKey range on every field is scatter-gather; anything else multi-shard.
 
-pub mod bounds;
+pub(crate) mod bounds;
 pub mod shapes;
 
 use self::bounds::{bounds_for, expr_equalities, FieldBounds, FieldContext};
@@ -26,7 +26,7 @@ pub enum Label {
 }
 
 impl Label {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Label::SingleShard => "single-shard",
             Label::MultiShard => "multi-shard",
@@ -41,11 +41,11 @@ impl Label {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Targeting {
     pub label: Label,
-    pub touched: Vec<KeyRange>,
+    pub(crate) touched: Vec<KeyRange>,
 }
 
 /// Whether a collation spec is the simple (binary) one.
-pub fn collation_is_simple(c: Option<&Document>) -> Option<bool> {
+pub(crate) fn collation_is_simple(c: Option<&Document>) -> Option<bool> {
     let c = c?;
     if c.is_empty() {
         return None;
@@ -54,7 +54,7 @@ pub fn collation_is_simple(c: Option<&Document>) -> Option<bool> {
 }
 
 /// The query's collation if it has one, else the collection default.
-pub fn effective_simple(query: Option<&Document>, default: Option<&Document>) -> bool {
+pub(crate) fn effective_simple(query: Option<&Document>, default: Option<&Document>) -> bool {
     collation_is_simple(query).or_else(|| collation_is_simple(default)).unwrap_or(true)
 }
 
@@ -106,7 +106,7 @@ fn valid_key_value(v: &Bson) -> bool {
 }
 
 /// The key's value when the filter fixes every key field by equality (unhashed).
-pub fn extract_key_by_equality(key: &ShardKey, filter: &Document, let_vars: Option<&Document>) -> Option<Vec<Bson>> {
+pub(crate) fn extract_key_by_equality(key: &ShardKey, filter: &Document, let_vars: Option<&Document>) -> Option<Vec<Bson>> {
     let mut eqs = Vec::new();
     collect_equalities(filter, let_vars, &mut eqs);
     let mut values = Vec::with_capacity(key.fields.len());

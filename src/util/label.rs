@@ -2,7 +2,7 @@
 //! fields of the report (`insertOrder.basis`, `scale.benefit`, …). Code branches on the
 //! variant; the text exists once, for `Display` and for serde (the JSON keeps the words).
 
-/// `labels! { pub enum Benefit { Full => "full", … } }` defines the enum with `as_str`,
+/// `labels! { pub(crate) enum Benefit { Full => "full", … } }` defines the enum with `as_str`,
 /// `Display` and `Serialize` (as its text).
 #[macro_export]
 macro_rules! labels {
@@ -14,10 +14,10 @@ macro_rules! labels {
         impl $name {
             /// Every variant, in declaration order.
             #[allow(dead_code)]
-            pub const ALL: &'static [$name] = &[$($name::$v),+];
+            pub(crate) const ALL: &'static [$name] = &[$($name::$v),+];
 
             /// The variant's text, as the report prints it.
-            pub fn as_str(self) -> &'static str {
+            pub(crate) fn as_str(self) -> &'static str {
                 match self { $($name::$v => $s),+ }
             }
         }

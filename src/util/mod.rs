@@ -1,8 +1,8 @@
 //! Small helpers with no knowledge of MongoDB or of the pipeline.
 
-pub mod label;
-pub mod progress;
+pub(crate) mod label;
+pub(crate) mod progress;
 pub mod splitmix;
-pub mod term;
-pub mod text;
+pub(crate) mod term;
+pub(crate) mod text;
 pub mod uri;

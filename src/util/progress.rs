@@ -4,12 +4,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
 /// A progress bar counting items.
-pub fn progress(len: u64, what: &str) -> ProgressBar {
+pub(crate) fn progress(len: u64, what: &str) -> ProgressBar {
     progress_with(len, what, "{pos}/{len} {per_sec}")
 }
 
 /// A progress bar counting bytes.
-pub fn progress_bytes(len: u64, what: &str) -> ProgressBar {
+pub(crate) fn progress_bytes(len: u64, what: &str) -> ProgressBar {
     progress_with(len, what, "{bytes}/{total_bytes} {bytes_per_sec}")
 }
 

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 /// Text safe for a terminal: control characters from the input (terminal escapes
 /// in a field name, say) are shown as `\u{1b}`; line breaks are kept or made spaces.
-pub fn printable(s: &str, keep_newlines: bool) -> String {
+pub(crate) fn printable(s: &str, keep_newlines: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
@@ -18,7 +18,7 @@ pub fn printable(s: &str, keep_newlines: bool) -> String {
 }
 
 /// 1234567 → "1,234,567".
-pub fn fmt_count(n: u64) -> String {
+pub(crate) fn fmt_count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -31,7 +31,7 @@ pub fn fmt_count(n: u64) -> String {
 }
 
 /// A size in the unit that shows it: 512 B, 1.5 KiB, 3.2 MiB, 2.0 TiB.
-pub fn bytes(n: u64) -> String {
+pub(crate) fn bytes(n: u64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let (mut v, mut u) = (n as f64, 0);
     while v >= 1024.0 && u + 1 < units.len() {
@@ -46,17 +46,17 @@ pub fn bytes(n: u64) -> String {
 }
 
 /// `n` and the noun, singular for 1: "1 shard", "4 shards".
-pub fn count_of(n: u64, one: &str, many: &str) -> String {
+pub(crate) fn count_of(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Bytes as whole MiB: "128 MiB".
-pub fn mib(bytes: u64) -> String {
+pub(crate) fn mib(bytes: u64) -> String {
     format!("{:.0} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
 /// A percentage with one decimal, "-" when not measured.
-pub fn pct(v: Option<f64>) -> String {
+pub(crate) fn pct(v: Option<f64>) -> String {
     match v {
         Some(x) => format!("{:.1}%", x),
         None => "-".into(),
@@ -65,7 +65,7 @@ pub fn pct(v: Option<f64>) -> String {
 
 /// Short display of a key value (`{field: value}` Extended JSON) for tables and reasons:
 /// the value alone, Extended JSON wrappers unwrapped, at most 40 characters.
-pub fn short_value(v: &Value) -> String {
+pub(crate) fn short_value(v: &Value) -> String {
     let s = match v {
         Value::Object(m) if m.len() == 1 => match m.values().next() {
             Some(Value::Object(x)) if x.len() == 1 && x.keys().next().is_some_and(|k| k.starts_with('$')) => {

@@ -13,7 +13,7 @@ fn split(uri: &str) -> Option<(&str, Option<&str>, &str)> {
 }
 
 /// A URI with its credentials and options removed, safe to print.
-pub fn redact_uri(uri: &str) -> String {
+pub(crate) fn redact_uri(uri: &str) -> String {
     match split(uri) {
         Some((scheme, _, hosts)) => format!("{scheme}://{hosts}"),
         None => "<uri>".into(),
@@ -21,7 +21,7 @@ pub fn redact_uri(uri: &str) -> String {
 }
 
 /// Every form of the URI's password (raw and percent-decoded), to scrub from messages.
-pub fn secrets_of(uri: &str) -> Vec<String> {
+pub(crate) fn secrets_of(uri: &str) -> Vec<String> {
     let mut out = Vec::new();
     if let Some((_, Some(userinfo), _)) = split(uri) {
         if let Some((_, pw)) = userinfo.split_once(':') {

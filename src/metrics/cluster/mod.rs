@@ -3,7 +3,7 @@
 //! per operation), how far the key can grow, and whether the collection is large
 //! enough for sharding to help. The rules, with the manual page of each, are in `model.rs`.
 
-pub mod model;
+pub(crate) mod model;
 
 use self::model::{Chunk, DataLine, InsertPattern};
 use crate::model::sharding::ShardingMetadata;
@@ -15,11 +15,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// Shards modelled when neither `--shards` nor a sharded cluster says: README "Cluster model" gives why.
-pub const DEFAULT_SHARDS: usize = 4;
+pub(crate) const DEFAULT_SHARDS: usize = 4;
 
 crate::labels! {
     /// Where the model's chunks come from.
-    pub enum ClusterBasis {
+    pub(crate) enum ClusterBasis {
         Simulated => "simulated",
         ActualChunks => "actual chunks (config.chunks), data estimated from the sample",
     }
@@ -27,7 +27,7 @@ crate::labels! {
 
 crate::labels! {
     /// Where the number of shards N comes from.
-    pub enum ShardsFrom {
+    pub(crate) enum ShardsFrom {
         Flag => "--shards",
         Cluster => "the cluster's shards",
         Default => "default",
@@ -36,7 +36,7 @@ crate::labels! {
 
 crate::labels! {
     /// How much sharding helps the collection at its size today.
-    pub enum Benefit {
+    pub(crate) enum Benefit {
         NoneYet => "none yet",
         Partial => "partial",
         Full => "full",
@@ -47,7 +47,7 @@ crate::labels! {
 
 crate::labels! {
     /// What bounds the useful shards.
-    pub enum GrowthLimit {
+    pub(crate) enum GrowthLimit {
         DistinctValues => "distinct values",
         TopValueShare => "top value share",
         None => "none",
@@ -56,37 +56,37 @@ crate::labels! {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ClusterReport {
+pub(crate) struct ClusterReport {
     /// Our model's chunks, or the cluster's own.
-    pub basis: ClusterBasis,
-    pub num_shards: usize,
+    pub(crate) basis: ClusterBasis,
+    pub(crate) num_shards: usize,
     /// Where N comes from.
-    pub num_shards_from: ShardsFrom,
-    pub chunk_size_bytes: u64,
+    pub(crate) num_shards_from: ShardsFrom,
+    pub(crate) chunk_size_bytes: u64,
     /// The rules the model follows and what it assumes, in words.
-    pub assumptions: Vec<String>,
+    pub(crate) assumptions: Vec<String>,
     /// The collection as it is today, sharded while populated.
-    pub today: Placement,
+    pub(crate) today: Placement,
     /// The steady state once the collection fills the shards: what the cost is computed on.
-    pub at_scale: Placement,
-    pub cost: Cost,
-    pub growth: Growth,
-    pub scale: Scale,
-    pub jumbo_chunks: Vec<JumboChunkReport>,
+    pub(crate) at_scale: Placement,
+    pub(crate) cost: Cost,
+    pub(crate) growth: Growth,
+    pub(crate) scale: Scale,
+    pub(crate) jumbo_chunks: Vec<JumboChunkReport>,
     /// How the operations spread over the shards at scale; None without sampled operations.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub load: Option<Load>,
-    pub verdict: String,
+    pub(crate) load: Option<Load>,
+    pub(crate) verdict: String,
     /// Where zones over the key's first field would cut it into N parts of equal data:
     /// the first field's value (hashed when hashed) that starts zone 1, 2, … N−1. For
     /// `shardkey plan`'s co-location; not in the analysis report.
     #[serde(skip)]
-    pub zone_splits: Vec<Bson>,
+    pub(crate) zone_splits: Vec<Bson>,
 }
 
 /// The first-field values at which the sampled data (`values`, in key order) crosses
 /// 1/n, 2/n, … of its documents: each starts a zone (repeated values once).
-pub fn zone_splits(values: &KeySpace, n: usize) -> Vec<Bson> {
+pub(crate) fn zone_splits(values: &KeySpace, n: usize) -> Vec<Bson> {
     let total: u64 = values.counts().iter().sum();
     let mut out: Vec<Bson> = Vec::new();
     if n < 2 || total == 0 {
@@ -113,74 +113,74 @@ pub fn zone_splits(values: &KeySpace, n: usize) -> Vec<Bson> {
 /// one shard whatever the balancer does.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Load {
+pub(crate) struct Load {
     /// Operations counted: sampled reads and writes, and the inserted documents when the
     /// queries show inserts.
-    pub num_operations: u64,
-    pub busiest_shard: String,
+    pub(crate) num_operations: u64,
+    pub(crate) busiest_shard: String,
     /// The busiest shard's share of operations: an operation sent to several shards counts
     /// on each, so a key that broadcasts everything gives every shard 100%.
-    pub busiest_shard_percent: f64,
+    pub(crate) busiest_shard_percent: f64,
     /// The busiest shard's share of the data, for contrast.
-    pub busiest_shard_data_percent: f64,
+    pub(crate) busiest_shard_data_percent: f64,
     /// The busiest shard's operations over the mean shard's: about 1 when the work is even
     /// (broadcasts included), 2 or more on a hot key range.
-    pub busiest_over_mean: f64,
+    pub(crate) busiest_over_mean: f64,
     /// Inserted documents seen in the queries; None when they show none (sampled queries
     /// never do), and then inserts are left out of the operations.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub num_inserts: Option<u64>,
+    pub(crate) num_inserts: Option<u64>,
     /// Inserts' share of the operations (0..100), when counted.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub insert_percent: Option<f64>,
+    pub(crate) insert_percent: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Placement {
-    pub num_chunks: usize,
-    pub shards_with_data: usize,
+pub(crate) struct Placement {
+    pub(crate) num_chunks: usize,
+    pub(crate) shards_with_data: usize,
     /// Migrations the balancer makes to reach it (today only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub migrations: Option<u64>,
-    pub shards: Vec<ShardLoad>,
+    pub(crate) migrations: Option<u64>,
+    pub(crate) shards: Vec<ShardLoad>,
     /// Largest over smallest shard; null when a shard gets none.
-    pub imbalance: Imbalance,
+    pub(crate) imbalance: Imbalance,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ShardLoad {
-    pub shard: String,
-    pub num_chunks: usize,
-    pub data_bytes: u64,
-    pub data_percent: f64,
+pub(crate) struct ShardLoad {
+    pub(crate) shard: String,
+    pub(crate) num_chunks: usize,
+    pub(crate) data_bytes: u64,
+    pub(crate) data_percent: f64,
     /// Percentage of sampled reads (writes) sent to this shard; a query sent to several shards counts on each.
-    pub reads_percent: f64,
-    pub writes_percent: f64,
-    pub inserts_percent: f64,
+    pub(crate) reads_percent: f64,
+    pub(crate) writes_percent: f64,
+    pub(crate) inserts_percent: f64,
     /// Share of all operations (reads, writes, and inserts when counted) that reach this shard.
-    pub operations_percent: f64,
+    pub(crate) operations_percent: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct JumboChunkReport {
-    pub min: Value,
-    pub max: Value,
-    pub shard: String,
-    pub estimated_bytes: u64,
-    pub estimated_docs: u64,
+pub(crate) struct JumboChunkReport {
+    pub(crate) min: Value,
+    pub(crate) max: Value,
+    pub(crate) shard: String,
+    pub(crate) estimated_bytes: u64,
+    pub(crate) estimated_docs: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Imbalance {
-    pub data: Option<f64>,
-    pub reads: Option<f64>,
-    pub writes: Option<f64>,
-    pub inserts: Option<f64>,
-    pub operations: Option<f64>,
+pub(crate) struct Imbalance {
+    pub(crate) data: Option<f64>,
+    pub(crate) reads: Option<f64>,
+    pub(crate) writes: Option<f64>,
+    pub(crate) inserts: Option<f64>,
+    pub(crate) operations: Option<f64>,
 }
 
 /// What the sampled workload costs under the model, each operation counted once as
@@ -188,64 +188,64 @@ pub struct Imbalance {
 /// stay beside these, unchanged.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Cost {
-    pub num_reads: u64,
-    pub num_writes: u64,
+pub(crate) struct Cost {
+    pub(crate) num_reads: u64,
+    pub(crate) num_writes: u64,
     /// Operations (reads and writes) that reach exactly one shard, whatever the server's label.
-    pub percentage_of_single_shard_ops: Option<f64>,
-    pub percentage_of_single_shard_reads: Option<f64>,
-    pub percentage_of_single_shard_writes: Option<f64>,
-    pub mean_shards_per_read: Option<f64>,
-    pub mean_shards_per_write: Option<f64>,
-    pub mean_shards_per_op: Option<f64>,
+    pub(crate) percentage_of_single_shard_ops: Option<f64>,
+    pub(crate) percentage_of_single_shard_reads: Option<f64>,
+    pub(crate) percentage_of_single_shard_writes: Option<f64>,
+    pub(crate) mean_shards_per_read: Option<f64>,
+    pub(crate) mean_shards_per_write: Option<f64>,
+    pub(crate) mean_shards_per_op: Option<f64>,
     /// Operations sent to every shard that owns data of the collection.
-    pub percentage_of_ops_to_every_shard: Option<f64>,
+    pub(crate) percentage_of_ops_to_every_shard: Option<f64>,
     /// Writes that do not carry the whole shard key (the server's two counts summed):
     /// 7.1+ runs a single one in two phases (a broadcast read, then a targeted write);
     /// before 7.1 a single one needs `_id`, a multi one is broadcast.
-    pub percentage_of_writes_without_shard_key: Option<f64>,
+    pub(crate) percentage_of_writes_without_shard_key: Option<f64>,
     /// Writes that change the key: the document moves to another shard (a distributed transaction).
-    pub percentage_of_shard_key_updates: Option<f64>,
+    pub(crate) percentage_of_shard_key_updates: Option<f64>,
     /// 1 − mean over operations of (shards reached − 1) / (N − 1): 1 when all reach one shard,
     /// 0 when all reach every shard. The score's fan-out component.
-    pub fan_out: Option<f64>,
+    pub(crate) fan_out: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Growth {
+pub(crate) struct Growth {
     /// The most shards that can ever share the data evenly: at most one per distinct
     /// value, and no more than 1 / (top value's share), past which the shard holding
     /// the top value stays the busiest whatever is added.
-    pub max_useful_shards: u64,
-    pub limited_by: GrowthLimit,
+    pub(crate) max_useful_shards: u64,
+    pub(crate) limited_by: GrowthLimit,
     /// Shards that take at least 1% of new documents at scale.
-    pub shards_taking_inserts: usize,
+    pub(crate) shards_taking_inserts: usize,
     /// The busiest shard's share of inserts at scale.
-    pub largest_insert_share_percent: f64,
+    pub(crate) largest_insert_share_percent: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Scale {
-    pub data_bytes: u64,
+pub(crate) struct Scale {
+    pub(crate) data_bytes: u64,
     /// Below this the balancer moves nothing: all data stays on the primary shard.
-    pub migrations_start_bytes: u64,
+    pub(crate) migrations_start_bytes: u64,
     /// From this size every one of the N shards holds data.
-    pub all_shards_from_bytes: u64,
-    pub benefit: Benefit,
-    pub words: String,
+    pub(crate) all_shards_from_bytes: u64,
+    pub(crate) benefit: Benefit,
+    pub(crate) words: String,
 }
 
 /// What one sampled query touches, in key space.
-pub struct QueryTouch {
-    pub is_read: bool,
-    pub touched: Vec<crate::model::KeyRange>,
+pub(crate) struct QueryTouch {
+    pub(crate) is_read: bool,
+    pub(crate) touched: Vec<crate::model::KeyRange>,
 }
 
 /// Without documents, the key space as the sampled queries name it: every point and every
 /// finite range bound, sorted, each counted as often as queries name it.
-pub fn query_key_space(touches: &[QueryTouch]) -> KeySpace<'static> {
+pub(crate) fn query_key_space(touches: &[QueryTouch]) -> KeySpace<'static> {
     let mut all: Vec<Vec<Bson>> = Vec::new();
     for t in touches {
         for r in &t.touched {
@@ -269,14 +269,14 @@ pub fn query_key_space(touches: &[QueryTouch]) -> KeySpace<'static> {
 
 /// Real chunks read from `config.chunks` (key-space bounds), with their shard names.
 #[derive(Debug, Clone)]
-pub struct ActualChunks {
-    pub shard_names: Vec<String>,
+pub(crate) struct ActualChunks {
+    pub(crate) shard_names: Vec<String>,
     /// `bytes`/`docs` are zero here; they are estimated from the sample.
-    pub chunks: Vec<Chunk>,
+    pub(crate) chunks: Vec<Chunk>,
 }
 
 /// The chunks of an already sharded collection as the model uses them.
-pub fn actual_chunks(m: &ShardingMetadata) -> ActualChunks {
+pub(crate) fn actual_chunks(m: &ShardingMetadata) -> ActualChunks {
     let chunks = m
         .chunks
         .iter()
@@ -292,31 +292,31 @@ pub fn actual_chunks(m: &ShardingMetadata) -> ActualChunks {
     ActualChunks { shard_names: m.shards.clone(), chunks }
 }
 
-pub struct Inputs<'a> {
-    pub key: &'a ShardKey,
+pub(crate) struct Inputs<'a> {
+    pub(crate) key: &'a ShardKey,
     /// Sampled key-space values, sorted, with counts.
-    pub values: &'a KeySpace<'a>,
+    pub(crate) values: &'a KeySpace<'a>,
     /// Indices into `values` of single values whose documents exceed the range size.
-    pub jumbo_values: Vec<usize>,
-    pub docs_per_sampled: f64,
-    pub avg_doc_size: u64,
+    pub(crate) jumbo_values: Vec<usize>,
+    pub(crate) docs_per_sampled: f64,
+    pub(crate) avg_doc_size: u64,
     /// False for a queries-only analysis: `values` are the values the queries name, the
     /// data size is unknown, and only the placement at scale (fan-out) means anything.
-    pub documents: bool,
-    pub chunk_size: u64,
-    pub shards: usize,
-    pub shards_from: ShardsFrom,
-    pub queries: &'a [QueryTouch],
-    pub inserts: InsertPattern,
-    pub recent: &'a [Vec<Bson>],
-    pub estimated_distinct: u64,
+    pub(crate) documents: bool,
+    pub(crate) chunk_size: u64,
+    pub(crate) shards: usize,
+    pub(crate) shards_from: ShardsFrom,
+    pub(crate) queries: &'a [QueryTouch],
+    pub(crate) inserts: InsertPattern,
+    pub(crate) recent: &'a [Vec<Bson>],
+    pub(crate) estimated_distinct: u64,
     /// The top value's share of documents (0..1).
-    pub top_share: f64,
-    pub writes_without_shard_key_percent: Option<f64>,
-    pub shard_key_updates_percent: Option<f64>,
+    pub(crate) top_share: f64,
+    pub(crate) writes_without_shard_key_percent: Option<f64>,
+    pub(crate) shard_key_updates_percent: Option<f64>,
     /// Documents inserted in the sampled workload; 0 when the queries show no insert.
-    pub num_inserts: u64,
-    pub redact: bool,
+    pub(crate) num_inserts: u64,
+    pub(crate) redact: bool,
 }
 
 fn pct(part: f64, whole: f64) -> f64 {
@@ -500,7 +500,7 @@ fn assumptions(n: usize, from: ShardsFrom, range: u64, actual: bool) -> Vec<Stri
     a
 }
 
-pub fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
+pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterReport {
     let range = inp.chunk_size as f64;
     let line = DataLine {
         values: inp.values,
@@ -634,7 +634,7 @@ fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]
 }
 
 /// Words for a share of the largest shard and the useful-shard limit, for the score's reasons.
-pub fn useful_shards_words(g: &Growth) -> Option<String> {
+pub(crate) fn useful_shards_words(g: &Growth) -> Option<String> {
     match g.limited_by {
         GrowthLimit::DistinctValues => {
             Some(format!("at most {} shards can ever hold its data (one per distinct value)", fmt_count(g.max_useful_shards)))

@@ -25,28 +25,28 @@ use bson::Bson;
 use std::cmp::Ordering;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chunk {
+pub(crate) struct Chunk {
     /// Inclusive lower bound in key space (MinKey tuple for the first chunk).
-    pub min: Vec<Bson>,
+    pub(crate) min: Vec<Bson>,
     /// Exclusive upper bound (MaxKey tuple for the last chunk).
-    pub max: Vec<Bson>,
-    pub shard: usize,
-    pub bytes: f64,
-    pub docs: f64,
+    pub(crate) max: Vec<Bson>,
+    pub(crate) shard: usize,
+    pub(crate) bytes: f64,
+    pub(crate) docs: f64,
     /// One value larger than the range size: it can be neither split nor moved.
-    pub jumbo: bool,
+    pub(crate) jumbo: bool,
 }
 
 /// The data line: each value's bytes and whether it is one unsplittable value
 /// larger than the range size.
-pub struct DataLine<'a> {
+pub(crate) struct DataLine<'a> {
     /// Sampled values in key space, sorted, with their counts.
-    pub values: &'a KeySpace<'a>,
-    pub key_len: usize,
-    pub docs_per_sampled: f64,
-    pub avg_doc_size: f64,
+    pub(crate) values: &'a KeySpace<'a>,
+    pub(crate) key_len: usize,
+    pub(crate) docs_per_sampled: f64,
+    pub(crate) avg_doc_size: f64,
     /// Indices (into `values`) of values whose own documents exceed the range size.
-    pub jumbo_values: Vec<usize>,
+    pub(crate) jumbo_values: Vec<usize>,
 }
 
 impl DataLine<'_> {
@@ -54,7 +54,7 @@ impl DataLine<'_> {
         self.values.count(i) as f64 * self.docs_per_sampled * self.avg_doc_size
     }
 
-    pub fn total_bytes(&self) -> f64 {
+    pub(crate) fn total_bytes(&self) -> f64 {
         (0..self.values.len()).map(|i| self.bytes(i)).sum()
     }
 
@@ -89,7 +89,7 @@ impl DataLine<'_> {
 /// The steady state at scale: N contiguous ranges of equal data in key order (range
 /// k on shard k), a value never split: each value goes to the range its middle
 /// falls in. A value holding more than 1/N of the data leaves some ranges empty.
-pub fn at_scale(line: &DataLine, shards: usize) -> Vec<Chunk> {
+pub(crate) fn at_scale(line: &DataLine, shards: usize) -> Vec<Chunk> {
     let n = shards.max(1);
     let total = line.total_bytes();
     if line.values.is_empty() || total <= 0.0 {
@@ -114,7 +114,7 @@ pub fn at_scale(line: &DataLine, shards: usize) -> Vec<Chunk> {
 /// least loaded shard differ by 3 × the range size in this collection's data
 /// (6.0.3+; https://www.mongodb.com/docs/manual/core/sharding-balancer-administration/ ,
 /// "Migration Thresholds"; DOCS-15792: "3x the configured chunk size ... 384MB").
-pub const MIGRATION_THRESHOLD_RANGES: f64 = 3.0;
+pub(crate) const MIGRATION_THRESHOLD_RANGES: f64 = 3.0;
 
 /// Today's placement of a populated collection: one chunk on the primary shard
 /// (shard 0), then the balancer (6.0.3+ balances data size, not chunk counts, and no
@@ -125,7 +125,7 @@ pub const MIGRATION_THRESHOLD_RANGES: f64 = 3.0;
 /// never move. The AutoMerger (7.0+, https://www.mongodb.com/docs/manual/core/automerger-concept/)
 /// joins contiguous chunks of one shard, so the chunk count is that of the runs.
 /// Returns the chunks and the number of migrations.
-pub fn today(line: &DataLine, shards: usize, range_size: f64) -> (Vec<Chunk>, u64) {
+pub(crate) fn today(line: &DataLine, shards: usize, range_size: f64) -> (Vec<Chunk>, u64) {
     let n = shards.max(1);
     let m = line.values.len();
     if m == 0 {
@@ -217,20 +217,20 @@ pub fn today(line: &DataLine, shards: usize, range_size: f64) -> (Vec<Chunk>, u6
 /// at which every one of `shards` shards holds data: starting from one shard, the
 /// i-th shard to receive a range needs the donor still `3 × range` above the empty
 /// recipient after `i - 1` ranges left it, i.e. `(shards + 1) × range` in all.
-pub fn scale_thresholds(shards: usize, range_size: f64) -> (f64, f64) {
+pub(crate) fn scale_thresholds(shards: usize, range_size: f64) -> (f64, f64) {
     let n = shards.max(1) as f64;
     (MIGRATION_THRESHOLD_RANGES * range_size, (n - 2.0 + MIGRATION_THRESHOLD_RANGES).max(MIGRATION_THRESHOLD_RANGES) * range_size)
 }
 
 /// Index of the chunk holding a key-space value.
-pub fn chunk_of(chunks: &[Chunk], v: &[Bson]) -> usize {
+pub(crate) fn chunk_of(chunks: &[Chunk], v: &[Bson]) -> usize {
     let i = chunks.partition_point(|c| cmp_tuple(&c.min, v) != Ordering::Greater);
     i.saturating_sub(1).min(chunks.len().saturating_sub(1))
 }
 
 /// The shards a query touching `ranges` is sent to: the owners of the chunks the
 /// ranges overlap (an untargeted query reaches every shard that owns a chunk).
-pub fn shards_touched(chunks: &[Chunk], ranges: &[KeyRange], shards: usize) -> Vec<bool> {
+pub(crate) fn shards_touched(chunks: &[Chunk], ranges: &[KeyRange], shards: usize) -> Vec<bool> {
     let mut hit = vec![false; shards];
     for r in ranges {
         let (a, b) = (chunk_of(chunks, &r.min), chunk_of(chunks, &r.max));
@@ -243,7 +243,7 @@ pub fn shards_touched(chunks: &[Chunk], ranges: &[KeyRange], shards: usize) -> V
 
 /// Where new documents go in key space.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum InsertPattern {
+pub(crate) enum InsertPattern {
     /// Every insert lands past the current maximum.
     Increasing,
     /// Every insert lands below the current minimum.
@@ -255,7 +255,7 @@ pub enum InsertPattern {
 }
 
 /// Share (0..1) of inserts per shard.
-pub fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPattern, recent: &[Vec<Bson>]) -> Vec<f64> {
+pub(crate) fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPattern, recent: &[Vec<Bson>]) -> Vec<f64> {
     let mut share = vec![0.0; shards];
     if chunks.is_empty() {
         return share;
@@ -288,7 +288,7 @@ pub fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPattern, re
 }
 
 /// Largest over smallest; None when the smallest is zero.
-pub fn ratio(v: &[f64]) -> Option<f64> {
+pub(crate) fn ratio(v: &[f64]) -> Option<f64> {
     let max = v.iter().cloned().fold(f64::MIN, f64::max);
     let min = v.iter().cloned().fold(f64::MAX, f64::min);
     (min > 0.0).then(|| max / min)

@@ -11,19 +11,19 @@ use bson::{doc, Bson, Document};
 /// What we learn about the collection before sampling.
 #[derive(Debug, Clone)]
 pub struct CollectionInfo {
-    pub count: u64,
-    pub size_bytes: u64,
+    pub(crate) count: u64,
+    pub(crate) size_bytes: u64,
     /// Sum of the collection's index sizes (storageStats.totalIndexSize).
-    pub index_bytes: u64,
-    pub default_collation: Option<Document>,
-    pub indexes: Vec<IndexSpec>,
-    pub server_version: (u32, u32),
+    pub(crate) index_bytes: u64,
+    pub(crate) default_collation: Option<Document>,
+    pub(crate) indexes: Vec<IndexSpec>,
+    pub(crate) server_version: (u32, u32),
     /// Capped, time-series, clustered, validator (`listCollections`).
-    pub options: CollectionOptions,
+    pub(crate) options: CollectionOptions,
 }
 
 impl CollectionInfo {
-    pub fn avg_doc_size(&self) -> u64 {
+    pub(crate) fn avg_doc_size(&self) -> u64 {
         self.size_bytes.checked_div(self.count).unwrap_or(0)
     }
 }
@@ -139,7 +139,7 @@ impl LiveSession {
     }
 
     /// Up to `n` whole documents picked by `$sample` (for proposing candidates).
-    pub async fn prescan(&self, n: usize) -> Result<Vec<Document>> {
+    pub(crate) async fn prescan(&self, n: usize) -> Result<Vec<Document>> {
         let coll = self.coll();
         let cursor =
             coll.aggregate(vec![doc! {"$sample": {"size": n as i64}}]).max_time(self.max_time).selection_criteria(self.read.clone());

@@ -13,15 +13,14 @@
 
 mod collection;
 mod query_logs;
-pub mod query_sampling;
+pub(crate) mod query_sampling;
 mod sampling;
-pub mod server_compare;
+pub(crate) mod server_compare;
 mod sharding;
 mod source;
 
-pub use collection::CollectionInfo;
-pub use sampling::{projection_for, sampling_method, SamplingMethod};
-pub use source::LiveSource;
+pub(crate) use collection::CollectionInfo;
+pub(crate) use source::LiveSource;
 
 use crate::error::{connection_error, input_error};
 use crate::model::Namespace;
@@ -111,8 +110,8 @@ pub struct LiveSession {
     client: Client,
     db: Database,
     coll_name: String,
-    pub namespace: Namespace,
-    pub redacted: String,
+    pub(crate) namespace: Namespace,
+    pub(crate) redacted: String,
     secrets: Vec<String>,
     max_time: Duration,
     read: SelectionCriteria,

@@ -9,7 +9,7 @@ use mongodb::Collection;
 
 impl LiveSession {
     /// `<db>.system.profile` entries for the namespace.
-    pub async fn read_profile(&self) -> Result<QueryLog> {
+    pub(crate) async fn read_profile(&self) -> Result<QueryLog> {
         let coll: Collection<Document> = self.db.collection("system.profile");
         let mut log = QueryLog::default();
         let cursor = coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
@@ -23,7 +23,7 @@ impl LiveSession {
 
     /// Sampled queries: `$listSampledQueries` (7.0+, on mongos), else the
     /// `config.sampledQueries` / `config.sampledQueriesDiff` collections.
-    pub async fn read_sampled(&self) -> Result<(QueryLog, &'static str)> {
+    pub(crate) async fn read_sampled(&self) -> Result<(QueryLog, &'static str)> {
         let mut log = QueryLog::default();
         let admin = self.client.database("admin");
         let listed = admin.aggregate(vec![doc! {"$listSampledQueries": {"namespace": self.namespace.to_string()}}]).max_time(self.max_time);
@@ -57,7 +57,7 @@ impl LiveSession {
 impl LiveSession {
     /// Every `<db>.system.profile` entry, for all the database's collections, into `log`
     /// (`shardkey plan` reads the profiler once).
-    pub async fn read_profile_into(&self, log: &mut QueryLog) -> Result<u64> {
+    pub(crate) async fn read_profile_into(&self, log: &mut QueryLog) -> Result<u64> {
         let coll: Collection<Document> = self.db.collection("system.profile");
         let cursor = coll.find(doc! {}).max_time(self.max_time).selection_criteria(self.read.clone());
         let mut n = 0;
@@ -72,7 +72,7 @@ impl LiveSession {
 
     /// The database's collections and views (not `system.*`), with their types and
     /// options: `(name, type, options)`, by name.
-    pub async fn list_collections(&self) -> Result<Vec<(String, String, Document)>> {
+    pub(crate) async fn list_collections(&self) -> Result<Vec<(String, String, Document)>> {
         let what = "listing the collections on";
         let mut out = Vec::new();
         let mut cur = self.answer(what, std::future::IntoFuture::into_future(self.db.list_collections())).await?;

@@ -16,17 +16,17 @@ use mongodb::options::{ReadPreference, SelectionCriteria};
 
 /// The profiler settings `{profile: -1}` reports.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProfilerSettings {
-    pub level: i32,
-    pub slowms: i64,
-    pub sample_rate: f64,
+pub(crate) struct ProfilerSettings {
+    pub(crate) level: i32,
+    pub(crate) slowms: i64,
+    pub(crate) sample_rate: f64,
     /// 4.4.2+: a filter replacing slowms/sampleRate; restored as it was.
-    pub filter: Option<Document>,
+    pub(crate) filter: Option<Document>,
 }
 
 impl ProfilerSettings {
     /// The command that sets these settings on a database.
-    pub fn command(&self) -> Document {
+    pub(crate) fn command(&self) -> Document {
         let mut c = doc! {"profile": self.level, "slowms": self.slowms, "sampleRate": self.sample_rate};
         if let Some(f) = &self.filter {
             c.insert("filter", f.clone());
@@ -35,7 +35,7 @@ impl ProfilerSettings {
     }
 
     /// From the reply of `{profile: -1}`.
-    pub fn from_reply(d: &Document) -> ProfilerSettings {
+    pub(crate) fn from_reply(d: &Document) -> ProfilerSettings {
         let num = |k: &str| match d.get(k) {
             Some(Bson::Int32(n)) => *n as f64,
             Some(Bson::Int64(n)) => *n as f64,
@@ -52,7 +52,7 @@ impl ProfilerSettings {
 }
 
 /// The `configureQueryAnalyzer` command for a namespace (7.0+).
-pub fn configure_query_analyzer(ns: &str, mode: &str, samples_per_second: Option<f64>) -> Document {
+pub(crate) fn configure_query_analyzer(ns: &str, mode: &str, samples_per_second: Option<f64>) -> Document {
     let mut c = doc! {"configureQueryAnalyzer": ns, "mode": mode};
     if let Some(s) = samples_per_second {
         c.insert("samplesPerSecond", s);
@@ -65,7 +65,7 @@ fn primary() -> SelectionCriteria {
 }
 
 impl LiveSession {
-    pub async fn version(&self) -> Result<(u32, u32)> {
+    pub(crate) async fn version(&self) -> Result<(u32, u32)> {
         self.server_version().await
     }
 
@@ -75,18 +75,18 @@ impl LiveSession {
     }
 
     /// The database's profiler settings (`{profile: -1}` reads, changes nothing).
-    pub async fn profiler_settings(&self) -> Result<ProfilerSettings> {
+    pub(crate) async fn profiler_settings(&self) -> Result<ProfilerSettings> {
         let r = self.on_primary(self.namespace.db(), doc! {"profile": -1}, "reading the profiler settings of").await?;
         Ok(ProfilerSettings::from_reply(&r))
     }
 
     /// WRITES: set the database's profiler.
-    pub async fn set_profiler(&self, s: &ProfilerSettings) -> Result<()> {
+    pub(crate) async fn set_profiler(&self, s: &ProfilerSettings) -> Result<()> {
         self.on_primary(self.namespace.db(), s.command(), "setting the profiler of").await.map(|_| ())
     }
 
     /// The namespace's current query analyzer configuration (7.0+), from `config.queryAnalyzers`.
-    pub async fn query_analyzer(&self) -> Result<Option<(String, Option<f64>)>> {
+    pub(crate) async fn query_analyzer(&self) -> Result<Option<(String, Option<f64>)>> {
         let coll = self.client.database("config").collection::<Document>("queryAnalyzers");
         let ns = self.namespace.to_string();
         let d = self
@@ -96,13 +96,13 @@ impl LiveSession {
     }
 
     /// WRITES: `configureQueryAnalyzer` on the namespace (7.0+).
-    pub async fn set_query_analyzer(&self, mode: &str, samples_per_second: Option<f64>) -> Result<()> {
+    pub(crate) async fn set_query_analyzer(&self, mode: &str, samples_per_second: Option<f64>) -> Result<()> {
         let cmd = configure_query_analyzer(&self.namespace.to_string(), mode, samples_per_second);
         self.on_primary("admin", cmd, "configureQueryAnalyzer on").await.map(|_| ())
     }
 
     /// The namespace's profiler entries from `since` (milliseconds since the epoch), in order.
-    pub async fn profile_entries_since(&self, since_millis: i64) -> Result<Vec<Document>> {
+    pub(crate) async fn profile_entries_since(&self, since_millis: i64) -> Result<Vec<Document>> {
         let coll = self.db.collection::<Document>("system.profile");
         let filter = doc! {"ns": self.namespace.to_string(), "ts": {"$gte": bson::DateTime::from_millis(since_millis)}};
         let cursor = coll.find(filter).sort(doc! {"$natural": 1}).max_time(self.max_time).selection_criteria(primary());

@@ -233,7 +233,7 @@ impl LiveSession {
 
 /// How a live sample is read (see `LiveSession::stream_sample`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SamplingMethod {
+pub(crate) enum SamplingMethod {
     Whole,
     RateScan(f64),
     Sample,
@@ -241,7 +241,7 @@ pub enum SamplingMethod {
 
 /// The server switches `$sample` from a random cursor to a scan and random
 /// sort at 5% of the collection; so do we, to a `$sampleRate` scan.
-pub fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMethod {
+pub(crate) fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMethod {
     // `$sampleRate` exists from 4.4 on.
     if info.count <= sample_size {
         SamplingMethod::Whole
@@ -253,7 +253,7 @@ pub fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMetho
 }
 
 /// Project only the candidates' fields (a parent path covers its children).
-pub fn projection_for(keys: &[ShardKey]) -> Document {
+pub(crate) fn projection_for(keys: &[ShardKey]) -> Document {
     let mut paths: Vec<String> = keys.iter().flat_map(|k| k.paths().map(str::to_string)).collect();
     paths.sort();
     paths.dedup();

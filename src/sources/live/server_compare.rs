@@ -31,7 +31,7 @@ fn pick(d: &Document, fields: &[&str]) -> Value {
 }
 
 /// The comparable subset of an `analyzeShardKey` reply.
-pub fn summarize_reply(reply: &Document) -> Result<Value> {
+pub(crate) fn summarize_reply(reply: &Document) -> Result<Value> {
     if let Ok(msg) = reply.get_str("errmsg") {
         bail!("analyzeShardKey failed: {msg}");
     }
@@ -56,7 +56,7 @@ pub fn summarize_reply(reply: &Document) -> Result<Value> {
 
 impl LiveSession {
     /// The server's own `analyzeShardKey` for a key (7.0+).
-    pub async fn analyze_shard_key(&self, key: &ShardKey) -> Result<Document> {
+    pub(crate) async fn analyze_shard_key(&self, key: &ShardKey) -> Result<Document> {
         let cmd = doc! {
             "analyzeShardKey": self.namespace.to_string(),
             "key": key.to_document(),

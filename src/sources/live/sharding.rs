@@ -13,7 +13,7 @@ use std::time::Duration;
 impl LiveSession {
     /// Sharding metadata for the namespace, from this deployment (mongos) or
     /// from `config_uri` (the config servers). None when it is not sharded.
-    pub async fn read_sharding(&self, config_uri: Option<&str>, timeout: Duration) -> Result<Option<ShardingMetadata>> {
+    pub(crate) async fn read_sharding(&self, config_uri: Option<&str>, timeout: Duration) -> Result<Option<ShardingMetadata>> {
         let other;
         let (client, redacted, secrets) = match config_uri {
             Some(u) => {

@@ -8,18 +8,18 @@ use crate::sources::{Batches, CollectionFacts, DocumentSource};
 use anyhow::Result;
 use bson::Document;
 
-pub struct LiveSource<'a> {
-    pub name: String,
-    pub session: &'a LiveSession,
-    pub rt: &'a tokio::runtime::Runtime,
+pub(crate) struct LiveSource<'a> {
+    pub(crate) name: String,
+    pub(crate) session: &'a LiveSession,
+    pub(crate) rt: &'a tokio::runtime::Runtime,
     /// The candidates, for the projection.
-    pub keys: Vec<ShardKey>,
-    pub info: CollectionInfo,
-    pub sample_size: u64,
+    pub(crate) keys: Vec<ShardKey>,
+    pub(crate) info: CollectionInfo,
+    pub(crate) sample_size: u64,
     /// Documents of the insertion-ordered scan that backs a `$sample` (for monotonicity).
-    pub order_size: u64,
-    pub prescan: Vec<Document>,
-    pub sharding: Option<ShardingMetadata>,
+    pub(crate) order_size: u64,
+    pub(crate) prescan: Vec<Document>,
+    pub(crate) sharding: Option<ShardingMetadata>,
 }
 
 impl DocumentSource for LiveSource<'_> {

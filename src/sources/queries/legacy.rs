@@ -249,11 +249,11 @@ impl Fields<'_> {
 pub(super) mod shell {
     use super::*;
 
-    pub struct Cursor<'a> {
-        pub s: &'a [u8],
-        pub text: &'a str,
-        pub i: usize,
-        pub depth: usize,
+    pub(crate) struct Cursor<'a> {
+        pub(crate) s: &'a [u8],
+        pub(crate) text: &'a str,
+        pub(crate) i: usize,
+        pub(crate) depth: usize,
     }
 
     impl Cursor<'_> {
@@ -279,7 +279,7 @@ pub(super) mod shell {
     }
 
     /// `{ ... }` at the cursor, or None when it cannot be read (truncated, unknown notation).
-    pub fn object(c: &mut Cursor) -> Option<Document> {
+    pub(crate) fn object(c: &mut Cursor) -> Option<Document> {
         c.eat(b'{')?;
         c.depth += 1;
         if c.depth > crate::bsonx::depth::MAX_DEPTH {
@@ -318,7 +318,7 @@ pub(super) mod shell {
         }
     }
 
-    pub fn string(c: &mut Cursor) -> Option<String> {
+    pub(crate) fn string(c: &mut Cursor) -> Option<String> {
         let q = c.peek()?;
         c.i += 1;
         let mut out = Vec::new();
@@ -393,7 +393,7 @@ pub(super) mod shell {
         }
     }
 
-    pub fn value(c: &mut Cursor) -> Option<Bson> {
+    pub(crate) fn value(c: &mut Cursor) -> Option<Bson> {
         c.ws();
         match c.peek()? {
             b'{' => object(c).map(Bson::Document),

@@ -22,9 +22,9 @@ use std::fmt;
 /// full read pushes) or why it has none. Nothing is allocated for a line on the common path.
 #[derive(Debug, PartialEq)]
 pub(super) struct LightOps<'a> {
-    pub ns: Ns<'a>,
-    pub ops: usize,
-    pub skip: Option<&'static str>,
+    pub(crate) ns: Ns<'a>,
+    pub(crate) ops: usize,
+    pub(crate) skip: Option<&'static str>,
 }
 
 /// A namespace as the line gives it: whole, or a database and a collection to join.
@@ -36,7 +36,7 @@ pub(super) enum Ns<'a> {
 
 impl Ns<'_> {
     /// Whether this is `ns`, without joining.
-    pub fn is(&self, ns: &str) -> bool {
+    pub(crate) fn is(&self, ns: &str) -> bool {
         match self {
             Ns::Given(n) => n == ns,
             Ns::Joined(db, coll) => {

@@ -17,7 +17,7 @@ mod light;
 pub use light::hand_scan_agrees;
 mod profile;
 mod sampled;
-pub mod sessions;
+pub(crate) mod sessions;
 mod slow_log;
 
 use super::records::{json_to_document, numbered_lines, open, parse_json_document_lenient, Layout, Record};
@@ -31,9 +31,9 @@ use std::path::Path;
 
 /// A shard key update diff from `config.sampledQueriesDiff`.
 #[derive(Debug, Clone)]
-pub struct KeyDiff {
-    pub ns: String,
-    pub diff: Document,
+pub(crate) struct KeyDiff {
+    pub(crate) ns: String,
+    pub(crate) diff: Document,
 }
 
 /// Operations read from query logs. Memory stays bounded: at most `limit`
@@ -42,29 +42,29 @@ pub struct KeyDiff {
 #[derive(Debug)]
 pub struct QueryLog {
     pub queries: Vec<Query>,
-    pub diffs: Vec<KeyDiff>,
+    pub(crate) diffs: Vec<KeyDiff>,
     /// Records (lines or documents) read.
-    pub records: u64,
+    pub(crate) records: u64,
     /// Records not turned into a query, by reason.
-    pub skipped: BTreeMap<String, u64>,
+    pub(crate) skipped: BTreeMap<String, u64>,
     /// Operations found, per namespace.
     pub by_namespace: BTreeMap<String, u64>,
     /// When set, only this namespace's operations are kept.
-    pub only: Option<String>,
+    pub(crate) only: Option<String>,
     /// Operations offered to the sample (after the namespace filter).
-    pub offered: u64,
+    pub(crate) offered: u64,
     /// Operations found (before the namespace filter).
-    pub found: u64,
-    pub limit: usize,
+    pub(crate) found: u64,
+    pub(crate) limit: usize,
     rng: crate::util::splitmix::SplitMix64,
     /// The cost figures of the record being read, attached to every operation it yields.
     pub(crate) pending: Option<OpStats>,
     /// The logging connection (`ctx`) of the line being read, when a sink wants sessions.
     pub(crate) pending_conn: Option<String>,
     /// `--since`/`--until` (milliseconds since the epoch): operations outside are skipped.
-    pub window: (Option<i64>, Option<i64>),
+    pub(crate) window: (Option<i64>, Option<i64>),
     /// Sees every operation (not only the sample): `shardkey workload`.
-    pub sink: Option<Box<dyn OpSink>>,
+    pub(crate) sink: Option<Box<dyn OpSink>>,
     /// While reading: `queries[j]` is a placeholder for the operation `deferred[j]` names,
     /// read in full once the file is read (`resolve`). Empty, or as long as `queries`.
     deferred: Vec<Option<Deferred>>,
@@ -108,7 +108,7 @@ struct Deferred {
 }
 
 /// Something that sees every operation read, in parallel parts merged in file order.
-pub trait OpSink: Send + Sync + std::fmt::Debug {
+pub(crate) trait OpSink: Send + Sync + std::fmt::Debug {
     fn op(&mut self, q: &Query);
     /// A write command logged without its statements, on connection `conn`: the statements
     /// logged just before on that connection (its `WRITE` lines) ran in `txn` (None: in none).
@@ -121,10 +121,10 @@ pub trait OpSink: Send + Sync + std::fmt::Debug {
 }
 
 /// Why an operation outside `--since`/`--until` was left out.
-pub const OUTSIDE_WINDOW: &str = "operations outside --since/--until";
+pub(crate) const OUTSIDE_WINDOW: &str = "operations outside --since/--until";
 
 /// Operations kept for classification; beyond, a uniform sample.
-pub const QUERY_SAMPLE: usize = 100_000;
+pub(crate) const QUERY_SAMPLE: usize = 100_000;
 
 impl Default for QueryLog {
     fn default() -> Self {
@@ -152,7 +152,7 @@ impl Default for QueryLog {
 
 impl QueryLog {
     /// A log that keeps only `ns`'s operations (all when None).
-    pub fn for_namespace(ns: Option<String>) -> Self {
+    pub(crate) fn for_namespace(ns: Option<String>) -> Self {
         QueryLog { only: ns, ..Default::default() }
     }
 
@@ -181,7 +181,7 @@ impl QueryLog {
     }
 
     /// Count an operation and offer it to the sample.
-    pub fn push(&mut self, mut q: Query) {
+    pub(crate) fn push(&mut self, mut q: Query) {
         if let Some(s) = &self.pending {
             q.stats = Some(Box::new(s.clone()));
         }
@@ -301,7 +301,7 @@ impl QueryLog {
         self.deferred[j] = d;
     }
 
-    pub fn merge(&mut self, other: QueryLog) {
+    pub(crate) fn merge(&mut self, other: QueryLog) {
         self.merge_block(other, &[]);
     }
 
@@ -401,7 +401,7 @@ impl QueryLog {
 
 pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
 /// mongod 4.4+ logs one line (id 51802) per transaction that is slow, with its session.
-pub const TXN_LINES: &str = "transaction summary lines (id 51802)";
+pub(crate) const TXN_LINES: &str = "transaction summary lines (id 51802)";
 pub(crate) const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/update/delete/findAndModify/insert";
 pub(crate) const UNKNOWN: &str = "records in no known format";
 
@@ -502,7 +502,7 @@ pub fn read_query_file(path: &Path) -> Result<QueryLog> {
 }
 
 /// Read one query file into `log`. Line files are read in blocks and parsed on every core.
-pub fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
+pub(crate) fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
     read_queries_in(open(path)?, log)
 }
 
@@ -546,7 +546,7 @@ const FORMATS: &[RecordFormat] = &[
 ];
 
 /// Classify one record by its fields and add what it holds.
-pub fn add_record(log: &mut QueryLog, d: &Document) {
+pub(crate) fn add_record(log: &mut QueryLog, d: &Document) {
     match FORMATS.iter().find(|f| (f.detect)(d)) {
         Some(f) => (f.add)(log, d),
         None => log.skip(UNKNOWN),

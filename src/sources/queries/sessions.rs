@@ -15,23 +15,23 @@ use crate::model::{Op, Query};
 use std::collections::{BTreeMap, HashMap};
 
 /// Transactions kept; beyond, counted only.
-pub const MAX_TRANSACTIONS: usize = 50_000;
+pub(crate) const MAX_TRANSACTIONS: usize = 50_000;
 /// Joining aggregations kept; beyond, counted only.
-pub const MAX_JOINS: usize = 50_000;
+pub(crate) const MAX_JOINS: usize = 50_000;
 /// Statements one connection may hold while waiting for its command line.
 const MAX_PENDING: usize = 1_000;
 
 #[derive(Debug, Default)]
-pub struct Sessions {
+pub(crate) struct Sessions {
     /// Each transaction's operations, in log order.
-    pub transactions: BTreeMap<TxnId, Vec<Query>>,
+    pub(crate) transactions: BTreeMap<TxnId, Vec<Query>>,
     /// Transactions seen past `MAX_TRANSACTIONS`.
-    pub transactions_not_kept: u64,
+    pub(crate) transactions_not_kept: u64,
     /// Aggregations with a `$lookup`, `$graphLookup` or `$unionWith`.
-    pub joins: Vec<Query>,
-    pub joins_not_kept: u64,
+    pub(crate) joins: Vec<Query>,
+    pub(crate) joins_not_kept: u64,
     /// Write statements whose transaction cannot be told (no connection in the record).
-    pub unplaced: u64,
+    pub(crate) unplaced: u64,
     /// Per connection: statements logged since its last write command.
     pending: HashMap<String, Vec<Query>>,
     /// Per connection: the first claim this part saw, which also takes the statements an
@@ -55,7 +55,8 @@ impl Sessions {
     }
 
     /// Statements left waiting for a command line that never came (end of the log).
-    pub fn waiting(&self) -> u64 {
+    #[cfg(test)]
+    fn waiting(&self) -> u64 {
         self.pending.values().map(|v| v.len() as u64).sum()
     }
 }
