@@ -12,7 +12,7 @@ use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, 
 use crate::sample::Sample;
 use crate::score::{compare, score_candidate, Score, Verdict};
 use crate::sources::queries::QueryLog;
-use crate::sources::DocumentSource;
+use crate::sources::{CollectionFacts, DocumentSource};
 use crate::targeting::shapes::shape_of;
 use anyhow::Result;
 use bson::{Bson, Document};
@@ -62,12 +62,12 @@ pub(crate) fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<O
     }
 }
 
-/// Run the whole analysis.
+/// Run the whole analysis: eight steps, each a function below.
 pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
+    // 1. The collection's operations in the logs.
     let ns = resolve_namespace(opts.namespace.as_deref(), log)?;
     let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
     let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
-
     // What the source knows of the collection before reading it: indexes, options, sizes.
     let facts = source.facts();
     let mut notes = Vec::new();
@@ -75,67 +75,15 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     if on_ns > queries.len() as u64 {
         notes.push(format!("{on_ns} operations on the collection in the logs; a uniform sample of {} was classified", queries.len()));
     }
-    let proposals: Vec<Proposal> = match &opts.candidates {
-        Candidates::Named(keys) => keys.iter().cloned().map(Proposal::named).collect(),
-        Candidates::Proposed(p) => p.clone(),
-        Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => {
-            let pre = source.prescan(PRESCAN_DOCS)?;
-            if pre.is_empty() && source.has_documents() {
-                return Err(input_error(format!("{}: no documents to analyse", source.describe())));
-            }
-            let p = crate::propose::for_collection(&pre, &queries, facts.indexes.as_deref().unwrap_or_default(), facts.options.as_ref());
-            let p = match &opts.candidates {
-                Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),
-                _ => p,
-            };
-            notes.push(if source.has_documents() {
-                format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len())
-            } else {
-                format!("no --key given: proposed {} candidates from the query filters", p.len())
-            });
-            p
-        }
-    };
+    // 2. The candidates.
+    let proposals = candidates(source, opts, &queries, &facts, &mut notes)?;
     let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();
-
-    let mut sample = Sample::with_budget(&keys, opts.memory_limit);
-    if let Some(n) = source.expected_docs() {
-        sample.expect(n);
-    }
-    source.read_only(&Sample::fields_read(&keys));
-    source.scan(&mut |batch| {
-        sample.add_batch(batch);
-        Ok(())
-    })?;
-    sample.finish();
-    if sample.num_docs == 0 && source.has_documents() {
-        return Err(input_error(format!("{}: no documents to analyse", source.describe())));
-    }
-    if !source.has_documents() {
-        if queries.is_empty() {
-            return Err(input_error("the query logs hold no operation on the collection: nothing to analyse without documents"));
-        }
-        notes.push(format!(
-            "no documents: the read/write distribution and the fan-out come from the queries; {}",
-            crate::metrics::characteristics::NOT_MEASURED
-        ));
-    }
-    let mut in_order = Sample::order_only(&keys, opts.memory_limit);
-    let separate_order = source.scan_in_insertion_order(&mut |batch| {
-        in_order.add_batch(batch);
-        Ok(())
-    })?;
-    in_order.finish();
-    // A key the user named must be usable: the server refuses arrays in key fields.
+    // 3. One pass over the documents (and a second in insertion order where the source has one).
+    let passes = read_documents(source, &keys, opts, &queries, &mut notes)?;
+    let sample = &passes.sample;
+    // 4. A key the user named must be usable.
     if matches!(opts.candidates, Candidates::Named(_)) {
-        for ks in &sample.keys {
-            if let Some((pos, field)) = &ks.first_array {
-                return Err(input_error(format!(
-                    "key {}: {} documents hold an array in '{field}' (the first is document {} of {}); MongoDB refuses arrays in shard key fields (BadValue)",
-                    ks.key, ks.docs_with_arrays, pos + 1, source.describe()
-                )));
-            }
-        }
+        refuse_arrays(sample, &source.describe())?;
     }
     let total = opts.total_docs.or(facts.num_docs_total).unwrap_or(0).max(sample.num_docs);
     if total > sample.num_docs {
@@ -144,10 +92,10 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
             sample.num_docs, total
         ));
     }
-
+    // 5. Every candidate measured, checked against the rules and scored, on its own core.
     let shapes: Vec<String> = queries.iter().map(|q| shape_of(&q.filter)).collect();
     let workload = Workload {
-        sample: &sample,
+        sample,
         size: CollectionSize { num_docs_total: total, avg_doc_size_bytes: facts.avg_doc_size_bytes },
         settings: &opts.settings,
         queries: &queries,
@@ -155,99 +103,16 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         diffs: &diffs,
         newest_created: metrics::insert_order::newest_by_creation(&sample.created, 0.1),
     };
-    // What the source knows per key, then every candidate on its own core.
-    let coll = ns.as_deref().and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");
-    let known: Vec<_> = keys
-        .iter()
-        .map(|k| {
-            let support = facts.indexes.as_ref().map(|ix| supporting_index(k, coll, ix));
-            let actual = facts.sharding.as_ref().filter(|m| &m.key == k).map(cluster::actual_chunks);
-            (support, actual)
-        })
-        .collect();
-    let mut scored: Vec<(CandidateReport, Score)> = {
-        use rayon::prelude::*;
-        (0..keys.len())
-            .into_par_iter()
-            .map(|i| {
-                let order = separate_order.then(|| &in_order.keys[i]);
-                let m = metrics::measure(&workload, &sample.keys[i], order, known[i].0.clone(), known[i].1.as_ref());
-                let rules_cx = crate::rules::Context {
-                    namespace: ns.as_deref(),
-                    indexes: facts.indexes.as_deref(),
-                    options: facts.options.as_ref(),
-                    queries: &queries,
-                    server_version: facts.server_version,
-                    current_key: facts.sharding.as_ref().map(|s| &s.key),
-                };
-                let constraints = crate::rules::check(&rules_cx, &keys[i]);
-                let s = score_candidate(&m, &constraints);
-                let c = CandidateReport {
-                    key: keys[i].clone(),
-                    rank: 0,
-                    score: s.score,
-                    verdict: s.verdict,
-                    reasons: s.reasons.clone(),
-                    compared_with_next: None,
-                    score_breakdown: s.breakdown.clone(),
-                    proposed_because: proposals[i].origin.proposed_because(),
-                    metrics: m,
-                    constraints,
-                    server_analyze_shard_key: None,
-                };
-                (c, s)
-            })
-            .collect()
-    };
-    // Keys the server accepts first, then blocked ones (they need a change first), then
-    // invalid ones; within each, highest score first, ties by the raw weighted sum, then
-    // the order proposed.
-    let class = |v: Verdict| match v {
-        Verdict::Invalid => 2,
-        Verdict::Blocked => 1,
-        _ => 0,
-    };
-    scored.sort_by(|a, b| {
-        class(a.1.verdict)
-            .cmp(&class(b.1.verdict))
-            .then(b.1.score.cmp(&a.1.score))
-            .then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted))
-    });
-    for i in 0..scored.len() {
-        scored[i].0.rank = i + 1;
-        if i + 1 < scored.len() {
-            let words = compare(i + 1, &scored[i].1, i + 2, &scored[i + 1].1);
-            scored[i].0.compared_with_next = Some(words);
-        }
-    }
+    let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref());
+    // 6. Ranked, each with the words that compare it with the next.
+    rank(&mut scored);
     let candidates: Vec<CandidateReport> = scored.into_iter().map(|x| x.0).collect();
     if let Some(cl) = candidates.first().map(|c| &c.metrics.cluster) {
-        notes.push(format!(
-            "cluster model (README \"Cluster model\"): {} shards ({}), {} MiB range size; data-size balancing with a 3-range threshold (6.0.3+), no split on insert, AutoMerger (7.0+), jumbo values never move; cost and score at scale (JSON cluster.assumptions)",
-            cl.num_shards,
-            cl.num_shards_from,
-            cl.chunk_size_bytes >> 20
-        ));
-        if cl.scale.benefit != cluster::Benefit::Full {
-            notes.push(cl.scale.words.clone());
-        }
+        notes.extend(cluster_notes(cl));
     }
-
-    let recommendation = match (ns.as_deref(), candidates.first()) {
-        (Some(n), Some(best)) if best.verdict != crate::score::Verdict::Invalid => {
-            Some(crate::score::apply::recommend(&crate::score::apply::Target {
-                namespace: n,
-                winner: &best.key,
-                has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
-                current_key: facts.sharding.as_ref().map(|m| &m.key),
-                shards: best.metrics.cluster.num_shards,
-                data_bytes: best.metrics.cluster.scale.data_bytes,
-                index_bytes: facts.total_index_size_bytes,
-                blocked_by: best.constraints.iter().filter(|c| c.effect == crate::rules::Effect::Blocked).collect(),
-            }))
-        }
-        _ => None,
-    };
+    // 7. The commands for the best key the server accepts.
+    let recommendation = recommend(ns.as_deref(), candidates.first(), &facts);
+    // 8. The report.
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
     let by_ns = |n: &str| log.by_namespace.get(n).copied();
@@ -283,6 +148,207 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         audit: None,
         notes,
     })
+}
+
+/// Step 2: the keys named, proposed by the caller, or proposed here from a pre-scan and the filters.
+fn candidates(
+    source: &mut dyn DocumentSource,
+    opts: &Options,
+    queries: &[&Query],
+    facts: &CollectionFacts,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Proposal>> {
+    Ok(match &opts.candidates {
+        Candidates::Named(keys) => keys.iter().cloned().map(Proposal::named).collect(),
+        Candidates::Proposed(p) => p.clone(),
+        Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => {
+            let pre = source.prescan(PRESCAN_DOCS)?;
+            if pre.is_empty() && source.has_documents() {
+                return Err(input_error(format!("{}: no documents to analyse", source.describe())));
+            }
+            let p = crate::propose::for_collection(&pre, queries, facts.indexes.as_deref().unwrap_or_default(), facts.options.as_ref());
+            let p = match &opts.candidates {
+                Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),
+                _ => p,
+            };
+            notes.push(if source.has_documents() {
+                format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len())
+            } else {
+                format!("no --key given: proposed {} candidates from the query filters", p.len())
+            });
+            p
+        }
+    })
+}
+
+/// What step 3 read: the sample, and the insertion-ordered pass when the source has one.
+struct Passes {
+    sample: Sample,
+    in_order: Sample,
+    /// `in_order` was read (its keys serve the order-based metrics).
+    separate_order: bool,
+}
+
+/// Step 3: the sample pass for every key at once, then the insertion-ordered pass.
+fn read_documents(
+    source: &mut dyn DocumentSource,
+    keys: &[ShardKey],
+    opts: &Options,
+    queries: &[&Query],
+    notes: &mut Vec<String>,
+) -> Result<Passes> {
+    let mut sample = Sample::with_budget(keys, opts.memory_limit);
+    if let Some(n) = source.expected_docs() {
+        sample.expect(n);
+    }
+    source.read_only(&Sample::fields_read(keys));
+    source.scan(&mut |batch| {
+        sample.add_batch(batch);
+        Ok(())
+    })?;
+    sample.finish();
+    if sample.num_docs == 0 && source.has_documents() {
+        return Err(input_error(format!("{}: no documents to analyse", source.describe())));
+    }
+    if !source.has_documents() {
+        if queries.is_empty() {
+            return Err(input_error("the query logs hold no operation on the collection: nothing to analyse without documents"));
+        }
+        notes.push(format!(
+            "no documents: the read/write distribution and the fan-out come from the queries; {}",
+            crate::metrics::characteristics::NOT_MEASURED
+        ));
+    }
+    let mut in_order = Sample::order_only(keys, opts.memory_limit);
+    let separate_order = source.scan_in_insertion_order(&mut |batch| {
+        in_order.add_batch(batch);
+        Ok(())
+    })?;
+    in_order.finish();
+    Ok(Passes { sample, in_order, separate_order })
+}
+
+/// Step 4: the server refuses arrays in key fields (BadValue).
+fn refuse_arrays(sample: &Sample, source: &str) -> Result<()> {
+    for ks in &sample.keys {
+        if let Some((pos, field)) = &ks.first_array {
+            return Err(input_error(format!(
+                "key {}: {} documents hold an array in '{field}' (the first is document {} of {source}); MongoDB refuses arrays in shard key fields (BadValue)",
+                ks.key,
+                ks.docs_with_arrays,
+                pos + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Step 5: each candidate's metrics, the rules' findings and the score, in parallel.
+fn measure_and_score(
+    workload: &Workload,
+    passes: &Passes,
+    proposals: &[Proposal],
+    facts: &CollectionFacts,
+    ns: Option<&str>,
+) -> Vec<(CandidateReport, Score)> {
+    // What the source knows per key.
+    let coll = ns.and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");
+    let known: Vec<_> = proposals
+        .iter()
+        .map(|p| {
+            let support = facts.indexes.as_ref().map(|ix| supporting_index(&p.key, coll, ix));
+            let actual = facts.sharding.as_ref().filter(|m| m.key == p.key).map(cluster::actual_chunks);
+            (support, actual)
+        })
+        .collect();
+    let rules_cx = crate::rules::Context {
+        namespace: ns,
+        indexes: facts.indexes.as_deref(),
+        options: facts.options.as_ref(),
+        queries: workload.queries,
+        server_version: facts.server_version,
+        current_key: facts.sharding.as_ref().map(|s| &s.key),
+    };
+    use rayon::prelude::*;
+    (0..proposals.len())
+        .into_par_iter()
+        .map(|i| {
+            let key = &proposals[i].key;
+            let order = passes.separate_order.then(|| &passes.in_order.keys[i]);
+            let m = metrics::measure(workload, &passes.sample.keys[i], order, known[i].0.clone(), known[i].1.as_ref());
+            let constraints = crate::rules::check(&rules_cx, key);
+            let s = score_candidate(&m, &constraints);
+            let c = CandidateReport {
+                key: key.clone(),
+                rank: 0,
+                score: s.score,
+                verdict: s.verdict,
+                reasons: s.reasons.clone(),
+                compared_with_next: None,
+                score_breakdown: s.breakdown.clone(),
+                proposed_because: proposals[i].origin.proposed_because(),
+                metrics: m,
+                constraints,
+                server_analyze_shard_key: None,
+            };
+            (c, s)
+        })
+        .collect()
+}
+
+/// Step 6: keys the server accepts first, then blocked ones (they need a change first), then
+/// invalid ones; within each, highest score first, ties by the raw weighted sum, then the
+/// order proposed. Each gets its rank and the words that compare it with the next.
+fn rank(scored: &mut [(CandidateReport, Score)]) {
+    let class = |v: Verdict| match v {
+        Verdict::Invalid => 2,
+        Verdict::Blocked => 1,
+        _ => 0,
+    };
+    scored.sort_by(|a, b| {
+        class(a.1.verdict)
+            .cmp(&class(b.1.verdict))
+            .then(b.1.score.cmp(&a.1.score))
+            .then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted))
+    });
+    for i in 0..scored.len() {
+        scored[i].0.rank = i + 1;
+        if i + 1 < scored.len() {
+            let words = compare(i + 1, &scored[i].1, i + 2, &scored[i + 1].1);
+            scored[i].0.compared_with_next = Some(words);
+        }
+    }
+}
+
+/// What the cluster model assumed, and how far the data's size lets the key spread.
+fn cluster_notes(cl: &cluster::ClusterReport) -> Vec<String> {
+    let mut notes = vec![format!(
+        "cluster model (README \"Cluster model\"): {} shards ({}), {} MiB range size; data-size balancing with a 3-range threshold (6.0.3+), no split on insert, AutoMerger (7.0+), jumbo values never move; cost and score at scale (JSON cluster.assumptions)",
+        cl.num_shards,
+        cl.num_shards_from,
+        cl.chunk_size_bytes >> 20
+    )];
+    if cl.scale.benefit != cluster::Benefit::Full {
+        notes.push(cl.scale.words.clone());
+    }
+    notes
+}
+
+/// Step 7: the commands for the best key, unless even it is invalid.
+fn recommend(ns: Option<&str>, best: Option<&CandidateReport>, facts: &CollectionFacts) -> Option<crate::score::apply::Recommendation> {
+    match (ns, best) {
+        (Some(n), Some(best)) if best.verdict != Verdict::Invalid => Some(crate::score::apply::recommend(&crate::score::apply::Target {
+            namespace: n,
+            winner: &best.key,
+            has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
+            current_key: facts.sharding.as_ref().map(|m| &m.key),
+            shards: best.metrics.cluster.num_shards,
+            data_bytes: best.metrics.cluster.scale.data_bytes,
+            index_bytes: facts.total_index_size_bytes,
+            blocked_by: best.constraints.iter().filter(|c| c.effect == crate::rules::Effect::Blocked).collect(),
+        })),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

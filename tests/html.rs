@@ -57,6 +57,8 @@ fn renders_in_headless_chromium_without_errors_and_not_blank() {
     std::fs::write(&page, html(&[])).unwrap();
     let shot = root().join("target").join("html-report.png");
     let _ = std::fs::remove_file(&shot);
+    // Kept in target/ for a look by hand; CARGO_TARGET_DIR elsewhere leaves no target/ here.
+    std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
     let o = Command::new(chromium())
         .args([
             "--headless",

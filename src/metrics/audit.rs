@@ -58,7 +58,7 @@ pub(crate) fn audit(m: &ShardingMetadata, redact: bool) -> AuditReport {
             .filter(|c| c.jumbo)
             .map(|c| AuditChunk { min: json(&c.min), max: json(&c.max), shard: c.shard.clone() })
             .collect(),
-        chunk_count_imbalance: super::cluster::model::ratio(&counts),
+        chunk_count_imbalance: super::cluster::layout::ratio(&counts),
         shards,
     }
 }

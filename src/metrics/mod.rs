@@ -12,7 +12,7 @@
 //! | `keyCharacteristics.monotonicity` | `monotonicity` |
 //! | `readDistribution`, `writeDistribution` (labels, `num*ByRange`, shard key updates) | `distribution` (with `targeting`, `ranges`, `key_updates`) |
 //! | `queryShapes` | `query_shapes` |
-//! | `cluster` | `cluster` (placements, balancer and scale rules in `cluster/model.rs`) |
+//! | `cluster` | `cluster` (placements, balancer and scale rules in `cluster/layout.rs`) |
 //! | `insertOrder` | `insert_order` |
 //! | `supportingIndex` | `supporting_index` |
 //! | `audit` (report level) | `audit` |
@@ -166,10 +166,10 @@ fn predict_cluster(
     actual: Option<&ActualChunks>,
 ) -> ClusterReport {
     let inserts = match io.kind {
-        InsertKind::Increasing => cluster::model::InsertPattern::Increasing,
-        InsertKind::Decreasing => cluster::model::InsertPattern::Decreasing,
-        InsertKind::TopOfEachGroup => cluster::model::InsertPattern::TopOfGroup(io.group_fields.unwrap_or(1)),
-        InsertKind::Spread | InsertKind::Unknown => cluster::model::InsertPattern::LikeRecent,
+        InsertKind::Increasing => cluster::layout::InsertPattern::Increasing,
+        InsertKind::Decreasing => cluster::layout::InsertPattern::Decreasing,
+        InsertKind::TopOfEachGroup => cluster::layout::InsertPattern::TopOfGroup(io.group_fields.unwrap_or(1)),
+        InsertKind::Spread | InsertKind::Unknown => cluster::layout::InsertPattern::LikeRecent,
     };
     // The newest documents by creation time when `_id`s carry it, else by load order.
     let recent = match &w.newest_created {

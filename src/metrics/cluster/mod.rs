@@ -3,9 +3,9 @@
 //! per operation), how far the key can grow, and whether the collection is large
 //! enough for sharding to help. The rules, with the manual page of each, are in `model.rs`.
 
-pub(crate) mod model;
+pub(crate) mod layout;
 
-use self::model::{Chunk, DataLine, InsertPattern};
+use self::layout::{Chunk, DataLine, InsertPattern};
 use crate::model::sharding::ShardingMetadata;
 use crate::model::KeySpace;
 use crate::model::ShardKey;
@@ -355,14 +355,14 @@ fn spread(chunks: &[Chunk], n: usize, inp: &Inputs) -> Spread {
     let (mut reads, mut writes) = (vec![0.0; n], vec![0.0; n]);
     let mut hits = Vec::with_capacity(inp.queries.len());
     for q in inp.queries {
-        let hit = model::shards_touched(chunks, &q.touched, n);
+        let hit = layout::shards_touched(chunks, &q.touched, n);
         let acc = if q.is_read { &mut reads } else { &mut writes };
         for (a, h) in acc.iter_mut().zip(&hit) {
             *a += *h as u8 as f64;
         }
         hits.push(hit.iter().filter(|h| **h).count());
     }
-    let inserts = model::insert_shares(chunks, n, inp.inserts, inp.recent);
+    let inserts = layout::insert_shares(chunks, n, inp.inserts, inp.recent);
     let owners = nchunks.iter().filter(|c| **c > 0).count();
     let ni = inp.num_inserts as f64;
     let ops = (0..n).map(|i| reads[i] + writes[i] + ni * inserts[i]).collect();
@@ -389,11 +389,11 @@ fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, ni: f64, migrations
             })
             .collect(),
         imbalance: Imbalance {
-            data: model::ratio(&s.data),
-            reads: (nr > 0.0).then(|| model::ratio(&s.reads)).flatten(),
-            writes: (nw > 0.0).then(|| model::ratio(&s.writes)).flatten(),
-            inserts: model::ratio(&s.inserts),
-            operations: (nops > 0.0).then(|| model::ratio(&s.ops)).flatten(),
+            data: layout::ratio(&s.data),
+            reads: (nr > 0.0).then(|| layout::ratio(&s.reads)).flatten(),
+            writes: (nw > 0.0).then(|| layout::ratio(&s.writes)).flatten(),
+            inserts: layout::ratio(&s.inserts),
+            operations: (nops > 0.0).then(|| layout::ratio(&s.ops)).flatten(),
         },
     }
 }
@@ -452,7 +452,7 @@ fn growth(inp: &Inputs, at_scale: &Spread) -> Growth {
 }
 
 fn scale(data_bytes: f64, n: usize, range: f64, today_with_data: usize) -> Scale {
-    let (start, all) = model::scale_thresholds(n, range);
+    let (start, all) = layout::scale_thresholds(n, range);
     let b = |x: f64| mib(x.round() as u64);
     let (benefit, words) = if n <= 1 {
         (Benefit::NoneYet, "one shard modelled: give --shards N to see a cluster".to_string())
@@ -519,7 +519,7 @@ pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterRep
             let mut chunks = a.chunks.clone();
             // Each value decoded to find its chunk: only a sharded collection's own key comes here.
             for (i, &c) in inp.values.counts().iter().enumerate() {
-                let k = model::chunk_of(&chunks, &inp.values.value(i));
+                let k = layout::chunk_of(&chunks, &inp.values.value(i));
                 chunks[k].docs += c as f64 * inp.docs_per_sampled;
                 chunks[k].bytes += c as f64 * inp.docs_per_sampled * inp.avg_doc_size as f64;
             }
@@ -527,13 +527,13 @@ pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterRep
             (chunks, None, ClusterBasis::ActualChunks)
         }
         None => {
-            let (c, m) = model::today(&line, n, range);
+            let (c, m) = layout::today(&line, n, range);
             (c, Some(m), ClusterBasis::Simulated)
         }
     };
     let scale_chunks = match actual {
         Some(_) => today_chunks.clone(),
-        None => model::at_scale(&line, n),
+        None => layout::at_scale(&line, n),
     };
     let (nr, nw) = inp.queries.iter().fold((0.0, 0.0), |(r, w), q| if q.is_read { (r + 1.0, w) } else { (r, w + 1.0) });
     let today_s = spread(&today_chunks, n, inp);
@@ -549,8 +549,8 @@ pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterRep
     } else {
         Scale {
             data_bytes: 0,
-            migrations_start_bytes: model::scale_thresholds(n, range).0.round() as u64,
-            all_shards_from_bytes: model::scale_thresholds(n, range).1.round() as u64,
+            migrations_start_bytes: layout::scale_thresholds(n, range).0.round() as u64,
+            all_shards_from_bytes: layout::scale_thresholds(n, range).1.round() as u64,
             benefit: Benefit::Unknown,
             words: "no documents: the data size and its spread are not known; the key space is cut at the values the sampled queries name"
                 .into(),

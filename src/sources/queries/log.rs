@@ -1,0 +1,374 @@
+//! The query log: every operation read, counted per namespace, and a uniform sample of
+//! them kept (Algorithm R) for classification; parts read in parallel merge in file order.
+
+use super::*;
+
+/// A shard key update diff from `config.sampledQueriesDiff`.
+#[derive(Debug, Clone)]
+pub(crate) struct KeyDiff {
+    pub(crate) ns: String,
+    pub(crate) diff: Document,
+}
+
+/// Operations read from query logs. Memory stays bounded: at most `limit`
+/// operations are kept, a uniform sample (Algorithm R) of those offered; every
+/// operation is still counted per namespace.
+#[derive(Debug)]
+pub struct QueryLog {
+    pub queries: Vec<Query>,
+    pub(crate) diffs: Vec<KeyDiff>,
+    /// Records (lines or documents) read.
+    pub(crate) records: u64,
+    /// Records not turned into a query, by reason.
+    pub(crate) skipped: BTreeMap<String, u64>,
+    /// Operations found, per namespace.
+    pub by_namespace: BTreeMap<String, u64>,
+    /// When set, only this namespace's operations are kept.
+    pub(crate) only: Option<String>,
+    /// Operations offered to the sample (after the namespace filter).
+    pub(crate) offered: u64,
+    /// Operations found (before the namespace filter).
+    pub(crate) found: u64,
+    pub(crate) limit: usize,
+    pub(super) rng: crate::util::splitmix::SplitMix64,
+    /// The cost figures of the record being read, attached to every operation it yields.
+    pub(crate) pending: Option<OpStats>,
+    /// The logging connection (`ctx`) of the line being read, when a sink wants sessions.
+    pub(crate) pending_conn: Option<String>,
+    /// `--since`/`--until` (milliseconds since the epoch): operations outside are skipped.
+    pub(crate) window: (Option<i64>, Option<i64>),
+    /// Sees every operation (not only the sample): `shardkey workload`.
+    pub(crate) sink: Option<Box<dyn OpSink>>,
+    /// While reading: `queries[j]` is a placeholder for the operation `deferred[j]` names,
+    /// read in full once the file is read (`resolve`). Empty, or as long as `queries`.
+    pub(super) deferred: Vec<Option<Deferred>>,
+    /// A part of a block read light: its operations in order, for `merge_block` to offer.
+    pub(super) staging: bool,
+    pub(super) staged: Vec<Staged>,
+}
+
+/// An operation a part holds for the merge: parsed (rare on the light path), or only
+/// its namespace and line.
+#[derive(Debug)]
+pub(super) enum Staged {
+    Ready(Box<Query>),
+    Light { ns: std::sync::Arc<str>, at: InBlock },
+}
+
+/// Where the line of an operation a light read counted is in the block being read.
+#[derive(Debug)]
+pub(super) struct InBlock {
+    pub(super) start: usize,
+    pub(super) len: usize,
+    pub(super) lineno: u64,
+    /// Which of the line's operations.
+    pub(super) index: u32,
+}
+
+/// What holds a deferred operation's slot until `resolve`. The empty filter is cloned
+/// (a new `Document` draws a hasher seed).
+fn placeholder(ns: String) -> Query {
+    static EMPTY: std::sync::LazyLock<Document> = std::sync::LazyLock::new(Document::new);
+    Query::new(crate::model::Op::Find, ns, EMPTY.clone(), crate::model::QueryOrigin::SlowQueryLog)
+}
+
+/// An operation counted from a light read of its line (`light`), parsed only if kept: its
+/// line copied out of its block (checked as UTF-8 there; `resolve` checks it again, in parallel).
+#[derive(Debug, Clone)]
+pub(super) struct Deferred {
+    text: std::sync::Arc<[u8]>,
+    lineno: u64,
+    index: u32,
+}
+
+/// Something that sees every operation read, in parallel parts merged in file order.
+pub(crate) trait OpSink: Send + Sync + std::fmt::Debug {
+    fn op(&mut self, q: &Query);
+    /// A write command logged without its statements, on connection `conn`: the statements
+    /// logged just before on that connection (its `WRITE` lines) ran in `txn` (None: in none).
+    fn claim(&mut self, _conn: &str, _txn: Option<crate::model::query::TxnId>) {}
+    /// An empty sink of the same kind, for a parallel part.
+    fn fresh(&self) -> Box<dyn OpSink>;
+    /// Take in a part's sink (made by `fresh`).
+    fn merge(&mut self, other: Box<dyn OpSink>);
+    fn as_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+/// Why an operation outside `--since`/`--until` was left out.
+pub(crate) const OUTSIDE_WINDOW: &str = "operations outside --since/--until";
+
+/// Operations kept for classification; beyond, a uniform sample.
+pub(crate) const QUERY_SAMPLE: usize = 100_000;
+
+impl Default for QueryLog {
+    fn default() -> Self {
+        QueryLog {
+            queries: Vec::new(),
+            diffs: Vec::new(),
+            records: 0,
+            skipped: BTreeMap::new(),
+            by_namespace: BTreeMap::new(),
+            only: None,
+            offered: 0,
+            found: 0,
+            limit: QUERY_SAMPLE,
+            rng: crate::util::splitmix::SplitMix64(0x9e37_79b9),
+            pending: None,
+            pending_conn: None,
+            window: (None, None),
+            sink: None,
+            deferred: Vec::new(),
+            staging: false,
+            staged: Vec::new(),
+        }
+    }
+}
+
+impl QueryLog {
+    /// A log that keeps only `ns`'s operations (all when None).
+    pub(crate) fn for_namespace(ns: Option<String>) -> Self {
+        QueryLog { only: ns, ..Default::default() }
+    }
+
+    pub(crate) fn skip(&mut self, reason: &str) {
+        match self.skipped.get_mut(reason) {
+            Some(n) => *n += 1,
+            None => {
+                self.skipped.insert(reason.to_string(), 1);
+            }
+        }
+    }
+
+    /// Whether operations need their cost figures and time (`workload`, `--since`/`--until`).
+    pub(crate) fn wants_stats(&self) -> bool {
+        self.sink.is_some() || self.window != (None, None)
+    }
+
+    /// A part for a parallel chunk: no sample limit, the same window, a fresh sink.
+    pub(super) fn part(&self) -> QueryLog {
+        QueryLog { limit: usize::MAX, window: self.window, sink: self.sink.as_ref().map(|s| s.fresh()), ..Default::default() }
+    }
+
+    /// A part that stages its operations for `merge_block` to offer, light ones compact.
+    pub(super) fn staging_part(&self) -> QueryLog {
+        QueryLog { staging: true, ..self.part() }
+    }
+
+    /// Count an operation and offer it to the sample.
+    pub(crate) fn push(&mut self, mut q: Query) {
+        if let Some(s) = &self.pending {
+            q.stats = Some(Box::new(s.clone()));
+        }
+        if let (Some(t), (since, until)) = (q.stats.as_ref().and_then(|s| s.ts_millis), self.window) {
+            if since.is_some_and(|x| t < x) || until.is_some_and(|x| t >= x) {
+                self.skip(OUTSIDE_WINDOW);
+                return;
+            }
+        } else if self.window != (None, None) {
+            self.skip("operations without a time (--since/--until cannot place them)");
+            return;
+        }
+        if let Some(sink) = &mut self.sink {
+            if let Some(conn) = &self.pending_conn {
+                q.session.get_or_insert_with(Default::default).conn = Some(conn.clone());
+            }
+            sink.op(&q);
+        }
+        self.count(&q.ns);
+        self.offer_parsed(q);
+    }
+
+    /// A write command without its statements: tell the sink which transaction the
+    /// connection's preceding statements belong to.
+    pub(crate) fn claim_statements(&mut self, txn: Option<crate::model::query::TxnId>) {
+        if let (Some(sink), Some(conn)) = (&mut self.sink, &self.pending_conn) {
+            sink.claim(conn, txn);
+        }
+    }
+
+    /// An operation found on `ns`.
+    fn count(&mut self, ns: &str) {
+        self.found += 1;
+        match self.by_namespace.get_mut(ns) {
+            Some(n) => *n += 1,
+            None => {
+                self.by_namespace.insert(ns.to_string(), 1);
+            }
+        }
+    }
+
+    /// Offer a parsed operation: the slot it takes no longer waits for a line.
+    fn offer_parsed(&mut self, q: Query) {
+        if let Some(j) = self.offer(q) {
+            self.set_deferred(j, None);
+        }
+    }
+
+    /// Offer to the sample; the slot it took, if any.
+    fn offer(&mut self, q: Query) -> Option<usize> {
+        if self.staging {
+            self.staged.push(Staged::Ready(Box::new(q)));
+            return None;
+        }
+        let j = self.slot_for(&q.ns)?;
+        self.place(j, q);
+        Some(j)
+    }
+
+    /// Algorithm R's decision for an operation on `ns`: the slot it takes (the end when
+    /// the sample is not full yet), if any. The operation is built only when it has one.
+    fn slot_for(&mut self, ns: &str) -> Option<usize> {
+        if self.only.as_ref().is_some_and(|only| only != ns) {
+            return None;
+        }
+        self.offered += 1;
+        if self.queries.len() < self.limit {
+            return Some(self.queries.len());
+        }
+        let j = self.rng.below(self.offered) as usize;
+        (j < self.limit).then_some(j)
+    }
+
+    fn place(&mut self, j: usize, q: Query) {
+        if self.queries.capacity() == 0 && self.limit < usize::MAX {
+            // The sample's room at once (pages are touched only as it fills), not grown by copies.
+            self.queries.reserve_exact(self.limit);
+        }
+        if j == self.queries.len() {
+            self.queries.push(q);
+        } else {
+            self.queries[j] = q;
+        }
+    }
+
+    /// Count an operation a light read found (`push` without a window or a sink, which
+    /// need the parsed line) and stage it: a part read light does (`process_block`), and
+    /// `merge_block` offers it, a placeholder holding its place until `resolve`.
+    pub(super) fn push_deferred(&mut self, ns: std::sync::Arc<str>, at: InBlock) {
+        debug_assert!(self.staging, "only a staging part reads light");
+        self.count(&ns);
+        self.staged.push(Staged::Light { ns, at });
+    }
+
+    /// Slot `j` waits for `d`'s line. A slot that already waits keeps its placeholder
+    /// (writing a fresh one cost more than the rest of the merge).
+    fn place_deferred(&mut self, j: usize, ns: &str, d: Deferred) {
+        match self.queries.get_mut(j) {
+            Some(q) if self.deferred.get(j).is_some_and(Option::is_some) => {
+                if q.ns != ns {
+                    q.ns.clear();
+                    q.ns.push_str(ns);
+                }
+            }
+            _ => self.place(j, placeholder(ns.to_string())),
+        }
+        self.set_deferred(j, Some(d));
+    }
+
+    fn set_deferred(&mut self, j: usize, d: Option<Deferred>) {
+        if d.is_none() && self.deferred.is_empty() {
+            return;
+        }
+        if self.deferred.len() < self.queries.len() {
+            self.deferred.resize(self.queries.len(), None);
+        }
+        self.deferred[j] = d;
+    }
+
+    pub(crate) fn merge(&mut self, other: QueryLog) {
+        self.merge_block(other, &[]);
+    }
+
+    /// `merge` of a part read from `block`: its deferred operations that the sample
+    /// takes get their own copy of their line.
+    pub(super) fn merge_block(&mut self, mut other: QueryLog, block: &[u8]) {
+        if let (Some(mine), Some(theirs)) = (&mut self.sink, other.sink.take()) {
+            mine.merge(theirs);
+        }
+        let mut last: Option<(usize, std::sync::Arc<[u8]>)> = None;
+        // A deferred operation the sample takes gets its own copy of its line (shared by
+        // the line's operations).
+        let mut own = |at: InBlock| {
+            let text = match &last {
+                Some((s, t)) if *s == at.start => t.clone(),
+                _ => {
+                    let t: std::sync::Arc<[u8]> = block[at.start..at.start + at.len].into();
+                    last = Some((at.start, t.clone()));
+                    t
+                }
+            };
+            Deferred { text, lineno: at.lineno, index: at.index }
+        };
+        for item in std::mem::take(&mut other.staged) {
+            match item {
+                Staged::Ready(q) => self.offer_parsed(*q),
+                Staged::Light { ns, at } => {
+                    if let Some(j) = self.slot_for(&ns) {
+                        self.place_deferred(j, &ns, own(at));
+                    }
+                }
+            }
+        }
+        // Only the log being read holds placeholders (`resolve` empties it): a merged log's
+        // queries are parsed.
+        debug_assert!(other.deferred.is_empty(), "a log is merged before its kept lines are parsed");
+        for q in other.queries {
+            self.offer_parsed(q);
+        }
+        self.diffs.extend(other.diffs.into_iter().filter(|d| self.only.as_ref().is_none_or(|ns| ns == &d.ns)));
+        self.records += other.records;
+        self.found += other.found;
+        for (k, v) in other.skipped {
+            *self.skipped.entry(k).or_default() += v;
+        }
+        for (k, v) in other.by_namespace {
+            *self.by_namespace.entry(k).or_default() += v;
+        }
+    }
+}
+
+impl QueryLog {
+    /// Parse in full the lines of the operations the sample kept from light reads,
+    /// each line once, on every core.
+    pub(super) fn resolve(&mut self, shown: &str) -> Result<()> {
+        use rayon::prelude::*;
+        use std::sync::Arc;
+        if self.deferred.is_empty() {
+            return Ok(());
+        }
+        let deferred = std::mem::take(&mut self.deferred);
+        let mut lines: Vec<(Arc<[u8]>, u64)> = Vec::new();
+        let mut line_of: std::collections::HashMap<*const u8, usize> = std::collections::HashMap::new();
+        let mut slots: Vec<(usize, usize, u32)> = Vec::new();
+        for (j, d) in deferred.into_iter().enumerate() {
+            let Some(Deferred { text, lineno, index }) = d else { continue };
+            let l = *line_of.entry(Arc::as_ptr(&text) as *const u8).or_insert_with(|| {
+                lines.push((text.clone(), lineno));
+                lines.len() - 1
+            });
+            slots.push((j, l, index));
+        }
+        let disagree =
+            |lineno: u64| anyhow::anyhow!("{shown}: line {lineno}: internal error: the light and the full read of a slow query disagree");
+        let parsed: Vec<Result<Vec<Query>>> = lines
+            .par_iter()
+            .map(|(text, lineno)| {
+                let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
+                let text = simdutf8::basic::from_utf8(text).map_err(|_| disagree(*lineno))?;
+                match classify_line(text, *lineno, shown)? {
+                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
+                    _ => return Err(disagree(*lineno)),
+                }
+                Ok(part.queries)
+            })
+            .collect();
+        // Moved into place (not copied): the parsed lines and the sample are never held twice.
+        let mut parsed: Vec<Vec<Option<Query>>> =
+            parsed.into_iter().map(|r| r.map(|qs| qs.into_iter().map(Some).collect())).collect::<Result<_>>()?;
+        for (j, l, index) in slots {
+            let q = parsed[l].get_mut(index as usize).and_then(Option::take).ok_or_else(|| disagree(lines[l].1))?;
+            self.queries[j] = q;
+        }
+        Ok(())
+    }
+}
