@@ -466,15 +466,7 @@ fn follows_creation_time(prescan: &[Document], path: &str) -> bool {
     if pairs.len() < 10 {
         return false;
     }
-    let n = pairs.len() as f64;
-    let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (x, y) in &pairs {
-        sxy += (x - mx) * (y - my);
-        sxx += (x - mx) * (x - mx);
-        syy += (y - my) * (y - my);
-    }
-    sxx > 0.0 && syy > 0.0 && sxy / (sxx * syy).sqrt() >= 0.9
+    crate::util::stats::pearson(pairs.len(), |i| pairs[i].0, |i| pairs[i].1).is_some_and(|r| r >= 0.9)
 }
 
 /// Candidates from a collection's existing indexes: each index key that is a valid shard

@@ -15,7 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("model", &["bsonx", "util"]),
     ("targeting", &["model", "bsonx"]),
     ("sample", &["model", "bsonx", "util"]),
-    ("propose", &["model", "bsonx"]),
+    ("propose", &["model", "bsonx", "util"]),
     ("sources", &["model", "bsonx", "util", "error"]),
     ("metrics", &["sample", "targeting", "model", "bsonx", "util"]),
     ("rules", &["targeting", "model", "util"]),

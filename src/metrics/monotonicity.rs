@@ -49,25 +49,8 @@ pub(crate) fn by_key_shape(key: &ShardKey) -> Option<Monotonicity> {
 /// listed in key order (equal keys in insertion order, as in an index). Also of
 /// (i, creation time) (`u32`s: half the memory of the gathered times).
 pub(crate) fn pearson_with_index<T: Copy + Into<u64>>(insertion_positions_in_key_order: &[T]) -> Option<f64> {
-    let n = insertion_positions_in_key_order.len();
-    if n < 2 {
-        return None;
-    }
-    let nf = n as f64;
-    let mean_x = (nf - 1.0) / 2.0;
-    let mean_y = insertion_positions_in_key_order.iter().map(|&y| y.into() as f64).sum::<f64>() / nf;
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (i, &y) in insertion_positions_in_key_order.iter().enumerate() {
-        let dx = i as f64 - mean_x;
-        let dy = y.into() as f64 - mean_y;
-        sxy += dx * dy;
-        sxx += dx * dx;
-        syy += dy * dy;
-    }
-    if sxx == 0.0 || syy == 0.0 {
-        return None;
-    }
-    Some(sxy / (sxx * syy).sqrt())
+    let p = insertion_positions_in_key_order;
+    crate::util::stats::pearson(p.len(), |i| i as f64, |i| p[i].into() as f64)
 }
 
 /// The server rounds the coefficient to 10 decimals.

@@ -13,6 +13,7 @@ pub mod relaxed;
 pub(crate) mod sampled_doc;
 pub(crate) mod shard_key;
 pub(crate) mod sharding;
+pub(crate) mod shell;
 
 pub(crate) use key_range::KeyRange;
 pub use key_space::KeySpace;

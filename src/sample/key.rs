@@ -147,14 +147,10 @@ impl KeySample {
         if !self.order_only {
             self.count_value(&tuple);
         }
-        // Reservoir: keep every document until full, then each with probability cap/counted.
-        if self.reservoir.len() < self.reservoir_cap {
-            self.reservoir.push((pos, tuple()));
-        } else {
-            let j = self.rng.below(self.counted);
-            if (j as usize) < self.reservoir_cap {
-                self.reservoir[j as usize] = (pos, tuple());
-            }
+        match self.rng.reservoir_slot(self.counted, self.reservoir.len(), self.reservoir_cap) {
+            Some(j) if j == self.reservoir.len() => self.reservoir.push((pos, tuple())),
+            Some(j) => self.reservoir[j] = (pos, tuple()),
+            None => {}
         }
     }
 
@@ -189,13 +185,10 @@ impl KeySample {
         // Algorithm R over the entries in insertion order; values decoded once chosen.
         let mut chosen: Vec<usize> = Vec::with_capacity(self.reservoir_cap.min(d.len()));
         for i in 0..d.len() {
-            if chosen.len() < self.reservoir_cap {
-                chosen.push(i);
-            } else {
-                let j = self.rng.below(i as u64 + 1) as usize;
-                if j < self.reservoir_cap {
-                    chosen[j] = i;
-                }
+            match self.rng.reservoir_slot(i as u64 + 1, chosen.len(), self.reservoir_cap) {
+                Some(j) if j == chosen.len() => chosen.push(i),
+                Some(j) => chosen[j] = i,
+                None => {}
             }
         }
         self.reservoir = chosen.into_iter().map(|i| (i as u64, d.decode(i, fields))).collect();

@@ -8,7 +8,8 @@
 //! reader, so both formats share one interpretation. Write commands (`update`,
 //! `delete`, `insert`) are skipped: their statements have lines of their own.
 
-use bson::{spec::BinarySubtype, Binary, Bson, Document};
+use crate::model::shell::{Cursor, Dialect};
+use bson::{Bson, Document};
 
 pub(super) const LEGACY_OTHER: &str = "legacy text log lines that are not operations";
 pub(super) const LEGACY_UNREADABLE: &str = "legacy operation lines with an object that cannot be read (truncated by the server?)";
@@ -75,7 +76,7 @@ pub(super) fn parse_line(line: &str) -> Legacy {
                     loop {
                         if p.peek() == Some(b'{') {
                             let mut c = p.cursor();
-                            if shell::object(&mut c).is_none() {
+                            if c.object().is_err() {
                                 return Legacy::Skip(LEGACY_UNREADABLE);
                             }
                             p.i = c.i;
@@ -97,17 +98,17 @@ pub(super) fn parse_line(line: &str) -> Legacy {
                     continue;
                 }
                 let mut c = p.cursor();
-                match shell::object(&mut c) {
-                    Some(o) => {
+                match c.object() {
+                    Ok(o) => {
                         p.i = c.i;
                         Bson::Document(o)
                     }
-                    None => return Legacy::Skip(LEGACY_UNREADABLE),
+                    Err(_) => return Legacy::Skip(LEGACY_UNREADABLE),
                 }
             }
             _ if p.peek() == Some(b'{') => {
                 let mut c = p.cursor();
-                if shell::object(&mut c).is_none() {
+                if c.object().is_err() {
                     // An unreadable lock or stats object does not matter; stop reading fields.
                     break;
                 }
@@ -116,7 +117,7 @@ pub(super) fn parse_line(line: &str) -> Legacy {
             }
             _ if matches!(p.peek(), Some(b'"')) => {
                 let mut c = p.cursor();
-                let _ = shell::string(&mut c);
+                let _ = c.string();
                 p.i = c.i;
                 continue;
             }
@@ -240,311 +241,8 @@ impl Fields<'_> {
         }
     }
 
-    fn cursor(&self) -> shell::Cursor<'_> {
-        shell::Cursor { s: self.s, text: self.text, i: self.i, depth: 0 }
-    }
-}
-
-/// The mongo shell's object notation as legacy logs print it.
-pub(super) mod shell {
-    use super::*;
-
-    pub(crate) struct Cursor<'a> {
-        pub(crate) s: &'a [u8],
-        pub(crate) text: &'a str,
-        pub(crate) i: usize,
-        pub(crate) depth: usize,
-    }
-
-    impl Cursor<'_> {
-        fn ws(&mut self) {
-            while self.s.get(self.i).is_some_and(|c| c.is_ascii_whitespace()) {
-                self.i += 1;
-            }
-        }
-        fn peek(&self) -> Option<u8> {
-            self.s.get(self.i).copied()
-        }
-        fn eat(&mut self, c: u8) -> Option<()> {
-            self.ws();
-            (self.peek() == Some(c)).then(|| self.i += 1)
-        }
-        fn word(&mut self) -> &str {
-            let start = self.i;
-            while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$') {
-                self.i += 1;
-            }
-            &self.text[start..self.i]
-        }
-    }
-
-    /// `{ ... }` at the cursor, or None when it cannot be read (truncated, unknown notation).
-    pub(crate) fn object(c: &mut Cursor) -> Option<Document> {
-        c.eat(b'{')?;
-        c.depth += 1;
-        if c.depth > crate::bsonx::depth::MAX_DEPTH {
-            return None;
-        }
-        let mut d = Document::new();
-        loop {
-            c.ws();
-            if c.peek() == Some(b'}') {
-                c.i += 1;
-                c.depth -= 1;
-                return Some(d);
-            }
-            let key = match c.peek()? {
-                b'"' | b'\'' => string(c)?,
-                _ => {
-                    let start = c.i;
-                    while c.peek().is_some_and(|x| x != b':' && x != b' ' && x != b'}' && x != b',') {
-                        c.i += 1;
-                    }
-                    c.text[start..c.i].to_string()
-                }
-            };
-            if key.is_empty() {
-                return None;
-            }
-            c.eat(b':')?;
-            let v = value(c)?;
-            d.insert(key, v);
-            c.ws();
-            match c.peek()? {
-                b',' => c.i += 1,
-                b'}' => {}
-                _ => return None,
-            }
-        }
-    }
-
-    pub(crate) fn string(c: &mut Cursor) -> Option<String> {
-        let q = c.peek()?;
-        c.i += 1;
-        let mut out = Vec::new();
-        while let Some(x) = c.peek() {
-            c.i += 1;
-            if x == q {
-                return String::from_utf8(out).ok();
-            }
-            if x == b'\\' {
-                let e = c.peek()?;
-                c.i += 1;
-                out.push(match e {
-                    b'n' => b'\n',
-                    b't' => b'\t',
-                    other => other,
-                });
-            } else {
-                out.push(x);
-            }
-        }
-        None
-    }
-
-    fn number(c: &mut Cursor) -> Option<Bson> {
-        let start = c.i;
-        while c.peek().is_some_and(|x| x.is_ascii_digit() || matches!(x, b'-' | b'+' | b'.' | b'e' | b'E')) {
-            c.i += 1;
-        }
-        let t = &c.text[start..c.i];
-        if !t.contains(['.', 'e', 'E']) {
-            if let Ok(n) = t.parse::<i32>() {
-                return Some(Bson::Int32(n));
-            }
-            if let Ok(n) = t.parse::<i64>() {
-                return Some(Bson::Int64(n));
-            }
-        }
-        t.parse::<f64>().ok().map(Bson::Double)
-    }
-
-    /// The argument list of a constructor: `(` values `)`.
-    fn args(c: &mut Cursor) -> Option<Vec<Bson>> {
-        c.eat(b'(')?;
-        let mut out = Vec::new();
-        loop {
-            c.ws();
-            if c.peek() == Some(b')') {
-                c.i += 1;
-                return Some(out);
-            }
-            out.push(value(c)?);
-            c.ws();
-            match c.peek()? {
-                b',' => c.i += 1,
-                b')' => {}
-                _ => return None,
-            }
-        }
-    }
-
-    fn text_arg(a: &[Bson]) -> Option<&str> {
-        a.first().and_then(|v| v.as_str())
-    }
-
-    fn int_arg(v: &Bson) -> Option<i64> {
-        match v {
-            Bson::Int32(n) => Some(*n as i64),
-            Bson::Int64(n) => Some(*n),
-            Bson::Double(f) => Some(*f as i64),
-            Bson::String(s) => s.parse().ok(),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn value(c: &mut Cursor) -> Option<Bson> {
-        c.ws();
-        match c.peek()? {
-            b'{' => object(c).map(Bson::Document),
-            b'[' => {
-                c.i += 1;
-                c.depth += 1;
-                if c.depth > crate::bsonx::depth::MAX_DEPTH {
-                    return None;
-                }
-                let mut a = Vec::new();
-                loop {
-                    c.ws();
-                    if c.peek() == Some(b']') {
-                        c.i += 1;
-                        c.depth -= 1;
-                        return Some(Bson::Array(a));
-                    }
-                    a.push(value(c)?);
-                    c.ws();
-                    match c.peek()? {
-                        b',' => c.i += 1,
-                        b']' => {}
-                        _ => return None,
-                    }
-                }
-            }
-            b'"' | b'\'' => string(c).map(Bson::String),
-            b'/' => {
-                c.i += 1;
-                let start = c.i;
-                while c.peek().is_some_and(|x| x != b'/') {
-                    if c.peek() == Some(b'\\') {
-                        c.i += 1;
-                    }
-                    c.i += 1;
-                }
-                // Unterminated (the line was cut): not readable.
-                c.peek()?;
-                let pattern = c.text.get(start..c.i)?.to_string();
-                c.i += 1;
-                let fs = c.i;
-                while c.peek().is_some_and(|x| x.is_ascii_alphabetic()) {
-                    c.i += 1;
-                }
-                Some(Bson::RegularExpression(bson::Regex { pattern, options: c.text[fs..c.i].to_string() }))
-            }
-            x if x.is_ascii_digit() || x == b'-' || x == b'+' || x == b'.' => number(c),
-            _ => {
-                let w = c.word().to_string();
-                match w.as_str() {
-                    "true" => Some(Bson::Boolean(true)),
-                    "false" => Some(Bson::Boolean(false)),
-                    "null" => Some(Bson::Null),
-                    "undefined" => Some(Bson::Undefined),
-                    "MinKey" => Some(Bson::MinKey),
-                    "MaxKey" => Some(Bson::MaxKey),
-                    "Infinity" => Some(Bson::Double(f64::INFINITY)),
-                    "NaN" => Some(Bson::Double(f64::NAN)),
-                    "new" => {
-                        c.ws();
-                        let ctor = c.word().to_string();
-                        constructor(&ctor, c)
-                    }
-                    "Timestamp" if c.s.get(c.i) == Some(&b' ') => {
-                        // 2.6: "Timestamp 1396987200|1"
-                        c.ws();
-                        let start = c.i;
-                        while c.peek().is_some_and(|x| x.is_ascii_digit() || x == b'|') {
-                            c.i += 1;
-                        }
-                        let (t, i) = c.text[start..c.i].split_once('|')?;
-                        // 2.2 printed the seconds as milliseconds.
-                        let t: u64 = t.parse().ok()?;
-                        let time = if t > u32::MAX as u64 { t / 1000 } else { t } as u32;
-                        Some(Bson::Timestamp(bson::Timestamp { time, increment: i.parse().ok()? }))
-                    }
-                    _ => constructor(&w, c),
-                }
-            }
-        }
-    }
-
-    fn constructor(name: &str, c: &mut Cursor) -> Option<Bson> {
-        if name == "BinData" {
-            return bin_data(c);
-        }
-        let a = args(c)?;
-        match name {
-            "ObjectId" => bson::oid::ObjectId::parse_str(text_arg(&a)?).ok().map(Bson::ObjectId),
-            "Date" | "ISODate" => match a.first()? {
-                Bson::String(s) => bson::DateTime::parse_rfc3339_str(s).ok().map(Bson::DateTime),
-                v => int_arg(v).map(|ms| Bson::DateTime(bson::DateTime::from_millis(ms))),
-            },
-            "Timestamp" => {
-                Some(Bson::Timestamp(bson::Timestamp { time: int_arg(a.first()?)? as u32, increment: int_arg(a.get(1)?)? as u32 }))
-            }
-            "NumberLong" => int_arg(a.first()?).map(Bson::Int64),
-            "NumberInt" => int_arg(a.first()?).map(|n| Bson::Int32(n as i32)),
-            "NumberDecimal" => text_arg(&a)?.parse::<bson::Decimal128>().ok().map(Bson::Decimal128),
-            "UUID" => {
-                let hex: String = text_arg(&a)?.chars().filter(|c| *c != '-').collect();
-                let bytes =
-                    (0..hex.len() / 2).map(|i| u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()).collect::<Option<Vec<u8>>>()?;
-                Some(Bson::Binary(Binary { subtype: BinarySubtype::Uuid, bytes }))
-            }
-            _ => None,
-        }
-    }
-
-    /// `BinData(subtype, payload)`: the payload unquoted, base64 before 3.6, upper-case hex after.
-    fn bin_data(c: &mut Cursor) -> Option<Bson> {
-        c.eat(b'(')?;
-        let start = c.i;
-        while c.peek().is_some_and(|x| x != b')') {
-            c.i += 1;
-        }
-        let inner = c.text.get(start..c.i)?;
-        c.i += 1;
-        let (t, payload) = inner.split_once(',')?;
-        let subtype: u8 = t.trim().parse().ok()?;
-        let payload = payload.trim().trim_matches('"');
-        let is_hex = payload.len() % 2 == 0 && payload.bytes().all(|x| x.is_ascii_digit() || (b'A'..=b'F').contains(&x));
-        let bytes = if is_hex && !payload.is_empty() {
-            (0..payload.len() / 2).map(|i| u8::from_str_radix(&payload[2 * i..2 * i + 2], 16).ok()).collect::<Option<Vec<u8>>>()?
-        } else {
-            base64_decode(payload)?
-        };
-        Some(Bson::Binary(Binary { subtype: BinarySubtype::from(subtype), bytes }))
-    }
-
-    fn base64_decode(s: &str) -> Option<Vec<u8>> {
-        let val = |c: u8| -> Option<u32> {
-            Some(match c {
-                b'A'..=b'Z' => (c - b'A') as u32,
-                b'a'..=b'z' => (c - b'a' + 26) as u32,
-                b'0'..=b'9' => (c - b'0' + 52) as u32,
-                b'+' => 62,
-                b'/' => 63,
-                _ => return None,
-            })
-        };
-        let clean: Vec<u8> = s.bytes().filter(|c| *c != b'=' && !c.is_ascii_whitespace()).collect();
-        let mut out = Vec::new();
-        for chunk in clean.chunks(4) {
-            let mut n = 0u32;
-            for (k, c) in chunk.iter().enumerate() {
-                n |= val(*c)? << (18 - 6 * k);
-            }
-            out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
-        }
-        Some(out)
+    fn cursor(&self) -> Cursor<'_> {
+        Cursor::new(self.text, self.i, Dialect::Logged)
     }
 }
 

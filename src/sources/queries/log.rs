@@ -222,11 +222,7 @@ impl QueryLog {
             return None;
         }
         self.offered += 1;
-        if self.queries.len() < self.limit {
-            return Some(self.queries.len());
-        }
-        let j = self.rng.below(self.offered) as usize;
-        (j < self.limit).then_some(j)
+        self.rng.reservoir_slot(self.offered, self.queries.len(), self.limit)
     }
 
     fn place(&mut self, j: usize, q: Query) {

@@ -1,0 +1,39 @@
+//! Pearson's correlation coefficient, the one implementation (monotonicity, and the
+//! proposals' "a time field that follows the `_id`'s creation time").
+
+/// r of the points (x(i), y(i)) for i in 0..n; None with fewer than two points or when
+/// either coordinate is constant (r is undefined there).
+pub(crate) fn pearson(n: usize, x: impl Fn(usize) -> f64, y: impl Fn(usize) -> f64) -> Option<f64> {
+    if n < 2 {
+        return None;
+    }
+    let nf = n as f64;
+    let mean_x = (0..n).map(&x).sum::<f64>() / nf;
+    let mean_y = (0..n).map(&y).sum::<f64>() / nf;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for i in 0..n {
+        let (dx, dy) = (x(i) - mean_x, y(i) - mean_y);
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        return None;
+    }
+    Some(sxy / (sxx * syy).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pearson;
+
+    #[test]
+    fn by_hand() {
+        // (0,1) (1,0) (2,3) (3,2): means 1.5; sxy = 3, sxx = syy = 5 -> 0.6
+        let y = [1.0, 0.0, 3.0, 2.0];
+        assert_eq!(pearson(4, |i| i as f64, |i| y[i]), Some(0.6));
+        assert_eq!(pearson(3, |i| i as f64, |i| -2.0 * i as f64), Some(-1.0));
+        assert_eq!(pearson(3, |i| i as f64, |_| 7.0), None, "constant y");
+        assert_eq!(pearson(1, |i| i as f64, |i| i as f64), None);
+    }
+}
