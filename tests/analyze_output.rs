@@ -2,12 +2,10 @@
 //! fixtures in every format, with and without the cluster model, and redacted.
 //! Any change to these files must be one a commit explains.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
+use common::root;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use std::process::Command;
 
 /// The README's main command (relative paths, so the snapshot holds no machine path), plus `extra`.
 fn analyze(extra: &[&str]) -> String {

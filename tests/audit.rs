@@ -3,15 +3,10 @@
 
 mod common;
 
-use common::{load_ndjson, rt, Mode, Mongod};
+use common::{fixture, load_ndjson, rt, Mode, Mongod};
 use mongodb::bson::{doc, oid::ObjectId, spec::BinarySubtype, Binary, Bson, Document, Timestamp};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::Command;
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
-}
 
 fn ts(i: u32) -> Timestamp {
     Timestamp { time: 1_700_000_000, increment: i }
@@ -22,7 +17,7 @@ fn audit_reads_both_chunk_formats_from_a_config_server() {
     let data = Mongod::start(Mode::ReplicaSet);
     let cfg = Mongod::start(Mode::ConfigServer);
     let dc = data.client();
-    load_ndjson(&dc, "app", "events", &fixture("events.ndjson"));
+    load_ndjson(&dc, "app", "events", fixture("events.ndjson"));
     rt().block_on(async {
         let docs: Vec<Document> = (0..200).map(|i| doc! {"_id": i, "ts": i * 10}).collect();
         dc.database("app").collection::<Document>("old").insert_many(docs).await.unwrap();

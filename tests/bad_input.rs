@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{rt, Mode, Mongod};
+use common::{fixture, rt, Mode, Mongod};
 use mongodb::bson::doc;
 use std::io::Write;
 use std::path::PathBuf;
@@ -60,10 +60,6 @@ fn row(name: &str, args: &[&str], expect: Expect, needle: &str) -> Row {
         needle: needle.to_string(),
         secrets: vec![],
     }
-}
-
-fn fixture(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name).display().to_string()
 }
 
 /// Run one row; the list of what went wrong (empty when the row holds).

@@ -4,18 +4,10 @@
 
 mod common;
 
-use common::{rt, Mode, Mongod};
+use common::{fixture, root, rt, Mode, Mongod};
 use mongodb::bson::{doc, Document};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root().join("fixtures").join(name).display().to_string()
-}
 
 /// Run in `dir` (so the policy path prints short); exit code, stdout and stderr as one text.
 fn run_in(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> String {

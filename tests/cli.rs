@@ -1,19 +1,14 @@
 //! The binary on the bundled fixtures, on the shared real logs, and on bad input.
 
+mod common;
+use common::{fixture, root};
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_shardkey"))
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root().join("fixtures").join(name).display().to_string()
 }
 
 fn run(args: &[&str]) -> Output {

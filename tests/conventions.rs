@@ -2,16 +2,10 @@
 //! colour only when allowed (`--color`, `NO_COLOR`), `--quiet`, `--verbose`, and `check`
 //! finding shardkey.toml from the current directory up.
 
-use std::path::PathBuf;
+mod common;
+use common::fixture;
+
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root().join("fixtures").join(name).display().to_string()
-}
 
 fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_shardkey"));

@@ -2,16 +2,11 @@
 //! installed by scripts/test.sh as $SHARDKEY_CHROMIUM): it loads with no console error and
 //! its screenshot is not blank; it names no external resource; `--redact` holds.
 
+mod common;
+use common::{fixture, root};
+
 use std::path::PathBuf;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    root().join("fixtures").join(name).display().to_string()
-}
 
 fn html(extra: &[&str]) -> String {
     let docs = fixture("events.ndjson");

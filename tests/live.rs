@@ -2,20 +2,11 @@
 
 mod common;
 
-use common::{load_ndjson, rt, Mode, Mongod};
+use common::{fixture, load_ndjson, rt, shardkey, Mode, Mongod};
 use mongodb::bson::{doc, Document};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
-}
-
-fn shardkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().unwrap()
-}
 
 fn json_ok(o: &Output) -> Value {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
@@ -31,13 +22,13 @@ fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {
 fn live_fixtures_match_the_offline_run() {
     let m = Mongod::start(Mode::ReplicaSet);
     let client = m.client();
-    assert_eq!(load_ndjson(&client, "app", "events", &fixture("events.ndjson")), 10_000);
+    assert_eq!(load_ndjson(&client, "app", "events", fixture("events.ndjson")), 10_000);
     let keys = ["{_id: 1}", "{ts: 1}", "{projectId: 1}", "{country: 1}", "{projectId: 1, _id: 1}", "{userId: \"hashed\"}"];
     let mut live_args = vec!["analyze", "--format", "json", "--collection", "app.events", "--sample-size", "20000", "--compare-server"];
     let uri = m.uri();
     live_args.extend(["--uri", uri.as_str()]);
     let docs = fixture("events.ndjson");
-    let mut off_args = vec!["analyze", "--format", "json", "--collection", "app.events", "--docs", docs.to_str().unwrap()];
+    let mut off_args = vec!["analyze", "--format", "json", "--collection", "app.events", "--docs", docs.as_str()];
     for k in &keys {
         live_args.extend(["--key", k]);
         off_args.extend(["--key", k]);
@@ -107,7 +98,7 @@ fn live_fixtures_match_the_offline_run() {
 fn profiler_and_sampled_queries_are_read_and_classified() {
     let m = Mongod::start(Mode::ReplicaSet);
     let client = m.client();
-    load_ndjson(&client, "app", "events", &fixture("events.ndjson"));
+    load_ndjson(&client, "app", "events", fixture("events.ndjson"));
     let db = client.database("app");
     let events = db.collection::<Document>("events");
     rt().block_on(async {
@@ -149,7 +140,7 @@ fn profiler_and_sampled_queries_are_read_and_classified() {
 
     // 7.0-format sampled queries stored in config.sampledQueries[Diff] by the test.
     let load = |coll: &str, file: &str| {
-        let n = load_ndjson(&client, "config", coll, &fixture(file));
+        let n = load_ndjson(&client, "config", coll, fixture(file));
         assert!(n > 0);
     };
     load("sampledQueries", "sampledQueries.ndjson");
@@ -177,13 +168,13 @@ fn profiler_and_sampled_queries_are_read_and_classified() {
         "--format",
         "json",
         "--docs",
-        docs.to_str().unwrap(),
+        docs.as_str(),
         "--collection",
         "app.events",
         "--queries",
-        sq.to_str().unwrap(),
+        sq.as_str(),
         "--queries",
-        sqd.to_str().unwrap(),
+        sqd.as_str(),
         "--key",
         "{projectId: 1}",
         "--key",
@@ -252,7 +243,7 @@ fn supporting_indexes_follow_the_real_indexes() {
 fn a_full_run_writes_nothing() {
     let m = Mongod::start(Mode::ReplicaSet);
     let client = m.client();
-    load_ndjson(&client, "app", "events", &fixture("events.ndjson"));
+    load_ndjson(&client, "app", "events", fixture("events.ndjson"));
     let before = m.write_opcounters(&client);
     let uri = m.uri();
     // proposals, profile and sampled-query reading, sampling smaller than the collection

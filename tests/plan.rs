@@ -13,6 +13,7 @@
 //! customer id) is sharded on its own best key, without zones.
 
 mod common;
+use common::shardkey;
 
 use bson::{doc, Bson, Document};
 use serde_json::Value;
@@ -20,10 +21,6 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn shardkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().unwrap()
-}
 
 fn json(o: &Output) -> Value {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));

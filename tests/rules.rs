@@ -6,14 +6,10 @@
 
 mod common;
 
-use common::{rt, Mode, Mongod};
+use common::{rt, shardkey, Mode, Mongod};
 use mongodb::bson::{doc, Bson, Document, RawDocumentBuf};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn shardkey(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().unwrap()
-}
+use std::process::Output;
 
 fn json(o: &Output) -> Value {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));

@@ -4,6 +4,7 @@
 pub(crate) mod depth;
 pub(crate) mod hash;
 pub(crate) mod keystring;
+pub(crate) mod number;
 pub(crate) mod order;
 pub(crate) mod path;
 pub(crate) mod redact;

@@ -33,16 +33,7 @@ pub(crate) fn is_collatable(v: &Bson) -> bool {
     matches!(v, Bson::String(_) | Bson::Symbol(_) | Bson::Document(_) | Bson::Array(_))
 }
 
-/// A number as (f64, exact i64 when it is integral) for cross-type comparison.
-fn num(v: &Bson) -> Option<f64> {
-    match v {
-        Bson::Double(d) => Some(*d),
-        Bson::Int32(i) => Some(*i as f64),
-        Bson::Int64(i) => Some(*i as f64),
-        Bson::Decimal128(d) => d.to_string().parse::<f64>().ok(),
-        _ => None,
-    }
-}
+use super::number::as_f64 as num;
 
 fn cmp_numbers(a: &Bson, b: &Bson) -> Ordering {
     // Exact for the common integer cases; f64 otherwise. NaN sorts below all numbers, as in MongoDB.
@@ -58,6 +49,7 @@ fn cmp_numbers(a: &Bson, b: &Bson) -> Ordering {
     }
 }
 
+/// An integer type's exact value (not a coercion: a Double compares as a double).
 fn as_i64(v: &Bson) -> Option<i64> {
     match v {
         Bson::Int32(i) => Some(*i as i64),

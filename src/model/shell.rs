@@ -355,14 +355,11 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A constructor's numeric argument: a number (a double truncated, as the shell does) or its text.
+/// A constructor's numeric argument: a number (`bsonx::number`'s rule) or its text (`NumberLong("5")`).
 fn int_arg(v: &Bson) -> Option<i64> {
     match v {
-        Bson::Int32(n) => Some(*n as i64),
-        Bson::Int64(n) => Some(*n),
-        Bson::Double(f) => Some(*f as i64),
         Bson::String(s) => s.parse().ok(),
-        _ => None,
+        v => crate::bsonx::number::as_i64(v),
     }
 }
 

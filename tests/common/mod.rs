@@ -7,8 +7,23 @@ use mongodb::bson::{doc, Document};
 use mongodb::Client;
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
+
+/// The project's root (where Cargo.toml is).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A bundled fixture's path, as text for a command line.
+pub fn fixture(name: &str) -> String {
+    root().join("fixtures").join(name).display().to_string()
+}
+
+/// Run the shardkey binary with MONGODB_URI unset (a test names its server itself).
+pub fn shardkey(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().expect("run shardkey")
+}
 
 pub struct Mongod {
     pub port: u16,
@@ -151,7 +166,7 @@ pub fn rt() -> &'static tokio::runtime::Runtime {
 }
 
 /// Insert the lines of an NDJSON export, in order.
-pub fn load_ndjson(client: &Client, db: &str, coll: &str, path: &std::path::Path) -> usize {
+pub fn load_ndjson(client: &Client, db: &str, coll: &str, path: impl AsRef<std::path::Path>) -> usize {
     let docs: Vec<Document> = std::fs::read_to_string(path)
         .unwrap()
         .lines()

@@ -150,10 +150,5 @@ impl LiveSession {
 }
 
 fn num(v: Option<&Bson>) -> u64 {
-    match v {
-        Some(Bson::Int32(i)) => (*i).max(0) as u64,
-        Some(Bson::Int64(i)) => (*i).max(0) as u64,
-        Some(Bson::Double(f)) => f.max(0.0) as u64,
-        _ => 0,
-    }
+    v.and_then(crate::bsonx::number::as_count).unwrap_or(0)
 }

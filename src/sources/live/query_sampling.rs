@@ -11,7 +11,7 @@
 
 use super::LiveSession;
 use anyhow::Result;
-use bson::{doc, Bson, Document};
+use bson::{doc, Document};
 use mongodb::options::{ReadPreference, SelectionCriteria};
 
 /// The profiler settings `{profile: -1}` reports.
@@ -36,12 +36,7 @@ impl ProfilerSettings {
 
     /// From the reply of `{profile: -1}`.
     pub(crate) fn from_reply(d: &Document) -> ProfilerSettings {
-        let num = |k: &str| match d.get(k) {
-            Some(Bson::Int32(n)) => *n as f64,
-            Some(Bson::Int64(n)) => *n as f64,
-            Some(Bson::Double(f)) => *f,
-            _ => f64::NAN,
-        };
+        let num = |k: &str| d.get(k).and_then(crate::bsonx::number::as_f64).unwrap_or(f64::NAN);
         ProfilerSettings {
             level: num("was") as i32,
             slowms: if num("slowms").is_nan() { 100 } else { num("slowms") as i64 },
@@ -92,7 +87,7 @@ impl LiveSession {
         let d = self
             .answer("reading config.queryAnalyzers on", async { coll.find_one(doc! {"_id": &ns}).selection_criteria(primary()).await })
             .await?;
-        Ok(d.map(|d| (d.get_str("mode").unwrap_or("off").to_string(), d.get_f64("samplesPerSecond").ok())))
+        Ok(d.map(|d| (d.get_str("mode").unwrap_or("off").to_string(), d.get("samplesPerSecond").and_then(crate::bsonx::number::as_f64))))
     }
 
     /// WRITES: `configureQueryAnalyzer` on the namespace (7.0+).

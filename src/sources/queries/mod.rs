@@ -25,7 +25,7 @@ use super::records::{json_to_document, numbered_lines, open, parse_json_document
 use crate::error::input_error;
 use crate::model::{OpStats, Query};
 use anyhow::Result;
-use bson::{Bson, Document};
+use bson::Document;
 use slow_log::{FastLogLine, SlowQuery};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -190,12 +190,7 @@ pub(crate) fn add_record(log: &mut QueryLog, d: &Document) {
 
 /// An integer field of any BSON number type.
 pub(crate) fn get_i64(d: &Document, k: &str) -> Option<i64> {
-    match d.get(k)? {
-        Bson::Int32(i) => Some(*i as i64),
-        Bson::Int64(i) => Some(*i),
-        Bson::Double(f) => Some(*f as i64),
-        _ => None,
-    }
+    d.get(k).and_then(crate::bsonx::number::as_i64)
 }
 
 #[cfg(test)]
