@@ -161,3 +161,35 @@ fn the_checker_sees_the_modules() {
     assert!(e["pipeline"].contains("metrics") && e["metrics"].contains("sample") && e["cli"].contains("app"), "{e:?}");
     assert!(e.len() >= 14, "{:?}", e.keys());
 }
+
+/// README's code map and its "where each JSON number is computed" table name files; each
+/// must exist (a file moved or renamed without README is a newcomer's dead end).
+#[test]
+fn every_file_readme_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("\n## Code map").expect("README has a Code map");
+    let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |e| start + 1 + e);
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for row in readme[start..end].lines().filter(|l| l.starts_with("| `")) {
+        let ticks: Vec<&str> = row.split('`').skip(1).step_by(2).collect();
+        // A code-map row's first cell is its folder: bare file names in it are under it.
+        let base = ticks.first().filter(|t| t.ends_with('/')).copied().unwrap_or("");
+        for t in ticks {
+            let path = if t.starts_with("src/") || t.starts_with("tests/") || t.starts_with("scripts/") {
+                t.to_string()
+            } else if base.is_empty() || !(t.ends_with(".rs") || t.ends_with('/')) || t.contains(' ') {
+                continue;
+            } else {
+                format!("{base}{t}")
+            };
+            checked += 1;
+            if !root.join(&path).exists() && !root.join(base).join(t).exists() {
+                missing.push(path);
+            }
+        }
+    }
+    assert!(checked > 60, "the reader found only {checked} paths: has README's table format changed?");
+    assert!(missing.is_empty(), "README's Code map names files that do not exist: {missing:?}");
+}
