@@ -11,8 +11,7 @@
 
 pub mod docs;
 pub(crate) mod files;
-pub(crate) mod json_number;
-pub(crate) mod json_string;
+pub(crate) mod json_scan;
 pub mod live;
 pub mod projected;
 pub mod queries;

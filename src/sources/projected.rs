@@ -155,9 +155,7 @@ impl<'a> Scan<'a> {
 
     #[inline]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b().get(self.i) {
-            self.i += 1;
-        }
+        self.i = super::json_scan::skip_ws(self.b(), self.i);
     }
 
     #[inline]
@@ -174,7 +172,7 @@ impl<'a> Scan<'a> {
         let start = self.i;
         let mut escaped = false;
         // Up to the first byte that is not plain text, eight at a time.
-        self.i += super::json_string::special_at(&self.b()[self.i..]).unwrap_or(self.b().len() - self.i);
+        self.i += super::json_scan::special_at(&self.b()[self.i..]).unwrap_or(self.b().len() - self.i);
         loop {
             match *self.b().get(self.i)? {
                 b'"' => {
@@ -317,7 +315,7 @@ impl<'a> Scan<'a> {
     /// serde_json reads them, so every bit is its.
     fn number(&mut self, build: bool) -> Option<Value<'a>> {
         let start = self.i;
-        let n = super::json_number::at(self.b(), start)?;
+        let n = super::json_scan::number_at(self.b(), start)?;
         self.i = n.end;
         let text = &self.b()[start..self.i];
         // `-0` is a double for serde_json; longer integers may be u64 or f64.

@@ -364,10 +364,9 @@ mod scan {
             self.b.get(self.i).copied()
         }
 
+        #[inline]
         fn ws(&mut self) {
-            while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-                self.i += 1;
-            }
+            self.i = crate::sources::json_scan::skip_ws(self.b, self.i);
         }
 
         fn eat(&mut self, c: u8) -> Option<()> {
@@ -382,7 +381,7 @@ mod scan {
                 return None;
             }
             let start = self.i + 1;
-            let end = start + crate::sources::json_string::special_at(&self.b[start..])?;
+            let end = start + crate::sources::json_scan::special_at(&self.b[start..])?;
             if self.b[end] != b'"' {
                 return None;
             }
@@ -496,7 +495,7 @@ mod scan {
         /// JSON's number grammar. A number bson could refuse (beyond int64, or a float
         /// serde_json cannot hold) makes the value unsure.
         fn number(&mut self) -> Option<()> {
-            let n = crate::sources::json_number::at(self.b, self.i)?;
+            let n = crate::sources::json_scan::number_at(self.b, self.i)?;
             let t = &self.s[self.i..n.end];
             self.i = n.end;
             let integer = !n.fraction && !n.exponent;
