@@ -111,9 +111,15 @@ fn profiler_and_sampled_queries_are_read_and_classified() {
         }
         events.update_one(doc! {"userId": "user-00001"}, doc! {"$set": {"seen": true}}).await.unwrap();
         events.update_many(doc! {"projectId": "proj-0007"}, doc! {"$set": {"seen": true}}).await.unwrap();
-        db.run_command(doc! {"profile": 0}).await.unwrap();
     });
     let uri = m.uri();
+    // shardkey's own sampling reads, profiled too (appName "shardkey"): not the application's workload.
+    json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "app.events", "--key", "{projectId: 1}"]));
+    let own = rt().block_on(async {
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+        db.collection::<Document>("system.profile").count_documents(doc! {"appName": "shardkey"}).await.unwrap()
+    });
+    assert!(own > 0, "shardkey's reads were profiled");
     let r = json_ok(&shardkey(&[
         "analyze",
         "--format",
@@ -137,6 +143,8 @@ fn profiler_and_sampled_queries_are_read_and_classified() {
     assert_eq!(wd["percentageOfSingleShardWrites"], 50.0);
     assert_eq!(wd["percentageOfSingleWritesWithoutShardKey"], 50.0);
     assert!(r["inputs"]["queries"]["sources"][0].as_str().unwrap().contains("system.profile"));
+    let skipped = &r["inputs"]["queries"]["skipped"];
+    assert!(skipped["shardkey's own operations (appName \"shardkey\")"].as_u64().unwrap() > 0, "{skipped}");
 
     // 7.0-format sampled queries stored in config.sampledQueries[Diff] by the test.
     let load = |coll: &str, file: &str| {

@@ -78,7 +78,7 @@ async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCrite
     let mut opts = ClientOptions::parse(uri).await.map_err(|e| driver_error(&format!("invalid URI {redacted}"), e, &secrets))?;
     opts.server_selection_timeout = Some(timeout);
     opts.connect_timeout = Some(timeout);
-    opts.app_name.get_or_insert_with(|| "shardkey".to_string());
+    opts.app_name.get_or_insert_with(|| crate::sources::queries::OWN_APP_NAME.to_string());
     if opts.selection_criteria.is_none() {
         opts.selection_criteria = Some(SelectionCriteria::ReadPreference(ReadPreference::SecondaryPreferred { options: None }));
     }

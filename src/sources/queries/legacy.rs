@@ -117,8 +117,12 @@ pub(super) fn parse_line(line: &str) -> Legacy {
             }
             _ if matches!(p.peek(), Some(b'"')) => {
                 let mut c = p.cursor();
-                let _ = c.string();
+                let s = c.string();
                 p.i = c.i;
+                // The client's name (3.4+): shardkey's own reads are left out by the profiler reader.
+                if let (Ok(s), "appName") = (s, key.as_str()) {
+                    d.insert("appName", s);
+                }
                 continue;
             }
             _ => {

@@ -155,6 +155,9 @@ pub fn hand_scan_agrees(text: &str) -> bool {
 fn read_serde(text: &str) -> Option<LightOps<'_>> {
     let line: FastLogLine<LightCmd> = serde_json::from_str(text).ok()?;
     let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
+    if super::is_own(attr.app_name.as_deref()) {
+        return Some(LightOps::skipped(super::OWN_OPERATIONS));
+    }
     Some(ops(attr.typ.as_deref(), attr.ns, attr.command.as_ref(), attr.originating_command.as_ref()))
 }
 
@@ -348,6 +351,9 @@ mod scan {
             return None;
         }
         let a = attr?;
+        if super::super::is_own(a.app) {
+            return Some(LightOps::skipped(super::super::OWN_OPERATIONS));
+        }
         Some(ops(a.typ, a.ns.map(Cow::Borrowed), a.command.as_ref(), a.originating.as_ref()))
     }
 
@@ -355,6 +361,7 @@ mod scan {
     struct Attr<'a> {
         typ: Option<&'a str>,
         ns: Option<&'a str>,
+        app: Option<&'a str>,
         command: Option<LightCmd<'a>>,
         originating: Option<LightCmd<'a>>,
     }
@@ -550,7 +557,7 @@ mod scan {
         fn attr(&mut self) -> Option<Attr<'a>> {
             let mut a = Attr::default();
             let mut seen: u16 = 0;
-            const FIELDS: [&str; 10] = [
+            const FIELDS: [&str; 11] = [
                 "type",
                 "ns",
                 "ninserted",
@@ -561,6 +568,7 @@ mod scan {
                 "keysExamined",
                 "nreturned",
                 "planSummary",
+                "appName",
             ];
             self.object(|p, key| {
                 let Some(f) = FIELDS.iter().position(|&x| x == key) else {
@@ -573,6 +581,7 @@ mod scan {
                 match key {
                     "type" => a.typ = p.opt_str()?,
                     "ns" => a.ns = p.opt_str()?,
+                    "appName" => a.app = p.opt_str()?,
                     "planSummary" => {
                         p.opt_str()?;
                     }

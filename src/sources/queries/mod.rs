@@ -39,6 +39,15 @@ pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
 pub(crate) const TXN_LINES: &str = "transaction summary lines (id 51802)";
 pub(crate) const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/update/delete/findAndModify/insert";
 pub(crate) const UNKNOWN: &str = "records in no known format";
+/// shardkey's own reads (its sampling finds and aggregates) are not the application's.
+pub(crate) const OWN_OPERATIONS: &str = "shardkey's own operations (appName \"shardkey\")";
+
+/// The client name shardkey's driver connections give (`sources::live`), unless the URI names another.
+pub(crate) const OWN_APP_NAME: &str = "shardkey";
+
+fn is_own(app_name: Option<&str>) -> bool {
+    app_name == Some(OWN_APP_NAME)
+}
 
 /// What one line of a text file holds.
 enum Line<'a> {
@@ -216,6 +225,39 @@ mod tests {
         "attr": {"type": "update", "ns": "shop.orders", "command": {"q": {"_id": 1}, "u": {"$set": {"x": 1}}, "multi": true, "upsert": false}}});
         assert_eq!(log.queries[0].op, Op::Update);
         assert!(log.queries[0].multi);
+    }
+
+    /// shardkey's own reads, as each source records them (appName "shardkey"), are left out
+    /// and counted; the application's (another appName, or none) are read.
+    #[test]
+    fn own_operations_are_left_out_of_every_source() {
+        let slow = |app: &str| {
+            format!(
+                r#"{{"t":{{"$date":"2024-01-01T00:00:00Z"}},"s":"I","c":"COMMAND","id":51803,"ctx":"conn9","msg":"Slow query","attr":{{"type":"command","ns":"shop.orders","appName":"{app}","command":{{"find":"orders","filter":{{"a":1}},"$db":"shop"}},"durationMillis":120}}}}"#
+            )
+        };
+        let legacy = |app: &str| {
+            format!(
+                r#"2019-06-18T12:00:01.001+0100 I COMMAND  [conn1] command shop.orders appName: "{app}" command: find {{ find: "orders", filter: {{ a: 1 }}, $db: "shop" }} planSummary: COLLSCAN keysExamined:0 docsExamined:1 numYields:0 nreturned:1 reslen:233 protocol:op_msg 120ms"#
+            )
+        };
+        let text = [slow("shardkey"), slow("orders-api"), legacy("shardkey"), legacy("MongoDB Shell")].join("\n") + "\n";
+        for light in [true, false] {
+            // The light path (counting, parsed only if kept) and the full one (`workload` reads every line).
+            let mut log = QueryLog { window: if light { (None, None) } else { (Some(0), None) }, ..QueryLog::default() };
+            let input =
+                super::super::records::from_reader(Box::new(std::io::Cursor::new(text.clone().into_bytes())), "log".into(), 0, false)
+                    .unwrap();
+            read_queries_in(input, &mut log).unwrap();
+            assert_eq!(log.queries.len(), 2, "light {light}: {:?}", log.skipped);
+            assert_eq!(log.skipped.get(OWN_OPERATIONS), Some(&2), "light {light}: {:?}", log.skipped);
+        }
+        let profiled = |app: &str| doc! {"op": "query", "ns": "shop.orders", "appName": app, "command": {"find": "orders", "filter": {"a": 1}}, "millis": 3};
+        let mut log = QueryLog::default();
+        add_record(&mut log, &profiled("shardkey"));
+        add_record(&mut log, &profiled("orders-api"));
+        assert_eq!(log.queries.len(), 1);
+        assert_eq!(log.skipped.get(OWN_OPERATIONS), Some(&1));
     }
 
     #[test]

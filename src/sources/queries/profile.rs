@@ -32,6 +32,10 @@ pub(super) fn add_profile_shaped(log: &mut QueryLog, d: &Document, origin: Query
 }
 
 fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
+    if super::is_own(d.get_str("appName").ok()) {
+        log.skip(super::OWN_OPERATIONS);
+        return;
+    }
     let ns = d.get_str("ns").unwrap_or("").to_string();
     let op = d.get_str("op").unwrap_or("");
     let cmd = d.get_document("command").ok();

@@ -50,6 +50,9 @@ pub(super) struct SlowQuery<'a, C = Document> {
     nreturned: Option<i64>,
     #[serde(rename = "planSummary", borrow)]
     plan_summary: Option<std::borrow::Cow<'a, str>>,
+    /// The client's name: shardkey's own reads are not the application's workload.
+    #[serde(rename = "appName", borrow)]
+    pub(super) app_name: Option<std::borrow::Cow<'a, str>>,
     /// Not in the line's `attr`: its `t`, read only when a time is needed (`--since`/`--until`, `workload`).
     #[serde(skip)]
     t: Option<std::borrow::Cow<'a, str>>,
@@ -118,6 +121,7 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
             keys_examined: get_i64(attr, "keysExamined"),
             nreturned: get_i64(attr, "nreturned"),
             plan_summary: attr.get_str("planSummary").ok().map(Into::into),
+            app_name: attr.get_str("appName").ok().map(Into::into),
             t: None,
             ts_millis,
             conn: d.get_str("ctx").ok().map(Into::into),
@@ -127,6 +131,10 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
 
 /// One slow operation.
 pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
+    if super::is_own(sq.app_name.as_deref()) {
+        log.skip(super::OWN_OPERATIONS);
+        return;
+    }
     let ns = sq.ns.as_deref().unwrap_or("");
     let Some(cmd) = &sq.command else {
         log.skip(NOT_CRUD);
