@@ -81,9 +81,10 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     // 3. One pass over the documents (and a second in insertion order where the source has one).
     let passes = read_documents(source, &keys, opts, &queries, &mut notes)?;
     let sample = &passes.sample;
-    // 4. A key the user named must be usable.
+    // 4. A key the user named must be usable, and name fields the documents have.
     if matches!(opts.candidates, Candidates::Named(_)) {
         refuse_arrays(sample, &source.describe())?;
+        refuse_absent_fields(sample, source)?;
     }
     let total = opts.total_docs.or(facts.num_docs_total).unwrap_or(0).max(sample.num_docs);
     if total > sample.num_docs {
@@ -241,6 +242,49 @@ fn refuse_arrays(sample: &Sample, source: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A key field absent from this share of sampled documents or more is not in the data.
+const ABSENT_SHARE: f64 = 0.99;
+
+/// Step 4, continued: a named key whose field is absent from (nearly) every sampled document
+/// would put every document under one null value, yet "reach one shard" for every operation;
+/// it is a typo far more often than a design. Refused, with the closest field the documents have.
+fn refuse_absent_fields(sample: &Sample, source: &mut dyn DocumentSource) -> Result<()> {
+    for ks in &sample.keys {
+        let counted = ks.docs_counted();
+        if counted == 0 || (ks.docs_missing_fields as f64) < ABSENT_SHARE * counted as f64 {
+            continue;
+        }
+        let pre = source.prescan(PRESCAN_DOCS)?;
+        let seen = crate::propose::field_paths(&pre);
+        let absent: Vec<&str> = ks.key.paths().filter(|p| !seen.iter().any(|s| s == p)).collect();
+        let Some(field) = absent.first() else { continue };
+        let hint = match closest(field, &seen) {
+            Some(s) => format!("; did you mean '{s}'?"),
+            None => String::new(),
+        };
+        let count = crate::util::text::fmt_count;
+        return Err(input_error(format!(
+            "key {}: {} of {} sampled documents lack a key field, and none of the first {} has '{field}'{hint}",
+            ks.key,
+            count(ks.docs_missing_fields),
+            count(counted),
+            count(pre.len() as u64)
+        )));
+    }
+    Ok(())
+}
+
+/// The field of `seen` closest to `field`, when it is close (Jaro-Winkler 0.85 or more, as
+/// spelling suggestions use; case ignored).
+fn closest<'s>(field: &str, seen: &'s [String]) -> Option<&'s str> {
+    let f = field.to_lowercase();
+    seen.iter()
+        .map(|s| (strsim::jaro_winkler(&f, &s.to_lowercase()), s))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, s)| s.as_str())
 }
 
 /// Step 5: each candidate's metrics, the rules' findings and the score, in parallel.

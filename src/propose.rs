@@ -112,7 +112,7 @@ fn type_name(v: &Bson) -> &'static str {
 }
 
 /// Every scalar field path of the pre-scan (nested documents walked), in first-seen order.
-fn field_paths(docs: &[Document]) -> Vec<String> {
+pub(crate) fn field_paths(docs: &[Document]) -> Vec<String> {
     fn walk(d: &Document, prefix: &str, depth: usize, out: &mut Vec<String>) {
         for (k, v) in d {
             if out.len() >= MAX_FIELDS {

@@ -120,6 +120,10 @@ fn profiler_and_sampled_queries_are_read_and_classified() {
         db.collection::<Document>("system.profile").count_documents(doc! {"appName": "shardkey"}).await.unwrap()
     });
     assert!(own > 0, "shardkey's reads were profiled");
+    // A mistyped key field on the live collection: refused, with the field the documents have.
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "app.events", "--key", "{usrId: 1}"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("has 'usrId'; did you mean 'userId'?"), "{}", String::from_utf8_lossy(&o.stderr));
     let r = json_ok(&shardkey(&[
         "analyze",
         "--format",

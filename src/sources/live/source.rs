@@ -28,6 +28,10 @@ impl DocumentSource for LiveSource<'_> {
     }
 
     fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        // Fetched here when candidates were named (none proposed from it): read only if asked.
+        if self.prescan.is_empty() && self.info.count > 0 {
+            self.prescan = self.rt.block_on(self.session.prescan(n))?;
+        }
         Ok(self.prescan.iter().take(n).cloned().collect())
     }
 
