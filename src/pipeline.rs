@@ -258,7 +258,9 @@ fn refuse_absent_fields(sample: &Sample, source: &mut dyn DocumentSource) -> Res
         }
         let pre = source.prescan(PRESCAN_DOCS)?;
         let seen = crate::propose::field_paths(&pre);
-        let absent: Vec<&str> = ks.key.paths().filter(|p| !seen.iter().any(|s| s == p)).collect();
+        // `_id` is in every stored document (a time series' measurements, read through its
+        // view, have none: the time-series rule speaks for that key).
+        let absent: Vec<&str> = ks.key.paths().filter(|p| *p != "_id" && !seen.iter().any(|s| s == p)).collect();
         let Some(field) = absent.first() else { continue };
         let hint = match closest(field, &seen) {
             Some(s) => format!("; did you mean '{s}'?"),
@@ -380,6 +382,26 @@ fn cluster_notes(cl: &cluster::ClusterReport) -> Vec<String> {
 
 /// Step 7: the commands for the best key, unless even it is invalid.
 fn recommend(ns: Option<&str>, best: Option<&CandidateReport>, facts: &CollectionFacts) -> Option<crate::score::apply::Recommendation> {
+    let mut r = recommend_commands(ns, best, facts)?;
+    // Said before the commands: what the choice does not rest on.
+    let b = best.map(|b| &b.score_breakdown);
+    let mut caveats = Vec::new();
+    if b.is_some_and(|b| b.fan_out.is_none()) {
+        caveats.push("this choice rests on the data alone: targeting was not measured (no sampled operation on the collection); a slow-query log, the profiler or sampled queries may change it".to_string());
+    }
+    if b.is_some_and(|b| b.data_spread.is_none()) {
+        caveats.push("this choice rests on the queries alone: the documents were not read, so cardinality, frequency and the data's spread were not measured".to_string());
+    }
+    caveats.append(&mut r.notes);
+    r.notes = caveats;
+    Some(r)
+}
+
+fn recommend_commands(
+    ns: Option<&str>,
+    best: Option<&CandidateReport>,
+    facts: &CollectionFacts,
+) -> Option<crate::score::apply::Recommendation> {
     match (ns, best) {
         (Some(n), Some(best)) if best.verdict != Verdict::Invalid => Some(crate::score::apply::recommend(&crate::score::apply::Target {
             namespace: n,

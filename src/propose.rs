@@ -70,17 +70,20 @@ impl FieldProfile {
 
     /// In words, for `proposedBecause`.
     fn describe(&self, n: usize) -> String {
-        let mut s = format!(
-            "{}: in {:.0}% of {} pre-scanned documents, {} distinct {}{} value{}, top value {:.0}%",
-            self.path,
-            self.present as f64 * 100.0 / n.max(1) as f64,
-            n,
+        let what = format!(
+            "{} distinct {}{} value{}, top value {:.0}%",
             self.distinct,
             if self.increasing_by_nature { "increasing " } else { "" },
             self.main_type,
             if self.distinct == 1 { "" } else { "s" },
             self.top_share * 100.0
         );
+        let mut s = if n == 0 {
+            // No documents: the profile is of the values the filters name.
+            format!("{}: in the sampled filters, {what}", self.path)
+        } else {
+            format!("{}: in {:.0}% of {n} pre-scanned documents, {what}", self.path, self.present as f64 * 100.0 / n as f64)
+        };
         if self.uses() > 0 {
             s.push_str(&format!("; {} sampled filters by equality, {} by range", self.eq_uses, self.range_uses));
         }

@@ -321,13 +321,16 @@ fn without_queries_the_good_field_deep_in_the_document_is_found() {
     assert!(!serial.is_empty(), "the nested field is proposed: {:?}", keys(&r));
     let best = r["candidates"][0]["score"].as_u64().unwrap();
     assert!(serial.iter().any(|k| score(&r, k) == best), "a serial key ties for first: {:?}", keys(&r));
-    assert!(cand(&r, &serial[0])["verdict"] == "good");
+    // Without queries targeting is not measured: 50 of its 100 points are unknown and count
+    // nothing, so the best the data can show is 50, "acceptable", and it says so (issue 29).
+    assert_eq!((best, cand(&r, &serial[0])["verdict"].as_str()), (50, Some("acceptable")));
+    assert!(cand(&r, &serial[0])["reasons"][0].as_str().unwrap().starts_with("targeting not measured"));
     for bad in ["{status: 1}", "{kind: 1}"] {
         assert!(!keys(&r).contains(&bad.to_string()) || score(&r, bad) <= 35, "{bad}");
     }
     let created = cand(&r, "{createdAt: 1}");
     assert_eq!(created["insertOrder"]["type"], "increasing");
-    assert!(score(&r, "{createdAt: 1}") <= 50);
+    assert!(score(&r, "{createdAt: 1}") < best, "the date ranks below the serial");
 }
 
 /// Every query names a low-cardinality field (4 regions). Expert answer: not the region

@@ -1,5 +1,27 @@
 //! Cardinality: distinct values in the sample, and an estimate for the whole collection.
 
+/// What the filters of a queries-only run say of a key's first field: how many distinct
+/// values they name, and Chao1 over how many operations name each, a lower bound of the
+/// field's cardinality (the key's is at least as large). JSON `queryValues`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct QueryValues {
+    pub(crate) num_distinct_named: u64,
+    pub(crate) estimated_num_distinct_values: u64,
+}
+
+/// `QueryValues` from how many operations name each value (each value once per operation).
+pub(crate) fn from_query_values(times_named: impl Iterator<Item = u64>) -> QueryValues {
+    let (mut d, mut f1, mut f2) = (0u64, 0u64, 0u64);
+    for c in times_named {
+        d += 1;
+        f1 += (c == 1) as u64;
+        f2 += (c == 2) as u64;
+    }
+    // The collection's size is unknown: the estimate is not capped by it.
+    QueryValues { num_distinct_named: d, estimated_num_distinct_values: chao1(d, f1, f2, 0, u64::MAX) }
+}
+
 /// Chao1 (bias-corrected) estimate of the number of distinct values in the collection:
 /// `d` distinct values in the sample, `f1` seen once, `f2` seen twice. Exact when the
 /// sample is the whole collection; never above the number of documents.
@@ -61,6 +83,15 @@ mod tests {
         assert_eq!(scale_distinct(100_000, 100_000, 336_776), 336_776, "a unique key: the collection size");
         assert_eq!(scale_distinct(50_000, 50_000, 50_000), 50_000, "the whole collection: as counted");
         assert!(scale_distinct(60_000, 50_000, 70_000) <= 70_000);
+    }
+
+    #[test]
+    fn values_named_by_queries() {
+        // 5 statuses each named by many operations: f1 = f2 = 0 -> 5 (a low-cardinality field).
+        assert_eq!(from_query_values([40, 12, 7, 3, 90].into_iter()).estimated_num_distinct_values, 5);
+        // 50 customers, 45 named once and 5 twice: 50 + 45 × 44 / (2 × 6) = 215.
+        let q = from_query_values(std::iter::repeat_n(1, 45).chain(std::iter::repeat_n(2, 5)));
+        assert_eq!((q.num_distinct_named, q.estimated_num_distinct_values), (50, 215));
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub(crate) mod workload;
 
 use crate::model::{KeySpace, Query};
 use crate::sample::{KeySample, Sample};
-use bson::Document;
+use bson::{Bson, Document};
 use characteristics::{CollectionSize, KeyCharacteristics};
 use cluster::{ActualChunks, ClusterReport};
 use distribution::{DistributionCounter, ReadDistribution, WriteDistribution};
@@ -74,6 +74,9 @@ pub(crate) struct CandidateMetrics {
     /// Live sources only: the index that would support this key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) supporting_index: Option<SupportingIndexReport>,
+    /// Queries only (no documents): the first field's values the filters name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) query_values: Option<cardinality::QueryValues>,
 }
 
 /// What every candidate's measurement shares.
@@ -138,6 +141,7 @@ pub(crate) fn measure(
             query_shapes: shapes.finish(),
             cluster,
             supporting_index: support,
+            query_values: Some(first_field_values(&touches)),
         };
     }
     let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
@@ -150,7 +154,36 @@ pub(crate) fn measure(
         query_shapes: shapes.finish(),
         cluster,
         supporting_index: support,
+        query_values: None,
     }
+}
+
+/// The key's first-field values the sampled operations fix (a point on that field), each
+/// counted once per operation that names it.
+fn first_field_values(touches: &[cluster::QueryTouch]) -> cardinality::QueryValues {
+    use crate::bsonx::cmp_bson;
+    let mut named: Vec<&Bson> = Vec::new();
+    for t in touches {
+        let mut mine: Vec<&Bson> = t
+            .touched
+            .iter()
+            .filter_map(|r| Some((r.min.first()?, r.max.first()?)))
+            .filter(|(lo, hi)| !matches!(lo, Bson::MinKey | Bson::MaxKey) && cmp_bson(lo, hi).is_eq())
+            .map(|(lo, _)| lo)
+            .collect();
+        mine.sort_by(|a, b| cmp_bson(a, b));
+        mine.dedup_by(|a, b| cmp_bson(a, b).is_eq());
+        named.extend(mine);
+    }
+    named.sort_by(|a, b| cmp_bson(a, b));
+    let mut counts: Vec<u64> = Vec::new();
+    for (i, v) in named.iter().enumerate() {
+        match counts.last_mut() {
+            Some(c) if cmp_bson(named[i - 1], v).is_eq() => *c += 1,
+            _ => counts.push(1),
+        }
+    }
+    cardinality::from_query_values(counts.into_iter())
 }
 
 #[allow(clippy::too_many_arguments)]

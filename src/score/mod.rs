@@ -65,9 +65,11 @@ pub(crate) enum Capped {
     InsertsOnOneShard,
     HotShard,
     WritesFail,
+    KeyUpdates,
+    FewValuesInQueries,
 }
 
-pub(crate) const CAPS: [Cap; 7] = [
+pub(crate) const CAPS: [Cap; 9] = [
     Cap { cap: Capped::ArrayInKey, max_score: 0.0, when: "a sampled document holds an array in a key field (invalid key)" },
     Cap {
         cap: Capped::JumboRisk,
@@ -76,6 +78,11 @@ pub(crate) const CAPS: [Cap; 7] = [
     },
     Cap { cap: Capped::HotValue, max_score: 45.0, when: "the top value holds 25% of documents or more" },
     Cap { cap: Capped::LowCardinality, max_score: 35.0, when: "fewer than 100 distinct values" },
+    Cap {
+        cap: Capped::FewValuesInQueries,
+        max_score: 35.0,
+        when: "queries only: fewer than 100 values of the key's first field by Chao1 over the values the filters name (a lower bound of its cardinality)",
+    },
     Cap {
         cap: Capped::InsertsOnOneShard,
         max_score: 50.0,
@@ -91,7 +98,15 @@ pub(crate) const CAPS: [Cap; 7] = [
         max_score: 20.0,
         when: "some sampled writes would fail under the key (rules: upserts without the full key; single writes without key or _id before 7.1)",
     },
+    Cap {
+        cap: Capped::KeyUpdates,
+        max_score: 45.0,
+        when: "20% or more of sampled writes change the shard key (each moves its document to another shard in a distributed transaction)",
+    },
 ];
+
+/// The share of sampled writes changing the key from which the score is capped.
+pub(crate) const KEY_UPDATES_CAP_SHARE: f64 = 0.2;
 
 /// The share of documents under one value from which the key is capped as hot.
 pub(crate) const HOT_VALUE_CAP_SHARE: f64 = 0.25;
@@ -163,17 +178,19 @@ impl Verdict {
     }
 }
 
-/// The score's parts, in the report as `scoreBreakdown`.
+/// The score's parts, in the report as `scoreBreakdown`. A component that was not
+/// measured is `null` (None) and counts 0: what was not measured never counts in a key's favour.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Breakdown {
     pub(crate) num_shards: usize,
-    pub(crate) fan_out: f64,
-    pub(crate) data_spread: f64,
-    pub(crate) load: f64,
+    /// Scaled down by the share of operations that change the key.
+    pub(crate) fan_out: Option<f64>,
+    pub(crate) data_spread: Option<f64>,
+    pub(crate) load: Option<f64>,
     /// Scaled by the inserts' share of operations when the queries show inserts.
-    pub(crate) insert_spread: f64,
-    pub(crate) growth: f64,
+    pub(crate) insert_spread: Option<f64>,
+    pub(crate) growth: Option<f64>,
     /// The inserts' share of operations (0..1) the insert penalty was scaled by.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) insert_share_of_operations: Option<f64>,
@@ -190,7 +207,8 @@ pub(crate) struct Breakdown {
 }
 
 impl Breakdown {
-    pub(crate) fn component(&self, c: Component) -> f64 {
+    /// The component as measured; None when it was not.
+    pub(crate) fn measured(&self, c: Component) -> Option<f64> {
         match c {
             Component::FanOut => self.fan_out,
             Component::DataSpread => self.data_spread,
@@ -198,6 +216,11 @@ impl Breakdown {
             Component::InsertSpread => self.insert_spread,
             Component::Growth => self.growth,
         }
+    }
+
+    /// The component as the score counts it (0 when not measured).
+    pub(crate) fn component(&self, c: Component) -> f64 {
+        self.measured(c).unwrap_or(0.0)
     }
 
     fn words(&self, c: Component) -> &str {
@@ -244,6 +267,8 @@ pub(crate) struct Facts {
     pub(crate) growth: crate::metrics::cluster::Growth,
     /// The operations per shard at scale; None without sampled operations.
     pub(crate) load: Option<crate::metrics::cluster::Load>,
+    /// Queries only: the first field's values the filters name (`metrics::cardinality`).
+    pub(crate) query_values: Option<crate::metrics::cardinality::QueryValues>,
     /// What the validity rules found (`crate::rules`).
     pub(crate) constraints: Vec<Finding>,
 }
@@ -274,14 +299,26 @@ impl Facts {
             server_record_id_coefficient: kc.and_then(|k| k.monotonicity.record_id_correlation_coefficient),
             growth: cl.growth.clone(),
             load: cl.load.clone(),
+            query_values: m.query_values.clone(),
             constraints: Vec::new(),
         }
     }
 }
 
-/// Fan-out component; 0.5 (unknown) without sampled operations.
-pub(crate) fn fan_out_component(fan_out: Option<f64>) -> f64 {
-    fan_out.unwrap_or(0.5).clamp(0.0, 1.0)
+/// Fan-out component: the model's fan-out, times the share of operations that do not
+/// change the key (a write that moves its document is a distributed transaction, the
+/// worst an operation can cost); None (not measured) without sampled operations.
+pub(crate) fn fan_out_component(fan_out: Option<f64>, key_update_share: f64) -> Option<f64> {
+    fan_out.map(|x| x.clamp(0.0, 1.0) * (1.0 - key_update_share.clamp(0.0, 1.0)))
+}
+
+/// The share (0..1) of sampled operations that change the key.
+pub(crate) fn key_update_share(c: &crate::metrics::cluster::Cost) -> f64 {
+    let ops = c.num_reads + c.num_writes;
+    match c.percentage_of_shard_key_updates {
+        Some(p) if ops > 0 => p / 100.0 * c.num_writes as f64 / ops as f64,
+        _ => 0.0,
+    }
 }
 
 /// Spread component from the busiest shard's share (0..1) with `n` shards: 1 while
@@ -354,48 +391,61 @@ pub(crate) fn score(f: &Facts) -> Score {
     let n = f.shards.max(1);
     let hashed = f.insert_order.basis == InsertBasis::HashedFirstField;
     let insert_known = f.documents || matches!(f.insert_order.kind, InsertKind::Increasing | InsertKind::Decreasing);
-    let fan = fan_out_component(f.cost.fan_out);
-    let data = if f.documents { spread_component(f.data_max_share, n) } else { 0.5 };
+    // Each component as measured; None where it was not (it then counts 0).
+    let updates = key_update_share(&f.cost);
+    let fan = fan_out_component(f.cost.fan_out, updates);
+    let data = f.documents.then(|| spread_component(f.data_max_share, n));
     let ins = if !f.documents && hashed {
-        1.0 // hashing spreads inserts by construction
+        Some(1.0) // hashing spreads inserts by construction
     } else if insert_known {
-        spread_component(f.insert_max_share, n)
+        Some(spread_component(f.insert_max_share, n))
     } else {
-        0.5
+        None
     };
     // The shortfall counts as much as inserts weigh in the workload, when the queries show it.
     let insert_share = f.load.as_ref().and_then(|l| l.insert_percent).map(|p| p / 100.0);
-    let ins = 1.0 - insert_factor(insert_share) * (1.0 - ins);
+    let ins = ins.map(|i| 1.0 - insert_factor(insert_share) * (1.0 - i));
     let busiest_ops = f.load.as_ref().map(|l| l.busiest_shard_percent / 100.0);
-    let load = busiest_ops.map_or(0.5, |s| spread_component(s, n));
-    let grow = if f.documents { growth_component(f.growth.max_useful_shards) } else { 0.5 };
+    let load = busiest_ops.map(|s| spread_component(s, n));
+    let grow = f.documents.then(|| growth_component(f.growth.max_useful_shards));
     let c = &f.cost;
+    let not_measured = |what: &str| format!("{what} not measured");
     let words = [
         match (c.mean_shards_per_op, c.percentage_of_single_shard_ops) {
             (Some(m), Some(p)) => format!("an operation reaches {m:.2} of {n} shards on average ({p:.1}% reach one)"),
-            _ => "no sampled operations".into(),
+            _ => not_measured("targeting"),
         },
-        format!("the busiest of {n} shards holds {:.1}% of the data", f.data_max_share * 100.0),
+        match data {
+            Some(_) => format!("the busiest of {n} shards holds {:.1}% of the data", f.data_max_share * 100.0),
+            None => not_measured("the data's spread"),
+        },
         match busiest_ops {
             Some(s) => format!("the busiest shard takes {:.1}% of operations", s * 100.0),
-            None => "no sampled operations".into(),
+            None => not_measured("the load"),
         },
-        format!("the busiest shard takes {:.1}% of inserts", f.insert_max_share * 100.0),
-        format!("up to {} useful shards", fmt_count(f.growth.max_useful_shards)),
+        match ins {
+            Some(_) => format!("the busiest shard takes {:.1}% of inserts", f.insert_max_share * 100.0),
+            None => not_measured("where inserts land"),
+        },
+        match grow {
+            Some(_) => format!("up to {} useful shards", fmt_count(f.growth.max_useful_shards)),
+            None => not_measured("growth"),
+        },
     ];
+    let counted = |x: Option<f64>| x.unwrap_or(0.0);
     let weighted = 100.0
-        * (weight(Component::FanOut) * fan
-            + weight(Component::DataSpread) * data
-            + weight(Component::Load) * load
-            + weight(Component::InsertSpread) * ins
-            + weight(Component::Growth) * grow);
+        * (weight(Component::FanOut) * counted(fan)
+            + weight(Component::DataSpread) * counted(data)
+            + weight(Component::Load) * counted(load)
+            + weight(Component::InsertSpread) * counted(ins)
+            + weight(Component::Growth) * counted(grow));
     let breakdown = |ceiling: Option<(Capped, f64)>| Breakdown {
         num_shards: n,
-        fan_out: round3(fan),
-        data_spread: round3(data),
-        load: round3(load),
-        insert_spread: round3(ins),
-        growth: round3(grow),
+        fan_out: fan.map(round3),
+        data_spread: data.map(round3),
+        load: load.map(round3),
+        insert_spread: ins.map(round3),
+        growth: grow.map(round3),
         insert_share_of_operations: insert_share.map(round3),
         weighted: round3(weighted),
         capped_by: ceiling.map(|c| c.0),
@@ -433,14 +483,19 @@ pub(crate) fn score(f: &Facts) -> Score {
         }
         said.problem(Reason::Constraint(c.clone()));
     }
-    targeting(f, n, fan, &mut said);
+    targeting(f, n, counted(fan), updates, &mut said, &mut ceiling);
     busiest_shard(f, n, &mut said, &mut ceiling);
     if !f.documents {
         said.problem(Reason::CharacteristicsNotMeasured);
+        // What the filters name is a lower bound: few values there count as low cardinality.
+        if let Some(q) = f.query_values.as_ref().filter(|q| q.num_distinct_named > 0 && q.estimated_num_distinct_values < LOW_CARDINALITY) {
+            ceiling.at(Capped::FewValuesInQueries);
+            said.problem(Reason::FewValuesInQueries { named: q.num_distinct_named, estimate: q.estimated_num_distinct_values });
+        }
     } else {
         distribution(f, n, &mut said, &mut ceiling);
     }
-    inserts(f, n, ins, insert_known, insert_share, &mut said, &mut ceiling);
+    inserts(f, n, counted(ins), insert_known, insert_share, &mut said, &mut ceiling);
 
     let score = match ceiling.0 {
         Some((_, c)) => weighted.min(c),
@@ -456,7 +511,7 @@ pub(crate) fn score(f: &Facts) -> Score {
 }
 
 /// Reads and writes under the model.
-fn targeting(f: &Facts, n: usize, fan: f64, said: &mut Said) {
+fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceiling: &mut Ceiling) {
     let c = &f.cost;
     let Some(single) = c.percentage_of_single_shard_ops.filter(|_| c.num_reads + c.num_writes > 0) else {
         said.problem(Reason::NoQuerySample);
@@ -476,7 +531,10 @@ fn targeting(f: &Facts, n: usize, fan: f64, said: &mut Said) {
         said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes });
     }
     if let Some(percent) = c.percentage_of_shard_key_updates.filter(|x| *x > 0.0) {
-        said.problem(Reason::ShardKeyUpdates { percent });
+        if percent / 100.0 >= KEY_UPDATES_CAP_SHARE {
+            ceiling.at(Capped::KeyUpdates);
+        }
+        said.problem(Reason::ShardKeyUpdates { percent, of_operations: updates });
     }
 }
 
@@ -628,6 +686,15 @@ pub(crate) fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> Str
     }
     if let Some((c, _)) = worst {
         s.push_str(&format!(", at the cost of: {} against {}", a.breakdown.words(c), b.breakdown.words(c)));
+    }
+    if a.score == b.score {
+        // A tie the evidence cannot break: say what would.
+        let missing = |c: Component| a.breakdown.measured(c).is_none() || b.breakdown.measured(c).is_none();
+        if missing(Component::FanOut) {
+            s.push_str("; targeting was not measured: a slow-query log, the profiler or sampled queries would separate them");
+        } else if missing(Component::DataSpread) {
+            s.push_str("; the data was not measured: the documents (an export, a dump or --uri) would separate them");
+        }
     }
     s
 }

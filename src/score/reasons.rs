@@ -14,7 +14,7 @@ pub(crate) enum Reason {
     ArrayInKey {
         docs: u64,
     },
-    /// No sampled operation on the collection: fan-out counts 0.5.
+    /// No sampled operation on the collection: fan-out and load are not measured and count 0.
     NoQuerySample,
     /// How the sampled operations reach the shards under the model.
     Targeting(Targeting),
@@ -26,9 +26,17 @@ pub(crate) enum Reason {
     /// Writes that change the key's value: the document moves.
     ShardKeyUpdates {
         percent: f64,
+        /// Their share of all sampled operations (0..1).
+        of_operations: f64,
     },
     /// Queries only: cardinality, frequency and data spread were not measured.
     CharacteristicsNotMeasured,
+    /// Queries only: the key's first field takes few values in the filters (Chao1 over how
+    /// often each is named, a lower bound of the field's cardinality).
+    FewValuesInQueries {
+        named: u64,
+        estimate: u64,
+    },
     LowCardinality {
         distinct: u64,
     },
@@ -176,7 +184,9 @@ impl fmt::Display for Reason {
                 "{} sampled documents hold an array in a key field: MongoDB refuses such a shard key (BadValue)",
                 fmt_count(*docs)
             ),
-            Reason::NoQuerySample => f.write_str("no query sample for this collection: fan-out was not measured (score assumes 0.5)"),
+            Reason::NoQuerySample => f.write_str(
+                "targeting not measured: no sampled operation on this collection, so fan-out and load count 0 (give a slow-query log, the profiler or sampled queries)",
+            ),
             Reason::Targeting(t) => {
                 write!(f, "with {} shards, {:.1}% of {} sampled operations reach one shard", t.shards, t.single_percent, fmt_count(t.ops))?;
                 if let Some(r) = t.mean_per_read {
@@ -198,13 +208,23 @@ impl fmt::Display for Reason {
                 "{percent:.1}% of {} sampled writes do not carry the shard key (7.1+: a broadcast read then the write; before: broadcast or refused)",
                 fmt_count(*writes)
             ),
-            Reason::ShardKeyUpdates { percent } => {
-                write!(f, "{percent:.1}% of sampled writes change the shard key (the document moves to another shard)")
+            Reason::ShardKeyUpdates { percent, of_operations } => {
+                write!(
+                    f,
+                    "{percent:.1}% of sampled writes change the shard key: each moves its document to another shard in a distributed transaction ({:.1}% of operations; fan-out counts that share as 0)",
+                    of_operations * 100.0
+                )
             }
             Reason::CharacteristicsNotMeasured => write!(
                 f,
-                "key characteristics not measured: {}; data spread and growth count 0.5",
+                "key characteristics not measured: {}; data spread and growth count 0",
                 crate::metrics::characteristics::NOT_MEASURED
+            ),
+            Reason::FewValuesInQueries { named, estimate } => write!(
+                f,
+                "low cardinality as far as the queries show: their filters name {} values of the key's first field (about {} by Chao1, a lower bound); treated as low cardinality until documents show more",
+                fmt_count(*named),
+                fmt_count(*estimate)
             ),
             Reason::LowCardinality { distinct } => write!(
                 f,
@@ -303,10 +323,10 @@ mod tests {
 
     #[test]
     fn a_reason_serialises_as_its_words() {
-        let r = Reason::ShardKeyUpdates { percent: 66.14 };
+        let r = Reason::ShardKeyUpdates { percent: 66.14, of_operations: 0.2 };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
-            "\"66.1% of sampled writes change the shard key (the document moves to another shard)\""
+            "\"66.1% of sampled writes change the shard key: each moves its document to another shard in a distributed transaction (20.0% of operations; fan-out counts that share as 0)\""
         );
     }
 

@@ -68,6 +68,7 @@ fn facts() -> Facts {
             largest_insert_share_percent: 25.0,
         },
         load: Some(load(25.0, None)),
+        query_values: None,
         constraints: vec![],
     }
 }
@@ -167,13 +168,60 @@ fn fan_out_weight() {
         "{:?}",
         s.reasons
     );
-    // No queries: fan-out and load count 0.5: 100 − 35 × 0.5 − 15 × 0.5 = 75.
+    // No queries: fan-out and load are not measured and count 0 (never in the key's
+    // favour): 100 − 35 − 15 = 50, shown as null, said first.
     f.cost = cost(None, 0.0);
     f.cost.num_reads = 0;
     f.load = None;
     let s = score(&f);
-    assert_eq!(s.score, 75);
-    assert!(words(&s)[0].starts_with("no query sample"), "{:?}", s.reasons);
+    assert_eq!(s.score, 50);
+    assert_eq!((s.breakdown.fan_out, s.breakdown.load), (None, None));
+    assert!(words(&s)[0].starts_with("targeting not measured"), "{:?}", s.reasons);
+}
+
+#[test]
+fn unmeasured_data_counts_nothing() {
+    // Queries only: data spread and growth not measured (0); inserts unknown (0) for a
+    // range key whose values say nothing of their order: 100 − 15 − 10 − 25 = 50.
+    let mut f = facts();
+    f.documents = false;
+    f.insert_order.kind = InsertKind::Unknown;
+    let s = score(&f);
+    assert_eq!(s.score, 50);
+    assert_eq!((s.breakdown.data_spread, s.breakdown.insert_spread, s.breakdown.growth), (None, None, None));
+    // A tie the evidence cannot break says what would.
+    assert!(compare(1, &s, 2, &s).ends_with("the documents (an export, a dump or --uri) would separate them"), "{}", compare(1, &s, 2, &s));
+}
+
+#[test]
+fn queries_naming_few_values_cap_as_low_cardinality() {
+    // Queries only, the filters name 5 values, each many times: Chao1 5 < 100 -> capped at 35.
+    let mut f = facts();
+    f.documents = false;
+    f.query_values = Some(crate::metrics::cardinality::QueryValues { num_distinct_named: 5, estimated_num_distinct_values: 5 });
+    let s = score(&f);
+    assert_eq!((s.score, s.breakdown.capped_by), (35, Some(Capped::FewValuesInQueries)));
+    // 50 named, about 215 by Chao1: no cap (the unmeasured data, inserts and growth alone:
+    // 100 − 15 − 10 − 25 = 50).
+    f.query_values = Some(crate::metrics::cardinality::QueryValues { num_distinct_named: 50, estimated_num_distinct_values: 215 });
+    assert_eq!((score(&f).score, score(&f).breakdown.capped_by), (50, None));
+}
+
+#[test]
+fn writes_that_change_the_key_weigh_and_cap() {
+    // 100 reads and 100 writes, 30% of the writes change the key: 15% of operations.
+    // Fan-out 1 × (1 − 0.15) = 0.85: 100 − 35 × 0.15 = 94.75; 30% ≥ 20% caps at 45.
+    let mut f = facts();
+    f.cost.num_writes = 100;
+    f.cost.percentage_of_shard_key_updates = Some(30.0);
+    let s = score(&f);
+    assert_eq!(s.breakdown.fan_out, Some(0.85));
+    assert_eq!((s.breakdown.weighted, s.score, s.breakdown.capped_by), (94.75, 45, Some(Capped::KeyUpdates)));
+    // 10% of writes (5% of operations): 100 − 35 × 0.05 = 98.25 -> 98, not capped.
+    f.cost.percentage_of_shard_key_updates = Some(10.0);
+    let s = score(&f);
+    assert_eq!((s.score, s.breakdown.capped_by), (98, None));
+    assert!(words(&s).iter().any(|r| r.starts_with("10.0% of sampled writes change the shard key")), "{:?}", s.reasons);
 }
 
 #[test]
@@ -207,7 +255,7 @@ fn load_weight_and_the_hot_shard_cap() {
     f.load = Some(load(70.0, None));
     let s = score(&f);
     assert_eq!((s.score, s.verdict, s.breakdown.capped_by), (60, Verdict::Acceptable, Some(Capped::HotShard)));
-    assert_eq!(s.breakdown.load, 0.6);
+    assert_eq!(s.breakdown.load, Some(0.6));
     assert_eq!(s.breakdown.weighted, 94.0);
     assert_eq!(
         words(&s)[0],
@@ -236,7 +284,7 @@ fn the_insert_penalty_follows_the_inserts_share_of_operations() {
     f.load = Some(load(25.0, Some(100)));
     let s = score(&f);
     assert_eq!((s.score, s.breakdown.capped_by, s.breakdown.cap), (90, Some(Capped::InsertsOnOneShard), Some(90.0)));
-    assert_eq!((s.breakdown.insert_spread, s.breakdown.insert_share_of_operations), (0.8, Some(0.1)));
+    assert_eq!((s.breakdown.insert_spread, s.breakdown.insert_share_of_operations), (Some(0.8), Some(0.1)));
     assert!(words(&s)[0].ends_with("so one shard takes 100% of inserts (inserts are 10.0% of sampled operations)"), "{:?}", s.reasons);
     // 1%: factor 0.02, 100 − 0.2 = 99.8, cap 99.
     f.load = Some(load(25.0, Some(10)));
@@ -344,7 +392,8 @@ fn the_lowest_cap_wins() {
 }
 
 #[test]
-fn every_cap_is_in_the_table() {
+fn every_cap_is_in_the_table_and_in_readme() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     for c in [
         Capped::ArrayInKey,
         Capped::JumboRisk,
@@ -353,8 +402,14 @@ fn every_cap_is_in_the_table() {
         Capped::InsertsOnOneShard,
         Capped::HotShard,
         Capped::WritesFail,
+        Capped::KeyUpdates,
+        Capped::FewValuesInQueries,
     ] {
-        assert!(CAPS.iter().any(|x| x.cap == c), "{c:?}");
+        let cap = CAPS.iter().find(|x| x.cap == c).unwrap_or_else(|| panic!("{c:?} not in CAPS"));
+        // README's cap table: "| name | at most | when |".
+        let name = serde_json::to_value(c).unwrap();
+        let row = format!("| {} | {}", name.as_str().unwrap(), cap.max_score);
+        assert!(readme.contains(&row), "README's cap table lacks {row:?}");
     }
 }
 
