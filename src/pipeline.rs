@@ -392,8 +392,7 @@ fn recommend(ns: Option<&str>, best: Option<&CandidateReport>, facts: &Collectio
     if b.is_some_and(|b| b.data_spread.is_none()) {
         caveats.push("this choice rests on the queries alone: the documents were not read, so cardinality, frequency and the data's spread were not measured".to_string());
     }
-    caveats.append(&mut r.notes);
-    r.notes = caveats;
+    r.caveats = caveats;
     Some(r)
 }
 

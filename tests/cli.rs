@@ -620,8 +620,12 @@ fn unmeasured_evidence_never_counts_in_a_keys_favour() {
         let w = first["comparedWithNext"].as_str().unwrap();
         assert!(w.contains("ties with #2") && w.ends_with("sampled queries would separate them"), "{w}");
     }
-    let note = r["recommendation"]["notes"][0].as_str().unwrap();
+    let note = r["recommendation"]["caveats"][0].as_str().unwrap();
     assert!(note.starts_with("this choice rests on the data alone"), "{note}");
+    // The table says it before the commands.
+    let table = String::from_utf8(run(&["analyze", "--docs", &docs, "--collection", "app.events", "--color", "never"]).stdout).unwrap();
+    let (caveat, command) = (table.find("! this choice rests on the data alone").unwrap(), table.find("sh.shardCollection(").unwrap());
+    assert!(caveat < command, "{table}");
 
     // Queries only: cardinality from the values the filters name is a lower bound. `country`
     // takes 10 values there (Chao1 11): capped as low cardinality, never above a key the
@@ -645,7 +649,7 @@ fn unmeasured_evidence_never_counts_in_a_keys_favour() {
     assert_eq!(country["scoreBreakdown"]["cappedBy"], "fewValuesInQueries");
     assert!(reasons(country).contains("their filters name 10 values of the key's first field"), "{}", reasons(country));
     assert_eq!(find(&r, "{userId: 1}")["scoreBreakdown"]["cappedBy"], Value::Null);
-    assert!(r["recommendation"]["notes"][0].as_str().unwrap().starts_with("this choice rests on the queries alone"));
+    assert!(r["recommendation"]["caveats"][0].as_str().unwrap().starts_with("this choice rests on the queries alone"));
     // The proposals' words do not speak of documents there were none of.
     let r = json_of(&run(&["analyze", "--queries", &log, "--collection", "app.events", "--format", "json"]));
     for c in r["candidates"].as_array().unwrap() {

@@ -207,13 +207,11 @@ fn render(r: &Report) -> String {
     }
     let _ = writeln!(b, "</table>");
     if let Some(rec) = &r.recommendation {
-        let _ = writeln!(
-            b,
-            "<h2>Recommended: <code>{}</code> ({})</h2><pre>{}</pre><ul>",
-            esc(&rec.key.to_string()),
-            rec.action,
-            esc(&rec.commands.join("\n"))
-        );
+        let _ = writeln!(b, "<h2>Recommended: <code>{}</code> ({})</h2>", esc(&rec.key.to_string()), rec.action);
+        for c in &rec.caveats {
+            let _ = writeln!(b, "<p class=\"caveat\"><strong>{}</strong></p>", esc(c));
+        }
+        let _ = writeln!(b, "<pre>{}</pre><ul>", esc(&rec.commands.join("\n")));
         for n in &rec.notes {
             let _ = writeln!(b, "<li>{}</li>", esc(n));
         }

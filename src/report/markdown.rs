@@ -99,7 +99,11 @@ fn render(r: &Report) -> String {
         }
     }
     if let Some(rec) = &r.recommendation {
-        let _ = writeln!(out, "\n**Recommended: `{}` ({})**\n\n```js", esc(&rec.key.to_string()), rec.action);
+        let _ = writeln!(out, "\n**Recommended: `{}` ({})**\n", esc(&rec.key.to_string()), rec.action);
+        for c in &rec.caveats {
+            let _ = writeln!(out, "> **{}**\n", esc(c));
+        }
+        let _ = writeln!(out, "```js");
         for c in &rec.commands {
             let _ = writeln!(out, "{c}");
         }

@@ -206,6 +206,9 @@ fn render(r: &Report) -> String {
     }
     if let Some(rec) = &r.recommendation {
         let _ = writeln!(out, "\nrecommended: {} ({})", rec.key, rec.action);
+        for c in &rec.caveats {
+            let _ = writeln!(out, "  ! {c}");
+        }
         for c in &rec.commands {
             let _ = writeln!(out, "  {c}");
         }

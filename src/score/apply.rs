@@ -11,6 +11,10 @@ use serde::Serialize;
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Recommendation {
     pub(crate) key: ShardKey,
+    /// What the choice does not rest on (targeting or the data not measured), said before
+    /// the commands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) caveats: Vec<String>,
     /// "shardCollection", "refineCollectionShardKey", "reshardCollection" or "keep".
     pub(crate) action: &'static str,
     /// mongosh commands, in order, to run through mongos.
@@ -103,7 +107,7 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
             notes.insert(0, format!("every candidate is blocked; this one needs a change first: {}", f.message));
         }
     }
-    Recommendation { key: t.winner.clone(), action, commands, notes }
+    Recommendation { key: t.winner.clone(), caveats: Vec::new(), action, commands, notes }
 }
 
 #[cfg(test)]
