@@ -406,6 +406,7 @@ fn recommend_commands(
             namespace: n,
             winner: &best.key,
             has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
+            replace_index: best.metrics.supporting_index.as_ref().and_then(|s| s.replace.as_deref()),
             current_key: facts.sharding.as_ref().map(|m| &m.key),
             shards: best.metrics.cluster.num_shards,
             data_bytes: best.metrics.cluster.scale.data_bytes,

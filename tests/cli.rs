@@ -657,3 +657,25 @@ fn unmeasured_evidence_never_counts_in_a_keys_favour() {
         assert!(!why.contains("pre-scanned documents"), "{why}");
     }
 }
+
+/// Issue 29.6: an invalid key (here proposed from a multikey index) says why and shows no
+/// performance figures; no index is advised where none can support the key.
+#[test]
+fn an_invalid_key_shows_why_and_no_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("items.ndjson");
+    let lines: Vec<String> = (0..2000).map(|i| format!(r#"{{"_id":{i},"items":[{{"sku":"s{}"}}],"c":"c{}"}}"#, i % 50, i % 300)).collect();
+    std::fs::write(&docs, lines.join("\n") + "\n").unwrap();
+    let indexes = dir.path().join("indexes.json");
+    std::fs::write(&indexes, r#"[{"v":2,"key":{"_id":1},"name":"_id_"},{"v":2,"key":{"items.sku":1},"name":"items.sku_1"}]"#).unwrap();
+    let (d, i) = (docs.display().to_string(), indexes.display().to_string());
+    let o = run(&["analyze", "--docs", &d, "--indexes", &i, "--collection", "shop.items", "--color", "never"]);
+    let table = String::from_utf8(o.stdout).unwrap();
+    let row = table.lines().find(|l| l.contains("\"items.sku\": 1") && l.contains("invalid")).expect("the invalid key is ranked");
+    let cells: Vec<&str> = row.split('┆').map(str::trim).collect();
+    assert!(cells[4..].iter().all(|c| c.starts_with('-')), "{row}");
+    let detail = &table[table.find("{\"items.sku\": 1}: 0 (invalid)").unwrap()..];
+    let detail = &detail[..detail.find("\n\n").unwrap_or(detail.len())];
+    assert!(detail.contains("MongoDB refuses such a shard key"), "{detail}");
+    assert!(!detail.contains("cluster (") && !detail.contains("createIndex"), "{detail}");
+}

@@ -4,7 +4,7 @@ mod common;
 
 use common::{fixture, load_ndjson, rt, shardkey, Mode, Mongod};
 use mongodb::bson::{doc, Document};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -209,7 +209,7 @@ fn supporting_indexes_follow_the_real_indexes() {
     let c = client.database("idx").collection::<Document>("c");
     rt().block_on(async {
         let docs: Vec<Document> =
-            (0..500).map(|i| doc! {"_id": i, "u": i, "g": i % 10, "h": i * 7, "m": i % 5, "arr": [i, i + 1]}).collect();
+            (0..500).map(|i| doc! {"_id": i, "u": i, "g": i % 10, "h": i * 7, "m": i % 5, "arr": [i, i + 1], "s": i % 50}).collect();
         c.insert_many(docs).await.unwrap();
         let db = client.database("idx");
         db.run_command(doc! {"createIndexes": "c", "indexes": [
@@ -217,6 +217,7 @@ fn supporting_indexes_follow_the_real_indexes() {
             {"key": {"g": 1}, "name": "g_1"},
             {"key": {"h": "hashed"}, "name": "h_hashed"},
             {"key": {"m": 1, "arr": 1}, "name": "m_1_arr_1"},
+            {"key": {"s": 1}, "name": "s_1", "sparse": true},
         ]})
         .await
         .unwrap();
@@ -243,6 +244,18 @@ fn supporting_indexes_follow_the_real_indexes() {
     assert_eq!(uniq("{_id: 1}"), true);
     assert_eq!(si("{u: \"hashed\"}")["name"], Value::Null);
     assert_eq!(si("{u: \"hashed\"}")["createIndex"], "db.c.createIndex({u: \"hashed\"})");
+    // A sparse index on the very pattern cannot support the key, and the server keeps one index
+    // per pattern: the advice drops it first (issue 29.6), and so does the recommendation.
+    let r = json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "idx.c", "--key", "{s: 1}"]));
+    let s = &r["candidates"][0]["supportingIndex"];
+    assert_eq!(
+        (&s["unusable"][0], &s["createIndex"]),
+        (&json!("s_1 (sparse)"), &json!("db.c.dropIndex(\"s_1\"); db.c.createIndex({s: 1})"))
+    );
+    // (The unique u_1 blocks {s: 1} too: its drop comes first, then the replacement.)
+    let cmds: Vec<&str> = r["recommendation"]["commands"].as_array().unwrap().iter().filter_map(|c| c.as_str()).collect();
+    let at = cmds.iter().position(|c| *c == "db.getSiblingDB(\"idx\").getCollection(\"c\").dropIndex(\"s_1\")").expect("s_1 dropped");
+    assert_eq!(cmds[at + 1], "db.getSiblingDB(\"idx\").getCollection(\"c\").createIndex({s: 1})", "{cmds:?}");
     // Without keys, existing indexes are proposed.
     let r = json_ok(&shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "idx.c"]));
     let proposed: Vec<String> = r["candidates"].as_array().unwrap().iter().map(|c| c["key"].to_string()).collect();

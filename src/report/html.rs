@@ -96,6 +96,9 @@ fn candidate(c: &CandidateReport) -> String {
         let _ = writeln!(s, "<li><strong>ranking:</strong> {}</li>", esc(w));
     }
     let _ = writeln!(s, "</ul>");
+    if !super::text::figures_shown(c) {
+        return s;
+    }
     // Data, reads, writes, inserts per shard at scale.
     let cl = &c.metrics.cluster;
     let labels: Vec<String> = cl.at_scale.shards.iter().map(|x| x.shard.clone()).collect();
@@ -201,8 +204,8 @@ fn render(r: &Report) -> String {
             c.score,
             c.verdict.as_str(),
             c.verdict.as_str(),
-            esc(&super::table::fan_out_cell(c)),
-            esc(&super::table::inserts_cell(c))
+            esc(&if super::text::figures_shown(c) { super::table::fan_out_cell(c) } else { "-".into() }),
+            esc(&if super::text::figures_shown(c) { super::table::inserts_cell(c) } else { "-".into() })
         );
     }
     let _ = writeln!(b, "</table>");

@@ -57,6 +57,15 @@ fn render_workload(r: &WorkloadReport) -> String {
     out
 }
 
+/// A performance cell, or "-" for an invalid key.
+fn figure(c: &super::CandidateReport, cell: impl Fn(&super::CandidateReport) -> String) -> String {
+    if super::text::figures_shown(c) {
+        cell(c)
+    } else {
+        "-".into()
+    }
+}
+
 fn esc(s: &str) -> String {
     s.replace('|', "\\|")
 }
@@ -70,7 +79,7 @@ fn render(r: &Report) -> String {
     );
     let _ = writeln!(out, "|---:|---|---:|---|---:|---|---|---|---|---:|---:|");
     for c in &r.candidates {
-        let kc = c.metrics.key_characteristics.as_ref();
+        let kc = c.metrics.key_characteristics.as_ref().filter(|_| super::text::figures_shown(c));
         let key = c.key.to_string();
         let top = kc.map(top_value).unwrap_or_else(|| "not measured".into());
         let _ = writeln!(
@@ -83,10 +92,10 @@ fn render(r: &Report) -> String {
             kc.map(|k| k.estimated_num_distinct_values.value.to_string()).unwrap_or_else(|| "-".into()),
             esc(&top),
             kc.map(|k| k.monotonicity.kind.as_str()).unwrap_or("not measured"),
-            super::table::inserts_cell(c),
-            super::table::fan_out_cell(c),
-            pct(c.metrics.read_distribution.percentage_of_single_shard_reads),
-            pct(c.metrics.read_distribution.percentage_of_scatter_gather_reads),
+            figure(c, super::table::inserts_cell),
+            figure(c, super::table::fan_out_cell),
+            figure(c, |c| pct(c.metrics.read_distribution.percentage_of_single_shard_reads)),
+            figure(c, |c| pct(c.metrics.read_distribution.percentage_of_scatter_gather_reads)),
         );
     }
     for c in &r.candidates {

@@ -98,6 +98,7 @@ fn render(r: &Report) -> String {
         let rd = &c.metrics.read_distribution;
         let wd = &c.metrics.write_distribution;
         let (top, mono, distinct) = match kc {
+            _ if !super::text::figures_shown(c) => ("-".into(), "-".into(), "-".into()),
             Some(kc) => (
                 top_value(kc),
                 match kc.monotonicity.record_id_correlation_coefficient {
@@ -115,7 +116,7 @@ fn render(r: &Report) -> String {
                 format!("{} / {} / {} of {n}", pct(a), pct(b), pct(c))
             }
         };
-        t.add_row(vec![
+        let mut row = vec![
             Cell::new(c.rank).set_alignment(CellAlignment::Right),
             Cell::new(c.key.to_string()),
             Cell::new(c.score).set_alignment(CellAlignment::Right),
@@ -123,21 +124,28 @@ fn render(r: &Report) -> String {
             Cell::new(distinct).set_alignment(CellAlignment::Right),
             Cell::new(top),
             Cell::new(mono),
-            Cell::new(inserts_cell(c)),
-            Cell::new(fan_out_cell(c)),
-            Cell::new(dist(
-                rd.percentage_of_single_shard_reads,
-                rd.percentage_of_multi_shard_reads,
-                rd.percentage_of_scatter_gather_reads,
-                rd.sample_size.total,
-            )),
-            Cell::new(dist(
-                wd.percentage_of_single_shard_writes,
-                wd.percentage_of_multi_shard_writes,
-                wd.percentage_of_scatter_gather_writes,
-                wd.sample_size.total,
-            )),
-        ]);
+        ];
+        if super::text::figures_shown(c) {
+            row.extend([
+                Cell::new(inserts_cell(c)),
+                Cell::new(fan_out_cell(c)),
+                Cell::new(dist(
+                    rd.percentage_of_single_shard_reads,
+                    rd.percentage_of_multi_shard_reads,
+                    rd.percentage_of_scatter_gather_reads,
+                    rd.sample_size.total,
+                )),
+                Cell::new(dist(
+                    wd.percentage_of_single_shard_writes,
+                    wd.percentage_of_multi_shard_writes,
+                    wd.percentage_of_scatter_gather_writes,
+                    wd.sample_size.total,
+                )),
+            ]);
+        } else {
+            row.extend((0..4).map(|_| Cell::new("-")));
+        }
+        t.add_row(row);
     }
     let _ = writeln!(out, "{t}");
     for c in &r.candidates {
@@ -150,6 +158,14 @@ fn render(r: &Report) -> String {
         }
         if let Some(w) = &c.compared_with_next {
             let _ = writeln!(out, "  ranking: {w}");
+        }
+        if !super::text::figures_shown(c) {
+            if let Some(si) = &c.metrics.supporting_index {
+                for u in &si.unusable {
+                    let _ = writeln!(out, "  index {u} cannot support this key");
+                }
+            }
+            continue;
         }
         let cl = &c.metrics.cluster;
         let _ = writeln!(out, "  cluster ({}, {} shards from {}): {}", cl.basis, cl.num_shards, cl.num_shards_from, cl.verdict);

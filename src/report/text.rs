@@ -1,6 +1,12 @@
 //! Lines and cells more than one writer prints.
 
-use super::Report;
+use super::{CandidateReport, Report};
+
+/// An invalid key (the server refuses it) shows why, and no performance figures: what it
+/// would cost on a cluster is moot.
+pub(super) fn figures_shown(c: &CandidateReport) -> bool {
+    c.verdict != crate::score::Verdict::Invalid
+}
 use serde_json::Value;
 use std::fmt::Write;
 

@@ -28,6 +28,9 @@ pub(crate) struct Target<'a> {
     pub(crate) winner: &'a ShardKey,
     /// Whether an index supports the winner: Some(true/false) live, None offline.
     pub(crate) has_supporting_index: Option<bool>,
+    /// An index on the winner's exact pattern that cannot support it (sparse, partial, a
+    /// collation): dropped before the supporting one is created (the server refuses two).
+    pub(crate) replace_index: Option<&'a str>,
     pub(crate) current_key: Option<&'a ShardKey>,
     pub(crate) shards: usize,
     pub(crate) data_bytes: u64,
@@ -83,7 +86,15 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
         None => {
             match t.has_supporting_index {
                 Some(true) => {}
-                Some(false) => commands.push(create),
+                Some(false) => {
+                    if let Some(name) = t.replace_index {
+                        commands.push(format!("db.getSiblingDB({db:?}).getCollection({coll:?}).dropIndex({name:?})"));
+                        notes.push(format!(
+                            "index {name} has the key's fields but cannot support it (sparse, partial or a collation): it is dropped and created again as a plain index (the server keeps one index per pattern)"
+                        ));
+                    }
+                    commands.push(create)
+                }
                 None => {
                     notes.push(format!("create the index unless one already starts with {}'s fields", t.winner));
                     commands.push(create);
@@ -125,6 +136,7 @@ mod tests {
             namespace: "app.events",
             winner: &w,
             has_supporting_index: Some(false),
+            replace_index: None,
             current_key: None,
             shards: 4,
             data_bytes: 0,
@@ -148,6 +160,7 @@ mod tests {
             namespace: "app.events",
             winner: &w,
             has_supporting_index: Some(true),
+            replace_index: None,
             current_key: Some(&cur),
             shards: 4,
             data_bytes: 0,
@@ -162,6 +175,7 @@ mod tests {
             namespace: "app.events",
             winner: &h,
             has_supporting_index: Some(false),
+            replace_index: None,
             current_key: Some(&cur),
             shards: 4,
             data_bytes: 6000 << 20,
@@ -170,5 +184,28 @@ mod tests {
         });
         assert_eq!(r.action, "reshardCollection");
         assert!(r.notes[0].contains("about 4000 MiB free storage"), "{:?}", r.notes);
+    }
+
+    #[test]
+    fn an_index_on_the_pattern_that_cannot_serve_is_replaced_not_duplicated() {
+        let w = k("{sku: 1}");
+        let r = recommend(&Target {
+            namespace: "shop.items",
+            winner: &w,
+            has_supporting_index: Some(false),
+            replace_index: Some("sku_1"),
+            current_key: None,
+            shards: 4,
+            data_bytes: 0,
+            index_bytes: None,
+            blocked_by: vec![],
+        });
+        assert_eq!(
+            r.commands[..2],
+            [
+                "db.getSiblingDB(\"shop\").getCollection(\"items\").dropIndex(\"sku_1\")".to_string(),
+                "db.getSiblingDB(\"shop\").getCollection(\"items\").createIndex({sku: 1})".to_string()
+            ]
+        );
     }
 }
