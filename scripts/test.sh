@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's test command (README "Tests"): installs the real mongod the
+# The project's test command (README "Set-up"; what each test proves: docs/maintainers.md "Tests"): installs the real mongod the
 # integration tests use, then runs every test and sums up the results.
 set -euo pipefail
 cd "$(dirname "$0")/.."

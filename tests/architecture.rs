@@ -1,6 +1,6 @@
 //! The module graph: dependencies between top-level modules point one way
 //! (source → sample → metrics → score → report, with cli → app on top), as
-//! `src/lib.rs` and README's code map say. Read from the code's own
+//! `src/lib.rs` and the code map (docs/maintainers.md) say. Read from the code's own
 //! `crate::` paths (test modules excluded); a new edge must be added to
 //! `ALLOWED` on purpose, and no edge may close a cycle.
 
@@ -162,13 +162,13 @@ fn the_checker_sees_the_modules() {
     assert!(e.len() >= 14, "{:?}", e.keys());
 }
 
-/// README's code map and its "where each JSON number is computed" table name files; each
-/// must exist (a file moved or renamed without README is a newcomer's dead end).
+/// The code map (docs/maintainers.md) and its "where each JSON number is computed" table name
+/// files; each must exist (a file moved or renamed without the map is a newcomer's dead end).
 #[test]
-fn every_file_readme_names_exists() {
+fn every_file_the_code_map_names_exists() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let start = readme.find("\n## Code map").expect("README has a Code map");
+    let readme = std::fs::read_to_string(root.join("docs/maintainers.md")).unwrap();
+    let start = readme.find("\n## Code map").expect("docs/maintainers.md has a Code map");
     let end = readme[start + 1..].find("\n## ").map_or(readme.len(), |e| start + 1 + e);
     let mut missing = Vec::new();
     let mut checked = 0;
@@ -190,6 +190,6 @@ fn every_file_readme_names_exists() {
             }
         }
     }
-    assert!(checked > 60, "the reader found only {checked} paths: has README's table format changed?");
-    assert!(missing.is_empty(), "README's Code map names files that do not exist: {missing:?}");
+    assert!(checked > 60, "the reader found only {checked} paths: has the map's table format changed?");
+    assert!(missing.is_empty(), "the Code map names files that do not exist: {missing:?}");
 }

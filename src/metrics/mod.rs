@@ -2,7 +2,7 @@
 //! numbers) in the report, each owning its output type and its unit tests.
 //! `measure` is the registry: it runs every metric for one candidate, in report order.
 //!
-//! JSON field of a candidate → where it is computed (README "Code map" has the full table):
+//! JSON field of a candidate → where it is computed (docs/maintainers.md "Code map" has the full table):
 //!
 //! | JSON field | module |
 //! |---|---|

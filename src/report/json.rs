@@ -1,4 +1,4 @@
-//! JSON writer: the reports as documented in README ("JSON schema").
+//! JSON writer: the reports as documented in docs/reference.md ("JSON schema").
 
 use super::{CheckReport, Report, WorkloadReport, Writer};
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! Reports: the `Report` (analyze) and `CheckReport` (check) every writer formats,
 //! and the one dispatch from a `Format` to its writer. Writers only format: every
 //! number they print was computed in `metrics` or `score`. The JSON form is the
-//! documented, versioned schema (README "JSON schema").
+//! documented, versioned schema (docs/reference.md "JSON schema").
 
 pub(crate) mod gitlab;
 pub(crate) mod html;
