@@ -147,8 +147,10 @@ pub(crate) enum Request {
     Workload(WorkloadRequest),
     Sample(SampleRequest),
     Plan(PlanRequest),
-    /// Text the command line made itself (completions, the man page).
+    /// Text the command line made itself (completions, a man page).
     Text(String),
+    /// Files the command line made itself (`man --out-dir`): written, their paths listed.
+    Files(Vec<(std::path::PathBuf, String)>),
 }
 
 /// Run a request, writing its report to `out`.
@@ -164,6 +166,13 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         Request::Plan(p) => scrubbed(&p.input, || plan::run(p, out).map(|_| Outcome::Success)),
         Request::Text(t) => {
             out.write_all(t.as_bytes())?;
+            Ok(Outcome::Success)
+        }
+        Request::Files(files) => {
+            for (path, text) in files {
+                std::fs::write(path, text).map_err(|e| crate::error::input_error(format!("{}: cannot write: {e}", path.display())))?;
+                writeln!(out, "{}", path.display())?;
+            }
             Ok(Outcome::Success)
         }
         Request::Sample(sr) => scrub_errors(secrets_of(&sr.uri), || sample::run(sr, out).map(|_| Outcome::Success)),

@@ -90,9 +90,16 @@ pub(crate) enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff).
-    #[command(after_help = "Example:\n  shardkey man > /usr/local/share/man/man1/shardkey.1")]
-    Man,
+    /// Print a man page (roff), or write them all to a directory.
+    #[command(after_help = "Examples:\n  shardkey man analyze | man -l -\n  shardkey man --out-dir /usr/local/share/man/man1")]
+    Man {
+        /// The subcommand whose page to print (analyze, check, plan, workload, sample, ...); none: shardkey(1).
+        #[arg(value_name = "SUBCOMMAND")]
+        page: Option<String>,
+        /// Write every page (shardkey.1, shardkey-analyze.1, ...) into DIR instead, and list them.
+        #[arg(long, value_name = "DIR", conflicts_with = "page")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Debug)]

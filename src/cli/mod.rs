@@ -2,6 +2,7 @@
 //! typed requests `app` runs (flag checks included). Nothing below this module sees clap.
 
 mod args;
+mod man;
 
 use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, PlanRequest, QuerySource, Request, SampleRequest, WorkloadRequest};
 use crate::error::{usage_error, Exit, Outcome};
@@ -61,11 +62,21 @@ impl Cli {
                 clap_complete::generate(shell, &mut Cli::command(), "shardkey", &mut buf);
                 Request::Text(String::from_utf8_lossy(&buf).into_owned())
             }
-            Command::Man => {
-                use clap::CommandFactory;
-                let mut buf = Vec::new();
-                clap_mangen::Man::new(Cli::command()).render(&mut buf)?;
-                Request::Text(String::from_utf8_lossy(&buf).into_owned())
+            Command::Man { page, out_dir } => {
+                let pages = man::pages()?;
+                match (page, out_dir) {
+                    (_, Some(dir)) => Request::Files(pages.into_iter().map(|(name, roff)| (dir.join(name), roff)).collect()),
+                    (Some(p), None) => {
+                        let want = format!("shardkey-{p}.1");
+                        let names: Vec<&str> =
+                            pages.iter().skip(1).map(|x| x.0.trim_start_matches("shardkey-").trim_end_matches(".1")).collect();
+                        let Some((_, roff)) = pages.iter().find(|x| x.0 == want) else {
+                            return Err(usage_error(format!("man {p}: no such subcommand (one of: {})", names.join(", "))));
+                        };
+                        Request::Text(roff.clone())
+                    }
+                    (None, None) => Request::Text(pages[0].1.clone()),
+                }
             }
             Command::Analyze(a) => {
                 if a.fail_under.is_some_and(|s| s > 100) {
