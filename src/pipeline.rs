@@ -75,6 +75,16 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     if on_ns > queries.len() as u64 {
         notes.push(format!("{on_ns} operations on the collection in the logs; a uniform sample of {} was classified", queries.len()));
     }
+    if let Some(&n) = log.skipped.get(crate::sources::queries::MALFORMED_LINES) {
+        let first = log.malformed.as_ref().map(|((line, why), _)| format!(" (the first, line {line}: {why})")).unwrap_or_default();
+        notes.push(format!(
+            "{} skipped{first}; the rest was read",
+            crate::util::text::count_of(n, "malformed log line", "malformed log lines")
+        ));
+    }
+    if log.skipped.contains_key(crate::sources::queries::CUT_LAST_LINE) {
+        notes.push("the log's last line was cut (copied while mongod was writing it): skipped, the rest was read".into());
+    }
     // 2. The candidates.
     let proposals = candidates(source, opts, &queries, &facts, &mut notes)?;
     let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();

@@ -369,11 +369,19 @@ fn offline_inputs_and_faults() {
             "reads from a live deployment",
         ),
         // query logs
+        // A lone malformed line is the file's last: a cut line (a log copied while written),
+        // skipped with a note; a file of malformed lines is refused, naming the first.
         row(
             "log: malformed JSON line",
             &["analyze", "--docs", &ok, "--queries", &p("bad.log", b"{\"t\": 1, \"id\": 51803, \"msg\": \"Slow query\"\n")],
+            a(0),
+            "the log's last line was cut",
+        ),
+        row(
+            "log: a file of malformed JSON lines",
+            &["analyze", "--docs", &ok, "--queries", &p("bad2.log", "{\"t\": 1, \"id\": 51803, \"msg\": \"Slow query\"\n".repeat(150).as_bytes())],
             a(2),
-            "line 1",
+            "149 of 150 lines are malformed (the first, line 1: malformed JSON",
         ),
         row("log: a directory", &["analyze", "--docs", &ok, "--queries", &d, "--key", "{a: 1}"], a(2), "is a directory"),
         row("log: two namespaces", &["analyze", "--docs", &ok, "--queries", &log, "--key", "{a: 1}"], a(2), "--collection"),

@@ -640,8 +640,8 @@ mod tests {
         }
         let Some(light) = by_serde else { return false };
         let mut log = QueryLog { limit: usize::MAX, ..Default::default() };
-        match classify_line(text, 1, "test") {
-            Ok(Line::Slow(sq)) => slow_log::add_slow_query(&mut log, *sq),
+        match classify_line(text) {
+            Line::Slow(sq) => slow_log::add_slow_query(&mut log, *sq),
             _ => panic!("read light, but not a slow query to the full read: {text}"),
         }
         let ns: Vec<String> = log.queries.iter().map(|q| q.ns.clone()).collect();

@@ -45,6 +45,8 @@ pub struct QueryLog {
     /// A part of a block read light: its operations in order, for `merge_block` to offer.
     pub(super) staging: bool,
     pub(super) staged: Vec<Staged>,
+    /// Lines that are not valid JSON (or not UTF-8): the first (line, why) and the last line.
+    pub(crate) malformed: Option<((u64, String), u64)>,
 }
 
 /// An operation a part holds for the merge: parsed (rare on the light path), or only
@@ -120,6 +122,7 @@ impl Default for QueryLog {
             deferred: Vec::new(),
             staging: false,
             staged: Vec::new(),
+            malformed: None,
         }
     }
 }
@@ -128,6 +131,20 @@ impl QueryLog {
     /// A log that keeps only `ns`'s operations (all when None).
     pub(crate) fn for_namespace(ns: Option<String>) -> Self {
         QueryLog { only: ns, ..Default::default() }
+    }
+
+    /// A line that is not valid JSON (or not UTF-8): counted, and the first kept for the words.
+    pub(crate) fn malformed_line(&mut self, line: u64, why: String) {
+        self.skip(super::MALFORMED_LINES);
+        self.note_malformed_from(Some(((line, why), line)));
+    }
+
+    pub(super) fn note_malformed_from(&mut self, other: Option<((u64, String), u64)>) {
+        let Some((first, last)) = other else { return };
+        self.malformed = Some(match self.malformed.take() {
+            Some((f, l)) => (if f.0 <= first.0 { f } else { first }, l.max(last)),
+            None => (first, last),
+        });
     }
 
     pub(crate) fn skip(&mut self, reason: &str) {
@@ -314,6 +331,7 @@ impl QueryLog {
         self.diffs.extend(other.diffs.into_iter().filter(|d| self.only.as_ref().is_none_or(|ns| ns == &d.ns)));
         self.records += other.records;
         self.found += other.found;
+        self.note_malformed_from(other.malformed.take());
         for (k, v) in other.skipped {
             *self.skipped.entry(k).or_default() += v;
         }
@@ -351,7 +369,7 @@ impl QueryLog {
             .map(|(text, lineno)| {
                 let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
                 let text = simdutf8::basic::from_utf8(text).map_err(|_| disagree(*lineno))?;
-                match classify_line(text, *lineno, shown)? {
+                match classify_line(text) {
                     Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
                     _ => return Err(disagree(*lineno)),
                 }

@@ -39,6 +39,12 @@ pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
 pub(crate) const TXN_LINES: &str = "transaction summary lines (id 51802)";
 pub(crate) const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/update/delete/findAndModify/insert";
 pub(crate) const UNKNOWN: &str = "records in no known format";
+/// Lines that are not JSON a log writes (garbled, or cut where a copy was taken).
+pub(crate) const MALFORMED_LINES: &str = "malformed lines (not valid JSON or not UTF-8)";
+/// The file's last line, cut: the log was copied while mongod was writing it.
+pub(crate) const CUT_LAST_LINE: &str = "a cut last line (the log was copied while being written)";
+/// More malformed lines than this (and than 1% of the lines) stop the read: not a log we read.
+const MALFORMED_LIMIT: u64 = 100;
 /// shardkey's own reads (its sampling finds and aggregates) are not the application's.
 pub(crate) const OWN_OPERATIONS: &str = "shardkey's own operations (appName \"shardkey\")";
 
@@ -56,35 +62,40 @@ enum Line<'a> {
     /// A legacy (2.2–4.2) text log operation, as a profiler-shaped document.
     Legacy(Document),
     Slow(Box<SlowQuery<'a>>),
+    /// Not valid JSON: counted and skipped (`MALFORMED_LINES`), why kept for the words.
+    Malformed(String),
 }
 
-fn classify_line<'a>(text: &'a str, lineno: u64, shown: &str) -> Result<Line<'a>> {
+fn classify_line(text: &str) -> Line<'_> {
     if !text.starts_with('{') {
-        return Ok(match legacy::parse_line(text) {
+        return match legacy::parse_line(text) {
             legacy::Legacy::Op(d) => Line::Legacy(d),
             legacy::Legacy::Skip(why) => Line::Skip(why),
-        });
+        };
     }
     // Cheap pre-filter: most log lines are not slow queries.
     if text.starts_with("{\"t\":") {
         if text.contains("\"id\":51802,") {
-            return Ok(Line::Skip(TXN_LINES));
+            return Line::Skip(TXN_LINES);
         }
         if !text.contains("\"id\":51803") && !text.contains("Slow query") {
-            return Ok(Line::Skip(NOT_SLOW_QUERY));
+            return Line::Skip(NOT_SLOW_QUERY);
         }
         if let Ok(FastLogLine { id: Some(51803), attr: Some(sq), t, ctx }) = serde_json::from_str::<FastLogLine>(text) {
-            return Ok(Line::Slow(Box::new(sq.at(t, ctx))));
+            return Line::Slow(Box::new(sq.at(t, ctx)));
         }
     }
-    parse_json_document_lenient(text).map(Line::Doc).map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON: {e}")))
+    match parse_json_document_lenient(text) {
+        Ok(d) => Line::Doc(d),
+        Err(e) => Line::Malformed(format!("malformed JSON: {e}")),
+    }
 }
 
 /// Process a block of whole lines in parallel; results merge in file order.
 /// Slow-query lines are read light when no operation needs its figures or time
 /// (`workload`, `--since`/`--until`): counted, and parsed in full only if the sample
 /// keeps one of their operations (`QueryLog::resolve`).
-fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog) -> Result<u64> {
+fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u64> {
     use rayon::prelude::*;
     let (lines, last_line) = numbered_lines(block, first_line);
     let lazy = !log.wants_stats();
@@ -95,8 +106,11 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
             // The namespace of the last light line, shared by the next ones on it.
             let mut last_ns: Option<std::sync::Arc<str>> = None;
             for (lineno, raw) in chunk {
-                let text = simdutf8::basic::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
                 part.records += 1;
+                let Ok(text) = simdutf8::basic::from_utf8(raw) else {
+                    part.malformed_line(*lineno, "not UTF-8 text".into());
+                    continue;
+                };
                 if lazy && light::is_candidate(text) {
                     if let Some(found) = light::read(text) {
                         if let Some(why) = found.skip {
@@ -116,8 +130,9 @@ fn process_block(block: &[u8], first_line: u64, shown: &str, log: &mut QueryLog)
                         continue;
                     }
                 }
-                match classify_line(text, *lineno, shown)? {
+                match classify_line(text) {
                     Line::Skip(why) => part.skip(why),
+                    Line::Malformed(why) => part.malformed_line(*lineno, why),
                     Line::Doc(d) => add_record(&mut part, &d),
                     Line::Legacy(d) => {
                         let before = (part.found, part.skipped.values().sum::<u64>());
@@ -154,8 +169,17 @@ pub(crate) fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()
 pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Result<()> {
     let shown = input.shown.clone();
     if input.layout == Layout::Lines {
-        input.for_each_line_block(|block, first_line| process_block(block, first_line, &shown, log))?;
-        return log.resolve(&shown);
+        // This file's malformed lines on their own (a cut last line is this file's).
+        let earlier = log.malformed.take();
+        let mut last_line = 0;
+        input.for_each_line_block(|block, first_line| {
+            last_line = process_block(block, first_line, log)?;
+            Ok(last_line)
+        })?;
+        log.resolve(&shown)?;
+        malformed_within_limits(log, &shown, last_line)?;
+        log.note_malformed_from(earlier);
+        return Ok(());
     }
     input.for_each_record(|rec| {
         log.records += 1;
@@ -168,6 +192,31 @@ pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Resu
         }
         Ok(())
     })?;
+    Ok(())
+}
+
+/// A log copied while mongod writes it ends in half a line, and a long log may hold a few
+/// garbled ones: skipped and counted, the rest read. Many of them mean the file is not a log
+/// (or not one we read): one line, exit 2, naming the first.
+fn malformed_within_limits(log: &mut QueryLog, shown: &str, last_line: u64) -> Result<()> {
+    let Some(((first, why), last)) = log.malformed.clone() else { return Ok(()) };
+    // (`last_line` is the last line a block ended with a newline; a cut one has none.)
+    if last == last_line || last == last_line + 1 {
+        if let Some(n) = log.skipped.get_mut(MALFORMED_LINES) {
+            *n -= 1;
+        }
+        log.skip(CUT_LAST_LINE);
+    }
+    let n = log.skipped.get(MALFORMED_LINES).copied().unwrap_or(0);
+    if n == 0 {
+        log.skipped.remove(MALFORMED_LINES);
+    }
+    if n > MALFORMED_LIMIT.max(log.records / 100) {
+        return Err(input_error(format!(
+            "{shown}: {n} of {} lines are malformed (the first, line {first}: {why}); is it a mongod log, a profiler export or sampled queries?",
+            log.records
+        )));
+    }
     Ok(())
 }
 
@@ -258,6 +307,43 @@ mod tests {
         add_record(&mut log, &profiled("orders-api"));
         assert_eq!(log.queries.len(), 1);
         assert_eq!(log.skipped.get(OWN_OPERATIONS), Some(&1));
+    }
+
+    fn read_text(text: &str) -> Result<QueryLog> {
+        let mut log = QueryLog::default();
+        let input = super::super::records::from_reader(Box::new(std::io::Cursor::new(text.as_bytes().to_vec())), "log".into(), 0, false)?;
+        read_queries_in(input, &mut log)?;
+        Ok(log)
+    }
+
+    /// A log copied while mongod writes it ends in half a line; a few garbled lines in a long
+    /// log are skipped too; past the limit the file is refused with the first one named.
+    #[test]
+    fn cut_and_malformed_lines_are_skipped_within_a_limit() {
+        let line = |i: u64| {
+            format!(
+                r#"{{"t":{{"$date":"2024-01-01T00:00:00Z"}},"s":"I","c":"COMMAND","id":51803,"ctx":"conn9","msg":"Slow query","attr":{{"type":"command","ns":"shop.orders","command":{{"find":"orders","filter":{{"a":{i}}},"$db":"shop"}},"durationMillis":120}}}}"#
+            )
+        };
+        let whole: Vec<String> = (0..300).map(line).collect();
+        // Cut in the middle of the last line, no newline after it.
+        let cut = whole.join("\n");
+        let cut = &cut[..cut.len() - 40];
+        let log = read_text(cut).unwrap();
+        assert_eq!((log.queries.len(), log.skipped.get(CUT_LAST_LINE)), (299, Some(&1)));
+        assert!(!log.skipped.contains_key(MALFORMED_LINES), "{:?}", log.skipped);
+        // Two garbled lines inside: skipped, counted, the first named.
+        let mut lines = whole.clone();
+        lines[10] = lines[10][..100].to_string();
+        lines[20] = "{\"t\":{\"$date\":\"2024\"},\"id\":51803,\"msg\":\"Slow query\",".to_string();
+        let log = read_text(&(lines.join("\n") + "\n")).unwrap();
+        assert_eq!((log.queries.len(), log.skipped.get(MALFORMED_LINES)), (298, Some(&2)));
+        assert_eq!(log.malformed.as_ref().map(|m| (m.0 .0, m.1)), Some((11, 21)));
+        // Past 100 malformed lines (and 1% of the lines): not a log we read (the last one
+        // counts as a cut line).
+        let garbled: Vec<String> = (0..300).map(|i| if i % 2 == 0 { line(i) } else { "{\"t\": garbage".replace("\"t\": ", "") }).collect();
+        let e = read_text(&(garbled.join("\n") + "\n")).unwrap_err().to_string();
+        assert!(e.starts_with("log: 149 of 300 lines are malformed (the first, line 2: malformed JSON"), "{e}");
     }
 
     #[test]
