@@ -55,7 +55,7 @@ pub(crate) struct FieldProfile {
     /// Share of the present documents holding the most common value.
     pub(crate) top_share: f64,
     /// The type most values hold ("string", "date", "objectId", "number", ...).
-    pub(crate) main_type: &'static str,
+    pub(crate) main_type: ValueType,
     /// Dates, timestamps and ObjectIds only grow: new documents carry the newest.
     pub(crate) increasing_by_nature: bool,
     /// Sampled filters naming it: by equality (or `$in`), by range.
@@ -74,7 +74,7 @@ impl FieldProfile {
             "{} distinct {}{} value{}, top value {:.0}%",
             self.distinct,
             if self.increasing_by_nature { "increasing " } else { "" },
-            self.main_type,
+            self.main_type.as_str(),
             if self.distinct == 1 { "" } else { "s" },
             self.top_share * 100.0
         );
@@ -99,18 +99,60 @@ const MAX_FIELDS: usize = 200;
 /// Nesting depth walked.
 const MAX_DEPTH: usize = 6;
 
-fn type_name(v: &Bson) -> &'static str {
-    match v {
-        Bson::String(_) => "string",
-        Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) => "number",
-        Bson::DateTime(_) => "date",
-        Bson::Timestamp(_) => "timestamp",
-        Bson::ObjectId(_) => "objectId",
-        Bson::Boolean(_) => "bool",
-        Bson::Null => "null",
-        Bson::Binary(_) => "binData",
-        Bson::Document(_) => "object",
-        _ => "other",
+/// A field's values' type, as the proposals weigh it (named as `$type` names it). Declared
+/// in the alphabetical order of those names: a tie for the most frequent type goes to the
+/// last of them, as it did when the names were strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub(crate) enum ValueType {
+    BinData,
+    Bool,
+    Date,
+    #[default]
+    Missing,
+    Null,
+    Number,
+    Object,
+    ObjectId,
+    Other,
+    String,
+    Timestamp,
+}
+
+impl ValueType {
+    fn of(v: &Bson) -> ValueType {
+        match v {
+            Bson::String(_) => ValueType::String,
+            Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) => ValueType::Number,
+            Bson::DateTime(_) => ValueType::Date,
+            Bson::Timestamp(_) => ValueType::Timestamp,
+            Bson::ObjectId(_) => ValueType::ObjectId,
+            Bson::Boolean(_) => ValueType::Bool,
+            Bson::Null => ValueType::Null,
+            Bson::Binary(_) => ValueType::BinData,
+            Bson::Document(_) => ValueType::Object,
+            _ => ValueType::Other,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            ValueType::String => "string",
+            ValueType::Number => "number",
+            ValueType::Date => "date",
+            ValueType::Timestamp => "timestamp",
+            ValueType::ObjectId => "objectId",
+            ValueType::Bool => "bool",
+            ValueType::Null => "null",
+            ValueType::BinData => "binData",
+            ValueType::Object => "object",
+            ValueType::Other => "other",
+            ValueType::Missing => "missing",
+        }
+    }
+
+    /// Values that grow with time by their nature.
+    fn increases_by_nature(self) -> bool {
+        matches!(self, ValueType::Date | ValueType::Timestamp | ValueType::ObjectId)
     }
 }
 
@@ -166,20 +208,19 @@ fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
 /// Presence, distinct values, top share, main type and increasing-by-nature of a field from its values.
 fn profile_values<'a>(f: &mut FieldProfile, values: impl Iterator<Item = &'a Bson>) {
     let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();
-    let mut types: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut types: BTreeMap<ValueType, usize> = BTreeMap::new();
     for v in values {
         f.present += 1;
         let mut b = Vec::new();
         group_bytes(v, &mut b);
         *counts.entry(b).or_default() += 1;
-        *types.entry(type_name(v)).or_default() += 1;
+        *types.entry(ValueType::of(v)).or_default() += 1;
     }
     f.distinct = counts.len();
     f.top_share = counts.values().copied().max().unwrap_or(0) as f64 / f.present.max(1) as f64;
-    f.main_type = types.iter().max_by_key(|x| x.1).map(|x| *x.0).unwrap_or("missing");
-    let main = types.get(f.main_type).copied().unwrap_or(0);
-    f.increasing_by_nature =
-        matches!(f.main_type, "date" | "timestamp" | "objectId") && main as f64 >= MIN_PRESENCE * f.present.max(1) as f64;
+    f.main_type = types.iter().max_by_key(|x| x.1).map(|x| *x.0).unwrap_or_default();
+    let main = types.get(&f.main_type).copied().unwrap_or(0);
+    f.increasing_by_nature = f.main_type.increases_by_nature() && main as f64 >= MIN_PRESENCE * f.present.max(1) as f64;
 }
 
 /// The values each filter path names: equality values, `$in` elements and range bounds.
@@ -289,7 +330,7 @@ pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal>
         .filter(usable)
         .filter(|f| f.increasing_by_nature && f.path != "_id" && high(f))
         .max_by_key(|f| (f.uses(), std::cmp::Reverse(f.path.clone())));
-    let id_is_oid = fields.iter().find(|f| f.path == "_id").is_some_and(|f| f.main_type == "objectId");
+    let id_is_oid = fields.iter().find(|f| f.path == "_id").is_some_and(|f| f.main_type == ValueType::ObjectId);
     // Grouping fields: filtered by equality and repeating (a tenant, a device), or with no
     // queries, moderately many values each held by several documents.
     let mut groups: Vec<&FieldProfile> = if used.is_empty() {
@@ -304,7 +345,7 @@ pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal>
     if used.is_empty() {
         // Identifiers (strings, ObjectIds, binary) name tenants and devices; small numbers are
         // more often parts of a date or codes.
-        let ident = |f: &FieldProfile| matches!(f.main_type, "string" | "objectId" | "binData");
+        let ident = |f: &FieldProfile| matches!(f.main_type, ValueType::String | ValueType::ObjectId | ValueType::BinData);
         groups.sort_by(|a, b| ident(b).cmp(&ident(a)).then(b.distinct.cmp(&a.distinct)).then(a.path.cmp(&b.path)));
     }
     groups.truncate(2);
