@@ -1,0 +1,315 @@
+//! The light read by hand, for the common shape of a line: plain JSON whose strings hold
+//! no escapes. Whatever it does not take (None) goes to `read_serde`; what it takes it
+//! reads as `read_serde` would (held by a test on every real log line and their cuts).
+
+use super::{bson_reads, ops, shallow, LightCmd, LightOps, EXT_KEYS};
+use std::borrow::Cow;
+
+/// Deeper than this, serde decides (its limit is 128 from the line).
+const MAX_DEPTH: u32 = 100;
+
+struct Scan<'a> {
+    b: &'a [u8],
+    s: &'a str,
+    i: usize,
+    depth: u32,
+    /// A value read since this was cleared holds what bson might refuse or read as
+    /// Extended JSON: `bson_reads` decides for it.
+    unsure: bool,
+}
+
+pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
+    let mut p = Scan { b: text.as_bytes(), s: text, i: 0, depth: 0, unsure: false };
+    p.ws();
+    let (mut id, mut attr, mut t) = (None, None, false);
+    p.object(|p, key| {
+        match key {
+            "id" if id.is_none() => id = Some(p.int()?),
+            "attr" if attr.is_none() => attr = Some(p.attr()?),
+            "t" if !t => {
+                t = true;
+                p.log_time()?;
+            }
+            // The same field twice: serde fails.
+            "id" | "attr" | "t" => return None,
+            _ => {
+                p.value()?;
+            }
+        }
+        Some(())
+    })?;
+    p.ws();
+    if p.i != p.b.len() || id != Some(51803) {
+        return None;
+    }
+    let a = attr?;
+    if super::super::is_own(a.app) {
+        return Some(LightOps::skipped(super::super::OWN_OPERATIONS));
+    }
+    Some(ops(a.typ, a.ns.map(Cow::Borrowed), a.command.as_ref(), a.originating.as_ref()))
+}
+
+#[derive(Default)]
+struct Attr<'a> {
+    typ: Option<&'a str>,
+    ns: Option<&'a str>,
+    app: Option<&'a str>,
+    command: Option<LightCmd<'a>>,
+    originating: Option<LightCmd<'a>>,
+}
+
+impl<'a> Scan<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        self.i = crate::sources::json_scan::skip_ws(self.b, self.i);
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    /// A string without escapes or control characters (anything else: serde decides).
+    fn string(&mut self) -> Option<&'a str> {
+        self.ws();
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let start = self.i + 1;
+        let end = start + crate::sources::json_scan::special_at(&self.b[start..])?;
+        if self.b[end] != b'"' {
+            return None;
+        }
+        self.i = end + 1;
+        // The text is UTF-8 and the cut is at ASCII bytes.
+        Some(&self.s[start..end])
+    }
+
+    /// `{ "key": value, ... }`: `f` reads each value.
+    fn object(&mut self, mut f: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+        } else {
+            loop {
+                let key = self.string()?;
+                self.eat(b':')?;
+                self.ws();
+                f(self, key)?;
+                self.ws();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b'}' => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.depth -= 1;
+        Some(())
+    }
+
+    /// Any JSON value, checked and skipped; its text.
+    fn value(&mut self) -> Option<&'a str> {
+        self.ws();
+        let start = self.i;
+        match self.peek()? {
+            b'"' => {
+                self.string()?;
+            }
+            b'{' => {
+                let mut first = true;
+                self.object(|p, key| {
+                    if key.starts_with('$') && EXT_KEYS.contains(&key) && !(first && p.plain_extended(key)) {
+                        p.unsure = true;
+                    }
+                    first = false;
+                    p.value().map(|_| ())
+                })?
+            }
+            b'[' => {
+                self.i += 1;
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return None;
+                }
+                self.ws();
+                if self.peek()? == b']' {
+                    self.i += 1;
+                } else {
+                    loop {
+                        self.value()?;
+                        self.ws();
+                        match self.peek()? {
+                            b',' => self.i += 1,
+                            b']' => {
+                                self.i += 1;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                self.depth -= 1;
+            }
+            b't' => self.word(b"true")?,
+            b'f' => self.word(b"false")?,
+            b'n' => self.word(b"null")?,
+            _ => self.number()?,
+        }
+        Some(&self.s[start..self.i])
+    }
+
+    fn word(&mut self, w: &[u8]) -> Option<()> {
+        self.b[self.i..].starts_with(w).then(|| self.i += w.len())
+    }
+
+    /// At `key`'s value, the first of an object: whether it is `{"$oid": <hex>}` or
+    /// `{"$date": <RFC 3339 text>}` alone, which bson reads as an ObjectId or a date.
+    fn plain_extended(&self, key: &str) -> bool {
+        let mut p = Scan { b: self.b, s: self.s, i: self.i, depth: self.depth, unsure: false };
+        let Some(v) = p.string() else { return false };
+        p.ws();
+        if p.peek() != Some(b'}') {
+            return false;
+        }
+        match key {
+            "$oid" => bson::oid::ObjectId::parse_str(v).is_ok(),
+            "$date" => bson::DateTime::parse_rfc3339_str(v).is_ok(),
+            _ => false,
+        }
+    }
+
+    /// JSON's number grammar. A number bson could refuse (beyond int64, or a float
+    /// serde_json cannot hold) makes the value unsure.
+    fn number(&mut self) -> Option<()> {
+        let n = crate::sources::json_scan::number_at(self.b, self.i)?;
+        let t = &self.s[self.i..n.end];
+        self.i = n.end;
+        let integer = !n.fraction && !n.exponent;
+        if t.len() >= 19 || (!integer && !t.parse::<f64>().is_ok_and(f64::is_finite)) {
+            self.unsure = self.unsure || !integer || t.parse::<i64>().is_err();
+        }
+        Some(())
+    }
+
+    /// An integer serde reads as an i64 (no fraction or exponent).
+    fn int(&mut self) -> Option<i64> {
+        let v = self.value()?;
+        v.parse::<i64>().ok()
+    }
+
+    /// `Option<i64>`: null or an integer.
+    fn opt_int(&mut self) -> Option<()> {
+        self.ws();
+        if self.peek()? == b'n' {
+            return self.word(b"null");
+        }
+        self.int().map(|_| ())
+    }
+
+    /// `Option<&str>`: null or a string.
+    fn opt_str(&mut self) -> Option<Option<&'a str>> {
+        self.ws();
+        if self.peek()? == b'n' {
+            return self.word(b"null").map(|_| None);
+        }
+        self.string().map(Some)
+    }
+
+    /// `"t": {"$date": "..."}` (serde's `LogTime`: other fields ignored, `$date` once).
+    fn log_time(&mut self) -> Option<()> {
+        let mut date = false;
+        self.object(|p, key| {
+            if key == "$date" {
+                if date {
+                    return None;
+                }
+                date = true;
+                p.string().map(|_| ())
+            } else {
+                p.value().map(|_| ())
+            }
+        })?;
+        date.then_some(())
+    }
+
+    /// `attr`, with `SlowQuery`'s fields and types (each at most once).
+    fn attr(&mut self) -> Option<Attr<'a>> {
+        let mut a = Attr::default();
+        let mut seen: u16 = 0;
+        const FIELDS: [&str; 11] = [
+            "type",
+            "ns",
+            "ninserted",
+            "command",
+            "originatingCommand",
+            "durationMillis",
+            "docsExamined",
+            "keysExamined",
+            "nreturned",
+            "planSummary",
+            "appName",
+        ];
+        self.object(|p, key| {
+            let Some(f) = FIELDS.iter().position(|&x| x == key) else {
+                return p.value().map(|_| ());
+            };
+            if seen & (1 << f) != 0 {
+                return None;
+            }
+            seen |= 1 << f;
+            match key {
+                "type" => a.typ = p.opt_str()?,
+                "ns" => a.ns = p.opt_str()?,
+                "appName" => a.app = p.opt_str()?,
+                "planSummary" => {
+                    p.opt_str()?;
+                }
+                "command" => a.command = p.opt_command()?,
+                "originatingCommand" => a.originating = p.opt_command()?,
+                _ => p.opt_int()?,
+            }
+            Some(())
+        })?;
+        Some(a)
+    }
+
+    fn opt_command(&mut self) -> Option<Option<LightCmd<'a>>> {
+        self.ws();
+        if self.peek()? == b'n' {
+            return self.word(b"null").map(|_| None);
+        }
+        self.command().map(Some)
+    }
+
+    /// `LightCmd`'s reading.
+    fn command(&mut self) -> Option<LightCmd<'a>> {
+        let mut c = LightCmd::default();
+        self.object(|p, key| {
+            if !c.admits(key) {
+                return None;
+            }
+            p.unsure = false;
+            let v = p.value()?;
+            // Bson is asked only about a value the scan could not vouch for.
+            if !(if p.unsure { bson_reads(v) } else { shallow(v) }) {
+                return None;
+            }
+            c.take(key, v);
+            Some(())
+        })?;
+        Some(c)
+    }
+}
