@@ -193,3 +193,38 @@ fn every_file_the_code_map_names_exists() {
     assert!(checked > 60, "the reader found only {checked} paths: has the map's table format changed?");
     assert!(missing.is_empty(), "the Code map names files that do not exist: {missing:?}");
 }
+
+/// Files along their seams, visibility narrow: no source file over 800 lines, and at most
+/// 150 `pub` items outside `lib.rs` (the rest `pub(crate)` or private), so that rustc reports
+/// dead code and a reader knows what the tests, examples and fuzz targets rely on.
+#[test]
+fn files_stay_short_and_visibility_narrow() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (mut long, mut public) = (Vec::new(), 0);
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.lines().count() > 800 {
+                long.push(format!("{} ({} lines)", path.strip_prefix(&src).unwrap().display(), text.lines().count()));
+            }
+            if path.file_name().unwrap() != "lib.rs" {
+                let items = ["fn ", "struct ", "enum ", "trait ", "type ", "const ", "static ", "mod ", "use "];
+                public += text
+                    .lines()
+                    .filter(|l| l.trim_start().strip_prefix("pub ").is_some_and(|r| items.iter().any(|i| r.starts_with(i))))
+                    .count();
+            }
+        }
+    }
+    assert!(long.is_empty(), "split these along their seams: {long:?}");
+    assert!(public <= 150, "{public} pub items outside lib.rs: make them pub(crate) unless tests/, examples/ or fuzz/ need them");
+}
