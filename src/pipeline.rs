@@ -174,15 +174,23 @@ fn candidates(
         Candidates::Proposed(p) => p.clone(),
         Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => {
             let pre = source.prescan(PRESCAN_DOCS)?;
-            if pre.is_empty() && source.has_documents() {
-                return Err(input_error(format!("{}: no documents to analyse", source.describe())));
-            }
-            let p = crate::propose::for_collection(&pre, queries, facts.indexes.as_deref().unwrap_or_default(), facts.options.as_ref());
+            let indexes = facts.indexes.as_deref().unwrap_or_default();
+            let p = if pre.is_empty() && source.has_documents() {
+                // An empty collection: the workload and the schema are all there is.
+                crate::propose::for_empty_collection(queries, indexes, facts.options.as_ref())
+            } else {
+                crate::propose::for_collection(&pre, queries, indexes, facts.options.as_ref())
+            };
             let p = match &opts.candidates {
                 Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),
                 _ => p,
             };
-            notes.push(if source.has_documents() {
+            notes.push(if pre.is_empty() && source.has_documents() {
+                format!(
+                    "no --key given: proposed {} candidates from the query filters, the collection's indexes and its validator",
+                    p.len()
+                )
+            } else if source.has_documents() {
                 format!("no --key given: proposed {} candidates from the query filters and the first {} documents", p.len(), pre.len())
             } else {
                 format!("no --key given: proposed {} candidates from the query filters", p.len())
@@ -219,9 +227,12 @@ fn read_documents(
     })?;
     sample.finish();
     if sample.num_docs == 0 && source.has_documents() {
-        return Err(input_error(format!("{}: no documents to analyse", source.describe())));
-    }
-    if !source.has_documents() {
+        notes.push(format!(
+            "{} holds no documents: cardinality, frequency, insert order and the data's spread cannot be measured{}; the manual's advice for an empty collection is to shard it now on a hashed key, which shardCollection pre-splits into chunks on every shard (https://www.mongodb.com/docs/manual/core/hashed-sharding/)",
+            source.describe(),
+            if queries.is_empty() { ", nor targeting (no sampled operation)" } else { "; targeting comes from the sampled operations" }
+        ));
+    } else if !source.has_documents() {
         if queries.is_empty() {
             return Err(input_error("the query logs hold no operation on the collection: nothing to analyse without documents"));
         }
@@ -396,11 +407,13 @@ fn recommend(ns: Option<&str>, best: Option<&CandidateReport>, facts: &Collectio
     // Said before the commands: what the choice does not rest on.
     let b = best.map(|b| &b.score_breakdown);
     let mut caveats = Vec::new();
-    if b.is_some_and(|b| b.fan_out.is_none()) {
-        caveats.push("this choice rests on the data alone: targeting was not measured (no sampled operation on the collection); a slow-query log, the profiler or sampled queries may change it".to_string());
-    }
-    if b.is_some_and(|b| b.data_spread.is_none()) {
-        caveats.push("this choice rests on the queries alone: the documents were not read, so cardinality, frequency and the data's spread were not measured".to_string());
+    match b.map(|b| (b.fan_out.is_none(), b.data_spread.is_none())) {
+        Some((true, true)) => caveats.push(
+            "nothing was measured (no documents, no sampled operation): this is the manual's default for such a collection, not a measured choice".to_string(),
+        ),
+        Some((true, false)) => caveats.push("this choice rests on the data alone: targeting was not measured (no sampled operation on the collection); a slow-query log, the profiler or sampled queries may change it".to_string()),
+        Some((false, true)) => caveats.push("this choice rests on the queries alone: the documents were not read, so cardinality, frequency and the data's spread were not measured".to_string()),
+        _ => {}
     }
     r.caveats = caveats;
     Some(r)
@@ -421,6 +434,7 @@ fn recommend_commands(
             shards: best.metrics.cluster.num_shards,
             data_bytes: best.metrics.cluster.scale.data_bytes,
             index_bytes: facts.total_index_size_bytes,
+            empty: best.metrics.key_characteristics.is_none() && facts.num_docs_total == Some(0),
             blocked_by: best.constraints.iter().filter(|c| c.effect == crate::rules::Effect::Blocked).collect(),
         })),
         _ => None,

@@ -552,6 +552,30 @@ pub(crate) fn for_collection(
     }
 }
 
+/// An empty collection: what the workload and the schema can say. The query filters' and
+/// the indexes' proposals, each field the validator requires, and hashed `_id` (the manual's
+/// advice for an empty collection: a hashed key is pre-split on every shard at once).
+pub(crate) fn for_empty_collection(
+    queries: &[&Query],
+    indexes: &[crate::model::index::IndexSpec],
+    options: Option<&crate::model::collection::CollectionOptions>,
+) -> Vec<Proposal> {
+    let required: Vec<Proposal> = options
+        .map(|o| o.validator_required.iter().filter(|f| f.as_str() != "_id").collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|f| {
+            let key = ShardKey::new(vec![KeyField { path: f.clone(), kind: KeyKind::Range }]).ok()?;
+            Some(Proposal { key, origin: Origin::Proposed(format!("{f}: required by the collection's validator")) })
+        })
+        .collect();
+    let hashed_id = ShardKey::new(vec![KeyField { path: "_id".into(), kind: KeyKind::Hashed }]).ok().map(|key| Proposal {
+        key,
+        origin: Origin::Proposed("hashed _id: an empty collection sharded on a hashed key starts with chunks on every shard".into()),
+    });
+    merge([propose(&[], queries), from_indexes(indexes), required, hashed_id.into_iter().collect()])
+}
+
 /// A time-series key holds only the metaField (or its subfields) and the timeField, ranged
 /// and last (`rules::time_series`): the metaField then the timeField (the manual's example),
 /// each subfield of the metaField the pre-scan shows in most documents then the timeField,

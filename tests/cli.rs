@@ -715,3 +715,30 @@ fn a_log_cut_mid_line_is_read_up_to_the_cut() {
     let ops = |r: &Value| r["inputs"]["queries"]["queriesRead"].as_u64().unwrap();
     assert!(ops(&full) - ops(&part) <= 1, "{} against {}", ops(&part), ops(&full));
 }
+
+/// Issue 29.7: a mongodump of an empty collection (an empty .bson beside its metadata.json)
+/// gets advice from its schema, not an error; an empty file without metadata is still refused.
+#[test]
+fn an_empty_dumped_collection_gets_advice_from_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = dir.path().join("dump/shop");
+    std::fs::create_dir_all(&shop).unwrap();
+    std::fs::write(shop.join("orders.bson"), b"").unwrap();
+    std::fs::write(
+        shop.join("orders.metadata.json"),
+        r#"{"options":{"validator":{"$jsonSchema":{"required":["customerId"]}}},"indexes":[{"v":2,"key":{"_id":1},"name":"_id_"},{"v":2,"key":{"customerId":1,"createdAt":1},"name":"customerId_1_createdAt_1"}],"collectionName":"orders"}"#,
+    )
+    .unwrap();
+    let bson = shop.join("orders.bson").display().to_string();
+    let r = json_of(&run(&["analyze", "--docs", &bson, "--format", "json"]));
+    let keys: Vec<String> = r["candidates"].as_array().unwrap().iter().map(|c| c["key"].to_string()).collect();
+    for want in [r#"{"_id":"hashed"}"#, r#"{"customerId":1,"createdAt":1}"#, r#"{"customerId":1}"#] {
+        assert!(keys.contains(&want.to_string()), "{want} not in {keys:?}");
+    }
+    assert_eq!(r["recommendation"]["key"], serde_json::json!({"_id": "hashed"}));
+    assert!(r["recommendation"]["caveats"][0].as_str().unwrap().starts_with("nothing was measured"));
+    assert!(r["notes"].to_string().contains("holds no documents"), "{}", r["notes"]);
+    std::fs::remove_file(shop.join("orders.metadata.json")).unwrap();
+    let o = run(&["analyze", "--docs", &bson]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}

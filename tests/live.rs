@@ -362,7 +362,10 @@ fn unreachable_missing_empty_and_no_profile() {
     let m = Mongod::start(Mode::Standalone);
     let client = m.client();
     rt().block_on(async {
-        client.database("app").create_collection("empty").await.unwrap();
+        // Empty, with a schema: a validator requiring two fields, and an index.
+        let db = client.database("app");
+        db.create_collection("empty").validator(doc! {"$jsonSchema": {"required": ["tenantId", "createdAt"]}}).await.unwrap();
+        db.collection::<Document>("empty").create_index(mongodb::IndexModel::builder().keys(doc! {"tenantId": 1}).build()).await.unwrap();
         let docs: Vec<Document> = (0..50).map(|i| doc! {"_id": i, "k": i % 3}).collect();
         client.database("app").collection::<Document>("c").insert_many(docs).await.unwrap();
     });
@@ -370,9 +373,25 @@ fn unreachable_missing_empty_and_no_profile() {
     let o = shardkey(&["analyze", "--uri", &uri, "--collection", "app.nope", "--key", "{k: 1}"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not exist"));
-    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "app.empty", "--key", "{k: 1}"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("is empty"));
+    // An empty collection is advice, not an error (issue 29.7): candidates from its schema,
+    // what could not be measured said, and the manual's hashed pre-split.
+    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "app.empty", "--format", "json"]));
+    let keys: Vec<String> = r["candidates"].as_array().unwrap().iter().map(|c| c["key"].to_string()).collect();
+    for want in [r#"{"_id":"hashed"}"#, r#"{"tenantId":1}"#, r#"{"createdAt":1}"#] {
+        assert!(keys.contains(&want.to_string()), "{want} not in {keys:?}");
+    }
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("holds no documents: cardinality, frequency, insert order and the data's spread cannot be measured, nor targeting"),
+        "{notes}"
+    );
+    assert_eq!(r["recommendation"]["key"], json!({"_id": "hashed"}));
+    assert!(
+        r["recommendation"]["notes"].to_string().contains("pre-splits a hashed key into chunks on every shard"),
+        "{}",
+        r["recommendation"]
+    );
+    assert!(r["recommendation"]["caveats"].to_string().contains("nothing was measured"), "{}", r["recommendation"]);
     let o = shardkey(&["analyze", "--uri", &uri, "--collection", "nodot"]);
     assert_eq!(o.status.code(), Some(2));
     let r = json_ok(&shardkey(&[

@@ -2,7 +2,7 @@
 //! the pipeline on them: the one place that chooses query sources and candidates.
 
 use super::{InputRequest, QuerySource};
-use crate::error::{input_error, one_line, usage_error};
+use crate::error::{one_line, usage_error};
 use crate::metrics::audit::audit;
 use crate::metrics::Settings;
 use crate::model::{Namespace, Query, ShardKey};
@@ -170,9 +170,6 @@ fn run_live(
             info.count
         ));
     }
-    if info.count == 0 {
-        return Err(input_error(format!("collection {ns} on {} is empty: nothing to analyse", session.redacted)));
-    }
     let mut opts = options(input, Candidates::FromPrescan, Some(ns));
     if opts.settings.default_collation.is_none() {
         opts.settings.default_collation = info.default_collation.clone();
@@ -229,7 +226,11 @@ fn run_live(
             prescan = rt.block_on(session.prescan(PRESCAN_DOCS))?;
             let ns_text = ns.to_string();
             let queries: Vec<&Query> = log.queries.iter().filter(|q| q.ns == ns_text).collect();
-            let proposed = propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options));
+            let proposed = if prescan.is_empty() {
+                propose::for_empty_collection(&queries, &info.indexes, Some(&info.options))
+            } else {
+                propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options))
+            };
             Candidates::Proposed(propose::merge([current, proposed, more]))
         }
     };

@@ -27,6 +27,8 @@ pub(crate) struct CollectionOptions {
     pub(crate) collation: Option<Document>,
     /// The collection has a validator (documents must match it).
     pub(crate) validator: bool,
+    /// The top-level fields its `$jsonSchema` validator requires (`required`), in its order.
+    pub(crate) validator_required: Vec<String>,
 }
 
 impl CollectionOptions {
@@ -45,6 +47,12 @@ impl CollectionOptions {
             clustered: o.get("clusteredIndex").is_some_and(|c| !matches!(c, Bson::Boolean(false))),
             collation: o.get_document("collation").ok().filter(|c| c.get_str("locale").is_ok_and(|l| l != "simple")).cloned(),
             validator: o.get_document("validator").is_ok_and(|v| !v.is_empty()),
+            validator_required: o
+                .get_document("validator")
+                .and_then(|v| v.get_document("$jsonSchema"))
+                .and_then(|s| s.get_array("required"))
+                .map(|r| r.iter().filter_map(|f| f.as_str().map(str::to_string)).collect())
+                .unwrap_or_default(),
         }
     }
 }

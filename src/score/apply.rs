@@ -35,6 +35,8 @@ pub(crate) struct Target<'a> {
     pub(crate) shards: usize,
     pub(crate) data_bytes: u64,
     pub(crate) index_bytes: Option<u64>,
+    /// The collection holds no documents (shardCollection pre-splits a hashed key then).
+    pub(crate) empty: bool,
     /// What blocks the winner (every candidate is blocked): their fixes run first.
     pub(crate) blocked_by: Vec<&'a crate::rules::Finding>,
 }
@@ -102,10 +104,18 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
             }
             commands.push(format!("sh.shardCollection({:?}, {})", t.namespace, t.winner));
             notes.push("run through mongos; before 6.0 run sh.enableSharding(\"".to_string() + db + "\") first");
-            if t.winner.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed) {
-                notes.push(
+            let hashed = t.winner.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
+            match (hashed, t.empty) {
+                (true, true) => notes.push(
+                    "the collection is empty: shardCollection pre-splits a hashed key into chunks on every shard at once (2 per shard; numInitialChunks for more), so inserts spread from the first one".into(),
+                ),
+                (true, false) => notes.push(
                     "a populated collection is not pre-split: the balancer moves its data from the primary shard (https://www.mongodb.com/docs/manual/core/hashed-sharding/)".into(),
-                );
+                ),
+                (false, true) => notes.push(
+                    "the collection is empty: a ranged key starts as one chunk on the primary shard, split as it grows; sh.splitAt before loading spreads it sooner".into(),
+                ),
+                (false, false) => {}
             }
             "shardCollection"
         }
@@ -141,6 +151,7 @@ mod tests {
             shards: 4,
             data_bytes: 0,
             index_bytes: None,
+            empty: false,
             blocked_by: vec![],
         });
         assert_eq!(r.action, "shardCollection");
@@ -165,6 +176,7 @@ mod tests {
             shards: 4,
             data_bytes: 0,
             index_bytes: None,
+            empty: false,
             blocked_by: vec![],
         });
         assert_eq!(r.action, "refineCollectionShardKey");
@@ -180,6 +192,7 @@ mod tests {
             shards: 4,
             data_bytes: 6000 << 20,
             index_bytes: Some(2000 << 20),
+            empty: false,
             blocked_by: vec![],
         });
         assert_eq!(r.action, "reshardCollection");
@@ -198,6 +211,7 @@ mod tests {
             shards: 4,
             data_bytes: 0,
             index_bytes: None,
+            empty: false,
             blocked_by: vec![],
         });
         assert_eq!(

@@ -27,6 +27,13 @@ impl FileSource {
         self.metadata = metadata;
         self
     }
+
+    /// A mongodump of an empty collection: an empty `.bson` beside its metadata.json. Read
+    /// as a collection with no documents (not an empty file given by mistake).
+    fn is_empty_dump(&self) -> bool {
+        let bson = self.path.extension().is_some_and(|e| e == "bson");
+        self.metadata.is_some() && bson && std::fs::metadata(&self.path).is_ok_and(|m| m.is_file() && m.len() == 0)
+    }
 }
 
 /// The metadata.json mongodump writes beside `<coll>.bson` (`<coll>.metadata.json`, or
@@ -70,12 +77,20 @@ impl DocumentSource for FileSource {
 
     fn facts(&self) -> super::CollectionFacts {
         match &self.metadata {
-            Some(m) => super::CollectionFacts { indexes: Some(m.indexes.clone()), options: Some(m.options.clone()), ..Default::default() },
+            Some(m) => super::CollectionFacts {
+                indexes: Some(m.indexes.clone()),
+                options: Some(m.options.clone()),
+                num_docs_total: self.is_empty_dump().then_some(0),
+                ..Default::default()
+            },
             None => super::CollectionFacts::default(),
         }
     }
 
     fn prescan(&mut self, n: usize) -> Result<Vec<Document>> {
+        if self.is_empty_dump() {
+            return Ok(Vec::new());
+        }
         let mut out = Vec::with_capacity(n);
         let r = for_each_document(&self.path, None, |d, _| {
             if out.len() >= n {
@@ -111,6 +126,9 @@ impl DocumentSource for FileSource {
     }
 
     fn scan(&mut self, f: &mut Batches) -> Result<()> {
+        if self.is_empty_dump() {
+            return Ok(());
+        }
         for_each_batch(open(&self.path)?, self.projection.as_ref(), f).map(|_| ())
     }
 }
