@@ -3,7 +3,7 @@
 //! Any change to these files must be one a commit explains.
 
 mod common;
-use common::root;
+use common::{assert_schema, root};
 
 use std::process::Command;
 
@@ -24,7 +24,25 @@ fn analyze(extra: &[&str]) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).current_dir(root()).args(&args).output().expect("run shardkey");
     assert!(o.status.success(), "exit {:?}, stderr: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
     assert!(o.stderr.is_empty(), "stderr on success: {}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).expect("UTF-8 output")
+    let out = String::from_utf8(o.stdout).expect("UTF-8 output");
+    // Every JSON report holds to the published schema (schemas/analyze.schema.json).
+    if extra.windows(2).any(|w| w == ["--format", "json"]) {
+        assert_schema("analyze", &serde_json::from_str(&out).expect("JSON"));
+    }
+    out
+}
+
+/// The schema can fail: a report with an unknown verdict or without its candidates is rejected.
+#[test]
+fn the_analyze_schema_rejects_what_it_does_not_describe() {
+    let mut v: serde_json::Value = serde_json::from_str(&analyze(&["--format", "json"])).unwrap();
+    v["candidates"][0]["verdict"] = "great".into();
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("schemas/analyze.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    assert!(!validator.is_valid(&v));
+    v.as_object_mut().unwrap().remove("candidates");
+    assert!(!validator.is_valid(&v));
 }
 
 #[test]

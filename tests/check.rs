@@ -236,6 +236,9 @@ fn check_json(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
         .output()
         .unwrap();
     let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)));
+    if extra.windows(2).any(|w| w == ["--format", "json"]) {
+        common::assert_schema("check", &v);
+    }
     (o.status.code().unwrap_or(-1), v)
 }
 

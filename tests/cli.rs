@@ -15,9 +15,14 @@ fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("run shardkey")
 }
 
+/// A JSON report; an analyze report (it has candidates) is held to schemas/analyze.schema.json.
 fn json_of(o: &Output) -> Value {
     assert!(o.status.success(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("JSON on stdout")
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    if v.get("candidates").is_some() {
+        common::assert_schema("analyze", &v);
+    }
+    v
 }
 
 const KEYS: [&str; 5] = ["{projectId: 1, _id: 1}", "{_id: \"hashed\"}", "{projectId: 1}", "{ts: 1}", "{country: 1}"];

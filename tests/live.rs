@@ -8,9 +8,14 @@ use serde_json::{json, Value};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+/// A JSON report; an analyze report (it has candidates) is held to schemas/analyze.schema.json.
 fn json_ok(o: &Output) -> Value {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap()
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    if v.get("candidates").is_some() {
+        common::assert_schema("analyze", &v);
+    }
+    v
 }
 
 fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {

@@ -22,9 +22,12 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// A plan's JSON report, held to the published schema (schemas/plan.schema.json).
 fn json(o: &Output) -> Value {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap()
+    let v = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("plan", &v);
+    v
 }
 
 /// A small deterministic generator (64-bit LCG, Knuth's constants).

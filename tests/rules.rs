@@ -11,9 +11,12 @@ use mongodb::bson::{doc, Bson, Document, RawDocumentBuf};
 use serde_json::Value;
 use std::process::Output;
 
+/// An analyze JSON report, held to the published schema (schemas/analyze.schema.json).
 fn json(o: &Output) -> Value {
     assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap()
+    let v = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("analyze", &v);
+    v
 }
 
 /// A key as the JSON report writes it (an object).

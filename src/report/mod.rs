@@ -195,7 +195,7 @@ pub(crate) struct CandidateReport {
     pub(crate) server_analyze_shard_key: Option<Value>,
 }
 
-/// `shardkey check`: the policy's verdict per collection (JSON schema in README).
+/// `shardkey check`: the policy's verdict per collection (JSON Schema: schemas/check.schema.json).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CheckReport {

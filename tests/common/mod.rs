@@ -25,6 +25,16 @@ pub fn shardkey(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().expect("run shardkey")
 }
 
+/// Check `v` against the published JSON Schema `schemas/<name>.schema.json` (panics with
+/// every error and where it is).
+pub fn assert_schema(name: &str, v: &serde_json::Value) {
+    let path = root().join("schemas").join(format!("{name}.schema.json"));
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let errors: Vec<String> = validator.iter_errors(v).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{name} report against {}: {errors:#?}", path.display());
+}
+
 pub struct Mongod {
     pub port: u16,
     pub dir: tempfile::TempDir,
