@@ -351,6 +351,132 @@ fn credentials_never_leak() {
     check_clean(&o, password);
 }
 
+/// Every process's command line on this machine, to show a password never reached one.
+fn any_command_line_holds(secret: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .any(|e| std::fs::read(e.path().join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(secret)))
+}
+
+#[test]
+fn mongosh_connection_flags_the_prompt_and_the_config_file() {
+    let m = Mongod::start(Mode::StandaloneAuth);
+    // `'`, `:`, `@`, `#` and a space: each breaks a hand-built URI or a naive YAML reader.
+    let password = "Pr0mpt: it's @#1 x";
+    rt().block_on(async {
+        let c = mongodb::Client::with_uri_str(m.uri()).await.unwrap();
+        c.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
+        let root =
+            mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port)).await.unwrap();
+        root.database("admin")
+            .run_command(doc! {"createUser": "dba", "pwd": password, "roles": [{"role": "read", "db": "app"}]})
+            .await
+            .unwrap();
+        let docs: Vec<Document> = (0..400).map(|i| doc! {"_id": i, "k": i % 23}).collect();
+        root.database("app").collection::<Document>("c").insert_many(docs).await.unwrap();
+    });
+    let port = m.port.to_string();
+    let base = |extra: &[&str]| -> Vec<String> {
+        ["analyze", "--host", "127.0.0.1", "--port", &port, "--authenticationDatabase", "admin", "--collection", "app.c"]
+            .iter()
+            .chain(["--key", "{k: 1}", "--format", "json"].iter())
+            .chain(extra.iter())
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let clean = |text: &str| assert!(!text.contains(password) && !text.contains("Pr0mpt"), "password printed: {text}");
+
+    // 1. `-u dba -p` on a terminal: the prompt, no echo, the report.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_shardkey"));
+    cmd.args(base(&["-u", "dba", "-p"])).env_remove("MONGODB_URI");
+    let mut p = rexpect::session::spawn_command(cmd, Some(60_000)).unwrap();
+    p.exp_string("Enter password for dba: ").unwrap();
+    assert!(!any_command_line_holds(password));
+    p.send_line(password).unwrap();
+    let out = p.exp_eof().unwrap();
+    clean(&out);
+    assert!(out.contains("\"numDocsRead\": 400"), "{out}");
+
+    // 2. The prompt's wrong answer: one line, exit 2, not echoed, not quoted.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_shardkey"));
+    cmd.args(base(&["-u", "dba", "-p", "--server-selection-timeout", "3"])).env_remove("MONGODB_URI");
+    let mut p = rexpect::session::spawn_command(cmd, Some(60_000)).unwrap();
+    p.exp_string("Enter password for dba: ").unwrap();
+    p.send_line("Pr0mpt-wrong-guess").unwrap();
+    let out = p.exp_eof().unwrap();
+    assert!(out.contains("authentication failed") && !out.contains("wrong-guess"), "{out}");
+    let status = format!("{:?}", p.process().wait().unwrap());
+    assert!(status.contains(", 2)"), "{status}");
+
+    // 3. Standard input that is not a terminal: one line of it, as mongodump reads it.
+    let run_with_stdin = |args: Vec<String>, input: &str| {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+            .args(args)
+            .env_remove("MONGODB_URI")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let o = run_with_stdin(base(&["-u", "dba", "-p"]), &format!("{password}\n"));
+    let v = json_ok(&o);
+    assert_eq!(v["inputs"]["documents"]["numDocsRead"], 400, "{v}");
+    clean(&String::from_utf8_lossy(&o.stderr));
+    // `-u` alone asks too; empty input is a usage error that says what to do
+    let o = run_with_stdin(base(&["-u", "dba"]), "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--config FILE"), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // 4. mongodump's --config: the password (and the URI) in a YAML file.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("shardkey.yaml");
+    std::fs::write(&config, format!("password: \"{password}\"\n")).unwrap();
+    let config = config.display().to_string();
+    let o = shardkey(&base(&["-u", "dba", "--config", &config]).iter().map(|s| s.as_str()).collect::<Vec<_>>());
+    assert_eq!(json_ok(&o)["inputs"]["documents"]["numDocsRead"], 400);
+    let with_uri = dir.path().join("uri.yaml");
+    std::fs::write(
+        &with_uri,
+        format!("uri: mongodb://dba@127.0.0.1:{port}/?authSource=admin\npassword: '{}'\n", password.replace('\'', "''")),
+    )
+    .unwrap();
+    let o =
+        shardkey(&["analyze", "--config", &with_uri.display().to_string(), "--collection", "app.c", "--key", "{k: 1}", "--format", "json"]);
+    assert_eq!(json_ok(&o)["inputs"]["documents"]["numDocsRead"], 400);
+    // a wrong password from the file: exit 2, never quoted, also not in its percent-encoded form
+    std::fs::write(dir.path().join("bad.yaml"), "password: 'Pr0mpt-bad: @x'\n").unwrap();
+    let o = shardkey(
+        &base(&["-u", "dba", "--config", &dir.path().join("bad.yaml").display().to_string(), "--server-selection-timeout", "3"])
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(!all.contains("Pr0mpt-bad") && !all.contains("Pr0mpt-bad%3A"), "{all}");
+
+    // 5. `-p VALUE` works (a value shows in `ps`: README says prefer the prompt); scrubbed when wrong.
+    let o = shardkey(
+        &base(&["-u", "dba", "-p", "Pr0mpt-typed-wrong", "--server-selection-timeout", "3"]).iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("authentication failed") && !err.contains("typed-wrong"), "{err}");
+
+    // 6. `--host` with `--uri` is refused as mongosh refuses it; a password without a user says so.
+    let o = shardkey(&["analyze", "--uri", &m.uri(), "--host", "127.0.0.1", "--collection", "app.c"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = shardkey(&["analyze", "--uri", &m.uri(), "-p", "Pr0mpt-no-user", "--collection", "app.c"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no user name") && !err.contains("no-user"), "{err}");
+}
+
 #[test]
 fn unreachable_missing_empty_and_no_profile() {
     let port = common::free_port();

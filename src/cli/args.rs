@@ -104,9 +104,9 @@ pub(crate) enum Command {
 
 #[derive(Args, Debug)]
 pub(crate) struct SampleArgs {
-    /// The deployment (its primary is used). Defaults to $MONGODB_URI.
-    #[arg(long, value_name = "URI")]
-    pub(crate) uri: Option<String>,
+    /// The deployment (its primary is used): --uri (default $MONGODB_URI) or --host, with -u/-p.
+    #[command(flatten)]
+    pub(crate) conn: ConnectionArgs,
 
     /// The namespace to sample (db.coll).
     #[arg(long, value_name = "DB.COLL", required = true)]
@@ -144,12 +144,12 @@ pub(crate) struct SampleArgs {
 #[derive(Args, Debug)]
 pub(crate) struct PlanArgs {
     /// A mongodump database directory (`dump/<db>`: `<coll>.bson` and `<coll>.metadata.json` files).
-    #[arg(long, value_name = "DIR", conflicts_with = "uri")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["uri", "host", "port"])]
     pub(crate) dump: Option<PathBuf>,
 
-    /// A live deployment (read-only). Defaults to $MONGODB_URI when set and --dump is not given.
-    #[arg(long, value_name = "URI")]
-    pub(crate) uri: Option<String>,
+    /// A live deployment (read-only): --uri (default $MONGODB_URI when --dump is not given) or --host.
+    #[command(flatten)]
+    pub(crate) conn: ConnectionArgs,
 
     /// The database to plan (required with --uri; default with --dump: the directory's name).
     #[arg(long, value_name = "DB")]
@@ -260,7 +260,7 @@ impl From<FormatArg> for Format {
 #[derive(Args, Debug, Clone)]
 pub(crate) struct InputArgs {
     /// Documents: mongoexport JSON/NDJSON (relaxed or canonical Extended JSON) or mongodump .bson[.gz], in insertion order.
-    #[arg(long, value_name = "FILE", conflicts_with = "uri")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["uri", "host", "port"])]
     pub(crate) docs: Option<PathBuf>,
 
     /// With --docs: the collection's indexes and options, as a mongodump `<coll>.metadata.json` or the JSON output of
@@ -268,9 +268,9 @@ pub(crate) struct InputArgs {
     #[arg(long, value_name = "FILE", requires = "docs")]
     pub(crate) indexes: Option<PathBuf>,
 
-    /// A live deployment (read-only). Defaults to $MONGODB_URI when set and --docs is not given.
-    #[arg(long, value_name = "URI")]
-    pub(crate) uri: Option<String>,
+    /// A live deployment (read-only): --uri (default $MONGODB_URI when --docs is not given) or --host.
+    #[command(flatten)]
+    pub(crate) conn: ConnectionArgs,
 
     /// Query log: a file (mongod JSON log, system.profile export, config.sampledQueries[Diff] export), or with --uri
     /// `profile` (<db>.system.profile) or `sampled` (sampled queries, 7.0+). Repeatable.
@@ -333,6 +333,70 @@ pub(crate) struct InputArgs {
     /// Only logged/profiled operations before this time.
     #[arg(long, value_name = "TIME")]
     pub(crate) until: Option<String>,
+}
+
+const CONNECTION: &str = "Connection (as mongosh and mongodump take them)";
+
+/// How to reach a deployment: mongosh's and mongodump's connection flags, merged into `--uri`
+/// by `cli::connection` (which says which wins).
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct ConnectionArgs {
+    /// A live deployment (read-only): mongodb://... or mongodb+srv://... Default: $MONGODB_URI.
+    #[arg(long, value_name = "URI", help_heading = CONNECTION)]
+    pub(crate) uri: Option<String>,
+
+    /// Hosts instead of a URI: [replicaSet/]host[:port][,host[:port]...] (default 127.0.0.1:27017).
+    #[arg(long, value_name = "HOST", conflicts_with = "uri", help_heading = CONNECTION)]
+    pub(crate) host: Option<String>,
+
+    /// The port of hosts given without one.
+    #[arg(long, value_name = "PORT", conflicts_with = "uri", help_heading = CONNECTION)]
+    pub(crate) port: Option<u16>,
+
+    /// User name (replaces the URI's).
+    #[arg(short = 'u', long, value_name = "USER", help_heading = CONNECTION)]
+    pub(crate) username: Option<String>,
+
+    /// Password; without a value, asked on the terminal without echo (or read from standard input
+    /// when that is not a terminal). Prefer the prompt or --config: a value here shows in `ps`.
+    #[arg(short = 'p', long, value_name = "PASSWORD", num_args = 0..=1, default_missing_value = "", help_heading = CONNECTION)]
+    pub(crate) password: Option<String>,
+
+    /// The database that holds the user (authSource).
+    #[arg(long = "authenticationDatabase", visible_alias = "authentication-database", value_name = "DB", help_heading = CONNECTION)]
+    pub(crate) authentication_database: Option<String>,
+
+    /// SCRAM-SHA-1, SCRAM-SHA-256, MONGODB-X509, PLAIN, GSSAPI, MONGODB-AWS (authMechanism).
+    #[arg(long = "authenticationMechanism", visible_alias = "authentication-mechanism", value_name = "MECHANISM", help_heading = CONNECTION)]
+    pub(crate) authentication_mechanism: Option<String>,
+
+    /// Connect with TLS.
+    #[arg(long, help_heading = CONNECTION)]
+    pub(crate) tls: bool,
+
+    /// The CA certificates (PEM) that sign the servers' certificates.
+    #[arg(long = "tlsCAFile", visible_alias = "tls-ca-file", value_name = "FILE", help_heading = CONNECTION)]
+    pub(crate) tls_ca_file: Option<PathBuf>,
+
+    /// The client's certificate and key (PEM), for MONGODB-X509 or servers that ask for one.
+    #[arg(long = "tlsCertificateKeyFile", visible_alias = "tls-certificate-key-file", value_name = "FILE", help_heading = CONNECTION)]
+    pub(crate) tls_certificate_key_file: Option<PathBuf>,
+
+    /// Accept any server certificate (testing only).
+    #[arg(long = "tlsAllowInvalidCertificates", visible_alias = "tls-allow-invalid-certificates", help_heading = CONNECTION)]
+    pub(crate) tls_allow_invalid_certificates: bool,
+
+    /// Accept a server certificate issued for another host name (testing only).
+    #[arg(long = "tlsAllowInvalidHostnames", visible_alias = "tls-allow-invalid-hostnames", help_heading = CONNECTION)]
+    pub(crate) tls_allow_invalid_hostnames: bool,
+
+    /// primary, primaryPreferred, secondary, secondaryPreferred or nearest (readPreference).
+    #[arg(long = "readPreference", visible_alias = "read-preference", value_name = "MODE", help_heading = CONNECTION)]
+    pub(crate) read_preference: Option<String>,
+
+    /// A YAML file with `password` and/or `uri` (mongodump's --config): secrets off the command line.
+    #[arg(long, value_name = "FILE", help_heading = CONNECTION)]
+    pub(crate) config: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

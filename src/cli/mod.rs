@@ -2,6 +2,7 @@
 //! typed requests `app` runs (flag checks included). Nothing below this module sees clap.
 
 mod args;
+mod connection;
 mod man;
 
 use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, PlanRequest, QuerySource, Request, SampleRequest, WorkloadRequest};
@@ -9,7 +10,7 @@ use crate::error::{usage_error, Exit, Outcome};
 use crate::model::{relaxed, Namespace, ShardKey};
 use anyhow::Result;
 pub use args::Cli;
-use args::{ColorArg, Command, InputArgs};
+use args::{ColorArg, Command, ConnectionArgs, InputArgs};
 use clap::Parser;
 use std::io::Write;
 use std::path::PathBuf;
@@ -92,11 +93,8 @@ impl Cli {
                 })
             }
             Command::Sample(a) => {
-                let uri = a
-                    .uri
-                    .clone()
-                    .or_else(|| std::env::var("MONGODB_URI").ok())
-                    .ok_or_else(|| usage_error("give --uri URI (or set MONGODB_URI)"))?;
+                let uri = connection::connection_uri(&a.conn, true, false)?
+                    .ok_or_else(|| usage_error("give --uri URI or --host HOST (or set MONGODB_URI)"))?;
                 let namespace = Namespace::parse(&a.collection)
                     .map_err(|_| usage_error(format!("--collection {}: expected db.collection", a.collection)))?;
                 if !(a.rate > 0.0 && a.rate <= 1.0) {
@@ -135,7 +133,7 @@ impl Cli {
                 let as_input = InputArgs {
                     docs: None,
                     indexes: None,
-                    uri: if p.dump.is_some() { None } else { p.uri.clone() },
+                    conn: ConnectionArgs::default(),
                     queries: p.queries.clone(),
                     collection: None,
                     collation: None,
@@ -153,9 +151,7 @@ impl Cli {
                     until: p.until.clone(),
                 };
                 let mut input = input_request(&as_input)?;
-                if p.dump.is_some() {
-                    input.uri = None;
-                }
+                input.uri = connection::connection_uri(&p.conn, p.dump.is_none(), false)?;
                 let shard_size_bytes = match p.shard_size.as_deref() {
                     Some(t) => Some(
                         parse_size(t)
@@ -187,8 +183,8 @@ impl Cli {
                 format: w.format.into(),
             }),
             Command::Check(c) => Request::Check(CheckRequest {
-                // `--init` needs no input.
-                input: if c.init { input_request_unchecked(&c.input) } else { input_request(&c.input)? },
+                // `--init` needs no input (and must not prompt for a password).
+                input: if c.init { InputRequest { uri: None, ..input_request_unchecked(&c.input) } } else { input_request(&c.input)? },
                 policy: match (c.policy, c.init) {
                     (Some(p), _) => p,
                     (None, true) => PathBuf::from("shardkey.toml"),
@@ -272,16 +268,11 @@ fn parse_collation(text: &str) -> Result<bson::Document> {
     }
 }
 
-/// The URI to use: `--uri`, else `MONGODB_URI` when no --docs is given.
-fn effective_uri(a: &InputArgs) -> Option<String> {
-    a.uri.clone().or_else(|| if a.docs.is_none() { std::env::var("MONGODB_URI").ok() } else { None })
-}
-
 fn input_request_unchecked(a: &InputArgs) -> InputRequest {
     InputRequest {
         docs: a.docs.clone(),
         indexes: a.indexes.clone(),
-        uri: effective_uri(a),
+        uri: None,
         queries: a.queries.iter().map(|q| QuerySource::parse(q)).collect(),
         namespace: None,
         collation: None,
@@ -330,6 +321,9 @@ fn input_request(a: &InputArgs) -> Result<InputRequest> {
         return Err(usage_error("--shards takes a number of shards from 1 to 10000"));
     }
     let mut r = input_request_unchecked(a);
+    // `--docs -` and `--queries -` read standard input: the password cannot come from there too.
+    let stdin_busy = a.docs.as_deref().is_some_and(|d| d == std::path::Path::new("-")) || a.queries.iter().any(|q| q == "-");
+    r.uri = connection::connection_uri(&a.conn, a.docs.is_none(), stdin_busy)?;
     r.window = window(a.since.as_deref(), a.until.as_deref())?;
     r.collation = a.collation.as_deref().map(parse_collation).transpose()?.filter(|d| !d.is_empty());
     r.namespace = a

@@ -68,20 +68,161 @@ pub fn scrub(msg: &str, secrets: &[String]) -> String {
     m
 }
 
-/// The secrets of every connection string in the command line and in `MONGODB_URI`.
+/// Passwords that reached the process another way than a URI: the prompt, `--config`.
+static REMEMBERED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Keep a password (and its percent-encoded form) among the secrets every message is scrubbed of.
+pub(crate) fn remember_secret(secret: &str) {
+    if secret.is_empty() {
+        return;
+    }
+    let mut kept = REMEMBERED.lock().unwrap_or_else(|p| p.into_inner());
+    kept.push(secret.to_string());
+    let encoded = encode_component(secret);
+    if encoded != secret {
+        kept.push(encoded);
+    }
+}
+
+/// The secrets of every connection string in the command line and in `MONGODB_URI`, a
+/// `-p`/`--password` value, and every password remembered (prompted, from `--config`).
 pub fn secrets_in_environment() -> Vec<String> {
-    let mut out: Vec<String> = std::env::args_os()
-        .filter_map(|a| a.into_string().ok())
+    let args: Vec<String> = std::env::args_os().filter_map(|a| a.into_string().ok()).collect();
+    let mut out: Vec<String> = args
+        .iter()
         .flat_map(|a| {
             // `--uri=mongodb://...` as well as `--uri mongodb://...`
             let s = a.find("://").map(|i| a[..i].rfind('=').map(|e| a[e + 1..].to_string()).unwrap_or(a.clone()));
             s.map(|u| secrets_of(&u)).unwrap_or_default()
         })
         .collect();
+    for (i, a) in args.iter().enumerate() {
+        let value = if a == "-p" || a == "--password" {
+            args.get(i + 1).filter(|v| !v.starts_with('-')).cloned()
+        } else if let Some(v) = a.strip_prefix("--password=") {
+            Some(v.to_string())
+        } else {
+            a.strip_prefix("-p").filter(|v| !v.is_empty() && !a.starts_with("--")).map(|v| v.trim_start_matches('=').to_string())
+        };
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            out.push(encode_component(&v));
+            out.push(v);
+        }
+    }
     if let Ok(u) = std::env::var("MONGODB_URI") {
         out.extend(secrets_of(&u));
     }
+    out.extend(REMEMBERED.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned());
     out
+}
+
+/// Percent-encoding for a user name or password in a connection string (RFC 3986 unreserved kept).
+fn encode_component(s: &str) -> String {
+    use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+    const USERINFO: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    utf8_percent_encode(s, USERINFO).to_string()
+}
+
+/// A connection string taken apart just enough to set credentials and options on it, the way
+/// mongosh applies its flags to a URI (`arg-mapper.ts`, mongodb-js/mongosh 59e4b80: a flag
+/// replaces the URI's own value). The driver validates the result when it connects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ConnectionString {
+    scheme: String,
+    /// `user[:password]`, percent-encoded as in the URI.
+    userinfo: Option<String>,
+    hosts: String,
+    /// The default database (after `/`), possibly empty.
+    database: String,
+    options: Vec<(String, String)>,
+}
+
+impl ConnectionString {
+    /// `mongodb://` or `mongodb+srv://` strings; anything else is `None`.
+    pub(crate) fn parse(uri: &str) -> Option<ConnectionString> {
+        let (scheme, rest) = uri.split_once("://")?;
+        if scheme != "mongodb" && scheme != "mongodb+srv" {
+            return None;
+        }
+        let (before, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let (userinfo, host_path) = match before.rsplit_once('@') {
+            Some((u, h)) => (Some(u.to_string()), h),
+            None => (None, before),
+        };
+        let (hosts, database) = host_path.split_once('/').unwrap_or((host_path, ""));
+        if hosts.is_empty() {
+            return None;
+        }
+        let options = query
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap_or((p, ""));
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        Some(ConnectionString { scheme: scheme.into(), userinfo, hosts: hosts.into(), database: database.into(), options })
+    }
+
+    /// `mongodb://HOSTS/` (hosts as `h1:p1,h2:p2`).
+    pub(crate) fn with_hosts(hosts: &str) -> ConnectionString {
+        ConnectionString { scheme: "mongodb".into(), userinfo: None, hosts: hosts.into(), database: String::new(), options: Vec::new() }
+    }
+
+    pub(crate) fn has_username(&self) -> bool {
+        self.userinfo.as_deref().is_some_and(|u| !u.split(':').next().unwrap_or("").is_empty())
+    }
+
+    pub(crate) fn has_password(&self) -> bool {
+        self.userinfo.as_deref().and_then(|u| u.split_once(':')).is_some_and(|(_, p)| !p.is_empty())
+    }
+
+    /// The user name, decoded.
+    pub(crate) fn username(&self) -> Option<String> {
+        let u = self.userinfo.as_deref()?.split(':').next()?;
+        (!u.is_empty()).then(|| percent_decode(u))
+    }
+
+    /// Set the user name, keeping the URI's password.
+    pub(crate) fn set_username(&mut self, user: &str) {
+        let password = self.userinfo.as_deref().and_then(|u| u.split_once(':')).map(|(_, p)| p.to_string());
+        self.userinfo = Some(match password {
+            Some(p) => format!("{}:{p}", encode_component(user)),
+            None => encode_component(user),
+        });
+    }
+
+    pub(crate) fn set_password(&mut self, password: &str) {
+        let user = self.userinfo.as_deref().map(|u| u.split(':').next().unwrap_or("").to_string()).unwrap_or_default();
+        self.userinfo = Some(format!("{user}:{}", encode_component(password)));
+    }
+
+    /// An option's value, decoded (names are case-insensitive, as the driver reads them).
+    pub(crate) fn option(&self, name: &str) -> Option<String> {
+        self.options.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| percent_decode(v))
+    }
+
+    /// Set an option, replacing the URI's own (the driver percent-decodes option values).
+    pub(crate) fn set_option(&mut self, name: &str, value: &str) {
+        use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+        const VALUE: &AsciiSet = &CONTROLS.add(b' ').add(b'&').add(b'=').add(b'%').add(b'#').add(b'?').add(b'+').add(b'"');
+        self.options.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+        self.options.push((name.to_string(), utf8_percent_encode(value, VALUE).to_string()));
+    }
+}
+
+impl std::fmt::Display for ConnectionString {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}://", self.scheme)?;
+        if let Some(u) = &self.userinfo {
+            write!(f, "{u}@")?;
+        }
+        write!(f, "{}/{}", self.hosts, self.database)?;
+        for (i, (k, v)) in self.options.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { '?' } else { '&' })?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -114,5 +255,27 @@ mod tests {
         assert_eq!(redact_uri(u), "mongodb://host:1/db");
         assert_eq!(percent_decode("%4"), "%4");
         assert_eq!(percent_decode("a%41"), "aA");
+    }
+
+    #[test]
+    fn flags_replace_what_the_uri_holds() {
+        let mut cs = ConnectionString::parse("mongodb://old:pw@h1:1,h2/app?authSource=x&w=majority").unwrap();
+        cs.set_username("dba@corp");
+        cs.set_option("AUTHSOURCE", "admin");
+        assert_eq!(cs.to_string(), "mongodb://dba%40corp:pw@h1:1,h2/app?w=majority&AUTHSOURCE=admin");
+        cs.set_password("p@ss/w:rd €");
+        assert!(cs.has_password());
+        assert_eq!(cs.username().as_deref(), Some("dba@corp"));
+        let text = cs.to_string();
+        assert!(text.starts_with("mongodb://dba%40corp:p%40ss%2Fw%3Ard%20%E2%82%AC@h1:1,h2/app?"), "{text}");
+        // what the scrubber finds in it is the password in both forms
+        assert_eq!(secrets_of(&text), vec!["p%40ss%2Fw%3Ard%20%E2%82%AC".to_string(), "p@ss/w:rd €".to_string()]);
+        let mut bare = ConnectionString::with_hosts("127.0.0.1:27017");
+        assert!(!bare.has_username() && !bare.has_password());
+        bare.set_option("tlsCAFile", "/etc/ssl/my ca&1.pem");
+        assert_eq!(bare.to_string(), "mongodb://127.0.0.1:27017/?tlsCAFile=/etc/ssl/my%20ca%261.pem");
+        assert_eq!(bare.option("tlscafile").as_deref(), Some("/etc/ssl/my ca&1.pem"));
+        assert!(ConnectionString::parse("http://x/").is_none());
+        assert!(ConnectionString::parse("mongodb:///db").is_none());
     }
 }
