@@ -50,6 +50,31 @@ fn analyze_table() {
     insta::assert_snapshot!(analyze(&[]));
 }
 
+/// Issue 27: the default output fits 100 columns and leads with the answer; --wide keeps the full table.
+#[test]
+fn the_table_leads_with_the_answer_in_100_columns() {
+    let text = analyze(&[]);
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "a line of {widest} columns");
+    // the first lines: what was read, then the key, why, the warning and the commands
+    let head: Vec<&str> = text.lines().take(14).collect();
+    let at = |needle: &str| head.iter().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{needle} not in {head:#?}"));
+    let rec = at("recommended: {projectId: 1, _id: 1}");
+    assert!(rec < at("why: ") && at("why: ") < at("  ! ") && at("  ! ") < at("createIndex({projectId: 1, _id: 1})"));
+    assert!(at("createIndex(") < at("sh.shardCollection(\"app.events\", {projectId: 1, _id: 1})"));
+    // the ranking comes after the answer, the details after the ranking
+    let ranking = text.find("│ 1 ┆ {projectId: 1, _id: 1}").unwrap();
+    assert!(text.find("recommended:").unwrap() < ranking && ranking < text.find("#1 {projectId: 1, _id: 1}: 70").unwrap());
+    assert_eq!(text.matches("recommended:").count(), 1, "the answer is said once");
+
+    let wide = analyze(&["--wide"]);
+    assert!(wide.contains("shards per read /") && wide.contains("reads 1/n/all"), "the full table");
+    assert!(wide.lines().any(|l| l.chars().count() > 100));
+    let o = common::shardkey(&["analyze", "--docs", "fixtures/events.ndjson", "--wide", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--wide shapes the table output"));
+}
+
 #[test]
 fn analyze_json() {
     insta::assert_snapshot!(analyze(&["--format", "json"]));

@@ -419,6 +419,11 @@ pub(crate) struct AnalyzeArgs {
     /// Exit with code 1 when the best candidate scores below SCORE (0-100).
     #[arg(long, value_name = "SCORE")]
     pub(crate) fail_under: Option<u32>,
+
+    /// Table output: the full ranking (11 columns, about 180 wide) and lines left unwrapped,
+    /// instead of the answer-first report that fits 100 columns.
+    #[arg(long)]
+    pub(crate) wide: bool,
 }
 
 #[derive(Args, Debug)]

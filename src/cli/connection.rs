@@ -99,7 +99,11 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
 
 fn parse(uri: &str) -> Result<ConnectionString> {
     ConnectionString::parse(uri).ok_or_else(|| {
-        usage_error("--uri: expected a connection string such as mongodb://host:27017/ or mongodb+srv://cluster.example.net/")
+        // Shown without credentials or options.
+        let shown = crate::util::uri::redact_uri(uri);
+        usage_error(format!(
+            "--uri {shown}: expected a connection string such as mongodb://host:27017/ or mongodb+srv://cluster.example.net/"
+        ))
     })
 }
 

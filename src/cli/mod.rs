@@ -84,11 +84,16 @@ impl Cli {
                     return Err(usage_error("--fail-under takes a score from 0 to 100"));
                 }
                 let keys = a.keys.iter().map(|k| parse_key(k)).collect::<Result<Vec<_>>>()?;
+                let format = match (a.format, a.wide) {
+                    (args::FormatArg::Table, true) => crate::report::Format::WideTable,
+                    (f, false) => f.into(),
+                    (_, true) => return Err(usage_error("--wide shapes the table output: leave out --format, or use --format table")),
+                };
                 Request::Analyze(AnalyzeRequest {
                     input: input_request(&a.input)?,
                     keys,
                     compare_server: a.compare_server,
-                    format: a.format.into(),
+                    format,
                     fail_under: a.fail_under,
                 })
             }

@@ -193,6 +193,36 @@ fn render(r: &Report) -> String {
     let ns = r.namespace.as_deref().unwrap_or("(collection)");
     let _ = writeln!(b, "<h1>Shard key analysis: {}</h1>", esc(ns));
     let _ = writeln!(b, "<p>{}</p>", esc(&super::text::summary_line(r)));
+    match super::text::answer(r) {
+        Some(a) => {
+            let scored =
+                a.candidate.map(|c| format!(": score {} ({}), #{} of {}", c.score, c.verdict.as_str(), c.rank, r.candidates.len()));
+            let _ = writeln!(
+                b,
+                "<h2>Recommended: <code>{}</code> ({}){}</h2>",
+                esc(&a.rec.key.to_string()),
+                a.rec.action,
+                esc(&scored.unwrap_or_default())
+            );
+            if let Some(w) = &a.why {
+                let _ = writeln!(b, "<p>Why: {}</p>", esc(w));
+            }
+            for w in &a.warnings {
+                let _ = writeln!(b, "<p class=\"caveat\"><strong>{}</strong></p>", esc(w));
+            }
+            let _ = writeln!(b, "<pre>{}</pre><ul>", esc(&a.rec.commands.join("\n")));
+            for n in &a.rec.notes {
+                let _ = writeln!(b, "<li>{}</li>", esc(n));
+            }
+            let _ = writeln!(b, "</ul>");
+        }
+        None => {
+            if let Some(why) = super::text::no_answer(r) {
+                let _ = writeln!(b, "<p class=\"caveat\"><strong>{}</strong></p>", esc(why));
+            }
+        }
+    }
+    let _ = writeln!(b, "<h2>Ranking</h2>");
     let _ = writeln!(b, "<table><tr><th class=\"n\">rank</th><th>key</th><th class=\"n\">score</th><th>verdict</th><th>shards per read / write</th><th>inserts</th></tr>");
     for c in &r.candidates {
         let _ = writeln!(
@@ -209,17 +239,6 @@ fn render(r: &Report) -> String {
         );
     }
     let _ = writeln!(b, "</table>");
-    if let Some(rec) = &r.recommendation {
-        let _ = writeln!(b, "<h2>Recommended: <code>{}</code> ({})</h2>", esc(&rec.key.to_string()), rec.action);
-        for c in &rec.caveats {
-            let _ = writeln!(b, "<p class=\"caveat\"><strong>{}</strong></p>", esc(c));
-        }
-        let _ = writeln!(b, "<pre>{}</pre><ul>", esc(&rec.commands.join("\n")));
-        for n in &rec.notes {
-            let _ = writeln!(b, "<li>{}</li>", esc(n));
-        }
-        let _ = writeln!(b, "</ul>");
-    }
     for c in &r.candidates {
         b.push_str(&candidate(c));
     }

@@ -73,6 +73,7 @@ fn esc(s: &str) -> String {
 fn render(r: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### Shard key analysis\n\n{}\n", esc(&summary_line(r)));
+    render_answer(r, &mut out);
     let _ = writeln!(
         out,
         "| rank | key | score | verdict | distinct | top value | monotonicity | inserts | shards per read/write | single-shard reads | scatter-gather reads |"
@@ -107,24 +108,37 @@ fn render(r: &Report) -> String {
             let _ = writeln!(out, "- ranking: {}", esc(w));
         }
     }
-    if let Some(rec) = &r.recommendation {
-        let _ = writeln!(out, "\n**Recommended: `{}` ({})**\n", esc(&rec.key.to_string()), rec.action);
-        for c in &rec.caveats {
-            let _ = writeln!(out, "> **{}**\n", esc(c));
-        }
-        let _ = writeln!(out, "```js");
-        for c in &rec.commands {
-            let _ = writeln!(out, "{c}");
-        }
-        let _ = writeln!(out, "```");
-        for n in &rec.notes {
-            let _ = writeln!(out, "- {}", esc(n));
-        }
-    }
     for n in &r.notes {
         let _ = writeln!(out, "\n> {}", esc(n));
     }
     out
+}
+
+/// The answer first: the recommended key, why, the warning that matters most, the commands.
+fn render_answer(r: &Report, out: &mut String) {
+    let Some(a) = super::text::answer(r) else {
+        if let Some(why) = super::text::no_answer(r) {
+            let _ = writeln!(out, "**{}**\n", esc(why));
+        }
+        return;
+    };
+    let scored = a.candidate.map(|c| format!(": score {} ({}), #{} of {}", c.score, c.verdict.as_str(), c.rank, r.candidates.len()));
+    let _ = writeln!(out, "**Recommended: `{}` ({}){}**\n", esc(&a.rec.key.to_string()), a.rec.action, scored.unwrap_or_default());
+    if let Some(w) = &a.why {
+        let _ = writeln!(out, "Why: {}\n", esc(w));
+    }
+    for w in &a.warnings {
+        let _ = writeln!(out, "> **{}**\n", esc(w));
+    }
+    let _ = writeln!(out, "```js");
+    for c in &a.rec.commands {
+        let _ = writeln!(out, "{c}");
+    }
+    let _ = writeln!(out, "```");
+    for n in &a.rec.notes {
+        let _ = writeln!(out, "- {}", esc(n));
+    }
+    let _ = writeln!(out);
 }
 
 fn render_check(r: &CheckReport) -> String {

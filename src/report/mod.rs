@@ -26,6 +26,8 @@ use std::io::{self, Write};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Format {
     Table,
+    /// `--wide`: the table with every figure in the ranking, lines unwrapped.
+    WideTable,
     Json,
     Markdown,
     /// One self-contained HTML file.
@@ -47,7 +49,8 @@ trait Writer {
 /// The one dispatch from a format to its writer.
 fn writer(format: Format) -> &'static dyn Writer {
     match format {
-        Format::Table => &table::TableWriter,
+        Format::Table => &table::TableWriter { wide: false },
+        Format::WideTable => &table::TableWriter { wide: true },
         Format::Json => &json::JsonWriter,
         Format::Markdown => &markdown::MarkdownWriter,
         Format::Html => &html::HtmlWriter,

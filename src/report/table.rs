@@ -1,4 +1,6 @@
-//! Terminal writer: a ranked table, then each candidate's reasons and query shapes.
+//! Terminal writer: the answer first (the recommended key, why, the warning that matters,
+//! the commands), then the ranking, then each candidate's reasons, cluster and query shapes.
+//! Fits 100 columns; `--wide` gives the full 11-column ranking and leaves lines unwrapped.
 
 use super::text::{server_headline, summary_line, top_value};
 use super::{CheckReport, Report, WorkloadReport, Writer};
@@ -7,11 +9,18 @@ use crate::util::text::{pct, printable};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
 
-pub(super) struct TableWriter;
+pub(super) struct TableWriter {
+    /// `--wide`: today's full ranking table, lines as long as they are.
+    pub(super) wide: bool,
+}
+
+/// The columns the default output fits (README "Terminal conventions").
+pub(crate) const WIDTH: usize = 100;
 
 impl Writer for TableWriter {
     fn analyze(&self, r: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let text = printable(&render(r), true);
+        let text = printable(&render(r, self.wide), true);
+        let text = if self.wide { text } else { super::text::wrap(&text, WIDTH) };
         out.write_all(if colour() { colour_verdicts(&text) } else { text }.as_bytes())
     }
 
@@ -60,7 +69,7 @@ fn render_workload(r: &WorkloadReport) -> String {
     out
 }
 
-fn render(r: &Report) -> String {
+fn render(r: &Report, wide: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", summary_line(r));
     if let Some(a) = &r.audit {
@@ -78,6 +87,78 @@ fn render(r: &Report) -> String {
             let _ = writeln!(out, "  jumbo-flagged chunk {} .. {} on {}", j.min, j.max, j.shard);
         }
     }
+    render_answer(r, &mut out);
+    let _ = writeln!(out, "{}", if wide { full_ranking(r) } else { compact_ranking(r) });
+    render_details(r, &mut out);
+    for n in &r.notes {
+        let _ = writeln!(out, "\nnote: {n}");
+    }
+    out
+}
+
+/// The recommended key, why, the warning that matters most, and the commands.
+fn render_answer(r: &Report, out: &mut String) {
+    let Some(a) = super::text::answer(r) else {
+        if let Some(why) = super::text::no_answer(r) {
+            let _ = writeln!(out, "\n{why}\n");
+        } else {
+            let _ = writeln!(out);
+        }
+        return;
+    };
+    let scored = a.candidate.map(|c| format!(": score {} ({}), #{} of {}", c.score, c.verdict.as_str(), c.rank, r.candidates.len()));
+    let _ = writeln!(out, "\nrecommended: {} ({}){}", a.rec.key, a.rec.action, scored.unwrap_or_default());
+    if let Some(w) = &a.why {
+        let _ = writeln!(out, "  why: {w}");
+    }
+    for w in &a.warnings {
+        let _ = writeln!(out, "  ! {w}");
+    }
+    for c in &a.rec.commands {
+        let _ = writeln!(out, "  {c}");
+    }
+    for n in &a.rec.notes {
+        let _ = writeln!(out, "  - {n}");
+    }
+    let _ = writeln!(out);
+}
+
+/// The ranking in 100 columns: what decides a key at a glance.
+fn compact_ranking(r: &Report) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(WIDTH as u16);
+    t.set_header(vec!["#", "key", "score", "verdict", "1-shard\nops", "shards\nper op", "busiest\nshard", "inserts"]);
+    for c in &r.candidates {
+        let cost = &c.metrics.cluster.cost;
+        let shown = super::text::figures_shown(c);
+        let figure = |s: String| if shown { s } else { "-".into() };
+        let measured = cost.num_reads + cost.num_writes > 0;
+        let busiest = c.metrics.cluster.at_scale.shards.iter().map(|s| s.operations_percent).fold(0.0, f64::max);
+        t.add_row(vec![
+            Cell::new(c.rank).set_alignment(CellAlignment::Right),
+            Cell::new(c.key.to_string()),
+            Cell::new(c.score).set_alignment(CellAlignment::Right),
+            Cell::new(c.verdict.as_str()),
+            Cell::new(figure(pct(cost.percentage_of_single_shard_ops))).set_alignment(CellAlignment::Right),
+            Cell::new(figure(
+                cost.mean_shards_per_op.map(|m| format!("{m:.2}/{}", c.metrics.cluster.num_shards)).unwrap_or_else(|| "-".into()),
+            ))
+            .set_alignment(CellAlignment::Right),
+            Cell::new(figure(if measured { format!("{busiest:.1}%") } else { "-".into() })).set_alignment(CellAlignment::Right),
+            Cell::new(figure(inserts_cell(c))),
+        ]);
+    }
+    // Figures never wrap; the key takes what is left of the 100 columns.
+    for (i, col) in t.column_iter_mut().enumerate() {
+        if i != 1 {
+            col.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
+    }
+    t
+}
+
+/// `--wide`: every headline figure of every candidate in one table.
+fn full_ranking(r: &Report) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(180);
     t.set_header(vec![
@@ -147,7 +228,11 @@ fn render(r: &Report) -> String {
         }
         t.add_row(row);
     }
-    let _ = writeln!(out, "{t}");
+    t
+}
+
+/// Each candidate's reasons, cluster, index and query shapes.
+fn render_details(r: &Report, out: &mut String) {
     for c in &r.candidates {
         let _ = writeln!(out, "\n#{} {}: {} ({})", c.rank, c.key, c.score, c.verdict.as_str());
         if let Some(w) = &c.proposed_because {
@@ -220,22 +305,6 @@ fn render(r: &Report) -> String {
             let _ = writeln!(out, "    {:>6}× {:<14} {} [{}]", s.count, s.label.as_str(), s.shape, ops.join(", "));
         }
     }
-    if let Some(rec) = &r.recommendation {
-        let _ = writeln!(out, "\nrecommended: {} ({})", rec.key, rec.action);
-        for c in &rec.caveats {
-            let _ = writeln!(out, "  ! {c}");
-        }
-        for c in &rec.commands {
-            let _ = writeln!(out, "  {c}");
-        }
-        for n in &rec.notes {
-            let _ = writeln!(out, "  - {n}");
-        }
-    }
-    for n in &r.notes {
-        let _ = writeln!(out, "\nnote: {n}");
-    }
-    out
 }
 
 /// Whether to colour this output: `--color always`, or auto with stdout a terminal and no `NO_COLOR`.

@@ -10,6 +10,78 @@ pub(super) fn figures_shown(c: &CandidateReport) -> bool {
 use serde_json::Value;
 use std::fmt::Write;
 
+/// What every human-readable report leads with: the recommended key, why, the warning
+/// that matters most, and the commands (`recommendation`).
+pub(super) struct Answer<'a> {
+    pub(super) rec: &'a crate::score::apply::Recommendation,
+    /// The recommended candidate (absent only if the recommendation keeps a key not analysed).
+    pub(super) candidate: Option<&'a CandidateReport>,
+    /// One sentence: why it ranks first (what separates it from the next), else its figures at scale.
+    pub(super) why: Option<String>,
+    /// The recommendation's caveats, else the candidate's first warning reason.
+    pub(super) warnings: Vec<String>,
+}
+
+/// The answer, or `None` when nothing is recommended (see `no_answer`).
+pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
+    let rec = r.recommendation.as_ref()?;
+    let candidate = r.candidates.iter().find(|c| c.key == rec.key);
+    let why = candidate.and_then(|c| {
+        c.compared_with_next
+            .clone()
+            .or_else(|| figures_shown(c).then(|| format!("at scale {}", c.metrics.cluster.verdict.trim_start_matches("with "))))
+    });
+    let warnings = if rec.caveats.is_empty() {
+        candidate.and_then(|c| c.reasons.iter().find(|x| x.is_warning())).map(|x| vec![x.to_string()]).unwrap_or_default()
+    } else {
+        rec.caveats.clone()
+    };
+    Some(Answer { rec, candidate, why, warnings })
+}
+
+/// Why there is no answer, when there are candidates but no recommendation.
+pub(super) fn no_answer(r: &Report) -> Option<&'static str> {
+    if r.recommendation.is_some() || r.candidates.is_empty() {
+        None
+    } else if r.candidates.iter().all(|c| !figures_shown(c)) {
+        Some("no key to recommend: the server refuses every candidate (each one's reasons say why)")
+    } else {
+        Some("no commands: the namespace is not known (give --collection db.coll)")
+    }
+}
+
+/// Lines longer than `width` columns wrapped at spaces, continuation lines indented under
+/// the text after a line's own indent and marker (`- `, `! `, `why: `...), so prose fits
+/// a terminal; table rows are made to fit by the table itself.
+pub(crate) fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        if textwrap::core::display_width(body) <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.len() - body.trim_start_matches(' ').len();
+        let rest = &body[indent..];
+        let marker = ["- ", "! ", "why: ", "note: ", "proposed: ", "ranking: ", "cluster "]
+            .iter()
+            .find(|m| rest.starts_with(*m))
+            .map(|m| if m.ends_with(' ') { m.len() } else { 2 })
+            .unwrap_or(2);
+        let next = " ".repeat((indent + marker).min(width / 2));
+        for (i, l) in textwrap::wrap(body, textwrap::Options::new(width).subsequent_indent(&next)).iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(l);
+        }
+        if line.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// One line saying what was analysed.
 pub(crate) fn summary_line(r: &Report) -> String {
     let q = &r.inputs.queries;
@@ -82,6 +154,16 @@ pub(crate) fn server_headline(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn long_lines_wrap_under_their_marker() {
+        let text = "short\n  - one two three four five six\nx\n";
+        assert_eq!(wrap(text, 16), "short\n  - one two\n    three four\n    five six\nx\n");
+        // a word longer than the width is broken, never left over the edge
+        let w = wrap("aaaaaaaaaaaaaaaaaaaaaaaa", 10);
+        assert!(w.lines().all(|l| l.chars().count() <= 10), "{w}");
+        assert_eq!(wrap("é", 1), "é");
+    }
 
     #[test]
     fn server_headline_from_a_7_0_reply_summary() {

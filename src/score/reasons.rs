@@ -176,6 +176,22 @@ fn s_if(plural: bool) -> &'static str {
     }
 }
 
+impl Reason {
+    /// Whether the reason warns (a cost, a risk, something unmeasured) rather than says what
+    /// works: the report's summary leads with the first warning of the recommended key.
+    pub(crate) fn is_warning(&self) -> bool {
+        !matches!(
+            self,
+            Reason::Targeting(_)
+                | Reason::HighCardinality { .. }
+                | Reason::HashedSpread
+                | Reason::InsertsSpread { .. }
+                | Reason::TopOfEachGroup { .. }
+                | Reason::TopOfEachGroupByNature { .. }
+        )
+    }
+}
+
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -341,5 +357,8 @@ mod tests {
         assert_eq!(w.to_string(), "ts holds dates, _id holds objectIds: increasing by nature");
         let r = Reason::InsertsSpread { taking: 3, shards: 4, share: 0.4, why: Spread::By(Witness::None) };
         assert_eq!(r.to_string(), "inserts spread over 3 of 4 shards, the busiest takes 40.0%");
+        assert!(!r.is_warning());
+        assert!(Reason::LowCardinality { distinct: 3 }.is_warning());
+        assert!(Reason::NoQuerySample.is_warning());
     }
 }
