@@ -148,6 +148,148 @@ fn readme_ci_example_runs_against_the_real_mongod() {
     assert!(out.contains("policy fixtures/shardkey.toml: passed") && out.contains("supporting index projectId_1__id_1"), "{out}");
 }
 
+/// The script behind action.yml and templates/gitlab-ci.yml (scripts/ci-gate.sh), as the CIs
+/// run it, against a real mongod under --auth: the password from the action's input reaches
+/// shardkey through a private --config file; SARIF validates against the OASIS schema.
+#[test]
+fn the_ci_action_script_gates_against_the_real_mongod() {
+    let m = Mongod::start(Mode::StandaloneAuth);
+    let password = "ci: it's #1 'q' @x";
+    let root_uri = format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port);
+    rt().block_on(async {
+        let c = mongodb::Client::with_uri_str(m.uri()).await.unwrap();
+        c.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
+        let root = mongodb::Client::with_uri_str(&root_uri).await.unwrap();
+        root.database("admin")
+            .run_command(doc! {"createUser": "ci", "pwd": password, "roles": [{"role": "read", "db": "app"}]})
+            .await
+            .unwrap();
+    });
+    let root_client = rt().block_on(async { mongodb::Client::with_uri_str(&root_uri).await.unwrap() });
+    assert_eq!(common::load_ndjson(&root_client, "app", "events", fixture("events.ndjson")), 10_000);
+    rt().block_on(async {
+        let idx = mongodb::IndexModel::builder().keys(doc! {"projectId": 1, "_id": 1}).build();
+        root_client.database("app").collection::<Document>("events").create_index(idx).await.unwrap();
+    });
+    let work = tempfile::tempdir().unwrap();
+    let script = root().join("scripts/ci-gate.sh");
+    let run = |dir: &Path, envs: &[(&str, String)]| {
+        let mut cmd = Command::new(&script);
+        cmd.arg("check")
+            .current_dir(dir)
+            .env("SHARDKEY", env!("CARGO_BIN_EXE_shardkey"))
+            .env("RUNNER_TEMP", work.path())
+            .env("INPUT_URI", format!("mongodb://ci@127.0.0.1:{}/?authSource=admin", m.port))
+            .env("INPUT_PASSWORD", password)
+            .env("INPUT_QUERIES", fixture("mongod.log"))
+            .env_remove("MONGODB_URI")
+            .env_remove("GITLAB_CI")
+            .env_remove("GITHUB_ACTIONS");
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let o = cmd.output().unwrap();
+        let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(!all.contains("it's #1"), "the password was printed: {all}");
+        (o.status.code().unwrap(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let outputs = |file: &Path| -> std::collections::BTreeMap<String, String> {
+        std::fs::read_to_string(file).unwrap().lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.into(), v.into())).collect()
+    };
+    let sarif_schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&sarif_schema).unwrap();
+    let valid_sarif = |path: &str| -> serde_json::Value {
+        let sarif: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        sarif
+    };
+
+    // 1. GitHub, README's policy: passes; outputs, SARIF and the job summary are written.
+    let gh = |name: &str| work.path().join(name);
+    let github = |out: &str| {
+        vec![
+            ("GITHUB_ACTIONS", "true".to_string()),
+            ("GITHUB_OUTPUT", gh(out).display().to_string()),
+            ("GITHUB_STEP_SUMMARY", gh("summary.md").display().to_string()),
+        ]
+    };
+    let (code, err) = run(&root(), &[github("out1"), vec![("INPUT_POLICY", "fixtures/shardkey.toml".into())]].concat());
+    assert_eq!(code, 0, "{err}");
+    let o = outputs(&gh("out1"));
+    assert_eq!((o["exit-code"].as_str(), o["passed"].as_str()), ("0", "true"));
+    let sarif = valid_sarif(&o["report"]);
+    assert!(sarif["runs"][0]["results"].as_array().unwrap().is_empty());
+    assert!(std::fs::read_to_string(gh("summary.md")).unwrap().contains("Shard key policy: passed"));
+    assert!(
+        !work.path().read_dir().unwrap().flatten().any(|e| e.file_name().to_string_lossy().starts_with("shardkey-config")),
+        "config left behind"
+    );
+
+    // 2. A stricter policy: violated, exit 1, one SARIF result and one annotation per rule.
+    let strict = tempfile::tempdir().unwrap();
+    std::fs::write(
+        strict.path().join("shardkey.toml"),
+        "[[collection]]\nnamespace = \"app.events\"\nkey = \"{projectId: 1, _id: 1}\"\nmin_score = 99\n",
+    )
+    .unwrap();
+    let (code, err) = run(strict.path(), &github("out2"));
+    assert_eq!(code, 1, "{err}");
+    let o = outputs(&gh("out2"));
+    assert_eq!((o["exit-code"].as_str(), o["passed"].as_str()), ("1", "false"));
+    let sarif = valid_sarif(&o["report"]);
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "min_score");
+    assert!(err.contains("::error title=shardkey policy::app.events"), "{err}");
+    // fail-on-violation: false lets the job go on, the outputs still say it failed
+    let (code, _) = run(strict.path(), &[github("out3"), vec![("INPUT_FAIL_ON_VIOLATION", "false".into())]].concat());
+    assert_eq!(code, 0);
+    assert_eq!(outputs(&gh("out3"))["passed"], "false");
+
+    // 3. A wrong password: exit 2, no report, not quoted.
+    let (code, err) = run(strict.path(), &[github("out4"), vec![("INPUT_PASSWORD", "nope-Wr0ng".into())]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("authentication failed") && !err.contains("nope-Wr0ng"), "{err}");
+    assert_eq!(outputs(&gh("out4"))["report"], "");
+
+    // 4. GitLab: the code quality report in the working directory.
+    let (code, err) = run(strict.path(), &[("GITLAB_CI", "true".to_string())]);
+    assert_eq!(code, 1, "{err}");
+    let gl: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(strict.path().join("gl-code-quality-report.json")).unwrap()).unwrap();
+    assert_eq!(gl[0]["check_name"], "min_score");
+    assert_eq!(gl[0]["location"]["path"], "shardkey.toml");
+}
+
+/// action.yml and the GitLab template name only inputs they declare and a script that exists.
+#[test]
+fn the_action_and_the_gitlab_template_hold_together() {
+    use yaml_rust2::YamlLoader;
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    let action = &YamlLoader::load_from_str(&text).unwrap()[0];
+    assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
+    let declared: Vec<&str> = action["inputs"].as_hash().unwrap().keys().map(|k| k.as_str().unwrap()).collect();
+    for used in text.split("inputs.").skip(1).map(|s| s.split(|c: char| !(c.is_alphanumeric() || c == '-')).next().unwrap()) {
+        assert!(declared.contains(&used), "action.yml uses inputs.{used}, not declared");
+    }
+    let steps = action["runs"]["steps"].as_vec().unwrap();
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert!(runs.iter().any(|r| r.contains("scripts/ci-gate.sh\" check")));
+    // every INPUT_ the script reads is set by the action, and the other way round
+    let script = std::fs::read_to_string(root().join("scripts/ci-gate.sh")).unwrap();
+    for step in steps {
+        if let Some(env) = step["env"].as_hash() {
+            for k in env.keys().map(|k| k.as_str().unwrap()).filter(|k| k.starts_with("INPUT_")) {
+                assert!(script.contains(&format!("${{{k}")), "the script does not read {k}");
+            }
+        }
+    }
+    let gitlab = std::fs::read_to_string(root().join("templates/gitlab-ci.yml")).unwrap();
+    let job = &YamlLoader::load_from_str(&gitlab).unwrap()[0][".shardkey-check"];
+    assert_eq!(job["artifacts"]["reports"]["codequality"].as_str(), Some("gl-code-quality-report.json"));
+    assert!(job["script"][0].as_str().unwrap().contains("scripts/ci-gate.sh check"));
+}
+
 #[test]
 fn live_supporting_index_rule() {
     let m = Mongod::start(Mode::Standalone);

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# The CI gate behind action.yml (GitHub Actions) and templates/gitlab-ci.yml (GitLab CI): runs
+# `shardkey check` once and hands its report to the CI. On GitHub: SARIF for code scanning,
+# the step outputs, and (from shardkey itself) annotations and the job summary. On GitLab: the
+# code quality report. tests/check.rs runs it against the real mongod.
+#
+#   scripts/ci-gate.sh install   build and install shardkey from this checkout (cargo)
+#   scripts/ci-gate.sh check     run the gate
+#
+# Inputs, from the environment (action.yml maps its inputs onto them):
+#   SHARDKEY                 the binary (default: shardkey on PATH)
+#   INPUT_POLICY             the policy file (default: shardkey.toml found from the working directory up)
+#   INPUT_URI                the deployment; handed over as MONGODB_URI, never on a command line
+#   INPUT_PASSWORD           its password; written to a private --config file, never on a command line
+#   INPUT_QUERIES            query logs or `profile`, one per line
+#   INPUT_BASELINE           a previous `check --format json`: fail only on what got worse
+#   INPUT_ARGS               more arguments for `shardkey check`, split at spaces
+#   INPUT_REPORT             where the report goes (default: $RUNNER_TEMP/shardkey.sarif on GitHub,
+#                            gl-code-quality-report.json on GitLab)
+#   INPUT_FAIL_ON_VIOLATION  `false`: exit 0 when the policy is violated (errors still fail)
+# Outputs ($GITHUB_OUTPUT when set): exit-code, passed, report.
+# Exit: shardkey's (0 pass, 1 violated, 2 usage/configuration/connection error, 3 internal).
+set -uo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+case "${1:-check}" in
+install)
+    cargo install --locked --quiet --path "$root" --root "${SHARDKEY_INSTALL_ROOT:-$HOME/.cargo}"
+    if [ -n "${GITHUB_PATH:-}" ]; then
+        echo "${SHARDKEY_INSTALL_ROOT:-$HOME/.cargo}/bin" >>"$GITHUB_PATH"
+    fi
+    exit 0
+    ;;
+check) ;;
+*)
+    echo "usage: $0 install|check" >&2
+    exit 2
+    ;;
+esac
+
+bin="${SHARDKEY:-shardkey}"
+tmp="${RUNNER_TEMP:-${TMPDIR:-/tmp}}"
+args=(check)
+if [ -n "${INPUT_POLICY:-}" ]; then
+    args+=(--policy "$INPUT_POLICY")
+fi
+while IFS= read -r q; do
+    if [ -n "$q" ]; then
+        args+=(--queries "$q")
+    fi
+done <<<"${INPUT_QUERIES:-}"
+if [ -n "${INPUT_BASELINE:-}" ]; then
+    args+=(--baseline "$INPUT_BASELINE")
+fi
+if [ -n "${INPUT_URI:-}" ]; then
+    export MONGODB_URI="$INPUT_URI"
+fi
+if [ -n "${INPUT_PASSWORD:-}" ]; then
+    case "$INPUT_PASSWORD" in
+    *$'\n'*)
+        echo "shardkey gate: the password holds a line break, which a YAML --config file cannot carry" >&2
+        exit 2
+        ;;
+    esac
+    config="$(mktemp "$tmp/shardkey-config.XXXXXX")"
+    chmod 600 "$config"
+    trap 'rm -f "$config"' EXIT
+    # printf is a shell builtin: the password reaches no process's command line. YAML single
+    # quotes take any character but the line break; a quote is doubled.
+    printf "password: '%s'\n" "${INPUT_PASSWORD//\'/\'\'}" >"$config"
+    args+=(--config "$config")
+fi
+if [ -n "${INPUT_ARGS:-}" ]; then
+    read -r -a extra <<<"$INPUT_ARGS"
+    args+=("${extra[@]}")
+fi
+
+if [ -n "${GITLAB_CI:-}" ] && [ -z "${GITHUB_ACTIONS:-}" ]; then
+    format=gitlab
+    report="${INPUT_REPORT:-gl-code-quality-report.json}"
+else
+    format=sarif
+    report="${INPUT_REPORT:-$tmp/shardkey.sarif}"
+fi
+
+"$bin" "${args[@]}" --format "$format" >"$report"
+code=$?
+
+case "$code" in
+0) passed=true ;;
+1) passed=false ;;
+*)
+    passed=false
+    rm -f "$report"
+    report=""
+    ;;
+esac
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    {
+        echo "exit-code=$code"
+        echo "passed=$passed"
+        echo "report=$report"
+    } >>"$GITHUB_OUTPUT"
+fi
+case "$code" in
+0) echo "shardkey gate: the policy holds; report: $report" >&2 ;;
+1) echo "shardkey gate: the policy is violated; report: $report" >&2 ;;
+*) echo "shardkey gate: shardkey check failed (exit $code): see its message above" >&2 ;;
+esac
+
+if [ "$code" = 1 ] && [ "${INPUT_FAIL_ON_VIOLATION:-true}" = false ]; then
+    exit 0
+fi
+exit "$code"
