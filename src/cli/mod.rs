@@ -381,6 +381,24 @@ mod tests {
     }
 
     #[test]
+    fn every_command_that_connects_takes_mongoshs_flags() {
+        let conn = ["--host", "db1:27018", "-u", "dba", "-p", "pw-1", "--authenticationDatabase", "admin"];
+        let want = "mongodb://dba:pw-1@db1:27018/?authSource=admin";
+        let with = |first: &[&'static str]| -> Vec<&'static str> { [first, &conn[..]].concat() };
+        let Request::Sample(s) = request(&with(&["sample", "--collection", "a.b"])).unwrap() else { panic!("sample") };
+        assert_eq!(s.uri, want);
+        let Request::Plan(p) = request(&with(&["plan", "--database", "shop"])).unwrap() else { panic!("plan") };
+        assert_eq!(p.input.uri.as_deref(), Some(want));
+        let Request::Check(c) = request(&with(&["check", "--policy", "p.toml"])).unwrap() else { panic!("check") };
+        assert_eq!(c.input.uri.as_deref(), Some(want));
+        let Request::Analyze(a) = request(&with(&["analyze", "--collection", "a.b"])).unwrap() else { panic!("analyze") };
+        assert_eq!(a.input.uri.as_deref(), Some(want));
+        // a file input and a deployment are one or the other
+        assert!(request(&["analyze", "--docs", "d.json", "--host", "h"]).is_err());
+        assert!(request(&["plan", "--dump", "dump/shop", "--host", "h"]).is_err());
+    }
+
+    #[test]
     fn bad_flags_are_usage_errors() {
         for (args, needle) in [
             (&["analyze", "--docs", "d", "--chunk-size", "0"][..], "--chunk-size"),
