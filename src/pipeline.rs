@@ -299,16 +299,7 @@ fn refuse_absent_fields(sample: &Sample, source: &mut dyn DocumentSource) -> Res
     Ok(())
 }
 
-/// The field of `seen` closest to `field`, when it is close (Jaro-Winkler 0.85 or more, as
-/// spelling suggestions use; case ignored).
-fn closest<'s>(field: &str, seen: &'s [String]) -> Option<&'s str> {
-    let f = field.to_lowercase();
-    seen.iter()
-        .map(|s| (strsim::jaro_winkler(&f, &s.to_lowercase()), s))
-        .filter(|(score, _)| *score >= 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, s)| s.as_str())
-}
+use crate::util::text::closest;
 
 /// Step 5: each candidate's metrics, the rules' findings and the score, in parallel.
 fn measure_and_score(

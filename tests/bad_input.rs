@@ -667,7 +667,7 @@ fn no_uri_form_leaks_a_password() {
             "app.c",
         );
         add("wrong password", with(&["analyze"], &wrong), vec![], Expect::Code(2), "authentication failed");
-        add("unreachable host", with(&["analyze"], &dead_uri), vec![], Expect::Code(2), "no server reachable");
+        add("unreachable host", with(&["analyze"], &dead_uri), vec![], Expect::Code(2), "refused the connection");
         add(
             "raw in --config-uri",
             [with(&["analyze"], &uri), vec!["--config-uri".into(), raw_uri.clone()]].concat(),

@@ -438,7 +438,15 @@ fn mongosh_connection_flags_the_prompt_and_the_config_file() {
     std::fs::write(&config, format!("password: \"{password}\"\n")).unwrap();
     let config = config.display().to_string();
     let o = shardkey(&base(&["-u", "dba", "--config", &config]).iter().map(|s| s.as_str()).collect::<Vec<_>>());
-    assert_eq!(json_ok(&o)["inputs"]["documents"]["numDocsRead"], 400);
+    let v = json_ok(&o);
+    assert_eq!(v["inputs"]["documents"]["numDocsRead"], 400);
+    // Issue 30: dba has `read` only. The notes say the profiler could not be read and why, in
+    // one line without the server's command text; never that it is empty.
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("system.profile not read") && notes.contains("not authorized on app (Unauthorized)"), "{notes}");
+    assert!(notes.contains("the role read does not grant find on app.system.profile"), "{notes}");
+    assert!(notes.contains("neither system.profile nor sampled queries could be read"), "{notes}");
+    assert!(!notes.contains("execute command") && !notes.contains("lsid") && !notes.contains("are empty"), "{notes}");
     let with_uri = dir.path().join("uri.yaml");
     std::fs::write(
         &with_uri,
@@ -477,6 +485,51 @@ fn mongosh_connection_flags_the_prompt_and_the_config_file() {
     assert!(err.contains("no user name") && !err.contains("no-user"), "{err}");
 }
 
+/// Issue 30: a connection error says its cause; the URI's database counts; a missing
+/// collection gets "did you mean".
+#[test]
+fn first_hour_errors_say_why() {
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    rt().block_on(async {
+        let docs: Vec<Document> = (0..200).map(|i| doc! {"_id": i, "customerId": i % 7}).collect();
+        client.database("shop").collection::<Document>("orders").insert_many(docs).await.unwrap();
+    });
+    let err = |o: &Output| {
+        assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stdout));
+        let e = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+        e
+    };
+    let rs = |opts: &str| format!("mongodb://127.0.0.1:{}/?replicaSet=rs0{opts}", m.port);
+    // a one-member replica set has no secondary
+    let o =
+        shardkey(&["analyze", "--uri", &rs("&readPreference=secondary"), "--collection", "shop.orders", "--server-selection-timeout", "2"]);
+    let e = err(&o);
+    assert!(e.contains("no server matches readPreference=secondary: the deployment has 1 primary and no secondary"), "{e}");
+    // TLS against a server without it
+    let o = shardkey(&["analyze", "--uri", &rs("&tls=true"), "--collection", "shop.orders", "--server-selection-timeout", "2"]);
+    let e = err(&o);
+    assert!(e.contains(&format!("TLS with 127.0.0.1:{} failed", m.port)) && e.contains("--tlsCAFile"), "{e}");
+    // nothing listens
+    let dead = format!("mongodb://127.0.0.1:{}/", common::free_port());
+    let e = err(&shardkey(&["analyze", "--uri", &dead, "--collection", "shop.orders", "--server-selection-timeout", "2"]));
+    assert!(e.contains("refused the connection"), "{e}");
+    // a raw '?' in the password is named, and nothing of the password is shown
+    let e = err(&shardkey(&["analyze", "--uri", &format!("mongodb://u:se?cret@127.0.0.1:{}/", m.port), "--collection", "shop.orders"]));
+    assert!(e.contains("the password holds a raw '?': percent-encode it as %3F") && !e.contains("se?c") && !e.contains("cret"), "{e}");
+    // did you mean
+    let e = err(&shardkey(&["analyze", "--uri", &rs(""), "--collection", "shop.order"]));
+    assert!(e.contains("did you mean shop.orders?"), "{e}");
+    let e = err(&shardkey(&["analyze", "--uri", &rs(""), "--collection", "shpo.orders"]));
+    assert!(e.contains("database shpo holds no collection"), "{e}");
+    // the URI's database counts for a bare collection name
+    let uri = format!("mongodb://127.0.0.1:{}/shop?replicaSet=rs0", m.port);
+    let v = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "orders", "--key", "{customerId: 1}", "--format", "json"]));
+    assert_eq!(v["namespace"], "shop.orders");
+    assert_eq!(v["inputs"]["documents"]["numDocsRead"], 200);
+}
+
 #[test]
 fn unreachable_missing_empty_and_no_profile() {
     let port = common::free_port();
@@ -487,7 +540,7 @@ fn unreachable_missing_empty_and_no_profile() {
     assert_eq!(o.status.code(), Some(2));
     assert!(took < Duration::from_secs(8), "gave up after {took:?}");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("no server reachable"), "{err}");
+    assert!(err.contains("refused the connection"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1);
 
     let m = Mongod::start(Mode::Standalone);

@@ -283,6 +283,8 @@ fn read_live_queries(
     log.window = input.window;
     let mut sources = Vec::new();
     let auto = input.queries.is_empty();
+    // Looked at on our own and not readable (privileges): never called "empty".
+    let mut unreadable: Vec<&str> = Vec::new();
     let wanted = if auto { vec![QuerySource::Profile, QuerySource::Sampled] } else { input.queries.clone() };
     for q in &wanted {
         match q {
@@ -296,7 +298,16 @@ fn read_live_queries(
                     }
                 }
                 // Looking on our own: a user who may not read the profile still gets an analysis.
-                Err(e) if auto => notes.push(format!("system.profile not read: {}", one_line(&e))),
+                Err(e) if auto => {
+                    unreadable.push("system.profile");
+                    let text = one_line(&e);
+                    let hint = if text.contains("Unauthorized") {
+                        format!(": the role read does not grant find on {}.system.profile; dbAdmin on {} does", ns.db(), ns.db())
+                    } else {
+                        String::new()
+                    };
+                    notes.push(format!("system.profile not read: {text}{hint}"))
+                }
                 Err(e) => return Err(e),
             },
             QuerySource::Sampled => match rt.block_on(session.read_sampled()) {
@@ -308,7 +319,10 @@ fn read_live_queries(
                         log.merge(l);
                     }
                 }
-                Err(e) if auto => notes.push(format!("sampled queries not read: {}", one_line(&e))),
+                Err(e) if auto => {
+                    unreadable.push("sampled queries");
+                    notes.push(format!("sampled queries not read: {}", one_line(&e)))
+                }
                 Err(e) => return Err(e),
             },
             QuerySource::File(path) => {
@@ -318,7 +332,14 @@ fn read_live_queries(
         }
     }
     if auto && sources.is_empty() {
-        notes.push(format!("no query sample found for {ns} (system.profile and sampled queries are empty): targeting is not measured"));
+        let why = match unreadable.len() {
+            0 => "system.profile and sampled queries are empty".to_string(),
+            2 => "neither system.profile nor sampled queries could be read".to_string(),
+            _ => format!("{} could not be read, and the other is empty", unreadable[0]),
+        };
+        notes.push(format!(
+            "no query sample found for {ns} ({why}): targeting is not measured; give a slow-query log (--queries mongod.log)"
+        ));
     }
     Ok((log, sources))
 }

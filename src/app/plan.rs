@@ -135,7 +135,10 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             (db, dump_targets(dir)?, None)
         }
         (None, Some(uri)) => {
-            let db = req.database.clone().ok_or_else(|| usage_error("--uri needs --database DB"))?;
+            let db = req
+                .database
+                .clone()
+                .ok_or_else(|| usage_error("--uri needs --database DB (or the database in the URI: mongodb://host/DB)"))?;
             let ns = Namespace::parse(&format!("{db}.system.profile"))
                 .map_err(|_| usage_error(format!("--database {db}: not a database name")))?;
             let lo = LiveOptions {

@@ -32,6 +32,8 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
         || c.tls_ca_file.is_some()
         || c.tls_certificate_key_file.is_some()
         || c.read_preference.is_some();
+    // A URI no flag changes is used as given (the driver reads it; we do not rewrite it).
+    let verbatim = given.clone().or_else(|| env_default.then(|| std::env::var("MONGODB_URI").ok()).flatten());
     let mut cs = if c.host.is_some() || c.port.is_some() {
         if given.is_some() {
             return Err(usage_error(
@@ -51,6 +53,9 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
     } else {
         return Ok(None);
     };
+    if !flags_ask && c.host.is_none() && c.port.is_none() && !c.tls_allow_invalid_certificates && !c.tls_allow_invalid_hostnames {
+        return Ok(verbatim);
+    }
     if let Some(user) = &c.username {
         cs.set_username(user);
     }

@@ -157,6 +157,8 @@ impl Cli {
                 };
                 let mut input = input_request(&as_input)?;
                 input.uri = connection::connection_uri(&p.conn, p.dump.is_none(), false)?;
+                // `--uri mongodb://host/shop`: the URI's database, as mongosh takes it.
+                let uri_db = input.uri.as_deref().and_then(crate::util::uri::ConnectionString::parse).and_then(|c| c.database());
                 let shard_size_bytes = match p.shard_size.as_deref() {
                     Some(t) => Some(
                         parse_size(t)
@@ -170,8 +172,8 @@ impl Cli {
                 }
                 Request::Plan(PlanRequest {
                     input,
+                    database: p.database.or(uri_db.filter(|_| p.dump.is_none())),
                     dump: p.dump,
-                    database: p.database,
                     target_version,
                     shard_size_bytes,
                     shard_ops_per_second: p.shard_ops,
@@ -308,6 +310,19 @@ fn parse_size(text: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok()?.checked_mul(mult)
 }
 
+/// `--collection`: `db.coll`, or a bare collection name in the URI's database
+/// (`--uri mongodb://host/shop --collection orders` is `shop.orders`, as in mongosh).
+fn collection_namespace(text: &str, uri: Option<&str>) -> Result<Namespace> {
+    let uri_db = uri.and_then(crate::util::uri::ConnectionString::parse).and_then(|c| c.database());
+    let full = match uri_db {
+        Some(db) if !text.contains('.') => format!("{db}.{text}"),
+        _ => text.to_string(),
+    };
+    Namespace::parse(&full).map_err(|_| {
+        usage_error(format!("--collection {text}: expected db.collection (or a collection name with the database in the URI)"))
+    })
+}
+
 fn input_request(a: &InputArgs) -> Result<InputRequest> {
     if a.chunk_size == 0 {
         return Err(usage_error("--chunk-size must be at least 1 MiB"));
@@ -331,11 +346,7 @@ fn input_request(a: &InputArgs) -> Result<InputRequest> {
     r.uri = connection::connection_uri(&a.conn, a.docs.is_none(), stdin_busy)?;
     r.window = window(a.since.as_deref(), a.until.as_deref())?;
     r.collation = a.collation.as_deref().map(parse_collation).transpose()?.filter(|d| !d.is_empty());
-    r.namespace = a
-        .collection
-        .as_deref()
-        .map(|ns| Namespace::parse(ns).map_err(|_| usage_error(format!("--collection {ns}: expected db.collection"))))
-        .transpose()?;
+    r.namespace = a.collection.as_deref().map(|ns| collection_namespace(ns, r.uri.as_deref())).transpose()?;
     Ok(r)
 }
 
@@ -393,6 +404,20 @@ mod tests {
         assert_eq!(c.input.uri.as_deref(), Some(want));
         let Request::Analyze(a) = request(&with(&["analyze", "--collection", "a.b"])).unwrap() else { panic!("analyze") };
         assert_eq!(a.input.uri.as_deref(), Some(want));
+        // the URI's database counts for a bare collection name, and for plan
+        let Request::Analyze(a) = request(&["analyze", "--uri", "mongodb://h/shop?authSource=admin", "--collection", "orders"]).unwrap()
+        else {
+            panic!("analyze")
+        };
+        assert_eq!(a.input.namespace.unwrap().to_string(), "shop.orders");
+        let Request::Analyze(a) = request(&["analyze", "--uri", "mongodb://h/shop", "--collection", "app.orders"]).unwrap() else {
+            panic!("analyze")
+        };
+        assert_eq!(a.input.namespace.unwrap().to_string(), "app.orders", "db.coll wins");
+        let Request::Plan(p) = request(&["plan", "--uri", "mongodb://h/shop"]).unwrap() else { panic!("plan") };
+        assert_eq!(p.database.as_deref(), Some("shop"));
+        let e = request(&["analyze", "--uri", "mongodb://h/", "--collection", "orders"]).unwrap_err();
+        assert!(e.to_string().contains("database in the URI"), "{e}");
         // a file input and a deployment are one or the other
         assert!(request(&["analyze", "--docs", "d.json", "--host", "h"]).is_err());
         assert!(request(&["plan", "--dump", "dump/shop", "--host", "h"]).is_err());

@@ -83,6 +83,17 @@ pub(crate) fn short_value(v: &Value) -> String {
     }
 }
 
+/// The name of `seen` closest to `name`, when it is close (Jaro-Winkler 0.85 or more, as
+/// spelling suggestions use; case ignored): "did you mean".
+pub(crate) fn closest<'s>(name: &str, seen: &'s [String]) -> Option<&'s str> {
+    let f = name.to_lowercase();
+    seen.iter()
+        .map(|s| (strsim::jaro_winkler(&f, &s.to_lowercase()), s))
+        .filter(|(score, _)| *score >= 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, s)| s.as_str())
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -1,15 +1,42 @@
 //! MongoDB connection strings: what may be printed of them (never user,
 //! password or options) and the secrets to scrub from any message, panics included.
 
-/// The part after `scheme://` and before the options, split at the last `@`
-/// (a password may hold an unencoded `/`, `:` or `@`): (userinfo, hosts and path).
+/// The part after `scheme://` split at the last `@`: (scheme, userinfo, hosts and path).
+/// Nothing before the last `@` is ever taken for the hosts, so a raw `?`, `/`, `:` or `@` in a
+/// password cannot put part of it on screen (an `@` in the options hides the hosts instead).
 fn split(uri: &str) -> Option<(&str, Option<&str>, &str)> {
     let (scheme, rest) = uri.split_once("://")?;
-    let before_options = rest.split('?').next().unwrap_or("");
-    Some(match before_options.rsplit_once('@') {
-        Some((userinfo, hosts)) => (scheme, Some(userinfo), hosts),
-        None => (scheme, None, before_options),
+    Some(match rest.rsplit_once('@') {
+        Some((userinfo, after)) => (scheme, Some(userinfo), after.split('?').next().unwrap_or("")),
+        None => (scheme, None, rest.split('?').next().unwrap_or("")),
     })
+}
+
+/// Why the user name or password of a URI cannot be read as the driver reads it (RFC 3986:
+/// `: / ? # [ ] @` and a `%` that starts no encoding must be percent-encoded), if it cannot.
+pub(crate) fn userinfo_problem(uri: &str) -> Option<String> {
+    let (_, userinfo, _) = split(uri)?;
+    let userinfo = userinfo?;
+    let (user, password) = match userinfo.split_once(':') {
+        Some((u, p)) => (u, Some(p)),
+        None => (userinfo, None),
+    };
+    for (what, text) in [("user name", Some(user)), ("password", password)] {
+        let Some(text) = text else { continue };
+        let b = text.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            let bad = match c {
+                b':' | b'/' | b'?' | b'#' | b'[' | b']' | b'@' => true,
+                b'%' => !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)),
+                _ => false,
+            };
+            if bad {
+                let c = c as char;
+                return Some(format!("the {what} holds a raw '{c}': percent-encode it as %{:02X}", c as u32));
+            }
+        }
+    }
+    None
 }
 
 /// A URI with its credentials and options removed, safe to print.
@@ -144,11 +171,12 @@ impl ConnectionString {
         if scheme != "mongodb" && scheme != "mongodb+srv" {
             return None;
         }
-        let (before, query) = rest.split_once('?').unwrap_or((rest, ""));
-        let (userinfo, host_path) = match before.rsplit_once('@') {
-            Some((u, h)) => (Some(u.to_string()), h),
-            None => (None, before),
+        // At the last `@` first, as `split` does: a raw `?` or `/` in a password stays in it.
+        let (userinfo, after) = match rest.rsplit_once('@') {
+            Some((u, a)) => (Some(u.to_string()), a),
+            None => (None, rest),
         };
+        let (host_path, query) = after.split_once('?').unwrap_or((after, ""));
         let (hosts, database) = host_path.split_once('/').unwrap_or((host_path, ""));
         if hosts.is_empty() {
             return None;
@@ -167,6 +195,11 @@ impl ConnectionString {
     /// `mongodb://HOSTS/` (hosts as `h1:p1,h2:p2`).
     pub(crate) fn with_hosts(hosts: &str) -> ConnectionString {
         ConnectionString { scheme: "mongodb".into(), userinfo: None, hosts: hosts.into(), database: String::new(), options: Vec::new() }
+    }
+
+    /// The URI's default database (`mongodb://host/shop` → `shop`), decoded.
+    pub(crate) fn database(&self) -> Option<String> {
+        (!self.database.is_empty()).then(|| percent_decode(&self.database))
     }
 
     pub(crate) fn has_username(&self) -> bool {
@@ -255,6 +288,26 @@ mod tests {
         assert_eq!(redact_uri(u), "mongodb://host:1/db");
         assert_eq!(percent_decode("%4"), "%4");
         assert_eq!(percent_decode("a%41"), "aA");
+        // A raw `?` in the password: nothing of it reaches the screen.
+        let u = "mongodb://u:a?bcd@host:1/";
+        assert_eq!(redact_uri(u), "mongodb://host:1/");
+        assert_eq!(secrets_of(u), vec!["a?bcd".to_string()]);
+    }
+
+    #[test]
+    fn each_unencoded_character_is_named() {
+        for (uri, want) in [
+            ("mongodb://u:p@ss@h/", Some("the password holds a raw '@': percent-encode it as %40")),
+            ("mongodb://u:a:b@h/", Some("the password holds a raw ':': percent-encode it as %3A")),
+            ("mongodb://u:a/b@h/", Some("the password holds a raw '/': percent-encode it as %2F")),
+            ("mongodb://u:a?b@h/", Some("the password holds a raw '?': percent-encode it as %3F")),
+            ("mongodb://u:50%off@h/", Some("the password holds a raw '%': percent-encode it as %25")),
+            ("mongodb://us#r:pw@h/", Some("the user name holds a raw '#': percent-encode it as %23")),
+            ("mongodb://u:p%40ss%3A@h/?authSource=admin", None),
+            ("mongodb://h/", None),
+        ] {
+            assert_eq!(userinfo_problem(uri).as_deref(), want, "{uri}");
+        }
     }
 
     #[test]
@@ -276,6 +329,9 @@ mod tests {
         assert_eq!(bare.to_string(), "mongodb://127.0.0.1:27017/?tlsCAFile=/etc/ssl/my%20ca%261.pem");
         assert_eq!(bare.option("tlscafile").as_deref(), Some("/etc/ssl/my ca&1.pem"));
         assert!(ConnectionString::parse("http://x/").is_none());
+        // a raw `?` in the password stays in the userinfo
+        let cs = ConnectionString::parse("mongodb://u:se?cret@h:1/db?tls=true").unwrap();
+        assert_eq!((cs.hosts.as_str(), cs.database().as_deref(), cs.option("tls").as_deref()), ("h:1", Some("db"), Some("true")));
         assert!(ConnectionString::parse("mongodb:///db").is_none());
     }
 }

@@ -29,6 +29,32 @@ impl CollectionInfo {
 }
 
 impl LiveSession {
+    /// For a missing collection: the closest name in the database ("did you mean"), else
+    /// what the database holds. Empty when even the names cannot be listed.
+    async fn what_exists_instead(&self) -> String {
+        // authorizedCollections: a user with find on some collections only may still list them.
+        let cmd = doc! {"listCollections": 1, "nameOnly": true, "authorizedCollections": true};
+        let Ok(reply) = self.command(&self.db, cmd, "listCollections on").await else { return String::new() };
+        let mut names: Vec<String> = reply
+            .get_document("cursor")
+            .ok()
+            .and_then(|c| c.get_array("firstBatch").ok())
+            .map(|b| b.iter().filter_map(|d| d.as_document()?.get_str("name").ok().map(str::to_string)).collect())
+            .unwrap_or_default();
+        names.retain(|n| !n.starts_with("system."));
+        names.sort();
+        let db = self.namespace.db();
+        if let Some(near) = crate::util::text::closest(&self.coll_name, &names) {
+            format!(": did you mean {db}.{near}?")
+        } else if names.is_empty() {
+            format!(" (database {db} holds no collection: is the database name right?)")
+        } else if names.len() <= 6 {
+            format!(" ({db} holds {})", names.join(", "))
+        } else {
+            format!(" ({db} holds {} collections, e.g. {})", names.len(), names[..4].join(", "))
+        }
+    }
+
     pub(super) async fn server_version(&self) -> Result<(u32, u32)> {
         let bi = self.command(&self.client.database("admin"), doc! {"buildInfo": 1}, "buildInfo on").await?;
         let v = bi.get_str("version").unwrap_or("0.0");
@@ -49,7 +75,12 @@ impl LiveSession {
             .and_then(|d| d.as_document())
             .cloned();
         let Some(entry) = first else {
-            return Err(input_error(format!("collection {} does not exist on {}", self.namespace, self.redacted)));
+            return Err(input_error(format!(
+                "collection {} does not exist on {}{}",
+                self.namespace,
+                self.redacted,
+                self.what_exists_instead().await
+            )));
         };
         let options = CollectionOptions::from_entry(&entry);
         // A view holds no documents and cannot be sharded (shardCollection: "... is a view").

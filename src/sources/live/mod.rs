@@ -15,6 +15,7 @@ mod collection;
 mod query_logs;
 pub(crate) mod query_sampling;
 mod sampling;
+mod selection;
 pub(crate) mod server_compare;
 mod sharding;
 mod source;
@@ -49,10 +50,10 @@ fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> any
     let (connection, detail) = match *e.kind {
         ErrorKind::Authentication { ref message, .. } => (true, format!("authentication failed: {message}")),
         ErrorKind::InvalidArgument { ref message, .. } => (false, message.clone()),
-        ErrorKind::Command(ref c) => (false, format!("{} ({})", c.message, c.code_name)),
-        ErrorKind::ServerSelection { .. } => {
-            (true, "no server reachable within the server selection timeout (is the host up and the URI right?)".to_string())
-        }
+        // "not authorized on app to execute command { find: ..., lsid: ..., $clusterTime: ... }":
+        // the command (with its session and signature) says nothing the user needs.
+        ErrorKind::Command(ref c) => (false, format!("{} ({})", c.message.split(" to execute command").next().unwrap_or(""), c.code_name)),
+        ErrorKind::ServerSelection { ref message, .. } => (true, selection::why_no_server(message)),
         ErrorKind::Io(ref io) => (true, format!("connection lost: {io}")),
         ErrorKind::ConnectionPoolCleared { .. } => (true, "connection lost (the connection pool was cleared)".to_string()),
         // The kind's own message, without the error's "Kind: …, labels: {}" wrapping.
@@ -72,7 +73,7 @@ async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCrite
     let secrets = secrets_of(uri);
     let redacted = redact_uri(uri);
     // The driver panics on some invalid percent-encodings: refuse them first, in our own words.
-    if let Some(why) = userinfo_problem(uri) {
+    if let Some(why) = crate::util::uri::userinfo_problem(uri) {
         return Err(input_error(format!("invalid URI {redacted}: {why}")));
     }
     let mut opts = ClientOptions::parse(uri).await.map_err(|e| driver_error(&format!("invalid URI {redacted}"), e, &secrets))?;
@@ -88,24 +89,6 @@ async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCrite
 }
 
 /// A connection to a deployment, for one namespace.
-/// Why the user name or password of a URI cannot be percent-decoded, if it cannot.
-fn userinfo_problem(uri: &str) -> Option<&'static str> {
-    let userinfo = uri.split_once("://")?.1.split('?').next()?.rsplit_once('@')?.0.as_bytes();
-    let mut i = 0;
-    while i < userinfo.len() {
-        if userinfo[i] == b'%' {
-            let hex = |b: Option<&u8>| b.is_some_and(|c| c.is_ascii_hexdigit());
-            if !hex(userinfo.get(i + 1)) || !hex(userinfo.get(i + 2)) {
-                return Some("the user name or password holds a '%' that does not start a percent-encoding (write it as %25)");
-            }
-            i += 3;
-        } else {
-            i += 1;
-        }
-    }
-    None
-}
-
 pub struct LiveSession {
     client: Client,
     db: Database,
