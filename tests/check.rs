@@ -105,7 +105,7 @@ fn init_prints_a_policy_that_parses() {
     // the starting policy is strict: the fixtures' compound key breaks some of its rules
     assert!(out.starts_with("exit: 1"), "{out}");
     assert!(
-        out.lines().any(|l| l.trim_start().starts_with("FAIL max_scatter_gather_reads_percent")),
+        out.lines().any(|l| l.split_whitespace().take(2).eq(["FAIL", "max_scatter_gather_reads_percent"])),
         "the fixtures' reads break the starting policy's scatter-gather rule:\n{out}"
     );
 }
@@ -117,7 +117,13 @@ fn github_annotations_and_json() {
     let summary = d.path().join("summary.md");
     let summary_env = summary.display().to_string();
     let out = run_in(d.path(), &["check", "--docs", &docs], &[("GITHUB_ACTIONS", "true"), ("GITHUB_STEP_SUMMARY", &summary_env)]);
-    assert!(out.contains("::error title=shardkey policy::app.events {ts: 1}: monotonicity: monotonic (forbid_monotonic)"), "{out}");
+    // at the rule's line of the policy (line 4: forbid_monotonic), so GitHub shows it in the file
+    assert!(
+        out.contains(
+            "::error file=shardkey.toml,line=4,title=shardkey policy::app.events {ts: 1}: monotonicity: monotonic (forbid_monotonic)"
+        ),
+        "{out}"
+    );
     let md = std::fs::read_to_string(&summary).expect("the job summary is written");
     assert!(md.contains("### Shard key policy: failed") && md.contains("| `forbid_monotonic` | **FAIL** |"), "{md}");
     let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
@@ -240,7 +246,7 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
     assert_eq!((o["exit-code"].as_str(), o["passed"].as_str()), ("1", "false"));
     let sarif = valid_sarif(&o["report"]);
     assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "min_score");
-    assert!(err.contains("::error title=shardkey policy::app.events"), "{err}");
+    assert!(err.contains("::error file=shardkey.toml,line=4,title=shardkey policy::app.events"), "{err}");
     // fail-on-violation: false lets the job go on, the outputs still say it failed
     let (code, _) = run(strict.path(), &[github("out3"), vec![("INPUT_FAIL_ON_VIOLATION", "false".into())]].concat());
     assert_eq!(code, 0);
@@ -434,15 +440,40 @@ fn baseline_fails_only_on_what_got_worse() {
     let base = d.path().join("baseline.json");
     std::fs::write(&base, serde_json::to_string(&first).unwrap()).unwrap();
     let b = base.to_str().unwrap();
+    // `actual` reads as a person compares it: at most 4 decimals
+    for rule in first["collections"][0]["rules"].as_array().unwrap() {
+        if let Some(x) = rule["actual"].as_f64() {
+            assert_eq!(x, (x * 1e4).round() / 1e4, "{rule}");
+        }
+    }
     // Unchanged.
     let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);
     assert_eq!(code, 0, "{}", r["baseline"]);
     assert!(r["baseline"]["worse"].as_array().unwrap().is_empty());
+    // the table marks the violations the baseline had as known, and says why the gate passes
+    let docs = fixture("events.ndjson");
+    let base_args = ["check", "--docs", docs.as_str(), "--total-docs", "5000000", "--baseline", b];
+    let out = run_in(d.path(), &base_args, &[("GITHUB_ACTIONS", "true")]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+    assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["known", "min_score"])), "{out}");
+    assert!(!out.contains("FAIL") && !out.contains("NEW"), "{out}");
+    assert!(out.contains("KNOWN app.events {country: 1}") && out.contains(": 0 new or worse, 3 known, 0 better"), "{out}");
+    assert!(out.contains("passed against the baseline"), "{out}");
+    assert!(out.contains("::warning file=shardkey.toml,line=5,title=shardkey policy (known in the baseline)::"), "{out}");
+    assert!(!out.contains("::error"), "{out}");
     // Worse: a stricter policy adds a violated rule.
     std::fs::write(d.path().join("shardkey.toml"), format!("{VIOLATED}forbid_jumbo_risk = true\n")).unwrap();
     let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);
     assert_eq!(code, 1);
     assert!(r["baseline"]["worse"][0].as_str().unwrap().contains("forbid_jumbo_risk newly violated"), "{}", r["baseline"]);
+    let out = run_in(d.path(), &base_args, &[("GITHUB_ACTIONS", "true")]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["NEW", "forbid_jumbo_risk"])), "{out}");
+    assert!(
+        out.contains("FAIL app.events") && out.contains("failed against the baseline") && out.contains(": 1 new or worse, 3 known"),
+        "{out}"
+    );
+    assert!(out.contains("::error file=shardkey.toml,line=8,title=shardkey policy::"), "{out}");
     // Better: a looser policy passes a rule that failed.
     std::fs::write(d.path().join("shardkey.toml"), VIOLATED.replace("min_score = 90", "min_score = 10")).unwrap();
     let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);

@@ -368,26 +368,56 @@ fn bar(percent: f64) -> String {
 fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
     for c in &r.collections {
+        let is_known = |rule: &str| r.baseline.as_ref().is_some_and(|b| b.known.iter().any(|(n, k)| *n == c.namespace && k == rule));
+        // With a baseline, a collection whose every violation is known is not what fails the gate.
+        let all_known = r.baseline.is_some() && c.rules.iter().filter(|x| !x.passed && x.skipped.is_none()).all(|x| is_known(x.rule));
         let _ = writeln!(
             out,
             "{} {} {}: score {} ({})",
-            if c.passed { "PASS" } else { "FAIL" },
+            if c.passed {
+                "PASS"
+            } else if all_known {
+                "KNOWN"
+            } else {
+                "FAIL"
+            },
             c.namespace,
             c.key,
             c.score,
             c.verdict.as_str()
         );
         for x in &c.rules {
-            let mark = if x.skipped.is_some() {
-                "-"
-            } else if x.passed {
-                "ok"
-            } else {
-                "FAIL"
+            // With a baseline, a violation it already had is "known"; only a new one fails the gate.
+            let known = is_known(x.rule);
+            let mark = match (x.skipped.is_some(), x.passed, &r.baseline) {
+                (true, _, _) => "-",
+                (false, true, _) => "ok",
+                (false, false, Some(_)) if known => "known",
+                (false, false, Some(_)) => "NEW",
+                (false, false, None) => "FAIL",
             };
-            let _ = writeln!(out, "  {mark:<4} {:<38} {}", x.rule, x.message);
+            let _ = writeln!(out, "  {mark:<5} {:<38} {}", x.rule, x.message);
         }
     }
-    let _ = writeln!(out, "policy {}: {}", r.policy, if r.passed { "passed" } else { "failed" });
+    match &r.baseline {
+        Some(b) => {
+            let _ = writeln!(
+                out,
+                "policy {}: {} against the baseline {}: {} new or worse, {} known, {} better",
+                r.policy,
+                if r.passed { "passed" } else { "failed" },
+                b.file,
+                b.worse.len(),
+                b.known.len(),
+                b.better.len()
+            );
+            for w in &b.worse {
+                let _ = writeln!(out, "  worse: {w}");
+            }
+        }
+        None => {
+            let _ = writeln!(out, "policy {}: {}", r.policy, if r.passed { "passed" } else { "failed" });
+        }
+    }
     out
 }
