@@ -68,7 +68,7 @@ fn the_table_leads_with_the_answer_in_100_columns() {
     assert_eq!(text.matches("recommended:").count(), 1, "the answer is said once");
 
     let wide = analyze(&["--wide"]);
-    assert!(wide.contains("shards per read /") && wide.contains("reads 1/n/all"), "the full table");
+    assert!(wide.contains("shards per read /") && wide.contains("monotonicity") && wide.contains("top value"), "the full table");
     assert!(wide.lines().any(|l| l.chars().count() > 100));
     let o = common::shardkey(&["analyze", "--docs", "fixtures/events.ndjson", "--wide", "--format", "json"]);
     assert_eq!(o.status.code(), Some(2));
@@ -132,4 +132,25 @@ fn analyze_json_named_keys() {
         "--format",
         "json"
     ]));
+}
+
+/// Issue 30's words: no "1 shards" / "1 shapes"; a note the notes already give is not repeated
+/// under every candidate; the per-shard shares say why they add up to more than 100%.
+#[test]
+fn plain_words_in_the_table() {
+    let one = analyze(&["--shards", "1"]);
+    assert!(!one.contains("1 shards") && one.contains("1 shard"), "{one}");
+    let text = analyze(&[]);
+    assert!(text.contains("so those shares add up to more than 100%"));
+    for line in text.lines().filter(|l| l.starts_with("note: ")) {
+        let body = &line["note: ".len()..];
+        assert!(text.matches(body).count() == 1, "said more than once: {body}");
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(root())
+        .args(["workload", "--queries", "fixtures/mongod.log", "--namespace", "app.other*"])
+        .output()
+        .unwrap();
+    let w = String::from_utf8_lossy(&o.stdout);
+    assert!(!w.contains(" 1 shapes") && !w.contains(" 1 operations"), "{w}");
 }

@@ -120,6 +120,8 @@ pub(crate) struct WorkloadRequest {
     pub(crate) until_text: Option<String>,
     /// Shapes per namespace (0: all).
     pub(crate) top: usize,
+    /// How shapes are ordered.
+    pub(crate) sort: crate::metrics::workload::ShapeOrder,
     pub(crate) format: Format,
 }
 

@@ -73,7 +73,7 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     };
     let pattern = r.namespace.clone();
     let keep = move |ns: &str| pattern.as_deref().is_none_or(|p| matches(p, ns));
-    let namespaces = counter.finish(&keep, r.top);
+    let namespaces = counter.finish(&keep, r.top, r.sort);
     let mut filters = BTreeMap::new();
     if let Some(p) = &r.namespace {
         filters.insert("namespace".to_string(), p.clone());

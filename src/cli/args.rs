@@ -228,13 +228,38 @@ pub(crate) struct WorkloadArgs {
     #[arg(long, value_name = "TIME")]
     pub(crate) until: Option<String>,
 
-    /// Query shapes shown per namespace, most frequent first (0: all).
+    /// Query shapes shown per namespace (0: all).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub(crate) top: usize,
+
+    /// Order of the shapes: count (most frequent first), total (most time spent first: where
+    /// tuning pays most), p95 (slowest first), examined (most documents examined first).
+    #[arg(long, value_enum, default_value_t = SortArg::Count)]
+    pub(crate) sort: SortArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub(crate) format: FormatArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum SortArg {
+    Count,
+    Total,
+    P95,
+    Examined,
+}
+
+impl From<SortArg> for crate::metrics::workload::ShapeOrder {
+    fn from(s: SortArg) -> Self {
+        use crate::metrics::workload::ShapeOrder;
+        match s {
+            SortArg::Count => ShapeOrder::Count,
+            SortArg::Total => ShapeOrder::Total,
+            SortArg::P95 => ShapeOrder::P95,
+            SortArg::Examined => ShapeOrder::Examined,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -187,6 +187,7 @@ impl Cli {
                 since_text: w.since,
                 until_text: w.until,
                 top: w.top,
+                sort: w.sort.into(),
                 format: w.format.into(),
             }),
             Command::Check(c) => Request::Check(CheckRequest {

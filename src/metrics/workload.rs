@@ -30,6 +30,22 @@ struct ShapeStats {
     nreturned: u64,
     with_counts: u64,
     collscans: u64,
+    /// Operations that logged a plan at all (2.4 and older logs do not).
+    plans_known: u64,
+}
+
+/// How a namespace's shapes are ordered (`workload --sort`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum ShapeOrder {
+    /// Most frequent first.
+    #[default]
+    Count,
+    /// Most total time first (where tuning pays most, as mloginfo --queries sorts).
+    Total,
+    /// Slowest p95 first.
+    P95,
+    /// Most documents examined first.
+    Examined,
 }
 
 impl WorkloadCounter {
@@ -54,8 +70,11 @@ impl WorkloadCounter {
                 s.keys_examined += st.keys_examined.unwrap_or(0).max(0) as u64;
                 s.nreturned += st.nreturned.unwrap_or(0).max(0) as u64;
             }
-            if st.plan_summary.as_deref().is_some_and(|p| p.contains("COLLSCAN")) {
-                s.collscans += 1;
+            if let Some(plan) = st.plan_summary.as_deref() {
+                s.plans_known += 1;
+                if plan.contains("COLLSCAN") {
+                    s.collscans += 1;
+                }
             }
         }
     }
@@ -78,13 +97,14 @@ impl WorkloadCounter {
                 m.nreturned += st.nreturned;
                 m.with_counts += st.with_counts;
                 m.collscans += st.collscans;
+                m.plans_known += st.plans_known;
             }
         }
     }
 
     /// The report: namespaces by operation count (those `keep` accepts), each with its
-    /// `top` shapes by count (all when 0).
-    pub(crate) fn finish(self, keep: &dyn Fn(&str) -> bool, top: usize) -> Vec<NamespaceWorkload> {
+    /// `top` shapes (all when 0) in `order`.
+    pub(crate) fn finish(self, keep: &dyn Fn(&str) -> bool, top: usize, order: ShapeOrder) -> Vec<NamespaceWorkload> {
         let mut out: Vec<NamespaceWorkload> = self
             .by_ns
             .into_iter()
@@ -93,7 +113,16 @@ impl WorkloadCounter {
                 let total: u64 = c.ops.values().sum();
                 let mut shapes: Vec<ShapeWorkload> = c.shapes.into_iter().map(|(shape, s)| s.report(shape)).collect();
                 shapes.sort_by(|a, b| {
-                    b.count.cmp(&a.count).then(b.duration_millis.total.cmp(&a.duration_millis.total)).then(a.shape.cmp(&b.shape))
+                    let first = match order {
+                        ShapeOrder::Count => b.count.cmp(&a.count),
+                        ShapeOrder::Total => b.duration_millis.total.cmp(&a.duration_millis.total),
+                        ShapeOrder::P95 => b.duration_millis.p95.cmp(&a.duration_millis.p95),
+                        ShapeOrder::Examined => b.docs_examined.cmp(&a.docs_examined),
+                    };
+                    first
+                        .then(b.count.cmp(&a.count))
+                        .then(b.duration_millis.total.cmp(&a.duration_millis.total))
+                        .then(a.shape.cmp(&b.shape))
                 });
                 let num_shapes = shapes.len();
                 if top > 0 {
@@ -128,6 +157,7 @@ impl ShapeStats {
             docs_examined_per_returned: (self.with_counts > 0 && self.nreturned > 0)
                 .then(|| ((self.docs_examined as f64 / self.nreturned as f64) * 10.0).round() / 10.0),
             collscans: self.collscans,
+            plans_unknown: self.count - self.plans_known,
         }
     }
 }
@@ -155,8 +185,22 @@ pub(crate) struct ShapeWorkload {
     pub(crate) nreturned: u64,
     /// Documents examined per document returned (null when nothing returned).
     pub(crate) docs_examined_per_returned: Option<f64>,
-    /// Operations whose plan was a collection scan.
+    /// Operations whose plan was a collection scan (of those that logged a plan).
     pub(crate) collscans: u64,
+    /// Operations that logged no plan (2.4 and older logs, inserts): whether they scanned is unknown.
+    pub(crate) plans_unknown: u64,
+}
+
+impl ShapeWorkload {
+    /// The COLLSCAN cell: the count, "unknown" when no operation logged a plan, or the count
+    /// with how many are unknown.
+    pub(crate) fn collscan_words(&self) -> String {
+        match self.plans_unknown {
+            0 => self.collscans.to_string(),
+            u if u == self.count => "unknown".to_string(),
+            u => format!("{} ({u} unknown)", self.collscans),
+        }
+    }
 }
 
 /// Duration figures over the operations that logged one (nearest-rank percentiles).
@@ -219,9 +263,30 @@ mod tests {
         b.add(&q(doc! {"x": 2}, 7, "IXSCAN { x: 1 }"));
         b.add(&q(doc! {"y": {"$gt": 1}}, 1, "COLLSCAN"));
         a.merge(b);
-        let r = a.finish(&|_| true, 0);
-        assert_eq!(r[0].num_operations, 3);
+        let mut c = WorkloadCounter::default();
+        let mut no_plan = q(doc! {"y": {"$gt": 3}}, 90, "");
+        no_plan.stats.as_mut().unwrap().plan_summary = None; // a 2.4 log line
+        c.add(&no_plan);
+        a.merge(c);
+        let r = a.finish(&|_| true, 0, ShapeOrder::Count);
+        assert_eq!(r[0].num_operations, 4);
         let x = r[0].shapes.iter().find(|s| s.shape == "{x: eq}").unwrap();
         assert_eq!((x.count, x.collscans, x.duration_millis.max, x.docs_examined_per_returned), (2, 1, Some(7), Some(10.0)));
+        assert_eq!(x.collscan_words(), "1");
+        let y = r[0].shapes.iter().find(|s| s.shape == "{y: range}").unwrap();
+        assert_eq!((y.collscans, y.plans_unknown), (1, 1));
+        assert_eq!(y.collscan_words(), "1 (1 unknown)");
+        // by count {x} (2 operations, 12 ms) leads; by total time {y} (1 operation, 90 ms) does
+        let counter = || {
+            let mut d = WorkloadCounter::default();
+            d.add(&q(doc! {"x": 1}, 5, "COLLSCAN"));
+            d.add(&q(doc! {"x": 2}, 7, "IXSCAN"));
+            d.add(&no_plan);
+            d
+        };
+        assert_eq!(counter().finish(&|_| true, 0, ShapeOrder::Count)[0].shapes[0].shape, "{x: eq}");
+        let by_total = counter().finish(&|_| true, 0, ShapeOrder::Total);
+        assert_eq!(by_total[0].shapes[0].shape, "{y: range}");
+        assert_eq!(by_total[0].shapes[0].collscan_words(), "unknown");
     }
 }

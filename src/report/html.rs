@@ -290,7 +290,7 @@ impl Writer for HtmlWriter {
             let _ = write!(b, "<h2>{}: {} operations</h2><table><tr><th class=\"n\">count</th><th>shape</th><th class=\"n\">ms p50</th><th class=\"n\">ms p95</th><th class=\"n\">COLLSCAN</th></tr>", esc(&ns.namespace), ns.num_operations);
             for s in &ns.shapes {
                 let ms = |x: Option<u32>| x.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
-                let _ = write!(b, "<tr><td class=\"n\">{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>", s.count, esc(&s.shape), ms(s.duration_millis.p50), ms(s.duration_millis.p95), s.collscans);
+                let _ = write!(b, "<tr><td class=\"n\">{}</td><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>", s.count, esc(&s.shape), ms(s.duration_millis.p50), ms(s.duration_millis.p95), s.collscan_words());
             }
             b.push_str("</table>");
         }

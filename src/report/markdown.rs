@@ -30,8 +30,14 @@ fn render_workload(r: &WorkloadReport) -> String {
     let _ = writeln!(out, "### Query workload\n\n{}\n", esc(&super::text::workload_summary(r)));
     for ns in &r.namespaces {
         let ops: Vec<String> = ns.operations.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ =
-            writeln!(out, "**{}**: {} operations ({}), {} shapes\n", esc(&ns.namespace), ns.num_operations, ops.join(", "), ns.num_shapes);
+        let _ = writeln!(
+            out,
+            "**{}**: {} ({}), {}\n",
+            esc(&ns.namespace),
+            crate::util::text::count_of(ns.num_operations, "operation", "operations"),
+            ops.join(", "),
+            crate::util::text::count_of(ns.num_shapes as u64, "shape", "shapes")
+        );
         let _ = writeln!(out, "| count | shape | commands | ms p50 | ms p95 | ms max | ms total | examined/returned | COLLSCAN |");
         let _ = writeln!(out, "|---:|---|---|---:|---:|---:|---:|---:|---:|");
         for s in &ns.shapes {
@@ -49,7 +55,7 @@ fn render_workload(r: &WorkloadReport) -> String {
                 ms(d.max),
                 d.total,
                 s.docs_examined_per_returned.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into()),
-                s.collscans
+                s.collscan_words()
             );
         }
         let _ = writeln!(out);

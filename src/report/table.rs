@@ -5,7 +5,7 @@
 use super::text::{server_headline, summary_line, top_value};
 use super::{CheckReport, Report, WorkloadReport, Writer};
 use crate::metrics::cluster::Benefit;
-use crate::util::text::{pct, printable};
+use crate::util::text::{count_of, pct, printable};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
 
@@ -43,7 +43,14 @@ fn render_workload(r: &WorkloadReport) -> String {
     let _ = writeln!(out, "{}", super::text::workload_summary(r));
     for ns in &r.namespaces {
         let ops: Vec<String> = ns.operations.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(out, "\n{}: {} operations ({}), {} shapes", ns.namespace, ns.num_operations, ops.join(", "), ns.num_shapes);
+        let _ = writeln!(
+            out,
+            "\n{}: {} ({}), {}",
+            ns.namespace,
+            count_of(ns.num_operations, "operation", "operations"),
+            ops.join(", "),
+            count_of(ns.num_shapes as u64, "shape", "shapes")
+        );
         let mut t = Table::new();
         t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(180);
         t.set_header(vec!["count", "shape", "commands", "ms p50", "ms p95", "ms max", "ms total", "examined/returned", "COLLSCAN"]);
@@ -61,7 +68,7 @@ fn render_workload(r: &WorkloadReport) -> String {
                 Cell::new(d.total).set_alignment(CellAlignment::Right),
                 Cell::new(s.docs_examined_per_returned.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into()))
                     .set_alignment(CellAlignment::Right),
-                Cell::new(s.collscans).set_alignment(CellAlignment::Right),
+                Cell::new(s.collscan_words()).set_alignment(CellAlignment::Right),
             ]);
         }
         let _ = writeln!(out, "{t}");
@@ -127,7 +134,7 @@ fn render_answer(r: &Report, out: &mut String) {
 fn compact_ranking(r: &Report) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(WIDTH as u16);
-    t.set_header(vec!["#", "key", "score", "verdict", "1-shard\nops", "shards\nper op", "busiest\nshard", "inserts"]);
+    t.set_header(vec!["#", "key", "score", "verdict", "1-shard\nops", "shards\nper op", "busiest\nshard", "inserts land\n(on shards)"]);
     for c in &r.candidates {
         let cost = &c.metrics.cluster.cost;
         let shown = super::text::figures_shown(c);
@@ -171,8 +178,8 @@ fn full_ranking(r: &Report) -> Table {
         "monotonicity",
         "inserts (shards)",
         "shards per read / write",
-        "reads 1/n/all",
-        "writes 1/n/all",
+        "reads: 1 shard / some / all",
+        "writes: 1 shard / some / all",
     ]);
     for c in &r.candidates {
         let kc = c.metrics.key_characteristics.as_ref();
@@ -233,6 +240,15 @@ fn full_ranking(r: &Report) -> Table {
 
 /// Each candidate's reasons, cluster, index and query shapes.
 fn render_details(r: &Report, out: &mut String) {
+    if r.candidates.iter().any(super::text::figures_shown) {
+        // Said once: why the per-shard shares of operations add up to more than 100%.
+        let _ = writeln!(
+            out,
+            "\nPer candidate: why it scores what it does; each shard at scale with its share of the data and of the \
+             sampled reads, writes, inserts and operations that reach it (an operation reaching 3 shards counts on \
+             all 3, so those shares add up to more than 100%); the query shapes, most frequent first."
+        );
+    }
     for c in &r.candidates {
         let _ = writeln!(out, "\n#{} {}: {} ({})", c.rank, c.key, c.score, c.verdict.as_str());
         if let Some(w) = &c.proposed_because {
@@ -253,7 +269,14 @@ fn render_details(r: &Report, out: &mut String) {
             continue;
         }
         let cl = &c.metrics.cluster;
-        let _ = writeln!(out, "  cluster ({}, {} shards from {}): {}", cl.basis, cl.num_shards, cl.num_shards_from, cl.verdict);
+        let _ = writeln!(
+            out,
+            "  cluster ({}, {} from {}): {}",
+            cl.basis,
+            count_of(cl.num_shards as u64, "shard", "shards"),
+            cl.num_shards_from,
+            cl.verdict
+        );
         let measured = cl.scale.benefit != Benefit::Unknown;
         for sh in &cl.at_scale.shards {
             if measured {
@@ -277,7 +300,8 @@ fn render_details(r: &Report, out: &mut String) {
                 );
             }
         }
-        if cl.scale.benefit != Benefit::Full {
+        // The notes say it once when it is the same for every candidate.
+        if cl.scale.benefit != Benefit::Full && !r.notes.contains(&cl.scale.words) {
             let _ = writeln!(out, "    today: {}", cl.scale.words);
         }
         for j in &cl.jumbo_chunks {
@@ -338,17 +362,18 @@ fn colour_verdicts(text: &str) -> String {
 pub(super) fn inserts_cell(c: &super::CandidateReport) -> String {
     use crate::metrics::insert_order::InsertKind;
     let io = &c.metrics.insert_order;
+    // Where in the key space inserts land, then how many shards take them.
     let kind = match io.kind {
-        InsertKind::Increasing => "max end",
-        InsertKind::Decreasing => "min end",
-        InsertKind::TopOfEachGroup => "groups",
+        InsertKind::Increasing => "top end",
+        InsertKind::Decreasing => "bottom end",
+        InsertKind::TopOfEachGroup => "group tops",
         InsertKind::Spread => "spread",
         InsertKind::Unknown => return "not measured".into(),
     };
     if c.metrics.key_characteristics.is_none() && io.kind == InsertKind::Spread {
         return "spread (hashed)".into();
     }
-    format!("{kind} {}/{}", c.metrics.cluster.growth.shards_taking_inserts, c.metrics.cluster.num_shards)
+    format!("{kind}, {}/{}", c.metrics.cluster.growth.shards_taking_inserts, c.metrics.cluster.num_shards)
 }
 
 /// Mean shards per read and per write under the cluster model.

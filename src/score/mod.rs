@@ -412,7 +412,12 @@ pub(crate) fn score(f: &Facts) -> Score {
     let not_measured = |what: &str| format!("{what} not measured");
     let words = [
         match (c.mean_shards_per_op, c.percentage_of_single_shard_ops) {
-            (Some(m), Some(p)) => format!("an operation reaches {m:.2} of {n} shards on average ({p:.1}% reach one)"),
+            (Some(m), Some(p)) => {
+                format!(
+                    "an operation reaches {m:.2} of {} on average ({p:.1}% reach one)",
+                    crate::util::text::count_of(n as u64, "shard", "shards")
+                )
+            }
             _ => not_measured("targeting"),
         },
         match data {

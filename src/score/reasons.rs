@@ -168,6 +168,11 @@ impl fmt::Display for Witness {
     }
 }
 
+/// "1 shard", "4 shards".
+fn shards_word(n: usize) -> String {
+    crate::util::text::count_of(n as u64, "shard", "shards")
+}
+
 fn s_if(plural: bool) -> &'static str {
     if plural {
         "s"
@@ -204,7 +209,7 @@ impl fmt::Display for Reason {
                 "targeting not measured: no sampled operation on this collection, so fan-out and load count 0 (give a slow-query log, the profiler or sampled queries)",
             ),
             Reason::Targeting(t) => {
-                write!(f, "with {} shards, {:.1}% of {} sampled operations reach one shard", t.shards, t.single_percent, fmt_count(t.ops))?;
+                write!(f, "with {}, {:.1}% of {} sampled operations reach one shard", shards_word(t.shards), t.single_percent, fmt_count(t.ops))?;
                 if let Some(r) = t.mean_per_read {
                     write!(f, "; a read reaches {r:.2} shards on average")?;
                     if let Some(m) = t.server_multi_reads {
@@ -279,7 +284,7 @@ impl fmt::Display for Reason {
                 share * 100.0
             ),
             Reason::DataConcentrated { shards, share } => {
-                write!(f, "at scale the busiest of {shards} shards holds {:.1}% of the data", share * 100.0)
+                write!(f, "at scale the busiest of {} holds {:.1}% of the data", shards_word(*shards), share * 100.0)
             }
             Reason::InsertsAtOneEnd { decreasing, witness, share, of_operations } => {
                 let (dir, end) = if *decreasing { ("decreasing", "lowest") } else { ("increasing", "highest") };
@@ -292,7 +297,8 @@ impl fmt::Display for Reason {
             Reason::BusiestShard { shards, share, data_share, over_mean, ops } => {
                 write!(
                     f,
-                    "at scale the busiest of {shards} shards takes {:.1}% of {} sampled operations ({over_mean:.1}× the mean shard's)",
+                    "at scale the busiest of {} takes {:.1}% of {} sampled operations ({over_mean:.1}× the mean shard's)",
+                    shards_word(*shards),
                     share * 100.0,
                     fmt_count(*ops)
                 )?;
@@ -309,14 +315,15 @@ impl fmt::Display for Reason {
             ),
             Reason::TopOfEachGroup { plural, witness, taking, shards, share } => write!(
                 f,
-                "inserts land at the top of each group of the leading field{} ({witness}): {taking} of {shards} shards take them, the busiest {:.1}%",
+                "inserts land at the top of each group of the leading field{} ({witness}): {taking} of {} take them, the busiest {:.1}%",
                 s_if(*plural),
+                shards_word(*shards),
                 share * 100.0
             ),
             Reason::HashedSpread => f.write_str("hashed: inserts spread evenly over the shards"),
             Reason::Constraint(c) => f.write_str(&c.message),
             Reason::InsertsSpread { taking, shards, share, why } => {
-                write!(f, "inserts spread over {taking} of {shards} shards, the busiest takes {:.1}%", share * 100.0)?;
+                write!(f, "inserts spread over {taking} of {}, the busiest takes {:.1}%", shards_word(*shards), share * 100.0)?;
                 match why {
                     Spread::Hashed => f.write_str(" (hashed)"),
                     Spread::By(Witness::None) => Ok(()),

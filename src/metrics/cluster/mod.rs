@@ -9,7 +9,7 @@ use self::layout::{Chunk, DataLine, InsertPattern};
 use crate::model::sharding::ShardingMetadata;
 use crate::model::KeySpace;
 use crate::model::ShardKey;
-use crate::util::text::{fmt_count, mib};
+use crate::util::text::{count_of, fmt_count, mib};
 use bson::Bson;
 use serde::Serialize;
 use serde_json::Value;
@@ -486,7 +486,7 @@ fn scale(data_bytes: f64, n: usize, range: f64, today_with_data: usize) -> Scale
 
 fn assumptions(n: usize, from: ShardsFrom, range: u64, actual: bool) -> Vec<String> {
     let mut a = vec![
-        format!("{n} shards ({from}); range size {} (the unit one migration moves, 6.0.3+)", mib(range)),
+        format!("{} ({from}); range size {} (the unit one migration moves, 6.0.3+)", count_of(n as u64, "shard", "shards"), mib(range)),
         "the balancer evens data size per shard and starts a round only while two shards differ by 3 range sizes (6.0.3+)".into(),
         "chunks are not split on insert (6.0.3+); the AutoMerger joins contiguous chunks of a shard (7.0+)".into(),
         "a value whose documents exceed the range size cannot be split: jumbo, never moved".into(),
@@ -618,19 +618,19 @@ fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]
         parts.push(format!("{p:.1}% of operations reach one shard"));
     }
     if let Some(r) = c.mean_shards_per_read {
-        parts.push(format!("a read reaches {r:.2} of {n} shards on average"));
+        parts.push(format!("a read reaches {r:.2} of {} on average", count_of(n as u64, "shard", "shards")));
     }
     if let Some(w) = c.mean_shards_per_write {
         parts.push(format!("a write {w:.2}"));
     }
-    parts.push(format!("inserts go to {} shard{}", g.shards_taking_inserts, if g.shards_taking_inserts == 1 { "" } else { "s" }));
+    parts.push(format!("inserts go to {}", count_of(g.shards_taking_inserts as u64, "shard", "shards")));
     if let Some(l) = load {
         parts.push(format!("the busiest shard takes {:.1}% of operations", l.busiest_shard_percent));
     }
     if !jumbo.is_empty() {
         parts.push(format!("{} jumbo chunk{}", jumbo.len(), if jumbo.len() > 1 { "s" } else { "" }));
     }
-    format!("with {n} shards at scale: {}; today {}: {}", parts.join(", "), mib(s.data_bytes), s.benefit)
+    format!("with {} at scale: {}; today {}: {}", count_of(n as u64, "shard", "shards"), parts.join(", "), mib(s.data_bytes), s.benefit)
 }
 
 /// Words for a share of the largest shard and the useful-shard limit, for the score's reasons.
