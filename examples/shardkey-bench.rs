@@ -63,6 +63,9 @@ enum Cmd {
         out: std::path::PathBuf,
         #[arg(long, default_value_t = 1_000_000)]
         docs: u64,
+        /// Also write the same documents as a mongodump .bson file.
+        #[arg(long)]
+        bson: Option<std::path::PathBuf>,
     },
 }
 
@@ -262,18 +265,29 @@ fn main() -> Result<()> {
                 json!({"docs": docs, "seconds": start.elapsed().as_secs_f64(), "peakRssBytes": peak_rss_bytes(), "candidates": candidates})
             );
         }
-        Cmd::GenExport { out, docs } => {
+        Cmd::GenExport { out, docs, bson } => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
+            let mut b = match &bson {
+                Some(p) => Some(std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(p)?)),
+                None => None,
+            };
             let mut r = Rng(11);
             let mut written = 0u64;
             for i in 0..docs {
+                let d = export_doc(i, &mut r);
+                if let Some(b) = b.as_mut() {
+                    d.to_writer(b)?;
+                }
                 // Relaxed Extended JSON, as mongoexport writes by default.
-                let s = Bson::Document(export_doc(i, &mut r)).into_relaxed_extjson().to_string();
+                let s = Bson::Document(d).into_relaxed_extjson().to_string();
                 w.write_all(s.as_bytes())?;
                 w.write_all(b"\n")?;
                 written += s.len() as u64 + 1;
             }
             w.flush()?;
+            if let Some(mut b) = b {
+                b.flush()?;
+            }
             println!("{}", json!({"bytes": written, "docs": docs}));
         }
         Cmd::GenLog { out, bytes } => {

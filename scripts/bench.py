@@ -156,6 +156,14 @@ def main():
             [m["frequency"] for m in kc["mostCommonValues"]][:5] == duck["keys"][k]["top"][:len(kc["mostCommonValues"][:5])]
     res["d_agree"] = agree
 
+    # (f) the same documents as a mongodump .bson file against the export (issue 30: BSON needs
+    # no parsing and should be the faster path).
+    bson_file = os.path.splitext(export)[0] + ".bson"
+    f_cmd = [BIN, "analyze", "--docs", bson_file, "--collection", NS, "--format", "json"] + KEY_ARGS
+    res["f_bson_bytes"] = os.path.getsize(bson_file)
+    res["f_export_s"], _, res["f_bson_s"], runs, res["f_bson_over_export"] = paired(d_cmd, f_cmd, "f_bson_over_export")
+    res["f_bson_peak_rss_bytes"] = max(r[1] or 0 for r in runs)
+
     mem = json.loads(subprocess.run([BENCH, "memcheck", "--docs", MEM_DOCS], check=True, stdout=subprocess.PIPE).stdout)
     res["memcheck"] = mem
     # Exact counting within --memory-limit's default (1 GiB): 4 candidates, every value distinct.
@@ -190,6 +198,8 @@ def main():
     print(f"(d) export {res['d_export_bytes'] / 1e6:,.0f} MB: shardkey {res['d_shardkey_s']:.2f} s (peak RSS "
           f"{res['d_shardkey_peak_rss_bytes'] / 2**20:.0f} MiB), DuckDB {res['d_duckdb_version']} {res['d_duckdb_s']:.2f} s (peak RSS "
           f"{res['d_duckdb_peak_rss_bytes'] / 2**20:.0f} MiB): ratio {res['d_over_duckdb']:.2f}; counts agree: {all(res['d_agree'].values())}")
+    print(f"(f) mongodump .bson {res['f_bson_bytes'] / 1e6:,.0f} MB of the same documents: {res['f_bson_s']:.2f} s (peak RSS "
+          f"{res['f_bson_peak_rss_bytes'] / 2**20:.0f} MiB) against the export's {res['f_export_s']:.2f} s: ratio {res['f_bson_over_export']:.2f}")
     worst = max(c["errorPercent"] for c in mem["candidates"])
     print(f"memory: {int(MEM_DOCS):,} values x 4 candidates: peak RSS {mem['peakRssBytes'] / 2**20:.0f} MiB, "
           f"worst distinct-count error {worst:.2f}%, {mem['seconds']:.1f} s")

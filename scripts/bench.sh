@@ -30,7 +30,7 @@ start=$(date +%s)
 target/release/examples/shardkey-bench load --uri "$URI" --collection bench.orders --docs "$DOCS"
 echo "loaded in $(( $(date +%s) - start )) s" >&2
 target/release/examples/shardkey-bench gen-log --out "$DB/big.log" --bytes "$LOG_BYTES" >/dev/null
-target/release/examples/shardkey-bench gen-export --out "$DB/export.ndjson" --docs "$EXPORT_DOCS" >/dev/null
+target/release/examples/shardkey-bench gen-export --out "$DB/export.ndjson" --bson "$DB/export.bson" --docs "$EXPORT_DOCS" >/dev/null
 
 # DuckDB, the comparison for (d): from PyPI, in its own environment.
 if [ ! -x "$cache/duckdb/bin/python" ] || ! "$cache/duckdb/bin/python" -c 'import duckdb' 2>/dev/null; then

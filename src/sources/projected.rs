@@ -94,6 +94,29 @@ pub fn read_raw(line: &str, projection: &Projection) -> Option<(bson::RawDocumen
     (written && !m.dollar && s.i == line.len()).then_some((raw, m.size))
 }
 
+/// A mongodump document (raw BSON) reduced to the projection's fields without decoding the
+/// others; `None` when a kept field repeats (the full decode keeps the last, a raw read the
+/// first: such a document takes the full decode).
+pub(crate) fn project_bson(doc: &bson::RawDocument, projection: &Projection) -> Option<Result<bson::RawDocumentBuf, bson::raw::Error>> {
+    let mut raw = projection.raw_buffer();
+    let mut kept: Vec<&str> = Vec::new();
+    for element in doc {
+        let (k, v) = match element {
+            Ok(e) => e,
+            Err(e) => return Some(Err(e)),
+        };
+        if projection.keeps(k.as_bytes()) {
+            if kept.contains(&k) {
+                return None;
+            }
+            kept.push(k);
+            raw.append_ref(k, v);
+        }
+    }
+    projection.last_raw.store(raw.as_bytes().len(), std::sync::atomic::Ordering::Relaxed);
+    Some(Ok(raw))
+}
+
 /// The full parse, projected: what `read` must equal (and the path for every line it declines).
 pub fn full(text: &str, projection: Option<&Projection>) -> Result<(Document, usize), String> {
     let d = crate::sources::records::parse_json_document(text)?;
@@ -455,6 +478,42 @@ fn payload_size(v: &Bson) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The raw BSON projection holds what the full decode, projected, holds.
+    #[test]
+    fn bson_projection_equals_the_full_decode() {
+        use bson::{doc, oid::ObjectId, spec::BinarySubtype, Binary, DateTime, Decimal128, Timestamp};
+        let p = Projection::new(["_id", "a", "ts", "n", "s", "d"].iter().map(|s| s.to_string()).collect());
+        let docs = [
+            doc! {"_id": ObjectId::parse_str("665a6a8d1c9d440000000001").unwrap(), "a": {"b": [1, 2, {"c": "x"}]}, "skip": "y", "ts": DateTime::from_millis(1_717_200_000_000)},
+            doc! {"n": i64::MAX, "s": "é€", "d": Decimal128::from_bytes([1; 16]), "bin": Binary { subtype: BinarySubtype::Uuid, bytes: vec![0; 16] }, "t": Timestamp { time: 1, increment: 2 }},
+            doc! {"other": 1},
+            doc! {},
+        ];
+        for d in docs {
+            let bytes = bson::to_vec(&d).unwrap();
+            let raw = bson::RawDocument::from_bytes(&bytes).unwrap();
+            let got = project_bson(raw, &p).unwrap().unwrap().to_document().unwrap();
+            assert_eq!(got, p.apply(d.clone()), "{d}");
+        }
+        // A kept field twice: the full decode keeps the last value, so the raw read declines.
+        let mut dup = bson::RawDocumentBuf::new();
+        dup.append("a", 1);
+        dup.append("a", 2);
+        assert!(project_bson(&dup, &p).is_none());
+        // A field twice that is not kept does not matter.
+        let mut dup = bson::RawDocumentBuf::new();
+        dup.append("zz", 1);
+        dup.append("zz", 2);
+        dup.append("a", 3);
+        assert_eq!(project_bson(&dup, &p).unwrap().unwrap().to_document().unwrap(), bson::doc! {"a": 3});
+        // A cut element is an error, not a silently shorter document.
+        let mut bytes = bson::to_vec(&bson::doc! {"a": "long enough text", "s": 1}).unwrap();
+        let n = bytes.len();
+        bytes[n - 8] = 0x7f; // an unknown element type inside
+        let raw = bson::RawDocument::from_bytes(&bytes).unwrap();
+        assert!(matches!(project_bson(raw, &p), Some(Err(_))));
+    }
 
     fn full(line: &str, p: &Projection) -> Option<(Document, usize)> {
         super::full(line, Some(p)).ok()

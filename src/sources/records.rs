@@ -330,9 +330,62 @@ fn read_json_array(r: &mut dyn BufRead, shown: &str, lines_before: u64, mut f: i
 }
 
 fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
+    let mut buf = Vec::new();
+    read_bson_frames(r, shown, &mut buf, |buf, offset| {
+        let len = buf.len();
+        check_depth(shown, buf, offset)?;
+        let doc = Document::from_reader(buf).map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
+        f(Record::Bson { doc, size: len })
+    })
+}
+
+/// The decoder recurses: a document's nesting is measured first, without recursion.
+pub(crate) fn check_depth(shown: &str, buf: &[u8], offset: u64) -> Result<()> {
+    match depth(buf) {
+        Ok(d) if d > MAX_DEPTH => Err(input_error(format!(
+            "{shown}: the BSON document at byte {offset} is nested more than {MAX_DEPTH} levels deep (MongoDB's limit)"
+        ))),
+        Ok(_) => Ok(()),
+        Err(e) => Err(input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}"))),
+    }
+}
+
+/// BSON documents of a mongodump file in blocks: `docs` holds each one's byte offset in the
+/// file and its range in `buf`.
+pub(crate) struct BsonBlock {
+    pub(crate) buf: Vec<u8>,
+    pub(crate) docs: Vec<(u64, std::ops::Range<usize>)>,
+}
+
+impl Input {
+    /// For a BSON file: call `f` on blocks of about 8 MB of whole documents, in order.
+    /// Returns the number of documents.
+    pub(crate) fn for_each_bson_block(mut self, mut f: impl FnMut(&BsonBlock) -> Result<()>) -> Result<u64> {
+        let mut block = BsonBlock { buf: Vec::with_capacity(BLOCK + (1 << 20)), docs: Vec::new() };
+        let mut frame = Vec::new();
+        let shown = self.shown.clone();
+        let n = read_bson_frames(&mut *self.reader, &shown, &mut frame, |doc, offset| {
+            let start = block.buf.len();
+            block.buf.extend_from_slice(doc);
+            block.docs.push((offset, start..block.buf.len()));
+            if block.buf.len() >= BLOCK {
+                f(&block)?;
+                block.buf.clear();
+                block.docs.clear();
+            }
+            Ok(())
+        })?;
+        if !block.docs.is_empty() {
+            f(&block)?;
+        }
+        Ok(n)
+    }
+}
+
+/// Concatenated BSON documents, framed by their lengths: `f(document bytes, byte offset)`.
+fn read_bson_frames(r: &mut dyn Read, shown: &str, buf: &mut Vec<u8>, mut f: impl FnMut(&[u8], u64) -> Result<()>) -> Result<u64> {
     let mut offset = 0u64;
     let mut n = 0u64;
-    let mut buf = Vec::new();
     loop {
         let mut len_bytes = [0u8; 4];
         let mut got = 0;
@@ -358,20 +411,8 @@ fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Resu
         buf.resize(len as usize, 0);
         r.read_exact(&mut buf[4..])
             .map_err(|_| input_error(format!("{shown}: truncated BSON at byte {offset} (document of {len} bytes is cut)")))?;
-        // The decoder recurses: measure the nesting first, without recursion.
-        match depth(&buf) {
-            Ok(d) if d > MAX_DEPTH => {
-                return Err(input_error(format!(
-                    "{shown}: the BSON document at byte {offset} is nested more than {MAX_DEPTH} levels deep (MongoDB's limit)"
-                )))
-            }
-            Ok(_) => {}
-            Err(e) => return Err(input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}"))),
-        }
-        let doc =
-            Document::from_reader(&buf[..]).map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
         n += 1;
-        f(Record::Bson { doc, size: len as usize })?;
+        f(buf, offset)?;
         offset += len as u64;
     }
     if n == 0 {
