@@ -381,7 +381,7 @@ fn rank(scored: &mut [(CandidateReport, Score)]) {
 /// What the cluster model assumed, and how far the data's size lets the key spread.
 fn cluster_notes(cl: &cluster::ClusterReport) -> Vec<String> {
     let mut notes = vec![format!(
-        "cluster model (README \"Cluster model\"): {} ({}), {} MiB range size; data-size balancing with a 3-range threshold (6.0.3+), no split on insert, AutoMerger (7.0+), jumbo values never move; cost and score at scale (JSON cluster.assumptions)",
+        "cluster model (docs/reference.md \"Cluster model\"): {} ({}), {} MiB range size; data-size balancing with a 3-range threshold (6.0.3+), no split on insert, AutoMerger (7.0+), jumbo values never move; cost and score at scale (JSON cluster.assumptions)",
         crate::util::text::count_of(cl.num_shards as u64, "shard", "shards"),
         cl.num_shards_from,
         cl.chunk_size_bytes >> 20

@@ -164,7 +164,7 @@ fn run_live(
     ));
     if let Some(ts) = &info.options.time_series {
         notes.push(format!(
-            "{ns} is a time-series collection (timeField {}, metaField {}): its {} measurements are sampled through the collection's view, in bucket order; keys are proposed and judged by the time-series rules (README \"Rules\")",
+            "{ns} is a time-series collection (timeField {}, metaField {}): its {} measurements are sampled through the collection's view, in bucket order; keys are proposed and judged by the time-series rules (docs/reference.md \"Rules\")",
             ts.time_field,
             ts.meta_field.as_deref().unwrap_or("none"),
             info.count

@@ -10,6 +10,7 @@ mod plan;
 mod sample;
 mod workload;
 
+pub(crate) use crate::metrics::workload::ShapeOrder;
 pub(crate) use crate::sample::DEFAULT_MEMORY_LIMIT;
 
 use crate::error::{exit_code, input_error, one_line, Exit, Outcome};
@@ -121,7 +122,7 @@ pub(crate) struct WorkloadRequest {
     /// Shapes per namespace (0: all).
     pub(crate) top: usize,
     /// How shapes are ordered.
-    pub(crate) sort: crate::metrics::workload::ShapeOrder,
+    pub(crate) sort: ShapeOrder,
     pub(crate) format: Format,
 }
 

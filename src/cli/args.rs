@@ -250,9 +250,9 @@ pub(crate) enum SortArg {
     Examined,
 }
 
-impl From<SortArg> for crate::metrics::workload::ShapeOrder {
+impl From<SortArg> for crate::app::ShapeOrder {
     fn from(s: SortArg) -> Self {
-        use crate::metrics::workload::ShapeOrder;
+        use crate::app::ShapeOrder;
         match s {
             SortArg::Count => ShapeOrder::Count,
             SortArg::Total => ShapeOrder::Total,

@@ -1,4 +1,4 @@
-//! How good one combination of choices is (README "Plan"): the share of transactions and
+//! How good one combination of choices is (docs/reference.md "plan"): the share of transactions and
 //! joins that stay on one shard, the collections' own scores, and how evenly data and
 //! operations spread over the shards.
 

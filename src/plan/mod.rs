@@ -1,4 +1,4 @@
-//! `plan`: keys for a whole database, chosen together (README "Plan").
+//! `plan`: keys for a whole database, chosen together (docs/reference.md "plan").
 //!
 //! Each collection brings the candidates its own analysis ranked; the plan searches the
 //! combinations (leave unsharded, or one of the keys) for the one that keeps the most

@@ -1,4 +1,4 @@
-//! The plan as reported (README "Plan", JSON fields): per collection what to do and why,
+//! The plan as reported (docs/reference.md "plan", JSON fields): per collection what to do and why,
 //! the zones, the transactions' and joins' figures, the shards, the commands in order.
 
 use super::evaluate::{Figures, W_DATA_BALANCE, W_LOAD_BALANCE, W_OWN_SCORE, W_SINGLE_SHARD};

@@ -96,7 +96,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         name: "min_score",
         metric: "score",
         value: ValueType::Score,
-        doc: "0-100 score from `shardkey analyze` (README \"Score\").",
+        doc: "0-100 score from `shardkey analyze` (docs/reference.md \"Score\").",
         default: "60",
         judge: |t, c| {
             let min = t.number() as u32;

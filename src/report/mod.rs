@@ -183,14 +183,14 @@ pub(crate) struct CandidateReport {
     /// Why this candidate ranks above the next one, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) compared_with_next: Option<String>,
-    /// The score's components (README "Score").
+    /// The score's components (docs/reference.md "Score").
     pub(crate) score_breakdown: crate::score::Breakdown,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) proposed_because: Option<String>,
     /// keyCharacteristics, readDistribution, writeDistribution, queryShapes, cluster, supportingIndex.
     #[serde(flatten)]
     pub(crate) metrics: CandidateMetrics,
-    /// What the validity rules found: why the server would refuse the key, or which writes would fail (README "Rules").
+    /// What the validity rules found: why the server would refuse the key, or which writes would fail (docs/reference.md "Rules").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) constraints: Vec<crate::rules::Finding>,
     /// `--compare-server` on 7.0+: the server's own analyzeShardKey numbers.

@@ -3,7 +3,7 @@
 //!
 //! The score comes from the cluster model (`metrics::cluster`) at N shards, at scale:
 //! score = min(cap, 100 × Σ weight × component), rounded. The weights and caps are
-//! the tables `WEIGHTS` and `CAPS` below (README "Score" prints the same tables).
+//! the tables `WEIGHTS` and `CAPS` below (docs/reference.md "Score" prints the same tables).
 
 pub(crate) mod apply;
 pub(crate) mod reasons;

@@ -14,7 +14,7 @@ use bson::Bson;
 use serde::Serialize;
 use serde_json::Value;
 
-/// Shards modelled when neither `--shards` nor a sharded cluster says: README "Cluster model" gives why.
+/// Shards modelled when neither `--shards` nor a sharded cluster says: docs/reference.md "Cluster model" gives why.
 pub(crate) const DEFAULT_SHARDS: usize = 4;
 
 crate::labels! {
