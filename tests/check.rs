@@ -338,6 +338,9 @@ fn redact_hides_every_sampled_value() {
         for k in &keys {
             args.extend(["--key", k]);
         }
+        if format == "table" {
+            args.push("--wide"); // every candidate's details and the top-value column
+        }
         let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(0));
         outputs.push(String::from_utf8(o.stdout).unwrap());

@@ -96,7 +96,7 @@ fn render(r: &Report, wide: bool) -> String {
     }
     render_answer(r, &mut out);
     let _ = writeln!(out, "{}", if wide { full_ranking(r) } else { compact_ranking(r) });
-    render_details(r, &mut out);
+    render_details(r, &mut out, wide);
     for n in &r.notes {
         let _ = writeln!(out, "\nnote: {n}");
     }
@@ -239,7 +239,11 @@ fn full_ranking(r: &Report) -> Table {
 }
 
 /// Each candidate's reasons, cluster, index and query shapes.
-fn render_details(r: &Report, out: &mut String) {
+/// Candidates whose details the default output gives (every one with `--wide`): the ranking
+/// above already names the rest, and nine full blocks made a 300-line first read.
+const DETAILED: usize = 3;
+
+fn render_details(r: &Report, out: &mut String, wide: bool) {
     if r.candidates.iter().any(super::text::figures_shown) {
         // Said once: why the per-shard shares of operations add up to more than 100%.
         let _ = writeln!(
@@ -249,7 +253,14 @@ fn render_details(r: &Report, out: &mut String) {
              all 3, so those shares add up to more than 100%); the query shapes, most frequent first."
         );
     }
-    for c in &r.candidates {
+    let recommended = r.recommendation.as_ref().map(|x| &x.key);
+    let (detailed, rest): (Vec<_>, Vec<_>) = r.candidates.iter().partition(|c| wide || c.rank <= DETAILED || Some(&c.key) == recommended);
+    if !rest.is_empty() {
+        let first = rest.iter().map(|c| c.rank).min().unwrap_or(0);
+        let last = rest.iter().map(|c| c.rank).max().unwrap_or(0);
+        let _ = writeln!(out, "Details below for the first {DETAILED}; for #{first}-#{last} too: --wide, or --format json.");
+    }
+    for c in detailed {
         let _ = writeln!(out, "\n#{} {}: {} ({})", c.rank, c.key, c.score, c.verdict.as_str());
         if let Some(w) = &c.proposed_because {
             let _ = writeln!(out, "  proposed: {w}");

@@ -630,7 +630,13 @@ fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]
     if !jumbo.is_empty() {
         parts.push(format!("{} jumbo chunk{}", jumbo.len(), if jumbo.len() > 1 { "s" } else { "" }));
     }
-    format!("with {} at scale: {}; today {}: {}", count_of(n as u64, "shard", "shards"), parts.join(", "), mib(s.data_bytes), s.benefit)
+    let today = match s.benefit {
+        Benefit::Full => format!("today, at {}, the data spreads over every shard", mib(s.data_bytes)),
+        Benefit::Partial => format!("today, at {}, only some shards hold data", mib(s.data_bytes)),
+        Benefit::NoneYet => format!("today, at {}, one shard holds it all (below the balancer's threshold)", mib(s.data_bytes)),
+        Benefit::Unknown => "today's data size is not known".to_string(),
+    };
+    format!("with {} at scale: {}; {today}", count_of(n as u64, "shard", "shards"), parts.join(", "))
 }
 
 /// Words for a share of the largest shard and the useful-shard limit, for the score's reasons.
