@@ -27,8 +27,17 @@ pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
     let rec = r.recommendation.as_ref()?;
     let candidate = r.candidates.iter().find(|c| c.key == rec.key);
     let why = candidate.and_then(|c| {
+        let next = r.candidates.iter().find(|n| n.rank == c.rank + 1);
         c.compared_with_next
-            .clone()
+            .as_ref()
+            .map(|w| match next {
+                // "#1 beats #2 (70 against 66)": the runner-up by its key, not its rank.
+                Some(n) => w
+                    .replacen(&format!("#{} beats #{} (", c.rank, n.rank), &format!("it beats {} (", n.key), 1)
+                    .replacen(&format!("#{} ties with #{} at", c.rank, n.rank), &format!("it ties with {} at", n.key), 1)
+                    .replacen(&format!("#{} is capped", n.rank), &format!("{} is capped", n.key), 1),
+                None => w.clone(),
+            })
             .or_else(|| figures_shown(c).then(|| format!("at scale {}", c.metrics.cluster.verdict.trim_start_matches("with "))))
     });
     let warnings = if rec.caveats.is_empty() {

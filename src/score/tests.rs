@@ -432,3 +432,16 @@ fn the_ranking_explains_itself_pairwise() {
     assert!(w.contains("#2 is capped at 50"), "{w}");
     assert!(w.contains("at the cost of: an operation reaches 3.25 of 4 shards"), "{w}");
 }
+
+#[test]
+fn against_says_the_shared_words_once() {
+    assert_eq!(
+        super::against(
+            "an operation reaches 2.85 of 4 shards on average (27.6% reach one)",
+            "an operation reaches 3.18 of 4 shards on average (27.3% reach one)"
+        ),
+        "an operation reaches 2.85 of 4 shards on average (27.6% reach one) against 3.18 of 4 shards on average (27.3% reach one)"
+    );
+    assert_eq!(super::against("up to 2 useful shards", "targeting not measured"), "up to 2 useful shards against targeting not measured");
+    assert_eq!(super::against("same words", "same words"), "same words against same words");
+}
