@@ -233,6 +233,10 @@ fn parse_config(text: &str) -> std::result::Result<ConfigFile, String> {
     if let Some(p) = &out.password {
         remember_secret(p);
     }
+    // A password inside the file's URI is as secret: scrubbed from panics too.
+    for s in out.uri.iter().flat_map(|u| crate::util::uri::secrets_of(u)) {
+        remember_secret(&s);
+    }
     Ok(out)
 }
 
