@@ -346,6 +346,12 @@ fn the_generated_shop_gets_the_expert_plan() {
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(text.contains("shop.orders") && text.contains("sh.updateZoneKeyRange"), "{fmt}: {text}");
         assert!(text.contains("85%"), "{fmt} gives the single-shard share: {text}");
+        if fmt == "table" {
+            // Prose fits 100 columns, as the analysis does; a mongosh command stays whole to be copied.
+            let is_command = |l: &str| ["db.", "sh.", "use "].iter().any(|p| l.trim_start().starts_with(p));
+            let widest = text.lines().filter(|l| !is_command(l)).map(|l| l.chars().count()).max().unwrap_or(0);
+            assert!(widest <= 100, "the plan's table fits 100 columns, as the analysis does: {widest}");
+        }
     }
 }
 

@@ -33,7 +33,9 @@ impl Writer for TableWriter {
     }
 
     fn plan(&self, p: &crate::plan::outcome::Plan, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        out.write_all(printable(&super::plan::table(p), true).as_bytes())
+        // Prose wrapped to the same 100 columns as the analysis (the wide table leaves it).
+        let text = printable(&super::plan::table(p), true);
+        out.write_all(if self.wide { text } else { super::text::wrap(&text, WIDTH) }.as_bytes())
     }
 }
 

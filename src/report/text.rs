@@ -66,7 +66,9 @@ pub(crate) fn wrap(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches('\n');
-        if textwrap::core::display_width(body) <= width {
+        // A mongosh command stays whole, to be copied as it is (a break inside a string would change it).
+        let command = ["db.", "sh.", "use "].iter().any(|p| body.trim_start().starts_with(p));
+        if command || textwrap::core::display_width(body) <= width {
             out.push_str(line);
             continue;
         }
@@ -172,6 +174,9 @@ mod tests {
         let w = wrap("aaaaaaaaaaaaaaaaaaaaaaaa", 10);
         assert!(w.lines().all(|l| l.chars().count() <= 10), "{w}");
         assert_eq!(wrap("é", 1), "é");
+        // commands are never cut
+        let cmd = "  sh.updateZoneKeyRange(\"shop.orders\", {city: \"New York\"}, {city: \"Paris\"}, \"zone0\")\n";
+        assert_eq!(wrap(cmd, 20), cmd);
     }
 
     #[test]
