@@ -85,12 +85,22 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     if log.skipped.contains_key(crate::sources::queries::CUT_LAST_LINE) {
         notes.push("the log's last line was cut (copied while mongod was writing it): skipped, the rest was read".into());
     }
+    // `-v`: each stage as it ends, so a slow run shows where it is.
+    let clock = std::time::Instant::now();
+    let stage = |what: String| crate::util::term::detail(format!("{what} ({:.2} s)", clock.elapsed().as_secs_f64()));
+    stage(format!("{} operations on {} in the logs", queries.len(), ns.as_deref().unwrap_or("the collection")));
     // 2. The candidates.
     let proposals = candidates(source, opts, &queries, &facts, &mut notes)?;
     let keys: Vec<ShardKey> = proposals.iter().map(|p| p.key.clone()).collect();
+    stage(format!(
+        "{}: {}",
+        crate::util::text::count_of(keys.len() as u64, "candidate", "candidates"),
+        keys.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(", ")
+    ));
     // 3. One pass over the documents (and a second in insertion order where the source has one).
     let passes = read_documents(source, &keys, opts, &queries, &mut notes)?;
     let sample = &passes.sample;
+    stage(format!("read {} from {}", crate::util::text::count_of(sample.num_docs, "document", "documents"), source.describe()));
     // 4. A key the user named must be usable, and name fields the documents have.
     if matches!(opts.candidates, Candidates::Named(_)) {
         refuse_arrays(sample, &source.describe())?;
@@ -115,6 +125,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         newest_created: metrics::insert_order::newest_by_creation(&sample.created, 0.1),
     };
     let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref());
+    stage("measured, checked against the rules and scored every candidate".to_string());
     // 6. Ranked, each with the words that compare it with the next.
     rank(&mut scored);
     let candidates: Vec<CandidateReport> = scored.into_iter().map(|x| x.0).collect();
