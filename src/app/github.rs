@@ -33,13 +33,15 @@ pub(super) fn report_check(cr: &CheckReport, format: Format, out: &mut dyn Write
 /// or `::warning` for a violation the baseline already had.
 pub(super) fn annotations(r: &CheckReport) -> String {
     let mut out = String::new();
-    // Property values escape `,` and `:` as well (GitHub's workflow-command rules).
-    let property = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A").replace(':', "%3A").replace(',', "%2C");
+    // GitHub's workflow-command escaping: data escapes `%` and line breaks; a property value
+    // `,` and `:` as well.
+    let data = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
     for c in &r.collections {
         for x in c.rules.iter().filter(|x| !x.passed) {
-            let known = r.baseline.as_ref().is_some_and(|b| b.known.iter().any(|(n, rule)| *n == c.namespace && rule == x.rule));
+            let known = r.is_known(&c.namespace, x.rule);
             let msg = crate::util::text::printable(&format!("{} {}: {} ({})", c.namespace, c.key, x.message, x.rule), true);
-            let msg = msg.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+            let msg = data(&msg);
             let _ = writeln!(
                 out,
                 "::{} file={},line={},title={}::{msg}",

@@ -31,9 +31,14 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
         || c.tls
         || c.tls_ca_file.is_some()
         || c.tls_certificate_key_file.is_some()
+        || c.tls_allow_invalid_certificates
+        || c.tls_allow_invalid_hostnames
         || c.read_preference.is_some();
-    // A URI no flag changes is used as given (the driver reads it; we do not rewrite it).
-    let verbatim = given.clone().or_else(|| env_default.then(|| std::env::var("MONGODB_URI").ok()).flatten());
+    // The URI to start from, and what gave it (for the message when it is not one).
+    let base = match &given {
+        Some(u) => Some((u.clone(), "--uri")),
+        None => env_default.then(|| std::env::var("MONGODB_URI").ok()).flatten().map(|u| (u, "MONGODB_URI")),
+    };
     let mut cs = if c.host.is_some() || c.port.is_some() {
         if given.is_some() {
             return Err(usage_error(
@@ -41,10 +46,13 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
             ));
         }
         host_list(c.host.as_deref(), c.port)?
-    } else if let Some(u) = given {
-        parse(&u)?
-    } else if let Some(u) = env_default.then(|| std::env::var("MONGODB_URI").ok()).flatten() {
-        parse(&u).map_err(|_| usage_error("MONGODB_URI: expected a connection string such as mongodb://host:27017/"))?
+    } else if let Some((text, from)) = base {
+        let cs = parse(&text, from)?;
+        // A URI no flag changes is used as given (the driver reads it; we do not rewrite it).
+        if !flags_ask {
+            return Ok(Some(text));
+        }
+        cs
     } else if flags_ask {
         if !env_default {
             return Err(usage_error("connection flags (-u, -p, --tls, ...) need a deployment: give --uri or --host, not a file"));
@@ -53,9 +61,6 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
     } else {
         return Ok(None);
     };
-    if !flags_ask && c.host.is_none() && c.port.is_none() && !c.tls_allow_invalid_certificates && !c.tls_allow_invalid_hostnames {
-        return Ok(verbatim);
-    }
     if let Some(user) = &c.username {
         cs.set_username(user);
     }
@@ -102,12 +107,13 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
     Ok(Some(cs.to_string()))
 }
 
-fn parse(uri: &str) -> Result<ConnectionString> {
+/// `from`: `--uri` or `MONGODB_URI`, for the message.
+fn parse(uri: &str, from: &str) -> Result<ConnectionString> {
     ConnectionString::parse(uri).ok_or_else(|| {
         // Shown without credentials or options.
         let shown = crate::util::uri::redact_uri(uri);
         usage_error(format!(
-            "--uri {shown}: expected a connection string such as mongodb://host:27017/ or mongodb+srv://cluster.example.net/"
+            "{from} {shown}: expected a connection string such as mongodb://host:27017/ or mongodb+srv://cluster.example.net/"
         ))
     })
 }
@@ -294,6 +300,14 @@ mod tests {
         // flags but a file input: refused
         let c = ConnectionArgs { username: Some("u".into()), password: Some("x1".into()), ..args() };
         assert!(connection_uri(&c, false, false).unwrap_err().to_string().contains("need a deployment"));
+        // every connection flag counts, the TLS switches too (none is silently dropped)
+        let c = ConnectionArgs { tls_allow_invalid_certificates: true, ..args() };
+        assert!(connection_uri(&c, false, false).unwrap_err().to_string().contains("need a deployment"));
+        let c = ConnectionArgs { uri: Some("mongodb://h/".into()), tls_allow_invalid_hostnames: true, ..args() };
+        assert_eq!(connection_uri(&c, true, false).unwrap().unwrap(), "mongodb://h/?tlsAllowInvalidHostnames=true");
+        // a URI no flag touches is passed on exactly as given
+        let c = ConnectionArgs { uri: Some("mongodb://u:p%40w@h:1/db?replicaSet=rs0&w=majority".into()), ..args() };
+        assert_eq!(connection_uri(&c, true, false).unwrap().unwrap(), "mongodb://u:p%40w@h:1/db?replicaSet=rs0&w=majority");
         // no password prompt for certificate authentication
         let c = ConnectionArgs { username: Some("CN=me".into()), authentication_mechanism: Some("MONGODB-X509".into()), ..args() };
         assert_eq!(connection_uri(&c, true, false).unwrap().unwrap(), "mongodb://CN%3Dme@127.0.0.1:27017/?authMechanism=MONGODB-X509");

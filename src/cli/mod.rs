@@ -158,7 +158,7 @@ impl Cli {
                 let mut input = input_request(&as_input)?;
                 input.uri = connection::connection_uri(&p.conn, p.dump.is_none(), false)?;
                 // `--uri mongodb://host/shop`: the URI's database, as mongosh takes it.
-                let uri_db = input.uri.as_deref().and_then(crate::util::uri::ConnectionString::parse).and_then(|c| c.database());
+                let uri_db = uri_database(input.uri.as_deref());
                 let shard_size_bytes = match p.shard_size.as_deref() {
                     Some(t) => Some(
                         parse_size(t)
@@ -311,10 +311,15 @@ fn parse_size(text: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok()?.checked_mul(mult)
 }
 
+/// The URI's default database (`mongodb://host/shop` → `shop`), as mongosh takes it.
+fn uri_database(uri: Option<&str>) -> Option<String> {
+    uri.and_then(crate::util::uri::ConnectionString::parse).and_then(|c| c.database())
+}
+
 /// `--collection`: `db.coll`, or a bare collection name in the URI's database
 /// (`--uri mongodb://host/shop --collection orders` is `shop.orders`, as in mongosh).
 fn collection_namespace(text: &str, uri: Option<&str>) -> Result<Namespace> {
-    let uri_db = uri.and_then(crate::util::uri::ConnectionString::parse).and_then(|c| c.database());
+    let uri_db = uri_database(uri);
     let full = match uri_db {
         Some(db) if !text.contains('.') => format!("{db}.{text}"),
         _ => text.to_string(),

@@ -219,6 +219,11 @@ pub(crate) struct CheckReport {
 impl CheckReport {
     /// The policy line of a rule for a namespace: its own setting, else the defaults', else the
     /// namespace's `[[collection]]`, else line 1.
+    /// Whether the baseline already had this violation (a known one does not fail the gate).
+    pub(crate) fn is_known(&self, ns: &str, rule: &str) -> bool {
+        self.baseline.as_ref().is_some_and(|b| b.known.iter().any(|(n, r)| n == ns && r == rule))
+    }
+
     pub(crate) fn line_of(&self, ns: &str, rule: &str) -> u32 {
         let get = |n: &str, r: &str| self.policy_lines.get(&(n.to_string(), r.to_string())).copied();
         get(ns, rule).or_else(|| get("", rule)).or_else(|| get(ns, "")).unwrap_or(1)

@@ -77,7 +77,7 @@ pub(crate) fn wrap(text: &str, width: usize) -> String {
         let marker = ["- ", "! ", "why: ", "note: ", "proposed: ", "ranking: ", "cluster "]
             .iter()
             .find(|m| rest.starts_with(*m))
-            .map(|m| if m.ends_with(' ') { m.len() } else { 2 })
+            .map(|m| m.len())
             .unwrap_or(2);
         let next = " ".repeat((indent + marker).min(width / 2));
         for (i, l) in textwrap::wrap(body, textwrap::Options::new(width).subsequent_indent(&next)).iter().enumerate() {

@@ -102,18 +102,13 @@ pub(crate) fn for_each_batch(input: Input, projection: Option<&Projection>, f: &
         (docs, last)
     };
     let mut count = 0u64;
-    let mut pending: Vec<SampledDoc> = Vec::new();
+    let mut behind = OneBehind { f, pending: Vec::new() };
     input.for_each_line_block(|block, before| {
-        // This block is parsed while `f` takes the previous one.
-        let ((docs, last), taken) = rayon::join(|| parse(block, before), || if pending.is_empty() { Ok(()) } else { f(&pending) });
-        taken?;
-        pending = docs?;
-        count += pending.len() as u64;
+        let (n, last) = behind.next(|| parse(block, before))?;
+        count += n;
         Ok(last)
     })?;
-    if !pending.is_empty() {
-        f(&pending)?;
-    }
+    behind.finish()?;
     if count == 0 {
         return Err(input_error(format!("{shown} is empty")));
     }
@@ -145,21 +140,39 @@ fn bson_batches(input: Input, projection: &Projection, f: &mut Batches) -> Resul
             })
             .collect()
     };
-    let mut pending: Vec<SampledDoc> = Vec::new();
-    let n = input.for_each_bson_block(|block| {
-        // This block is projected while `f` takes the previous one.
-        let (docs, taken) = rayon::join(|| project(block), || if pending.is_empty() { Ok(()) } else { f(&pending) });
-        taken?;
-        pending = docs?;
-        Ok(())
-    })?;
-    if !pending.is_empty() {
-        f(&pending)?;
-    }
-    if n == 0 {
-        return Err(input_error(format!("{shown} is empty")));
-    }
+    // An empty file is refused by the reader (`records::read_bson_frames`).
+    let mut behind = OneBehind { f, pending: Vec::new() };
+    let n = input.for_each_bson_block(|block| behind.next(|| (project(block), ())).map(|_| ()))?;
+    behind.finish()?;
     Ok(n)
+}
+
+/// Documents handed to the caller one block behind: a block is read on every core while the
+/// caller takes the previous one, so reading and the caller's work overlap.
+struct OneBehind<'f, 'a> {
+    f: &'f mut Batches<'a>,
+    pending: Vec<SampledDoc>,
+}
+
+impl OneBehind<'_, '_> {
+    /// Run `work` on this block while the caller takes the previous block; the documents
+    /// `work` made, and what else it returned.
+    fn next<T: Send>(&mut self, work: impl FnOnce() -> (Result<Vec<SampledDoc>>, T) + Send) -> Result<(u64, T)> {
+        let (f, pending) = (&mut *self.f, &self.pending);
+        let ((docs, extra), taken) = rayon::join(work, || if pending.is_empty() { Ok(()) } else { f(pending) });
+        taken?;
+        self.pending = docs?;
+        Ok((self.pending.len() as u64, extra))
+    }
+
+    /// The last block.
+    fn finish(self) -> Result<()> {
+        if self.pending.is_empty() {
+            Ok(())
+        } else {
+            (self.f)(&self.pending)
+        }
+    }
 }
 
 /// The namespace a mongodump path names: `dump/<db>/<coll>.bson[.gz]`.

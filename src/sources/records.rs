@@ -330,8 +330,7 @@ fn read_json_array(r: &mut dyn BufRead, shown: &str, lines_before: u64, mut f: i
 }
 
 fn read_bson(r: &mut dyn BufRead, shown: &str, mut f: impl FnMut(Record) -> Result<()>) -> Result<u64> {
-    let mut buf = Vec::new();
-    read_bson_frames(r, shown, &mut buf, |buf, offset| {
+    read_bson_frames(r, shown, |buf, offset| {
         let len = buf.len();
         check_depth(shown, buf, offset)?;
         let doc = Document::from_reader(buf).map_err(|e| input_error(format!("{shown}: invalid BSON document at byte {offset}: {e}")))?;
@@ -362,9 +361,8 @@ impl Input {
     /// Returns the number of documents.
     pub(crate) fn for_each_bson_block(mut self, mut f: impl FnMut(&BsonBlock) -> Result<()>) -> Result<u64> {
         let mut block = BsonBlock { buf: Vec::with_capacity(BLOCK + (1 << 20)), docs: Vec::new() };
-        let mut frame = Vec::new();
         let shown = self.shown.clone();
-        let n = read_bson_frames(&mut *self.reader, &shown, &mut frame, |doc, offset| {
+        let n = read_bson_frames(&mut *self.reader, &shown, |doc, offset| {
             let start = block.buf.len();
             block.buf.extend_from_slice(doc);
             block.docs.push((offset, start..block.buf.len()));
@@ -383,7 +381,9 @@ impl Input {
 }
 
 /// Concatenated BSON documents, framed by their lengths: `f(document bytes, byte offset)`.
-fn read_bson_frames(r: &mut dyn Read, shown: &str, buf: &mut Vec<u8>, mut f: impl FnMut(&[u8], u64) -> Result<()>) -> Result<u64> {
+fn read_bson_frames(r: &mut dyn Read, shown: &str, mut f: impl FnMut(&[u8], u64) -> Result<()>) -> Result<u64> {
+    // One document at a time, in a buffer reused for the next.
+    let mut buf = Vec::new();
     let mut offset = 0u64;
     let mut n = 0u64;
     loop {
@@ -412,7 +412,7 @@ fn read_bson_frames(r: &mut dyn Read, shown: &str, buf: &mut Vec<u8>, mut f: imp
         r.read_exact(&mut buf[4..])
             .map_err(|_| input_error(format!("{shown}: truncated BSON at byte {offset} (document of {len} bytes is cut)")))?;
         n += 1;
-        f(buf, offset)?;
+        f(&buf, offset)?;
         offset += len as u64;
     }
     if n == 0 {

@@ -1,15 +1,23 @@
 //! MongoDB connection strings: what may be printed of them (never user,
 //! password or options) and the secrets to scrub from any message, panics included.
 
-/// The part after `scheme://` split at the last `@`: (scheme, userinfo, hosts and path).
-/// Nothing before the last `@` is ever taken for the hosts, so a raw `?`, `/`, `:` or `@` in a
-/// password cannot put part of it on screen (an `@` in the options hides the hosts instead).
-fn split(uri: &str) -> Option<(&str, Option<&str>, &str)> {
+/// A URI's parts: (scheme, userinfo, hosts and path, options). The part after `scheme://` is
+/// split at the last `@` first: nothing before it is ever taken for the hosts, so a raw `?`,
+/// `/`, `:` or `@` in a password cannot put part of it on screen (an `@` in the options hides
+/// the hosts instead).
+fn parts(uri: &str) -> Option<(&str, Option<&str>, &str, &str)> {
     let (scheme, rest) = uri.split_once("://")?;
-    Some(match rest.rsplit_once('@') {
-        Some((userinfo, after)) => (scheme, Some(userinfo), after.split('?').next().unwrap_or("")),
-        None => (scheme, None, rest.split('?').next().unwrap_or("")),
-    })
+    let (userinfo, after) = match rest.rsplit_once('@') {
+        Some((u, a)) => (Some(u), a),
+        None => (None, rest),
+    };
+    let (host_path, query) = after.split_once('?').unwrap_or((after, ""));
+    Some((scheme, userinfo, host_path, query))
+}
+
+/// `parts` without the options: what redaction and the secrets read.
+fn split(uri: &str) -> Option<(&str, Option<&str>, &str)> {
+    parts(uri).map(|(scheme, userinfo, host_path, _)| (scheme, userinfo, host_path))
 }
 
 /// Why the user name or password of a URI cannot be read as the driver reads it (RFC 3986:
@@ -66,22 +74,7 @@ pub(crate) fn secrets_of(uri: &str) -> Vec<String> {
 
 /// Percent-decoding that never fails: a `%` not followed by two hex digits stays as it is.
 fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h * 16 + l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
 }
 
 /// Replace every secret in a message.
@@ -167,16 +160,11 @@ pub(crate) struct ConnectionString {
 impl ConnectionString {
     /// `mongodb://` or `mongodb+srv://` strings; anything else is `None`.
     pub(crate) fn parse(uri: &str) -> Option<ConnectionString> {
-        let (scheme, rest) = uri.split_once("://")?;
+        let (scheme, userinfo, host_path, query) = parts(uri)?;
         if scheme != "mongodb" && scheme != "mongodb+srv" {
             return None;
         }
-        // At the last `@` first, as `split` does: a raw `?` or `/` in a password stays in it.
-        let (userinfo, after) = match rest.rsplit_once('@') {
-            Some((u, a)) => (Some(u.to_string()), a),
-            None => (None, rest),
-        };
-        let (host_path, query) = after.split_once('?').unwrap_or((after, ""));
+        let userinfo = userinfo.map(str::to_string);
         let (hosts, database) = host_path.split_once('/').unwrap_or((host_path, ""));
         if hosts.is_empty() {
             return None;
