@@ -5,7 +5,7 @@
 //! `ALLOWED` on purpose, and no edge may close a cycle.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Each module and the modules it may use.
 const ALLOWED: &[(&str, &[&str])] = &[
@@ -39,28 +39,35 @@ fn top_module(rel: &Path) -> Option<String> {
     }
 }
 
-/// `crate::x` paths outside `#[cfg(test)]` code, per top-level module.
-fn edges() -> BTreeMap<String, BTreeSet<String>> {
+/// `src/`, and every `.rs` file under it.
+fn source_files() -> (PathBuf, Vec<PathBuf>) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut files = Vec::new();
     let mut stack = vec![src.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-                continue;
+            } else if path.extension().and_then(|e| e.to_str()) == Some("rs") {
+                files.push(path);
             }
-            if path.extension().and_then(|e| e.to_str()) != Some("rs") || path.file_name().unwrap() == "tests.rs" {
-                continue;
-            }
-            let Some(top) = top_module(path.strip_prefix(&src).unwrap()) else { continue };
-            let text = std::fs::read_to_string(&path).unwrap();
-            let before_tests = text.split("#[cfg(test)]").next().unwrap();
-            let code: String = before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-            let deps = out.entry(top.clone()).or_default();
-            deps.extend(crate_modules(&code).into_iter().filter(|m| *m != top));
         }
+    }
+    (src, files)
+}
+
+/// `crate::x` paths outside `#[cfg(test)]` code, per top-level module.
+fn edges() -> BTreeMap<String, BTreeSet<String>> {
+    let (src, files) = source_files();
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in files.iter().filter(|p| p.file_name().unwrap() != "tests.rs") {
+        let Some(top) = top_module(path.strip_prefix(&src).unwrap()) else { continue };
+        let text = std::fs::read_to_string(path).unwrap();
+        let before_tests = text.split("#[cfg(test)]").next().unwrap();
+        let code: String = before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        let deps = out.entry(top.clone()).or_default();
+        deps.extend(crate_modules(&code).into_iter().filter(|m| *m != top));
     }
     out
 }
@@ -199,30 +206,19 @@ fn every_file_the_code_map_names_exists() {
 /// dead code and a reader knows what the tests, examples and fuzz targets rely on.
 #[test]
 fn files_stay_short_and_visibility_narrow() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (src, files) = source_files();
     let (mut long, mut public) = (Vec::new(), 0);
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().and_then(|e| e.to_str()) != Some("rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            if text.lines().count() > 800 {
-                long.push(format!("{} ({} lines)", path.strip_prefix(&src).unwrap().display(), text.lines().count()));
-            }
-            if path.file_name().unwrap() != "lib.rs" {
-                let items = ["fn ", "struct ", "enum ", "trait ", "type ", "const ", "static ", "mod ", "use "];
-                public += text
-                    .lines()
-                    .filter(|l| l.trim_start().strip_prefix("pub ").is_some_and(|r| items.iter().any(|i| r.starts_with(i))))
-                    .count();
-            }
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        if text.lines().count() > 800 {
+            long.push(format!("{} ({} lines)", path.strip_prefix(&src).unwrap().display(), text.lines().count()));
+        }
+        if path.file_name().unwrap() != "lib.rs" {
+            let items = ["fn ", "struct ", "enum ", "trait ", "type ", "const ", "static ", "mod ", "use "];
+            public += text
+                .lines()
+                .filter(|l| l.trim_start().strip_prefix("pub ").is_some_and(|r| items.iter().any(|i| r.starts_with(i))))
+                .count();
         }
     }
     assert!(long.is_empty(), "split these along their seams: {long:?}");

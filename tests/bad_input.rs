@@ -585,13 +585,8 @@ fn encode(s: &str) -> String {
 fn no_uri_form_leaks_a_password() {
     let m = Mongod::start(Mode::StandaloneAuth);
     let passwords = ["Pw%€uro99", "Sec/ret11", "p@ss:w0rd", "Ünïcødé-Paß", "S3cret-Pa55word", "50%off%41"];
+    let c = m.root_client();
     rt().block_on(async {
-        let root = mongodb::Client::with_uri_str(format!("mongodb://127.0.0.1:{}/", m.port)).await.unwrap();
-        root.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-1", "roles": ["root"]}).await.unwrap();
-    });
-    let admin = mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-1@127.0.0.1:{}/?authSource=admin", m.port));
-    rt().block_on(async {
-        let c = admin.await.unwrap();
         for (i, pw) in passwords.iter().enumerate() {
             c.database("admin")
                 .run_command(doc! {"createUser": format!("u{i}"), "pwd": *pw, "roles": [{"role": "read", "db": "app"}]})

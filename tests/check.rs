@@ -161,17 +161,14 @@ fn readme_ci_example_runs_against_the_real_mongod() {
 fn the_ci_action_script_gates_against_the_real_mongod() {
     let m = Mongod::start(Mode::StandaloneAuth);
     let password = "ci: it's #1 'q' @x";
-    let root_uri = format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port);
+    let root_client = m.root_client();
     rt().block_on(async {
-        let c = mongodb::Client::with_uri_str(m.uri()).await.unwrap();
-        c.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
-        let root = mongodb::Client::with_uri_str(&root_uri).await.unwrap();
-        root.database("admin")
+        root_client
+            .database("admin")
             .run_command(doc! {"createUser": "ci", "pwd": password, "roles": [{"role": "read", "db": "app"}]})
             .await
             .unwrap();
     });
-    let root_client = rt().block_on(async { mongodb::Client::with_uri_str(&root_uri).await.unwrap() });
     assert_eq!(common::load_ndjson(&root_client, "app", "events", fixture("events.ndjson")), 10_000);
     rt().block_on(async {
         let idx = mongodb::IndexModel::builder().keys(doc! {"projectId": 1, "_id": 1}).build();

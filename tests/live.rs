@@ -290,12 +290,8 @@ fn credentials_never_leak() {
     let m = Mongod::start(Mode::StandaloneAuth);
     let password = "S3cret-Pa55word";
     let wrong = "Wr0ng-Pa55word";
+    let root = m.root_client();
     rt().block_on(async {
-        // The localhost exception lets the first user be created.
-        let c = mongodb::Client::with_uri_str(m.uri()).await.unwrap();
-        c.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
-        let root =
-            mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port)).await.unwrap();
         root.database("admin")
             .run_command(doc! {"createUser": "dba", "pwd": password, "roles": [{"role": "read", "db": "app"}, "clusterMonitor"]})
             .await
@@ -364,11 +360,8 @@ fn mongosh_connection_flags_the_prompt_and_the_config_file() {
     let m = Mongod::start(Mode::StandaloneAuth);
     // `'`, `:`, `@`, `#` and a space: each breaks a hand-built URI or a naive YAML reader.
     let password = "Pr0mpt: it's @#1 x";
+    let root = m.root_client();
     rt().block_on(async {
-        let c = mongodb::Client::with_uri_str(m.uri()).await.unwrap();
-        c.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
-        let root =
-            mongodb::Client::with_uri_str(format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", m.port)).await.unwrap();
         root.database("admin")
             .run_command(doc! {"createUser": "dba", "pwd": password, "roles": [{"role": "read", "db": "app"}]})
             .await

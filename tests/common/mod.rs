@@ -121,6 +121,19 @@ impl Mongod {
         rt().block_on(async { Client::with_uri_str(self.uri()).await.unwrap() })
     }
 
+    /// Under `--auth`: the first user, `root` with password `rootpw-123` (the localhost
+    /// exception lets it be created), and a client logged in as it.
+    pub fn root_client(&self) -> Client {
+        rt().block_on(async {
+            let c = Client::with_uri_str(self.uri()).await.unwrap();
+            c.database("admin")
+                .run_command(mongodb::bson::doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]})
+                .await
+                .unwrap();
+            Client::with_uri_str(format!("mongodb://root:rootpw-123@127.0.0.1:{}/?authSource=admin", self.port)).await.unwrap()
+        })
+    }
+
     fn initiate(&self, set: &str, configsvr: bool) {
         let c = self.client();
         rt().block_on(async {
