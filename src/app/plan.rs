@@ -15,6 +15,7 @@ use crate::report::Report;
 use crate::sources::live::{LiveOptions, LiveSession};
 use crate::sources::queries::sessions::Sessions;
 use crate::sources::queries::{read_query_file_into, QueryLog, TXN_LINES};
+use crate::util::text::count_of;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -167,16 +168,24 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     log.sink = Some(Box::new(Sessions::default()));
     let mut names = Vec::new();
     let mut tx_notes = Vec::new();
-    for q in &input.queries {
+    // Live without --queries: the profiler, as analyze reads it by default.
+    let by_default = input.queries.is_empty() && session.is_some();
+    let queries = if by_default { vec![QuerySource::Profile] } else { input.queries.clone() };
+    if by_default {
+        tx_notes.push(format!("no --queries: read {db}.system.profile, as analyze does (give --queries LOG to read a mongod log)"));
+    }
+    for q in &queries {
         match (q, &session) {
             (QuerySource::File(p), _) => {
                 read_query_file_into(p, &mut log)?;
                 names.push(p.display().to_string());
             }
-            (QuerySource::Profile, Some(s)) => {
-                rt.block_on(s.read_profile_into(&mut log))?;
-                names.push(format!("{db}.system.profile"));
-            }
+            (QuerySource::Profile, Some(s)) => match rt.block_on(s.read_profile_into(&mut log)) {
+                Ok(_) => names.push(format!("{db}.system.profile")),
+                // Read by default: a user who may not read it still gets a plan, told why.
+                Err(e) if by_default => tx_notes.push(format!("{db}.system.profile not read: {}", one_line(&e))),
+                Err(e) => return Err(e),
+            },
             (QuerySource::Profile, None) => return Err(usage_error("--queries profile reads from a live deployment: give --uri")),
             (QuerySource::Sampled, _) => {
                 return Err(usage_error(
@@ -190,7 +199,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         _ => Sessions::default(),
     };
     let summary_lines = log.skipped.get(TXN_LINES).copied().unwrap_or(0);
-    if input.queries.is_empty() {
+    if queries.is_empty() {
         tx_notes.push("no query source: transactions and joins not read (give --queries LOG or --queries profile)".to_string());
     } else if sessions.transactions.is_empty() {
         tx_notes.push(if summary_lines > 0 {
@@ -214,6 +223,15 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     }
     let transactions: Vec<(&TxnId, &Vec<Query>)> = sessions.transactions.iter().collect();
     let txn_ops: Vec<&[Query]> = transactions.iter().map(|(_, v)| v.as_slice()).collect();
+    // What a transaction seen in part shows is true (its links count), but it never
+    // counts as on one shard on the strength of that part: the share is of whole ones.
+    let (in_part, whole): (Vec<&[Query]>, Vec<&[Query]>) = txn_ops.iter().partition(|ops| sessions.seen_in_part(ops));
+    if !in_part.is_empty() {
+        tx_notes.push(format!(
+            "{} seen in part left out of the single-shard share: the profiler does not tie update/delete statements to their transaction, so each may hold writes it does not show (a mongod log recorded with slowms -1 shows them whole)",
+            count_of(in_part.len() as u64, "transaction", "transactions")
+        ));
+    }
     let joins: Vec<&Query> = sessions.joins.iter().collect();
     let links = links::find(&txn_ops, &sessions.joins);
     let extra = linked_keys(&links);
@@ -282,10 +300,11 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
     };
-    let found = search(&inputs, &txn_ops, &joins, &settings);
-    let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &txn_ops, &joins, &settings)).collect();
+    let found = search(&inputs, links, &whole, &joins, &settings);
+    let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &whole, &joins, &settings)).collect();
     let ev = TxnEvidence {
         found: transactions.len() as u64 + sessions.transactions_not_kept,
+        seen_in_part: in_part.len() as u64,
         sources: names.clone(),
         summary_lines,
         notes: tx_notes,

@@ -156,7 +156,7 @@ pub(crate) struct PlanArgs {
     pub(crate) database: Option<String>,
 
     /// Query log with the database's operations, read once for every collection: a mongod JSON log (transactions
-    /// and joins), a system.profile export, or with --uri `profile`. Repeatable.
+    /// and joins), a system.profile export, or with --uri `profile` (the default with --uri). Repeatable.
     #[arg(long = "queries", value_name = "FILE|profile")]
     pub(crate) queries: Vec<String>,
 

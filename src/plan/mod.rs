@@ -282,8 +282,14 @@ pub(crate) struct Search {
 /// Coordinate search from each collection's own choice: moves of a whole domain's
 /// collections onto keys that start with its fields (co-location needs them together),
 /// then of one collection at a time, kept when the objective rises, until none does.
-pub(crate) fn search(inputs: &[CollectionInput], transactions: &[&[Query]], joins: &[&Query], s: &Settings) -> Search {
-    let links = links::find(transactions, &joins.iter().map(|q| (*q).clone()).collect::<Vec<_>>());
+/// `links` come from every transaction found; `transactions` are those the share counts.
+pub(crate) fn search(
+    inputs: &[CollectionInput],
+    links: Vec<links::Link>,
+    transactions: &[&[Query]],
+    joins: &[&Query],
+    s: &Settings,
+) -> Search {
     let domains = links::domains(&links);
     let lookup_targets: BTreeSet<String> = joins
         .iter()

@@ -112,6 +112,9 @@ pub(crate) struct ZoneReport {
 pub(crate) struct Transactions {
     /// Multi-document transactions whose operations the logs show.
     pub(crate) found: u64,
+    /// Found but seen in part (the source cannot show some of their statements): left
+    /// out of the single-shard share.
+    pub(crate) seen_in_part: u64,
     pub(crate) evaluated: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share: Option<f64>,
@@ -192,6 +195,8 @@ pub(crate) struct OnShard {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TxnEvidence {
     pub(crate) found: u64,
+    /// Found, but possibly not whole (left out of the share).
+    pub(crate) seen_in_part: u64,
     pub(crate) sources: Vec<String>,
     pub(crate) summary_lines: u64,
     pub(crate) notes: Vec<String>,
@@ -400,7 +405,8 @@ pub(crate) fn build(
         collections,
         transactions: Transactions {
             found: ev.found,
-            evaluated: ev.found.min(super::EVALUATED_MAX as u64),
+            seen_in_part: ev.seen_in_part,
+            evaluated: ev.found.saturating_sub(ev.seen_in_part).min(super::EVALUATED_MAX as u64),
             single_shard_share: f.transactions.map(round3),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
             sources: ev.sources,

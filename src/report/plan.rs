@@ -27,8 +27,12 @@ fn headline(p: &Plan) -> Vec<String> {
         "Plan for database {} on {} shards ({}): objective {:.3} (each collection on its own best: {:.3})",
         p.database, p.num_shards, p.num_shards_from, p.objective.value, p.objective.individual_best_value
     )];
+    let in_part = match p.transactions.seen_in_part {
+        0 => String::new(),
+        n => format!(" ({n} seen in part left out)"),
+    };
     v.push(format!(
-        "transactions: {} found, {} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
+        "transactions: {} found{in_part}, {} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
         p.transactions.found,
         share(p.transactions.single_shard_share),
         share(p.transactions.single_shard_share_individual_best),

@@ -7,11 +7,13 @@
 //! the statements; both name the connection (`ctx`). The statements a connection logged
 //! are therefore given to the next write command that connection logs (`claim`). The
 //! profiler writes such statements without any session or connection: they cannot be
-//! placed, and `Sessions::unplaced` counts them.
+//! placed, `Sessions::unplaced` counts them, and the profiler's transactions are then
+//! seen in part (`Sessions::seen_in_part`). The profiler's inserts carry their session
+//! in `command`, and join their transaction.
 
 use super::OpSink;
 use crate::model::query::TxnId;
-use crate::model::{Op, Query};
+use crate::model::{Op, Query, QueryOrigin};
 use std::collections::{BTreeMap, HashMap};
 
 /// Transactions kept; beyond, counted only.
@@ -54,6 +56,14 @@ impl Sessions {
         }
     }
 
+    /// Whether a transaction may hold statements its source did not show. The profiler
+    /// never ties an update's or a delete's statement to its session (the server writes
+    /// none there), so once it showed such statements, any transaction it showed may hold
+    /// some: its shown part alone cannot say the transaction ran on one shard.
+    pub(crate) fn seen_in_part(&self, ops: &[Query]) -> bool {
+        self.unplaced > 0 && ops.iter().any(|q| q.origin == QueryOrigin::Profiler)
+    }
+
     /// Statements left waiting for a command line that never came (end of the log).
     #[cfg(test)]
     fn waiting(&self) -> u64 {
@@ -87,9 +97,7 @@ impl OpSink for Sessions {
                     v.push(lean(q));
                 }
             }
-            (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == crate::model::QueryOrigin::Profiler => {
-                self.unplaced += 1
-            }
+            (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == QueryOrigin::Profiler => self.unplaced += 1,
             _ => {}
         }
     }
@@ -188,6 +196,44 @@ mod tests {
 mod reading {
     use super::*;
     use crate::sources::queries::{read_queries_in, QueryLog};
+
+    /// Profiler documents as mongod 6.0 writes them for one transaction: a find and an
+    /// insert carry the session in `command`, the update statement carries none. The
+    /// insert joins the find's transaction; the update is counted unplaced, and the
+    /// transaction is then seen in part.
+    #[test]
+    fn a_profiled_insert_joins_its_transaction_and_an_update_leaves_it_in_part() {
+        use bson::doc;
+        let lsid = doc! {"id": bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: vec![7; 16] }};
+        let session = |mut c: bson::Document| {
+            c.insert("lsid", lsid.clone());
+            c.insert("txnNumber", 3i64);
+            c.insert("autocommit", false);
+            c.insert("$db", "shop");
+            c
+        };
+        let mut log = QueryLog { sink: Some(Box::new(Sessions::default())), ..Default::default() };
+        let docs = [
+            doc! {"op": "query", "ns": "shop.orders", "command": session(doc! {"find": "orders", "filter": {"customerId": 5}, "startTransaction": true})},
+            doc! {"op": "insert", "ns": "shop.payments", "command": session(doc! {"insert": "payments", "ordered": true}), "ninserted": 1},
+            doc! {"op": "update", "ns": "shop.customers", "command": {"q": {"_id": 5}, "u": {"$inc": {"n": 1}}, "multi": false, "upsert": false}},
+        ];
+        for d in &docs {
+            super::super::profile::add_profile_doc(&mut log, d);
+        }
+        let s = log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+        assert_eq!(s.transactions.len(), 1, "{s:?}");
+        let ops = s.transactions.values().next().unwrap();
+        assert_eq!(
+            ops.iter().map(|q| (q.op, q.ns.as_str())).collect::<Vec<_>>(),
+            vec![(Op::Find, "shop.orders"), (Op::Insert, "shop.payments")]
+        );
+        assert_eq!(s.unplaced, 1);
+        assert!(s.seen_in_part(ops));
+        // Without the unplaced update, the same transaction is whole.
+        let whole = Sessions::default();
+        assert!(!whole.seen_in_part(ops));
+    }
 
     /// Lines as mongod 6.0.5 writes them (captured from a replica set running a driver
     /// transaction): an insert command with the session, an update's statement on its own
