@@ -6,7 +6,7 @@ use super::{PlanRequest, QuerySource};
 use crate::error::{input_error, one_line, usage_error};
 use crate::model::collection::CollectionOptions;
 use crate::model::query::TxnId;
-use crate::model::{KeyKind, Namespace, Query, ShardKey};
+use crate::model::{KeyKind, Namespace, Op, Query, ShardKey};
 use crate::pipeline::Candidates;
 use crate::plan::outcome::{build, Plan, TxnEvidence};
 use crate::plan::{links, search, single_shard_without, CandidateInput, CollectionInput, CollectionKind, Settings};
@@ -98,6 +98,28 @@ fn linked_keys(links: &[links::Link]) -> BTreeMap<String, Vec<Proposal>> {
                     v.push(Proposal { key, origin: Origin::Proposed(why.clone()) });
                 }
             }
+        }
+    }
+    out
+}
+
+/// Documents read per collection to place the inserts the logs show without their document.
+const DOC_VALUES_SAMPLE: usize = 5_000;
+
+/// Each collection's fields and values in a sample of its documents (the first ones of a
+/// dump, `$sample` live). A collection that cannot be read adds nothing: its analysis
+/// says why.
+fn document_values(db: &str, targets: &[Target], session: Option<&LiveSession>, rt: &tokio::runtime::Runtime) -> links::DocValues {
+    use crate::sources::DocumentSource;
+    let mut out = links::DocValues::default();
+    for t in targets.iter().filter(|t| t.kind != CollectionKind::View) {
+        let docs = match (&t.bson, session) {
+            (Some(p), _) => crate::sources::files::FileSource::new(p.clone()).prescan(DOC_VALUES_SAMPLE),
+            (None, Some(s)) => rt.block_on(s.sample_of(&t.name, DOC_VALUES_SAMPLE)),
+            (None, None) => continue,
+        };
+        if let Ok(d) = docs {
+            out.add(&format!("{db}.{}", t.name), &d);
         }
     }
     out
@@ -233,7 +255,12 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         ));
     }
     let joins: Vec<&Query> = sessions.joins.iter().collect();
-    let links = links::find(&txn_ops, &sessions.joins);
+    let mut links = links::find(&txn_ops, &sessions.joins);
+    if txn_ops.iter().any(|ops| ops.iter().any(|q| q.op == Op::Insert)) {
+        let docs = document_values(&db, &targets, session.as_ref(), &rt);
+        let more = links::inferred(&txn_ops, &docs, &links);
+        links.extend(more);
+    }
     let extra = linked_keys(&links);
 
     // Each collection on its own, on the shared log.
