@@ -272,11 +272,17 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     for t in &targets {
         let ns_text = format!("{db}.{}", t.name);
         let num_operations = log.by_namespace.get(&ns_text).copied().unwrap_or(0);
+        let sampled: Vec<&Query> = log.queries.iter().filter(|q| q.ns == ns_text).collect();
+        let write_share = match sampled.len() {
+            0 => 0.0,
+            n => sampled.iter().filter(|q| !q.op.is_read()).count() as f64 / n as f64,
+        };
         let mut ci = CollectionInput {
             namespace: ns_text.clone(),
             kind: t.kind,
             data_bytes: 0,
             num_operations,
+            write_share,
             candidates: Vec::new(),
             not_analysed: None,
             current_key: None,

@@ -18,7 +18,7 @@ pub(crate) const W_LOAD_BALANCE: f64 = 0.15;
 
 /// Where one operation of a transaction or join goes under a layout.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Unit {
+pub(crate) enum Unit {
     /// A shard the plan places it on: an unsharded collection's, or a zone's.
     Fixed(usize),
     /// One shard the balancer chose on its own for this collection and value: any of the N,
@@ -26,6 +26,16 @@ enum Unit {
     Free(usize, String),
     /// Several shards.
     Spread,
+}
+
+/// How an operation is placed when a fix is assumed (`blockers`): as logged; with the zone's
+/// field added to its filter (it then goes with the transaction's operations in its zone,
+/// as an insert does); or read from a copy of the collection in every zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Follow {
+    AsIs,
+    ZoneField,
+    CopyPerZone,
 }
 
 /// The value a filter fixes the key's first field to, in key space (hashed when hashed).
@@ -43,7 +53,7 @@ pub(crate) fn zone_of(splits: &[Bson], v: &Bson) -> usize {
 }
 
 impl Layout<'_> {
-    fn unit(&self, c: usize, filter: &Document) -> Unit {
+    pub(crate) fn unit(&self, c: usize, filter: &Document) -> Unit {
         match &self.choices[c] {
             Choice::Unsharded => Unit::Fixed(self.home[c]),
             Choice::Key(k) => {
@@ -62,7 +72,8 @@ impl Layout<'_> {
 
     /// The shards an insert's document goes to: unknown (logs do not hold the document),
     /// so it goes with another operation of the transaction on a collection zoned with it
-    /// (a new order carries its customer's id), or to a shard of its own.
+    /// (a new order carries its customer's id), or to a shard of its own. An operation
+    /// given its zone's field (`Follow::ZoneField`) goes the same way.
     fn insert_unit(&self, c: usize, others: &[(usize, Unit)], fresh: &mut usize) -> Unit {
         match (&self.choices[c], self.group[c]) {
             (Choice::Unsharded, _) => Unit::Fixed(self.home[c]),
@@ -81,7 +92,7 @@ impl Layout<'_> {
     }
 
     /// The chance that every unit is on one shard.
-    fn single_shard(&self, units: &[Unit]) -> f64 {
+    pub(crate) fn single_shard(&self, units: &[Unit]) -> f64 {
         let n = self.shards as f64;
         if self.shards <= 1 {
             return 1.0;
@@ -100,23 +111,43 @@ impl Layout<'_> {
 
     /// The chance that a transaction runs on one shard.
     pub(crate) fn transaction(&self, ops: &[Query]) -> f64 {
+        self.transaction_with(ops, &|_, _| Follow::AsIs)
+    }
+
+    /// The same, each operation placed as `follow` says.
+    pub(crate) fn transaction_with(&self, ops: &[Query], follow: &dyn Fn(usize, &Query) -> Follow) -> f64 {
+        let units: Vec<Unit> = self.units(ops, follow).into_iter().map(|x| x.2).collect();
+        self.single_shard(&units)
+    }
+
+    /// Where each operation of a transaction goes: (its index in `ops`, its collection, its
+    /// unit). Operations outside the plan's collections are left out.
+    pub(crate) fn units(&self, ops: &[Query], follow: &dyn Fn(usize, &Query) -> Follow) -> Vec<(usize, usize, Unit)> {
         let mut fresh = 0;
         let mut units: Vec<(usize, Unit)> = Vec::new();
-        let mut inserts = Vec::new();
-        for q in ops {
+        let mut at: Vec<usize> = Vec::new();
+        let mut later = Vec::new();
+        for (i, q) in ops.iter().enumerate() {
             let Some(c) = self.index_of(&q.ns) else { continue };
-            if q.op == crate::model::Op::Insert {
-                inserts.push(c);
-            } else {
+            let f = if q.op == crate::model::Op::Insert { Follow::ZoneField } else { follow(c, q) };
+            if f == Follow::AsIs {
                 units.push((c, self.unit(c, &q.filter)));
+                at.push(i);
+            } else {
+                later.push((i, c, f));
             }
         }
-        for c in inserts {
-            let u = self.insert_unit(c, &units, &mut fresh);
+        for (i, c, f) in later {
+            let u = match f {
+                Follow::CopyPerZone => {
+                    units.iter().find(|(_, u)| matches!(u, Unit::Fixed(_))).map(|x| x.1.clone()).unwrap_or(Unit::Fixed(self.home[c]))
+                }
+                _ => self.insert_unit(c, &units, &mut fresh),
+            };
             units.push((c, u));
+            at.push(i);
         }
-        let all: Vec<Unit> = units.into_iter().map(|x| x.1).collect();
-        self.single_shard(&all)
+        at.into_iter().zip(units).map(|(i, (c, u))| (i, c, u)).collect()
     }
 
     /// The chance that an aggregation and the collections it joins are read on one shard.
@@ -215,18 +246,19 @@ pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Quer
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::{CandidateInput, CollectionKind, Settings};
     use super::*;
     use crate::model::{Op, QueryOrigin, ShardKey};
     use bson::doc;
 
-    fn coll(ns: &str, data: u64, keys: &[&str]) -> CollectionInput {
+    pub(crate) fn coll(ns: &str, data: u64, keys: &[&str]) -> CollectionInput {
         CollectionInput {
             namespace: ns.into(),
             kind: CollectionKind::Collection,
             data_bytes: data,
             num_operations: 10,
+            write_share: 0.5,
             candidates: keys
                 .iter()
                 .map(|k| CandidateInput {
@@ -246,11 +278,11 @@ mod tests {
         }
     }
 
-    fn op(o: Op, ns: &str, f: Document) -> Query {
+    pub(crate) fn op(o: Op, ns: &str, f: Document) -> Query {
         Query::new(o, ns, f, QueryOrigin::SlowQueryLog)
     }
 
-    fn settings() -> Settings {
+    pub(crate) fn settings() -> Settings {
         Settings {
             shards: 4,
             shards_from: "--shards".into(),

@@ -8,6 +8,7 @@
 //! chunks on its own, so equal values of two collections meet on a shard only by chance.
 //! Pure: values in, a `Plan` out.
 
+pub(crate) mod blockers;
 pub(crate) mod evaluate;
 pub(crate) mod links;
 pub(crate) mod outcome;
@@ -20,6 +21,11 @@ use std::collections::BTreeSet;
 
 /// A collection may stay unsharded while it holds less than this share of the database's data.
 pub(crate) const UNSHARDED_MAX_DATA_SHARE: f64 = 0.10;
+/// A collection this small (share of the database's data) that the workload only reads, or
+/// nearly (`REFERENCE_MAX_WRITE_SHARE` of its operations write), is reference data: it stays
+/// whole, never sharded on a key that would scatter the transactions reading it.
+pub(crate) const REFERENCE_MAX_DATA_SHARE: f64 = 0.05;
+pub(crate) const REFERENCE_MAX_WRITE_SHARE: f64 = 0.05;
 /// Transactions and joins the search evaluates (a deterministic spread over those found).
 pub(crate) const EVALUATED_MAX: usize = 5_000;
 
@@ -57,6 +63,8 @@ pub(crate) struct CollectionInput {
     pub(crate) data_bytes: u64,
     /// Operations on it in the query logs.
     pub(crate) num_operations: u64,
+    /// The share of them that write (inserts, updates, deletes), from the logs' sample.
+    pub(crate) write_share: f64,
     /// Ranked, best first; empty when it was not analysed (`not_analysed` says why).
     pub(crate) candidates: Vec<CandidateInput>,
     pub(crate) not_analysed: Option<String>,
@@ -229,6 +237,17 @@ fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup
             Some("a view: not a collection, it cannot be sharded".into())
         } else if valid.is_empty() {
             Some("no candidate key the server accepts".into())
+        } else if c.current_key.is_none()
+            && c.num_operations > 0
+            && c.write_share <= REFERENCE_MAX_WRITE_SHARE
+            && total > 0.0
+            && (c.data_bytes as f64) < REFERENCE_MAX_DATA_SHARE * total
+        {
+            Some(format!(
+                "reference data ({:.1}% of the data, {:.0}% of its operations read it): kept whole so the transactions reading it are not scattered",
+                100.0 * c.data_bytes as f64 / total,
+                100.0 * (1.0 - c.write_share)
+            ))
         } else if lookup_targets.contains(&c.namespace) && c.current_key.is_none() && s.target_version.is_none_or(|v| v < (5, 1)) {
             Some("a $lookup or $graphLookup reads it: before 5.1 the collection it reads must be unsharded".into())
         } else {
@@ -277,6 +296,8 @@ pub(crate) struct Search {
     pub(crate) alone_figures: Figures,
     pub(crate) links: Vec<links::Link>,
     pub(crate) domains: Vec<BTreeSet<links::Node>>,
+    /// What keeps transactions off one shard under `choices`.
+    pub(crate) blockers: blockers::Blockers,
 }
 
 /// Coordinate search from each collection's own choice: moves of a whole domain's
@@ -354,7 +375,8 @@ pub(crate) fn search(
         }
     }
     let figures = eval(&choices);
-    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains }
+    let blockers = blockers::find(&Layout::new(inputs, &choices, &domains, s), &txns);
+    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, blockers }
 }
 
 /// The share of transactions (and joins) on one shard with collection `c` back on its own

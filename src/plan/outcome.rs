@@ -120,6 +120,11 @@ pub(crate) struct Transactions {
     pub(crate) single_shard_share: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_individual_best: Option<f64>,
+    /// What keeps transactions off one shard under this plan, most costly first.
+    pub(crate) blockers: Vec<super::blockers::Blocker>,
+    /// The single-shard share with every blocker that has a fix fixed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_if_all_fixed: Option<f64>,
     pub(crate) sources: Vec<String>,
     /// Transaction summary lines (id 51802) in the logs: transactions slow enough to log.
     pub(crate) summary_lines: u64,
@@ -318,8 +323,11 @@ pub(crate) fn build(
                 (action, Some(cand.key.clone()), Some(cand.score), None, why)
             }
         };
-        let trade_off = (search.choices[c] != *alone).then(|| {
-            let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
+        // A trade-off only where a figure differs: the score given up, or the shares gained.
+        let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
+        let txn_differs = f.transactions.is_some() && pct(f.transactions) != pct(t_without);
+        let joins_differ = f.joins.is_some() && pct(f.joins) != pct(j_without);
+        let trade_off = (search.choices[c] != *alone && (txn_differs || joins_differ || score != alone_score)).then(|| {
             let alone_words = match (&alone_key, alone_score) {
                 (Some(k), Some(sc)) => format!("alone it would be sharded on {k} (score {sc})"),
                 _ => "alone it would stay unsharded".to_string(),
@@ -329,10 +337,10 @@ pub(crate) fn build(
                 _ => "left unsharded".to_string(),
             };
             let mut words = format!("{alone_words}; {here}");
-            if f.transactions.is_some() {
+            if txn_differs {
                 words.push_str(&format!(", and {} of transactions stay on one shard instead of {}", pct(f.transactions), pct(t_without)));
             }
-            if f.joins.is_some() && f.joins != j_without {
+            if joins_differ {
                 words.push_str(&format!("; {} of joins instead of {}", pct(f.joins), pct(j_without)));
             }
             words
@@ -409,6 +417,8 @@ pub(crate) fn build(
             evaluated: ev.found.saturating_sub(ev.seen_in_part).min(super::EVALUATED_MAX as u64),
             single_shard_share: f.transactions.map(round3),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
+            blockers: search.blockers.list.clone(),
+            single_shard_share_if_all_fixed: search.blockers.share_if_all_fixed,
             sources: ev.sources,
             summary_lines: ev.summary_lines,
             notes: ev.notes,

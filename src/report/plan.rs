@@ -43,6 +43,40 @@ fn headline(p: &Plan) -> Vec<String> {
     v
 }
 
+/// Blockers shown in the table, Markdown and HTML (all of them in the JSON).
+const BLOCKERS_SHOWN: usize = 3;
+
+/// What keeps transactions off one shard: a title, then one line per blocker shown.
+fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
+    let t = &p.transactions;
+    if t.blockers.is_empty() {
+        return None;
+    }
+    let mut title = format!("What keeps transactions off one shard ({} on one shard", share(t.single_shard_share));
+    if let Some(all) = t.single_shard_share_if_all_fixed {
+        title.push_str(&format!(", {} with every fix", share(Some(all))));
+    }
+    title.push(')');
+    let lines = t
+        .blockers
+        .iter()
+        .take(BLOCKERS_SHOWN)
+        .map(|b| {
+            format!(
+                "{:.1}% of transactions: {} ({} on {}), e.g. {}; fix: {} ({} on one shard)",
+                b.transactions_percent,
+                b.shape,
+                b.op,
+                b.namespace,
+                b.example,
+                b.fix,
+                share(Some(b.single_shard_share_if_fixed))
+            )
+        })
+        .collect();
+    Some((title, lines))
+}
+
 pub(super) fn table(p: &Plan) -> String {
     let mut s = String::new();
     for l in headline(p) {
@@ -60,6 +94,12 @@ pub(super) fn table(p: &Plan) -> String {
         }
         if let Some(z) = c.zones.first() {
             let _ = writeln!(s, "{:<w$}    zones: {} ranges, {}…, with {}", "", c.zones.len(), z.zone, c.colocated_with.join(", "));
+        }
+    }
+    if let Some((title, lines)) = blockers(p) {
+        let _ = writeln!(s, "\n{title}:");
+        for l in lines {
+            let _ = writeln!(s, "  {l}");
         }
     }
     let _ = writeln!(s, "\nsizing: {}", p.sizing.words);
@@ -99,6 +139,12 @@ pub(super) fn markdown(p: &Plan) -> String {
             why.replace('|', "\\|")
         );
     }
+    if let Some((title, lines)) = blockers(p) {
+        let _ = writeln!(s, "\n## {title}\n");
+        for l in lines {
+            let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
+        }
+    }
     let _ = writeln!(s, "\n**Sizing.** {}", p.sizing.words);
     s.push_str("\n## Shards\n\n| shard | data % | ops % | collections |\n|---|--:|--:|---|\n");
     for sh in &p.shards {
@@ -137,7 +183,15 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
             esc(&why)
         );
     }
-    let _ = write!(b, "</table><p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
+    b.push_str("</table>");
+    if let Some((title, lines)) = blockers(p) {
+        let _ = write!(b, "<h2>{}</h2><ul>", esc(&title));
+        for l in lines {
+            let _ = write!(b, "<li>{}</li>", esc(&l));
+        }
+        b.push_str("</ul>");
+    }
+    let _ = write!(b, "<p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
     let colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"];
     let (bar_w, gap, h) = (60, 20, 200.0);
     let width = p.shards.len() * (bar_w + gap) + 220;
