@@ -26,6 +26,8 @@ pub(crate) const UNSHARDED_MAX_DATA_SHARE: f64 = 0.10;
 /// whole, never sharded on a key that would scatter the transactions reading it.
 pub(crate) const REFERENCE_MAX_DATA_SHARE: f64 = 0.05;
 pub(crate) const REFERENCE_MAX_WRITE_SHARE: f64 = 0.05;
+/// The objective gain a collection must bring to leave the zones it is co-located in.
+pub(crate) const LEAVE_ZONES_MIN_GAIN: f64 = 0.005;
 /// Transactions and joins the search evaluates (a deterministic spread over those found).
 pub(crate) const EVALUATED_MAX: usize = 5_000;
 
@@ -358,6 +360,7 @@ pub(crate) fn search(
             }
         }
         for c in 0..inputs.len() {
+            let zoned = Layout::new(inputs, &choices, &domains, s).group[c].is_some();
             for ch in &opts.open[c] {
                 if *ch == choices[c] {
                     continue;
@@ -365,7 +368,10 @@ pub(crate) fn search(
                 let mut trial = choices.clone();
                 trial[c] = ch.clone();
                 let o = eval(&trial).objective;
-                if o > best + 1e-9 {
+                // Leaving a zone group must pay: its documents carry the zone's field, and a
+                // fix of another operation (blockers) brings its transactions back to one shard.
+                let margin = if zoned && Layout::new(inputs, &trial, &domains, s).group[c].is_none() { LEAVE_ZONES_MIN_GAIN } else { 1e-9 };
+                if o > best + margin {
                     (best, choices, improved) = (o, trial, true);
                 }
             }
