@@ -455,3 +455,49 @@ fn live_transactions_over_three_collections_are_found_and_planned() {
     }
     let _ = Bson::Null;
 }
+
+/// Done-when 2 of issue 37: a replica set profiled at level 2 running driver-session
+/// transactions of inserts and updates only (insert an order, update the customer, insert
+/// a payment, for one customer). The profiler shows the inserts with their session and the
+/// update without any: `plan --uri --database` with no `--queries` reads the profiler,
+/// finds every transaction, says each is seen in part, and zones the collections inserted
+/// together on the field their documents share (the customer id).
+#[test]
+fn live_profiled_transactions_of_inserts_and_updates_are_found_and_zoned() {
+    use common::{rt, Mode, Mongod};
+    const TXNS: i64 = 150;
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    rt().block_on(async {
+        let db = client.database("saas");
+        let customers = db.collection::<Document>("customers");
+        let orders = db.collection::<Document>("orders");
+        let payments = db.collection::<Document>("payments");
+        customers.insert_many((0..100i64).map(|i| doc! {"_id": i, "orders": 0})).await.unwrap();
+        db.run_command(doc! {"profile": 2, "slowms": -1}).await.unwrap();
+        let mut rng = Lcg(11);
+        let mut session = client.start_session().await.unwrap();
+        for _ in 0..TXNS {
+            let c = rng.below(100) as i64;
+            session.start_transaction().await.unwrap();
+            orders.insert_one(doc! {"customerId": c, "total": 2.5}).session(&mut session).await.unwrap();
+            customers.update_one(doc! {"_id": c}, doc! {"$inc": {"orders": 1}}).session(&mut session).await.unwrap();
+            payments.insert_one(doc! {"customerId": c, "amount": 2.5}).session(&mut session).await.unwrap();
+            session.commit_transaction().await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0, "slowms": 100}).await.unwrap();
+    });
+    let uri = m.uri();
+    let p = json(&shardkey(&["plan", "--uri", &uri, "--database", "saas", "--shards", "4", "--format", "json"]));
+    let t = &p["transactions"];
+    assert_eq!(t["found"], TXNS, "{t:#}");
+    assert_eq!(t["seenInPart"], TXNS, "{t:#}");
+    assert!(t["notes"].to_string().contains("no --queries: read saas.system.profile"), "{t:#}");
+    let link = p["links"].as_array().unwrap().iter().find(|l| l["seenIn"] == "inserts together, inferred from the documents");
+    assert!(link.is_some_and(|l| l["a"] == "saas.orders.customerId" && l["b"] == "saas.payments.customerId"), "{:#}", p["links"]);
+    for ns in ["saas.orders", "saas.payments"] {
+        let c = collection(&p, ns);
+        assert_eq!(first_field(c).0, "customerId", "{ns}: {:#}", p["collections"]);
+        assert!(c["zones"].as_array().is_some_and(|z| z.len() == 4), "{ns}: {c:#}");
+    }
+}

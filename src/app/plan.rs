@@ -260,6 +260,8 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         let docs = document_values(&db, &targets, session.as_ref(), &rt);
         let more = links::inferred(&txn_ops, &docs, &links);
         links.extend(more);
+        let together = links::co_inserted(&txn_ops, &docs, &links);
+        links.extend(together);
     }
     let extra = linked_keys(&links);
 
@@ -333,7 +335,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
     };
-    let found = search(&inputs, links, &whole, &joins, &settings);
+    let found = search(&inputs, links, &whole, &in_part, &joins, &settings);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &whole, &joins, &settings)).collect();
     let ev = TxnEvidence {
         found: transactions.len() as u64 + sessions.transactions_not_kept,

@@ -77,13 +77,20 @@ impl Layout<'_> {
     fn insert_unit(&self, c: usize, others: &[(usize, Unit)], fresh: &mut usize) -> Unit {
         match (&self.choices[c], self.group[c]) {
             (Choice::Unsharded, _) => Unit::Fixed(self.home[c]),
-            (Choice::Key(_), Some(g)) => match others.iter().find(|(o, u)| self.group[*o] == Some(g) && matches!(u, Unit::Fixed(_))) {
-                Some((_, u)) => u.clone(),
-                None => {
-                    *fresh += 1;
-                    Unit::Free(c, format!("insert#{fresh}"))
+            (Choice::Key(_), Some(g)) => {
+                let partner = |fixed: bool| {
+                    others.iter().find(|(o, u)| self.group[*o] == Some(g) && matches!(u, Unit::Fixed(_)) == fixed).map(|x| x.1.clone())
+                };
+                // Else with another insert of the group: the link says their documents carry
+                // one value of the zone's field (an order and its payment, one customer's).
+                match partner(true).or_else(|| partner(false).filter(|u| matches!(u, Unit::Free(..)))) {
+                    Some(u) => u,
+                    None => {
+                        *fresh += 1;
+                        Unit::Free(c, format!("insert#{fresh}"))
+                    }
                 }
-            },
+            }
             (Choice::Key(_), None) => {
                 *fresh += 1;
                 Unit::Free(c, format!("insert#{fresh}"))
@@ -315,6 +322,11 @@ pub(crate) mod tests {
         assert_eq!(apart.transaction(&t), 0.25);
         // An insert goes with its zoned partner; apart, it is placed on its own.
         let t = vec![op(Op::Insert, "s.orders", doc! {}), op(Op::Update, "s.customers", doc! {"_id": 150})];
+        assert_eq!(zoned.transaction(&t), 1.0);
+        assert_eq!(apart.transaction(&t), 0.25);
+        // Two inserts of one zone group and nothing else: together, on some shard (1); apart,
+        // each where the balancer put it (1/4).
+        let t = vec![op(Op::Insert, "s.orders", doc! {}), op(Op::Insert, "s.customers", doc! {})];
         assert_eq!(zoned.transaction(&t), 1.0);
         assert_eq!(apart.transaction(&t), 0.25);
         let with_regions = |c: i32| vec![op(Op::Find, "s.regions", doc! {"_id": "eu"}), op(Op::Update, "s.customers", doc! {"_id": c})];

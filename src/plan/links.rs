@@ -232,6 +232,59 @@ pub(crate) fn inferred(transactions: &[&[Query]], docs: &DocValues, known: &[Lin
         .collect()
 }
 
+/// Links between collections the transactions insert into together, read from their
+/// documents: a source that shows a transaction's inserts but not the values its other
+/// statements fix (the profiler ties no update to its session) still shows which
+/// collections are written together. Two collections inserted together in at least half of
+/// the transactions inserting into either (twice at least), and not linked otherwise, link
+/// the pair of fields whose sampled values overlap most (Jaccard, at least
+/// `MIN_CONTAINED_SHARE`), each holding `MIN_DISTINCT_VALUES` values at least; two `_id`s
+/// hold the same values only by numbering and never link.
+pub(crate) fn co_inserted(transactions: &[&[Query]], docs: &DocValues, known: &[Link]) -> Vec<Link> {
+    let mut inserting: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut together: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for ops in transactions {
+        let ins: BTreeSet<&str> = ops.iter().filter(|q| q.op == Op::Insert).map(|q| q.ns.as_str()).collect();
+        for a in &ins {
+            *inserting.entry(a).or_default() += 1;
+            for b in ins.range::<&str, _>((std::ops::Bound::Excluded(a), std::ops::Bound::Unbounded)) {
+                *together.entry((a, b)).or_default() += 1;
+            }
+        }
+    }
+    let linked = |a: &str, b: &str| known.iter().any(|l| (l.a.0 == a && l.b.0 == b) || (l.a.0 == b && l.b.0 == a));
+    let mut out = Vec::new();
+    for ((a, b), n) in together {
+        let either = inserting[a] + inserting[b] - n;
+        if n < 2 || n * 2 < either || linked(a, b) {
+            continue;
+        }
+        let (Some(fa), Some(fb)) = (docs.by_namespace.get(a), docs.by_namespace.get(b)) else { continue };
+        let mut best: Option<(f64, usize, &String, &String)> = None;
+        for (f, va) in fa {
+            for (g, vb) in fb {
+                if (f == "_id" && g == "_id") || va.len() < MIN_DISTINCT_VALUES || vb.len() < MIN_DISTINCT_VALUES {
+                    continue;
+                }
+                let shared = va.intersection(vb).count();
+                let jaccard = shared as f64 / (va.len() + vb.len() - shared) as f64;
+                if jaccard >= MIN_CONTAINED_SHARE && best.is_none_or(|x| (jaccard, shared) > (x.0, x.1)) {
+                    best = Some((jaccard, shared, f, g));
+                }
+            }
+        }
+        if let Some((_, _, f, g)) = best {
+            out.push(Link {
+                a: (a.to_string(), f.clone()),
+                b: (b.to_string(), g.clone()),
+                count: n,
+                seen_in: "inserts together, inferred from the documents",
+            });
+        }
+    }
+    out
+}
+
 /// Domains: the connected sets of linked fields, each sorted; a field in none is alone.
 pub(crate) fn domains(links: &[Link]) -> Vec<BTreeSet<Node>> {
     let mut out: Vec<BTreeSet<Node>> = Vec::new();
@@ -312,6 +365,30 @@ mod tests {
         let links = find(&txns, &[]);
         assert_eq!(links.len(), 1, "3 of 3 voting transactions agree, 4 more only insert: {links:?}");
         assert_eq!(links[0].count, 3);
+    }
+
+    /// The profiler shows two inserts per transaction and no value: orders and payments,
+    /// inserted together every time, link on the customer id their documents share (their
+    /// own ids, a running number in both, do not; the order's total, 7 values of which the
+    /// payments' amounts hold 2, overlaps less).
+    #[test]
+    fn collections_inserted_together_link_on_the_values_their_documents_share() {
+        let ins = |ns: &str| Query::new(Op::Insert, ns, Document::new(), QueryOrigin::Profiler);
+        let ts: Vec<Vec<Query>> = (0..4).map(|_| vec![ins("s.orders"), ins("s.payments")]).collect();
+        let mut txns: Vec<&[Query]> = ts.iter().map(|t| t.as_slice()).collect();
+        let mut docs = DocValues::default();
+        docs.add("s.orders", &(0..30).map(|o| doc! {"_id": o, "customerId": o % 10, "total": (o % 7) as f64}).collect::<Vec<_>>());
+        docs.add(
+            "s.payments",
+            &(0..30).map(|o| doc! {"_id": o, "customerId": (o % 10) as i64, "amount": (o % 2) as f64}).collect::<Vec<_>>(),
+        );
+        let links = co_inserted(&txns, &docs, &[]);
+        assert_eq!(links.len(), 1, "{links:?}");
+        assert_eq!((links[0].a.1.as_str(), links[0].b.1.as_str(), links[0].count), ("customerId", "customerId", 4));
+        // Inserted together in 4 of 9 transactions inserting into either: not linked.
+        let alone: Vec<Vec<Query>> = (0..5).map(|_| vec![ins("s.orders")]).collect();
+        txns.extend(alone.iter().map(|t| t.as_slice()));
+        assert!(co_inserted(&txns, &docs, &[]).is_empty());
     }
 
     /// Orders are inserted without their document beside an update of the customer: the

@@ -306,10 +306,14 @@ pub(crate) struct Search {
 /// collections onto keys that start with its fields (co-location needs them together),
 /// then of one collection at a time, kept when the objective rises, until none does.
 /// `links` come from every transaction found; `transactions` are those the share counts.
+/// Transactions seen in part (`in_part`) guide the search at the share their shown part
+/// allows (an upper bound: a layout that splits the shown part splits the transaction),
+/// and count in no figure reported.
 pub(crate) fn search(
     inputs: &[CollectionInput],
     links: Vec<links::Link>,
     transactions: &[&[Query]],
+    in_part: &[&[Query]],
     joins: &[&Query],
     s: &Settings,
 ) -> Search {
@@ -324,9 +328,11 @@ pub(crate) fn search(
     let txns = spread(transactions, EVALUATED_MAX);
     let joins = spread(joins, EVALUATED_MAX);
     let eval = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &txns, &joins);
+    let guide: Vec<&[Query]> = if in_part.is_empty() { txns.clone() } else { spread(&[transactions, in_part].concat(), EVALUATED_MAX) };
+    let guided = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).objective;
     let mut choices = opts.alone.clone();
     let alone_figures = eval(&choices);
-    let mut best = alone_figures.objective;
+    let mut best = guided(&choices);
     for _ in 0..20 {
         let mut improved = false;
         // Domain moves: every collection that can, onto its best key starting in the domain.
@@ -352,7 +358,7 @@ pub(crate) fn search(
                     }
                 }
                 if moved > 0 {
-                    let o = eval(&trial).objective;
+                    let o = guided(&trial);
                     if o > best + 1e-9 {
                         (best, choices, improved) = (o, trial, true);
                     }
@@ -367,7 +373,7 @@ pub(crate) fn search(
                 }
                 let mut trial = choices.clone();
                 trial[c] = ch.clone();
-                let o = eval(&trial).objective;
+                let o = guided(&trial);
                 // Leaving a zone group must pay: its documents carry the zone's field, and a
                 // fix of another operation (blockers) brings its transactions back to one shard.
                 let margin = if zoned && Layout::new(inputs, &trial, &domains, s).group[c].is_none() { LEAVE_ZONES_MIN_GAIN } else { 1e-9 };
