@@ -493,6 +493,8 @@ fn live_profiled_transactions_of_inserts_and_updates_are_found_and_zoned() {
     assert_eq!(t["found"], TXNS, "{t:#}");
     assert_eq!(t["seenInPart"], TXNS, "{t:#}");
     assert!(t["notes"].to_string().contains("no --queries: read saas.system.profile"), "{t:#}");
+    // What the profiler cannot show, said: the customers' updates, one per transaction.
+    assert!(t["notes"].to_string().contains(&format!("cannot see which transactions write saas.customers ({TXNS})")), "{t:#}");
     let link = p["links"].as_array().unwrap().iter().find(|l| l["seenIn"] == "inserts together, inferred from the documents");
     assert!(link.is_some_and(|l| l["a"] == "saas.orders.customerId" && l["b"] == "saas.payments.customerId"), "{:#}", p["links"]);
     for ns in ["saas.orders", "saas.payments"] {

@@ -231,9 +231,11 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         });
     }
     if sessions.unplaced > 0 {
+        let on: Vec<String> = sessions.unplaced_by_namespace.iter().map(|(ns, n)| format!("{ns} ({n})")).collect();
         tx_notes.push(format!(
-            "{} update/delete statements from the profiler carry no session: their transactions show only their other operations (a JSON log ties them by connection)",
-            sessions.unplaced
+            "{} update/delete statements from the profiler carry no session: their transactions show only their other operations (a JSON log ties them by connection); the plan cannot see which transactions write {}, so it cannot zone them with the collections those transactions read or insert into",
+            sessions.unplaced,
+            on.join(", ")
         ));
     }
     if sessions.transactions_not_kept > 0 {

@@ -34,6 +34,8 @@ pub(crate) struct Sessions {
     pub(crate) joins_not_kept: u64,
     /// Write statements whose transaction cannot be told (no connection in the record).
     pub(crate) unplaced: u64,
+    /// The same, per namespace: the collections whose writes the transactions may hold unseen.
+    pub(crate) unplaced_by_namespace: BTreeMap<String, u64>,
     /// Per connection: statements logged since its last write command.
     pending: HashMap<String, Vec<Query>>,
     /// Per connection: the first claim this part saw, which also takes the statements an
@@ -97,7 +99,10 @@ impl OpSink for Sessions {
                     v.push(lean(q));
                 }
             }
-            (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == QueryOrigin::Profiler => self.unplaced += 1,
+            (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == QueryOrigin::Profiler => {
+                self.unplaced += 1;
+                *self.unplaced_by_namespace.entry(q.ns.clone()).or_default() += 1;
+            }
             _ => {}
         }
     }
@@ -142,6 +147,9 @@ impl OpSink for Sessions {
         self.joins_not_kept += other.joins_not_kept + other.joins.len().saturating_sub(room) as u64;
         self.joins.extend(other.joins.into_iter().take(room));
         self.unplaced += other.unplaced;
+        for (ns, n) in other.unplaced_by_namespace {
+            *self.unplaced_by_namespace.entry(ns).or_default() += n;
+        }
     }
 
     fn as_any(self: Box<Self>) -> Box<dyn std::any::Any> {
@@ -229,6 +237,7 @@ mod reading {
             vec![(Op::Find, "shop.orders"), (Op::Insert, "shop.payments")]
         );
         assert_eq!(s.unplaced, 1);
+        assert_eq!(s.unplaced_by_namespace.get("shop.customers"), Some(&1));
         assert!(s.seen_in_part(ops));
         // Without the unplaced update, the same transaction is whole.
         let whole = Sessions::default();
