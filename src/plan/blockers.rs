@@ -22,6 +22,9 @@ crate::labels! {
         ReferenceData => "reference data",
         /// A collection left unsharded and written, on a shard other than the transaction's zone.
         Unsharded => "unsharded collection",
+        /// An operation on a sharded collection outside the transaction's zones: the balancer
+        /// places its chunks by itself.
+        ShardedApart => "sharded apart",
         /// Operations in zones on different shards: the transaction spans partitions.
         CrossPartition => "cross-partition",
     }
@@ -54,9 +57,16 @@ type Id = (String, Shape, &'static str);
 
 /// The shape of one operation on its own (the cross-partition shape needs the transaction).
 fn shape_of(layout: &Layout, c: usize, q: &Query, unit: &Unit, read_only: &BTreeSet<usize>) -> Option<Shape> {
+    // An insert's unit depends on its transaction; apart from the zones it is on its own.
+    let unit = match (q.op, &layout.choices[c], layout.group[c]) {
+        (crate::model::Op::Insert, Choice::Key(_), None) => &Unit::Free(c, String::new()),
+        (crate::model::Op::Insert, Choice::Key(_), Some(_)) => return None,
+        _ => unit,
+    };
     match (&layout.choices[c], unit) {
         (Choice::Unsharded, _) if read_only.contains(&c) => Some(Shape::ReferenceData),
         (Choice::Unsharded, _) => Some(Shape::Unsharded),
+        (Choice::Key(_), Unit::Free(..)) if layout.group[c].is_none() => Some(Shape::ShardedApart),
         (Choice::Key(_), Unit::Spread) => {
             let by_id_alone = !q.op.is_read() && q.filter.keys().eq(["_id"].iter().copied());
             Some(if by_id_alone { Shape::WriteByIdAlone } else { Shape::WithoutZoneField })
@@ -69,7 +79,7 @@ fn shape_of(layout: &Layout, c: usize, q: &Query, unit: &Unit, read_only: &BTree
 fn fix_of(shape: Shape) -> Option<Follow> {
     match shape {
         Shape::WriteByIdAlone | Shape::WithoutZoneField => Some(Follow::ZoneField),
-        Shape::ReferenceData => Some(Follow::CopyPerZone),
+        Shape::ReferenceData | Shape::ShardedApart => Some(Follow::TransactionZone),
         Shape::Unsharded | Shape::CrossPartition => None,
     }
 }
@@ -165,6 +175,9 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                     format!("a copy of {ns} per zone, carrying the zone's field (read from the copy in the transaction's zone)")
                 }
                 Shape::Unsharded => format!("shard {ns} with the zoned collections, on their shared field"),
+                Shape::ShardedApart => {
+                    format!("zone {ns} with the transaction's zoned collections (its documents must carry their zone field)")
+                }
                 Shape::CrossPartition => "none in the plan: the transaction spans partitions".to_string(),
             };
             let if_fixed = share_with(&follow_for(std::slice::from_ref(&id)));

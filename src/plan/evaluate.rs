@@ -30,12 +30,13 @@ pub(crate) enum Unit {
 
 /// How an operation is placed when a fix is assumed (`blockers`): as logged; with the zone's
 /// field added to its filter (it then goes with the transaction's operations in its zone,
-/// as an insert does); or read from a copy of the collection in every zone.
+/// as an insert does); or in the transaction's zone whatever its collection (read from a copy
+/// of the collection in every zone, or the collection zoned with the others).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Follow {
     AsIs,
     ZoneField,
-    CopyPerZone,
+    TransactionZone,
 }
 
 /// The value a filter fixes the key's first field to, in key space (hashed when hashed).
@@ -136,7 +137,10 @@ impl Layout<'_> {
         let mut later = Vec::new();
         for (i, q) in ops.iter().enumerate() {
             let Some(c) = self.index_of(&q.ns) else { continue };
-            let f = if q.op == crate::model::Op::Insert { Follow::ZoneField } else { follow(c, q) };
+            let f = match follow(c, q) {
+                Follow::AsIs if q.op == crate::model::Op::Insert => Follow::ZoneField,
+                f => f,
+            };
             if f == Follow::AsIs {
                 units.push((c, self.unit(c, &q.filter)));
                 at.push(i);
@@ -145,10 +149,11 @@ impl Layout<'_> {
             }
         }
         for (i, c, f) in later {
-            let u = match f {
-                Follow::CopyPerZone => {
-                    units.iter().find(|(_, u)| matches!(u, Unit::Fixed(_))).map(|x| x.1.clone()).unwrap_or(Unit::Fixed(self.home[c]))
-                }
+            let zone = units.iter().find(|(_, u)| matches!(u, Unit::Fixed(_))).map(|x| x.1.clone());
+            let u = match (f, zone) {
+                (Follow::TransactionZone, Some(z)) => z,
+                // No zone in the transaction: placed as it is.
+                (Follow::TransactionZone, None) if ops[i].op != crate::model::Op::Insert => self.unit(c, &ops[i].filter),
                 _ => self.insert_unit(c, &units, &mut fresh),
             };
             units.push((c, u));
