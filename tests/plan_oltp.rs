@@ -395,6 +395,32 @@ fn a_generated_oltp_application_gets_the_expert_plan_and_its_blockers() {
     let payments = txns.iter().filter(|t| matches!(t, Txn::Payment)).count() as f64 / txns.len() as f64;
     assert!((w["transactionsPercent"].as_f64().unwrap() / 100.0 - payments).abs() <= 0.005, "{w:#}, payments {payments}");
 
+    // The workload's graph: customers and the catalogue meet on one shard only where the
+    // store's zone is the catalogue's shard, by hand the share of the transactions touching
+    // both whose store is on shard0: cut; customers and orders (same store, zoned) are not.
+    let edge = |a: &str, b: &str| {
+        p["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["a"] == a && e["b"] == b)
+            .unwrap_or_else(|| panic!("{a}-{b}: {:#}", p["edges"]))
+            .clone()
+    };
+    let both: Vec<i64> = txns
+        .iter()
+        .filter_map(|t| match t {
+            Txn::NewOrder { store } | Txn::Remote { store, .. } => Some(*store),
+            _ => None,
+        })
+        .collect();
+    let kept = both.iter().filter(|s| zone[s] == 0).count() as f64 / both.len() as f64;
+    let ci = edge("retail.customers", "retail.items");
+    assert!((ci["keptTogether"].as_f64().unwrap() - kept).abs() <= 0.001 && ci["cut"] == true, "{ci:#}, by hand {kept}");
+    assert_eq!(edge("retail.customers", "retail.orderLines")["cut"], false);
+    let html = String::from_utf8_lossy(&run("html").stdout).to_string();
+    assert!(html.contains("<h2>Workload</h2>") && html.contains("stroke-dasharray"), "the HTML draws the workload, cut edges dashed");
+
     // The table leads with the blockers after the collections.
     let text = String::from_utf8_lossy(&run("table").stdout).to_string();
     assert!(text.contains("What keeps transactions off one shard"), "{text}");

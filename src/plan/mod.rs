@@ -10,6 +10,7 @@
 
 pub(crate) mod blockers;
 pub(crate) mod evaluate;
+pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
 pub(crate) mod zones;
@@ -300,6 +301,8 @@ pub(crate) struct Search {
     pub(crate) domains: Vec<BTreeSet<links::Node>>,
     /// What keeps transactions off one shard under `choices`.
     pub(crate) blockers: blockers::Blockers,
+    /// The collections the workload touches together, and which pairs the plan cuts.
+    pub(crate) edges: Vec<graph::Edge>,
 }
 
 /// Coordinate search from each collection's own choice: moves of a whole domain's
@@ -387,8 +390,10 @@ pub(crate) fn search(
         }
     }
     let figures = eval(&choices);
-    let blockers = blockers::find(&Layout::new(inputs, &choices, &domains, s), &txns);
-    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, blockers }
+    let layout = Layout::new(inputs, &choices, &domains, s);
+    let blockers = blockers::find(&layout, &txns);
+    let edges = graph::edges(&layout, &guide, &joins);
+    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, blockers, edges }
 }
 
 /// The share of transactions (and joins) on one shard with collection `c` back on its own

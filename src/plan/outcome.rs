@@ -39,6 +39,8 @@ pub(crate) struct Plan {
     pub(crate) joins: Joins,
     /// Fields of different collections that hold the same values.
     pub(crate) links: Vec<LinkReport>,
+    /// Collections the transactions and joins touch together, and the pairs the plan cuts.
+    pub(crate) edges: Vec<super::graph::Edge>,
     pub(crate) shards: Vec<ShardReport>,
     /// How many shards the data and the load need, and how many the keys can use.
     pub(crate) sizing: Sizing,
@@ -438,6 +440,7 @@ pub(crate) fn build(
                 seen_in: l.seen_in,
             })
             .collect(),
+        edges: search.edges.clone(),
         shards,
         sizing,
         commands,
