@@ -238,11 +238,11 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             on.join(", ")
         ));
     }
-    if sessions.transactions_not_kept > 0 {
+    if sessions.is_sampled() {
         tx_notes.push(format!(
-            "{} transactions past the first {} were counted, not kept",
-            sessions.transactions_not_kept,
-            crate::sources::queries::sessions::MAX_TRANSACTIONS
+            "the log holds about {} transactions: a uniform sample of {} is kept whole (those whose session id hashes lowest), and the figures are the sample's",
+            sessions.transactions_found(),
+            sessions.transactions.len()
         ));
     }
     let transactions: Vec<(&TxnId, &Vec<Query>)> = sessions.transactions.iter().collect();
@@ -340,8 +340,10 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     let found = search(&inputs, links, &whole, &in_part, &joins, &settings);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &whole, &joins, &settings)).collect();
     let ev = TxnEvidence {
-        found: transactions.len() as u64 + sessions.transactions_not_kept,
-        seen_in_part: in_part.len() as u64,
+        found: sessions.transactions_found(),
+        // Scaled to the log when the transactions kept are a sample of it.
+        seen_in_part: (in_part.len() as f64 * sessions.transactions_found() as f64 / transactions.len().max(1) as f64).round() as u64,
+        whole_kept: whole.len() as u64,
         sources: names.clone(),
         summary_lines,
         notes: tx_notes,

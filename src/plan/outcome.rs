@@ -120,6 +120,9 @@ pub(crate) struct Transactions {
     pub(crate) evaluated: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share: Option<f64>,
+    /// The share's 95% margin when it is measured on a sample (fewer evaluated than found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_margin: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_individual_best: Option<f64>,
     /// What keeps transactions off one shard under this plan, most costly first.
@@ -204,10 +207,22 @@ pub(crate) struct TxnEvidence {
     pub(crate) found: u64,
     /// Found, but possibly not whole (left out of the share).
     pub(crate) seen_in_part: u64,
+    /// Whole transactions kept (a sample when the log held more than the cap).
+    pub(crate) whole_kept: u64,
     pub(crate) sources: Vec<String>,
     pub(crate) summary_lines: u64,
     pub(crate) notes: Vec<String>,
     pub(crate) joins_found: u64,
+}
+
+/// The 95% margin of a share `p` measured on `n` of `total` (a uniform sample without
+/// replacement): 1.96 × √(p(1 − p)/n) × √((total − n)/(total − 1)); none when all are measured.
+pub(crate) fn margin95(p: f64, n: u64, total: u64) -> Option<f64> {
+    if n == 0 || n >= total {
+        return None;
+    }
+    let (n, t) = (n as f64, total as f64);
+    Some(round3(1.96 * (p * (1.0 - p) / n).sqrt() * ((t - n) / (t - 1.0)).sqrt()))
 }
 
 fn round3(x: f64) -> f64 {
@@ -392,6 +407,7 @@ pub(crate) fn build(
         })
         .collect();
     let sizing = sizing(inputs, search, s, f);
+    let evaluated = ev.whole_kept.min(super::EVALUATED_MAX as u64);
     Plan {
         schema_version: PLAN_SCHEMA_VERSION,
         database: db.to_string(),
@@ -416,8 +432,9 @@ pub(crate) fn build(
         transactions: Transactions {
             found: ev.found,
             seen_in_part: ev.seen_in_part,
-            evaluated: ev.found.saturating_sub(ev.seen_in_part).min(super::EVALUATED_MAX as u64),
+            evaluated,
             single_shard_share: f.transactions.map(round3),
+            single_shard_share_margin: f.transactions.and_then(|p| margin95(p, evaluated, ev.found.saturating_sub(ev.seen_in_part))),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
             blockers: search.blockers.list.clone(),
             single_shard_share_if_all_fixed: search.blockers.share_if_all_fixed,
@@ -499,5 +516,17 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
         max_useful_shards: limit.as_ref().map(|l| l.0),
         limited_by: limit.map(|l| l.1),
         words: words.join("; "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// By hand: p = 0.5 on 1,000 of 10,000: 1.96 × √(0.25/1000) × √(9000/9999)
+    /// = 1.96 × 0.01581 × 0.9487 = 0.0294.
+    /// All measured: no margin.
+    #[test]
+    fn margin_by_hand() {
+        assert_eq!(super::margin95(0.5, 1000, 10_000), Some(0.029));
+        assert_eq!(super::margin95(0.5, 10_000, 10_000), None);
     }
 }

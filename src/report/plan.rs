@@ -31,8 +31,12 @@ fn headline(p: &Plan) -> Vec<String> {
         0 => String::new(),
         n => format!(" ({n} seen in part left out)"),
     };
+    let margin = match p.transactions.single_shard_share_margin {
+        Some(m) => format!(" ±{:.1}% (a sample of {})", m * 100.0, p.transactions.evaluated),
+        None => String::new(),
+    };
     v.push(format!(
-        "transactions: {} found{in_part}, {} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
+        "transactions: {} found{in_part}, {}{margin} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
         p.transactions.found,
         share(p.transactions.single_shard_share),
         share(p.transactions.single_shard_share_individual_best),
