@@ -347,7 +347,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         sources: names.clone(),
         summary_lines,
         notes: tx_notes,
-        joins_found: sessions.joins.len() as u64 + sessions.joins_not_kept,
+        joins_found: sessions.joins_seen,
     };
     let mut p = build(&db, &inputs, &found, &settings, ev, &without);
     if version.is_none() {

@@ -20,8 +20,9 @@ use std::collections::{BTreeMap, HashMap};
 /// lowest (bottom-k), so memory stays bounded however long the log. The same hash decides
 /// in every parallel part, so a transaction is kept whole or not at all.
 pub(crate) const MAX_TRANSACTIONS: usize = 20_000;
-/// Joining aggregations kept; beyond, counted only.
-pub(crate) const MAX_JOINS: usize = 50_000;
+/// Joining aggregations kept: a uniform sample over the whole log (a reservoir; parts merged
+/// by drawing without replacement from both, in proportion to what each saw).
+pub(crate) const MAX_JOINS: usize = 20_000;
 /// Statements one connection may hold while waiting for its command line.
 const MAX_PENDING: usize = 1_000;
 
@@ -35,7 +36,9 @@ pub(crate) struct Sessions {
     sampled: bool,
     /// Aggregations with a `$lookup`, `$graphLookup` or `$unionWith`.
     pub(crate) joins: Vec<Query>,
-    pub(crate) joins_not_kept: u64,
+    /// Joining aggregations seen (kept or not).
+    pub(crate) joins_seen: u64,
+    joins_rng: crate::util::splitmix::SplitMix64,
     /// Write statements whose transaction cannot be told (no connection in the record).
     pub(crate) unplaced: u64,
     /// The same, per namespace: the collections whose writes the transactions may hold unseen.
@@ -46,6 +49,26 @@ pub(crate) struct Sessions {
     /// earlier part left pending on the connection.
     head_claims: Vec<(String, Option<TxnId>)>,
     claimed: std::collections::HashSet<String>,
+}
+
+/// Two uniform samples (each of what its part saw) into one of at most `cap` over both:
+/// each pick comes from a side with the chance of its unpicked share of what both saw
+/// (drawing without replacement from the union), taken at random within the side.
+fn merge_samples<T>(a: (Vec<T>, u64), b: (Vec<T>, u64), cap: usize, rng: &mut crate::util::splitmix::SplitMix64) -> Vec<T> {
+    let ((mut va, mut na), (mut vb, mut nb)) = (a, b);
+    if va.len() + vb.len() <= cap {
+        va.extend(vb);
+        return va;
+    }
+    let mut out = Vec::with_capacity(cap);
+    while out.len() < cap && (!va.is_empty() || !vb.is_empty()) {
+        let from_a = !va.is_empty() && (vb.is_empty() || rng.below(na + nb) < na);
+        let (v, n) = if from_a { (&mut va, &mut na) } else { (&mut vb, &mut nb) };
+        let i = rng.below(v.len() as u64) as usize;
+        out.push(v.swap_remove(i));
+        *n = n.saturating_sub(1);
+    }
+    out
 }
 
 /// A transaction's place in the sample: a hash of its session id and number.
@@ -128,10 +151,12 @@ impl OpSink for Sessions {
     fn op(&mut self, q: &Query) {
         let session = q.session.as_deref();
         if !q.joins.is_empty() {
-            if self.joins.len() < MAX_JOINS {
-                self.joins.push(lean(q));
-            } else {
-                self.joins_not_kept += 1;
+            self.joins_seen += 1;
+            let held = self.joins.len();
+            match self.joins_rng.reservoir_slot(self.joins_seen, held, MAX_JOINS) {
+                Some(j) if j == held => self.joins.push(lean(q)),
+                Some(j) => self.joins[j] = lean(q),
+                None => {}
             }
         }
         match (session.and_then(|s| s.txn.clone()), session.and_then(|s| s.conn.clone())) {
@@ -187,9 +212,13 @@ impl OpSink for Sessions {
         for (txn, ops) in other.transactions {
             self.add_to_txn(txn, ops);
         }
-        let room = MAX_JOINS.saturating_sub(self.joins.len());
-        self.joins_not_kept += other.joins_not_kept + other.joins.len().saturating_sub(room) as u64;
-        self.joins.extend(other.joins.into_iter().take(room));
+        self.joins = merge_samples(
+            (std::mem::take(&mut self.joins), self.joins_seen),
+            (other.joins, other.joins_seen),
+            MAX_JOINS,
+            &mut self.joins_rng,
+        );
+        self.joins_seen += other.joins_seen;
         self.unplaced += other.unplaced;
         for (ns, n) in other.unplaced_by_namespace {
             *self.unplaced_by_namespace.entry(ns).or_default() += n;
@@ -262,6 +291,19 @@ mod tests {
         let est = a.transactions_found() as f64;
         assert!((est - 45_000.0).abs() < 0.03 * 45_000.0, "estimate {est}");
         assert!(a.is_sampled());
+    }
+
+    /// Two parts that saw 30,000 and 10,000 joins (kept 20,000 and 10,000): the merged
+    /// sample holds 20,000, three quarters from the first part (30,000 of 40,000), within 2%.
+    #[test]
+    fn joins_merge_in_proportion_to_what_each_part_saw() {
+        let mut rng = crate::util::splitmix::SplitMix64(1);
+        let a: Vec<u8> = vec![0; 20_000];
+        let b: Vec<u8> = vec![1; 10_000];
+        let m = merge_samples((a, 30_000), (b, 10_000), 20_000, &mut rng);
+        assert_eq!(m.len(), 20_000);
+        let from_a = m.iter().filter(|x| **x == 0).count() as f64 / 20_000.0;
+        assert!((from_a - 0.75).abs() < 0.02, "{from_a}");
     }
 
     fn clone(s: &Sessions) -> Sessions {
