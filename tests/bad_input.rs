@@ -686,7 +686,10 @@ fn no_uri_form_leaks_a_password() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     let notes = v["notes"].to_string();
-    assert!(notes.contains("system.profile not read") && notes.contains("not authorized"), "{notes}");
+    assert!(
+        notes.contains(&format!("system.profile of 127.0.0.1:{} (standalone) not read", m.port)) && notes.contains("not authorized"),
+        "{notes}"
+    );
 }
 
 /// The server killed, or stopped with SIGSTOP, in the middle of a read: one line,

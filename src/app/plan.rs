@@ -12,7 +12,7 @@ use crate::plan::outcome::{build, Plan, TxnEvidence};
 use crate::plan::{links, search, single_shard_without, CandidateInput, CollectionInput, CollectionKind, Settings};
 use crate::propose::{Origin, Proposal};
 use crate::report::Report;
-use crate::sources::live::{LiveOptions, LiveSession};
+use crate::sources::live::{LiveOptions, LiveSession, ProfileScope};
 use crate::sources::queries::sessions::Sessions;
 use crate::sources::queries::{read_query_file_into, QueryLog, TXN_LINES};
 use anyhow::Result;
@@ -174,7 +174,13 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
                 names.push(p.display().to_string());
             }
             (QuerySource::Profile, Some(s)) => {
-                rt.block_on(s.read_profile_into(&mut log))?;
+                // Every member's profiler: a transaction's operations are on the primary, the
+                // secondaries' reads on each secondary.
+                let read = rt.block_on(s.read_profiles(ProfileScope::Database, &[], &mut log));
+                if let Some(why) = read.none_readable() {
+                    return Err(input_error(format!("system.profile not read: {why}")));
+                }
+                tx_notes.extend(super::inputs::member_notes(&read, &db));
                 names.push(format!("{db}.system.profile"));
             }
             (QuerySource::Profile, None) => return Err(usage_error("--queries profile reads from a live deployment: give --uri")),

@@ -156,7 +156,8 @@ pub(crate) struct PlanArgs {
     pub(crate) database: Option<String>,
 
     /// Query log with the database's operations, read once for every collection: a mongod JSON log (transactions
-    /// and joins), a system.profile export, or with --uri `profile`. Repeatable.
+    /// and joins), a system.profile export, or with --uri `profile` (every member's profiler). Repeatable: each
+    /// mongod writes its own log, give every member's.
     #[arg(long = "queries", value_name = "FILE|profile")]
     pub(crate) queries: Vec<String>,
 
@@ -212,7 +213,8 @@ pub(crate) struct PlanArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct WorkloadArgs {
-    /// Query log: mongod JSON or legacy text log, system.profile export, config.sampledQueries export. Repeatable.
+    /// Query log: mongod JSON or legacy text log, system.profile export, config.sampledQueries export. Repeatable:
+    /// each mongod writes its own log, give every member's.
     #[arg(long = "queries", value_name = "FILE", required = true)]
     pub(crate) queries: Vec<PathBuf>,
 
@@ -298,7 +300,8 @@ pub(crate) struct InputArgs {
     pub(crate) conn: ConnectionArgs,
 
     /// Query log: a file (mongod JSON log, system.profile export, config.sampledQueries[Diff] export), or with --uri
-    /// `profile` (<db>.system.profile) or `sampled` (sampled queries, 7.0+). Repeatable.
+    /// `profile` (<db>.system.profile of every member: the profiler is per mongod) or `sampled` (sampled queries,
+    /// 7.0+). Repeatable: each mongod writes its own log, give every member's (counted per file in the report).
     #[arg(long = "queries", value_name = "FILE|profile|sampled")]
     pub(crate) queries: Vec<String>,
 

@@ -162,6 +162,9 @@ pub(crate) struct QueryInput {
     /// Records that held no operation, by reason.
     pub(crate) skipped: BTreeMap<String, u64>,
     pub(crate) shard_key_update_diffs: u64,
+    /// Per member (each profiler read) or per log file: what it held.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) members: Vec<crate::model::member::MemberRead>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -136,6 +136,14 @@ fn gz_error(shown: &str, e: std::io::Error) -> anyhow::Error {
 impl Input {
     /// For a line file: call `f(block, lines_before)` on blocks of about 8 MB of
     /// whole lines, in order; `f` returns the number of the block's last line.
+    /// The first lines within `max_bytes` (uncompressed), as text: a log's opening lines.
+    pub(crate) fn head_lines(self, max_bytes: u64) -> Vec<String> {
+        use std::io::Read;
+        let mut buf = Vec::new();
+        let _ = self.reader.take(max_bytes).read_to_end(&mut buf);
+        String::from_utf8_lossy(&buf).lines().map(str::to_string).collect()
+    }
+
     pub(crate) fn for_each_line_block(self, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<()> {
         use std::sync::mpsc::sync_channel;
         let name = Path::new(&self.shown).file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();

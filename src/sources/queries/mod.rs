@@ -161,6 +161,28 @@ pub fn read_query_file(path: &Path) -> Result<QueryLog> {
 }
 
 /// Read one query file into `log`. Line files are read in blocks and parsed on every core.
+/// The mongod that wrote a log, as host:port, from its startup line: "MongoDB starting"
+/// (4.4+ JSON, id 4615611: `attr.host`, `attr.port`; 2.2–4.2 text: `port=N ... host=H`).
+/// Only the first 1 MiB is read: the line opens the file, unless it was rotated away.
+pub(crate) fn log_host(path: &Path) -> Option<String> {
+    let input = open(path).ok()?;
+    if input.layout != Layout::Lines {
+        return None;
+    }
+    input.head_lines(1 << 20).iter().find_map(|l| startup_host(l))
+}
+
+fn startup_host(line: &str) -> Option<String> {
+    if line.contains("\"id\":4615611") {
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        let attr = v.get("attr")?;
+        return Some(format!("{}:{}", attr.get("host")?.as_str()?, attr.get("port")?.as_i64()?));
+    }
+    let rest = line.split_once("MongoDB starting :")?.1;
+    let field = |k: &str| rest.split_whitespace().find_map(|w| w.strip_prefix(k)).map(str::to_string);
+    Some(format!("{}:{}", field("host=")?, field("port=")?))
+}
+
 pub(crate) fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
     read_queries_in(open(path)?, log)
 }
@@ -254,6 +276,16 @@ pub(crate) fn get_i64(d: &Document, k: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_names_its_mongod_in_the_startup_line() {
+        // mongod 6.0 and 2.6 startup lines, as written.
+        let json = r#"{"t":{"$date":"2023-03-01T10:00:00.000+00:00"},"s":"I","c":"CONTROL","id":4615611,"ctx":"initandlisten","msg":"MongoDB starting","attr":{"pid":1,"port":27018,"dbPath":"/data/db","architecture":"64-bit","host":"db2"}}"#;
+        assert_eq!(startup_host(json).as_deref(), Some("db2:27018"));
+        let text = "2014-05-01T12:00:00.000+0000 [initandlisten] MongoDB starting : pid=123 port=27017 dbpath=/data/db 64-bit host=mongo1";
+        assert_eq!(startup_host(text).as_deref(), Some("mongo1:27017"));
+        assert_eq!(startup_host(r#"{"id":51803,"msg":"Slow query"}"#), None);
+    }
     use crate::model::Op;
     use bson::doc;
 
