@@ -63,6 +63,21 @@ pub(crate) struct ProfilerState {
 }
 
 impl ProfilerState {
+    /// The settings alone, before the collection's size and span are read.
+    pub(crate) fn new(level: i32, slowms: i64, sample_rate: f64) -> ProfilerState {
+        ProfilerState {
+            level,
+            slowms,
+            sample_rate,
+            size_bytes: None,
+            max_size_bytes: None,
+            entries: None,
+            full: false,
+            oldest: None,
+            newest: None,
+        }
+    }
+
     /// A capped collection stays under its maximum by dropping its oldest entries: once
     /// within two average entries of it, it has dropped some (or is about to).
     pub(crate) fn is_full(size: u64, max: u64, entries: u64) -> bool {
@@ -137,17 +152,7 @@ mod tests {
 
     #[test]
     fn few_operations_are_explained_by_the_settings() {
-        let s = |level, slowms, sample_rate| ProfilerState {
-            level,
-            slowms,
-            sample_rate,
-            size_bytes: None,
-            max_size_bytes: None,
-            entries: None,
-            full: false,
-            oldest: None,
-            newest: None,
-        };
+        let s = ProfilerState::new;
         assert_eq!(s(0, 100, 1.0).why_few().unwrap(), "profiling is off (level 0)");
         assert_eq!(s(1, 100, 1.0).why_few().unwrap(), "level 1 keeps only operations slower than 100 ms");
         assert_eq!(s(1, 0, 0.5).why_few().unwrap(), "level 1 keeps only operations slower than 0 ms, 50% of them");

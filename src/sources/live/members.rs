@@ -287,17 +287,7 @@ impl LiveSession {
     async fn profiler_state(&self) -> Option<ProfilerState> {
         let settings = self.command(&self.db, doc! {"profile": -1}, "reading the profiler settings of").await.ok()?;
         let s = super::query_sampling::ProfilerSettings::from_reply(&settings);
-        let mut state = ProfilerState {
-            level: s.level,
-            slowms: s.slowms,
-            sample_rate: s.sample_rate,
-            size_bytes: None,
-            max_size_bytes: None,
-            entries: None,
-            full: false,
-            oldest: None,
-            newest: None,
-        };
+        let mut state = ProfilerState::new(s.level, s.slowms, s.sample_rate);
         // collStats (every version; deprecated for $collStats in 6.2, still served): a capped collection's size and maximum.
         if let Ok(st) = self.command(&self.db, doc! {"collStats": "system.profile"}, "collStats on").await {
             let n = |k: &str| st.get(k).and_then(crate::bsonx::number::as_f64).map(|v| v as u64);
