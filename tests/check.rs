@@ -491,3 +491,97 @@ fn baseline_fails_only_on_what_got_worse() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a `check --format json` report"));
 }
+
+/// The `shop` database a team gates: 3,000 orders over 300 customers, the key's index, and the
+/// application's workload profiled (finds and updates by customerId, reads of one order by its key).
+struct Shop {
+    m: Mongod,
+    dir: tempfile::TempDir,
+}
+
+const SHOP_POLICY: &str = "[defaults]\nmin_score = 60\nmax_scatter_gather_reads_percent = 30.0\n\n[[collection]]\nnamespace = \"shop.orders\"\nkey = \"{customerId: 1, _id: 1}\"\n";
+
+impl Shop {
+    fn seed() -> Shop {
+        let m = Mongod::start(Mode::Standalone);
+        let c = m.client();
+        rt().block_on(async {
+            let db = c.database("shop");
+            let orders = db.collection::<Document>("orders");
+            let statuses = ["new", "paid", "shipped", "delivered"];
+            let base = mongodb::bson::DateTime::from_millis(1_767_225_600_000); // 2026-01-01
+            let docs: Vec<Document> = (0..3000i64)
+                .map(|i| {
+                    doc! {"_id": i, "customerId": format!("c{:03}", i % 300), "orderNumber": format!("ORD-{i:05}"),
+                    "status": statuses[(i % 4) as usize], "createdAt": mongodb::bson::DateTime::from_millis(base.timestamp_millis() + i * 60_000), "total": i % 100}
+                })
+                .collect();
+            orders.insert_many(docs).await.unwrap();
+            orders.create_index(mongodb::IndexModel::builder().keys(doc! {"customerId": 1, "_id": 1}).build()).await.unwrap();
+            db.run_command(doc! {"profile": 2}).await.unwrap();
+            for k in 0..200i64 {
+                orders.find_one(doc! {"customerId": format!("c{:03}", k % 300)}).await.unwrap();
+            }
+            for k in 0..100i64 {
+                orders
+                    .update_one(doc! {"customerId": format!("c{:03}", k % 300), "_id": k}, doc! {"$set": {"status": "paid"}})
+                    .await
+                    .unwrap();
+            }
+            db.run_command(doc! {"profile": 0}).await.unwrap();
+        });
+        let dir = policy_dir(SHOP_POLICY);
+        Shop { m, dir }
+    }
+
+    fn db(&self) -> mongodb::Database {
+        self.m.client().database("shop")
+    }
+
+    /// `shardkey check --uri` in the repository, with more arguments (and GitHub's variables).
+    fn check(&self, extra: &[&str]) -> String {
+        let uri = self.m.uri();
+        let mut args = vec!["check", "--uri", &uri];
+        args.extend_from_slice(extra);
+        run_in(self.dir.path(), &args, &[("GITHUB_ACTIONS", "true")])
+    }
+}
+
+/// Issue 40: the pull requests a shard key gate exists for, replayed on a seeded database, each
+/// undone before the next.
+#[test]
+fn the_gate_catches_the_schema_changes_that_break_the_key() {
+    let shop = Shop::seed();
+    let orders = shop.db().collection::<Document>("orders");
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 0"), "the starting branch passes:\n{out}");
+
+    // 1. A migration adds a unique index on orderNumber: shardCollection would refuse the key.
+    rt().block_on(async {
+        let opts = mongodb::options::IndexOptions::builder().unique(true).build();
+        orders.create_index(mongodb::IndexModel::builder().keys(doc! {"orderNumber": 1}).options(opts).build()).await.unwrap();
+    });
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(
+        out.contains("unique index orderNumber_1 {orderNumber: 1}: shardCollection refuses {customerId: 1, _id: 1} while it exists; drop it or move the uniqueness to a proxy collection"),
+        "{out}"
+    );
+    rt().block_on(async { orders.drop_index("orderNumber_1").await.unwrap() });
+
+    // 2. A harmless change: a non-unique index on status.
+    rt().block_on(async { orders.create_index(mongodb::IndexModel::builder().keys(doc! {"status": 1}).build()).await.unwrap() });
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 0"), "a plain index breaks nothing:\n{out}");
+    rt().block_on(async { orders.drop_index("status_1").await.unwrap() });
+
+    // 3. New orders without customerId: 750 of 3,750 (20.0%, by hand).
+    rt().block_on(async {
+        let docs: Vec<Document> = (3000..3750i64).map(|i| doc! {"_id": i, "orderNumber": format!("ORD-{i:05}"), "status": "new"}).collect();
+        orders.insert_many(docs).await.unwrap();
+    });
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(out.contains("customerId missing or null in 20.0% of sampled documents (750 of 3,750; maximum 5%)"), "{out}");
+    rt().block_on(async { orders.delete_many(doc! {"_id": {"$gte": 3000}}).await.unwrap() });
+}

@@ -44,7 +44,15 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         let Some(cand) = key.and_then(|k| r.candidates.iter().find(|x| &x.key == k)) else {
             return Err(input_error(format!("{name}: {} has no key and is not sharded: name the planned key", c.namespace)));
         };
-        let rules = policy::evaluate(&c.effective_rules(&p.defaults), &RuleInput { score: cand.score, metrics: &cand.metrics });
+        let input = RuleInput {
+            key: &cand.key,
+            score: cand.score,
+            verdict: cand.verdict,
+            reasons: &cand.reasons,
+            metrics: &cand.metrics,
+            constraints: &cand.constraints,
+        };
+        let rules = policy::evaluate(&c.effective_rules(&p.defaults), &input);
         results.push(CollectionCheck {
             namespace: c.namespace.to_string(),
             key: cand.key.clone(),

@@ -47,9 +47,11 @@ pub struct Policy {
 }
 
 impl CollectionPolicy {
-    /// This collection's rules: its own where set, else the defaults.
+    /// This collection's rules: its own where set, else the defaults, else the rules that are
+    /// on unless a policy turns them off (`RuleDef::implied`).
     pub(crate) fn effective_rules(&self, defaults: &Rules) -> Rules {
-        let mut r = defaults.clone();
+        let mut r: Rules = RULES.iter().filter_map(|d| Some((d.name, d.implied?))).collect();
+        r.extend(defaults.iter().map(|(k, v)| (*k, *v)));
         r.extend(self.rules.iter().map(|(k, v)| (*k, *v)));
         r
     }
@@ -218,6 +220,21 @@ mod tests {
         let r = p.collections[0].effective_rules(&p.defaults);
         assert_eq!(r.get("min_score"), Some(&Threshold::Int(80)));
         assert_eq!(r.get("max_top_value_percent"), Some(&Threshold::Percent(25.0)), "an integer percentage is accepted");
+    }
+
+    #[test]
+    fn what_breaks_the_key_is_checked_unless_turned_off() {
+        let p = parse("p", "[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        let r = p.collections[0].effective_rules(&p.defaults);
+        assert_eq!(r.get("forbid_blocked"), Some(&Threshold::Flag(true)));
+        assert_eq!(r.get("forbid_invalid"), Some(&Threshold::Flag(true)));
+        assert_eq!(r.get("max_missing_key_percent"), Some(&Threshold::Percent(5.0)));
+        assert_eq!(r.get("min_score"), None, "the others only where set");
+        let p =
+            parse("p", "[defaults]\nforbid_blocked = false\n[[collection]]\nnamespace = \"a.b\"\nmax_missing_key_percent = 1\n").unwrap();
+        let r = p.collections[0].effective_rules(&p.defaults);
+        assert_eq!(r.get("forbid_blocked"), Some(&Threshold::Flag(false)));
+        assert_eq!(r.get("max_missing_key_percent"), Some(&Threshold::Percent(1.0)));
     }
 
     #[test]

@@ -5,9 +5,13 @@
 
 use crate::metrics::monotonicity::MonotonicityType;
 use crate::metrics::CandidateMetrics;
+use crate::model::ShardKey;
+use crate::rules::Effect;
+use crate::score::reasons::Reason;
+use crate::score::Verdict;
+use crate::util::text::fmt_count;
 use serde_json::{json, Value};
 
-/// The threshold a rule takes.
 /// Why a rule on key characteristics is skipped in a queries-only run.
 const NO_DOCUMENTS: &str = "not measured: no documents (query logs only)";
 
@@ -55,10 +59,15 @@ impl Threshold {
     }
 }
 
-/// What a rule reads: the candidate's score and metrics.
+/// What a rule reads: the candidate's score, verdict and metrics, and what the validity
+/// rules (`crate::rules`) found.
 pub(crate) struct RuleInput<'a> {
+    pub(crate) key: &'a ShardKey,
     pub(crate) score: u32,
+    pub(crate) verdict: Verdict,
+    pub(crate) reasons: &'a [Reason],
     pub(crate) metrics: &'a CandidateMetrics,
+    pub(crate) constraints: &'a [crate::rules::Finding],
 }
 
 /// A rule's finding on one candidate.
@@ -80,6 +89,9 @@ pub(crate) struct RuleDef {
     /// The comment and the value in the starting policy (`check --init`).
     pub(crate) doc: &'static str,
     pub(crate) default: &'static str,
+    /// On when the policy leaves the rule out: what breaks the key outright is checked unless
+    /// a policy turns it off.
+    pub(crate) implied: Option<Threshold>,
     pub(crate) judge: fn(Threshold, &RuleInput) -> Finding,
 }
 
@@ -98,6 +110,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Score,
         doc: "0-100 score from `shardkey analyze` (docs/reference.md \"Score\").",
         default: "60",
+        implied: None,
         judge: |t, c| {
             let min = t.number() as u32;
             Finding::Measured { actual: json!(c.score), passed: c.score >= min, message: format!("score {} (minimum {min})", c.score) }
@@ -109,6 +122,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Percent,
         doc: "readDistribution.percentageOfScatterGatherReads",
         default: "50.0",
+        implied: None,
         judge: |t, c| {
             let max = t.number();
             at_most(c.metrics.read_distribution.percentage_of_scatter_gather_reads, max, "no sampled reads", |p| {
@@ -122,6 +136,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Percent,
         doc: "writeDistribution: single + multi writes without shard key, percent of sampled writes",
         default: "50.0",
+        implied: None,
         judge: |t, c| {
             let max = t.number();
             let wd = &c.metrics.write_distribution;
@@ -138,6 +153,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Flag,
         doc: "keyCharacteristics.monotonicity.type == \"monotonic\" fails",
         default: "true",
+        implied: None,
         judge: |_, c| {
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let t = kc.monotonicity.kind;
@@ -154,6 +170,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Percent,
         doc: "keyCharacteristics.topValuePercentage",
         default: "25.0",
+        implied: None,
         judge: |t, c| {
             let max = t.number();
             at_most(c.metrics.key_characteristics.as_ref().map(|k| k.top_value_percentage), max, NO_DOCUMENTS, |p| {
@@ -167,6 +184,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Flag,
         doc: "keyCharacteristics.jumboChunkRisk: any value larger than a chunk fails",
         default: "true",
+        implied: None,
         judge: |_, c| {
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let n = kc.jumbo_chunk_risk.values.len();
@@ -179,6 +197,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Count,
         doc: "keyCharacteristics.estimatedNumDistinctValues",
         default: "100",
+        implied: None,
         judge: |t, c| {
             let min = t.number() as u64;
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
@@ -192,6 +211,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Percent,
         doc: "writeDistribution.percentageOfShardKeyUpdates",
         default: "10.0",
+        implied: None,
         judge: |t, c| {
             let max = t.number();
             at_most(c.metrics.write_distribution.percentage_of_shard_key_updates, max, "no sampled writes", |p| {
@@ -205,6 +225,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Flag,
         doc: "supportingIndex (live only): the key needs an index that can support it",
         default: "false",
+        implied: None,
         judge: |_, c| match &c.metrics.supporting_index {
             Some(si) => Finding::Measured {
                 actual: json!(si.name),
@@ -218,7 +239,92 @@ pub(crate) const RULES: &[RuleDef] = &[
             None => Finding::Skipped("indexes are only known with --uri"),
         },
     },
+    RuleDef {
+        name: "forbid_blocked",
+        metric: "constraints (effect blocked)",
+        value: ValueType::Flag,
+        doc: "constraints: shardCollection refuses the key until something is changed first (a unique index that does not start with the key)",
+        default: "true",
+        implied: Some(Threshold::Flag(true)),
+        judge: |_, c| {
+            if c.metrics.supporting_index.is_none() {
+                return Finding::Skipped(NO_INDEXES);
+            }
+            let blocked: Vec<String> = c.constraints.iter().filter(|f| f.effect == Effect::Blocked).map(|f| blocked_message(c.key, f)).collect();
+            Finding::Measured {
+                actual: json!(blocked.len()),
+                passed: blocked.is_empty(),
+                message: if blocked.is_empty() { "nothing blocks shardCollection".into() } else { blocked.join("; ") },
+            }
+        },
+    },
+    RuleDef {
+        name: "forbid_invalid",
+        metric: "verdict (invalid)",
+        value: ValueType::Flag,
+        doc: "verdict invalid: the server refuses the key on this collection (capped, time-series, arrays in a key field)",
+        default: "true",
+        implied: Some(Threshold::Flag(true)),
+        judge: |_, c| {
+            let invalid = c.verdict == Verdict::Invalid;
+            let why: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
+            Finding::Measured {
+                actual: json!(c.verdict.as_str()),
+                passed: !invalid,
+                message: if invalid { format!("invalid: {}", why.join("; ")) } else { format!("verdict {}", c.verdict.as_str()) },
+            }
+        },
+    },
+    RuleDef {
+        name: "max_missing_key_percent",
+        metric: "keyCharacteristics.numDocsMissingKeyFields (and null values)",
+        value: ValueType::Percent,
+        doc: "share of sampled documents that lack a key field or hold null there (they all share the key's null value)",
+        default: "5.0",
+        implied: Some(Threshold::Percent(5.0)),
+        judge: |t, c| {
+            let max = t.number();
+            let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
+            let n = &kc.null_or_missing;
+            let share = |docs: u64| if n.of == 0 { 0.0 } else { docs as f64 * 100.0 / n.of as f64 };
+            let p = share(n.docs);
+            at_most(Some(p), max, NO_DOCUMENTS, |p| {
+                // The culprit: each field that is missing or null, most often first.
+                let mut fields: Vec<_> = n.by_field.iter().filter(|f| f.docs > 0).collect();
+                fields.sort_by_key(|f| std::cmp::Reverse(f.docs));
+                let named: Vec<String> =
+                    fields.iter().map(|f| format!("{} {:.1}% ({} of {})", f.field, share(f.docs), fmt_count(f.docs), fmt_count(n.of))).collect();
+                match fields.as_slice() {
+                    [] => format!("no sampled document lacks a key field or holds null (maximum {max}%)"),
+                    [f] => format!(
+                        "{} missing or null in {:.1}% of sampled documents ({} of {}; maximum {max}%)",
+                        f.field,
+                        share(f.docs),
+                        fmt_count(f.docs),
+                        fmt_count(n.of)
+                    ),
+                    _ => format!("{p:.1}% of sampled documents lack a key field or hold null: {} (maximum {max}%)", named.join(", ")),
+                }
+            })
+        },
+    },
 ];
+
+/// Why `forbid_blocked` is not evaluated.
+const NO_INDEXES: &str = "indexes unknown: give --uri, or --indexes with an export";
+
+/// A blocked finding in the gate's words: the index, what it blocks, the fix.
+fn blocked_message(key: &ShardKey, f: &crate::rules::Finding) -> String {
+    match &f.index {
+        Some(ix) => format!(
+            "unique index {} {}: shardCollection refuses {key} while it exists; drop it or move the uniqueness to a proxy collection (one document per {} value, its _id, inserted in the same transaction)",
+            ix.name,
+            ix.pattern(),
+            ix.key.keys().map(String::as_str).collect::<Vec<_>>().join("+"),
+        ),
+        None => f.message.clone(),
+    }
+}
 
 /// The rule of that name.
 pub(crate) fn rule(name: &str) -> Option<&'static RuleDef> {
