@@ -584,4 +584,38 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
     assert!(out.starts_with("exit: 1"), "{out}");
     assert!(out.contains("customerId missing or null in 20.0% of sampled documents (750 of 3,750; maximum 5%)"), "{out}");
     rt().block_on(async { orders.delete_many(doc! {"_id": {"$gte": 3000}}).await.unwrap() });
+
+    // 4. A new collection the policy does not list: named as a warning, a failure when asked.
+    let reviews = shop.db().collection::<Document>("reviews");
+    rt().block_on(async {
+        reviews.insert_many((0..10).map(|i| doc! {"_id": i, "orderId": i}).collect::<Vec<_>>()).await.unwrap();
+    });
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+    assert!(
+        out.contains("  warn  unlisted_collections                   1 collection not in the policy, so unchecked: shop.reviews"),
+        "{out}"
+    );
+    assert!(
+        out.contains("::warning file=shardkey.toml,line=1,title=shardkey policy (warning)::shop: 1 collection not in the policy"),
+        "{out}"
+    );
+    std::fs::write(
+        shop.dir.path().join("shardkey.toml"),
+        SHOP_POLICY.replace("[defaults]\n", "[defaults]\nunlisted_collections = \"fail\"\n"),
+    )
+    .unwrap();
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(
+        out.contains("  FAIL  unlisted_collections                   1 collection not in the policy, so unchecked: shop.reviews"),
+        "{out}"
+    );
+    assert!(out.contains("::error file=shardkey.toml,line=2,title=shardkey policy::shop: 1 collection not in the policy"), "{out}");
+    let out = shop.check(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(out.split("--- stdout\n").nth(1).unwrap().split("--- stderr").next().unwrap()).unwrap();
+    common::assert_schema("check", &v);
+    assert_eq!(v["databaseRules"][0]["actual"], serde_json::json!(["shop.reviews"]));
+    std::fs::write(shop.dir.path().join("shardkey.toml"), SHOP_POLICY).unwrap();
+    rt().block_on(async { reviews.drop().await.unwrap() });
 }

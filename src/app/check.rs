@@ -4,10 +4,12 @@
 use super::inputs::build_report;
 use super::{github, CheckRequest};
 use crate::error::{input_error, Outcome};
+use crate::model::Namespace;
 use crate::pipeline::Candidates;
-use crate::policy::rules::RuleInput;
+use crate::policy::rules::{DatabasesInput, RuleInput};
 use crate::policy::{self, CollectionPolicy};
 use crate::report::{write_check, BaselineComparison, CheckReport, CollectionCheck, ToolInfo, SCHEMA_VERSION};
+use crate::sources::live::{LiveOptions, LiveSession};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -63,6 +65,22 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             reasons: cand.reasons.clone(),
         });
     }
+    // The databases of the checked collections, and what else they hold.
+    let mut databases: Vec<String> = Vec::new();
+    for c in &results {
+        let db = c.namespace.split_once('.').map_or("", |x| x.0).to_string();
+        if !databases.contains(&db) {
+            databases.push(db);
+        }
+    }
+    let live = a.input.docs.is_none() && a.input.uri.is_some();
+    // Offline, the databases' other collections are unknown: those rules do not apply.
+    let database_rules = if live {
+        let unlisted = unlisted_collections(&a.input, &databases, &p)?;
+        policy::evaluate_databases(&p.database_rules(), &DatabasesInput { databases: &databases, unlisted: &unlisted })
+    } else {
+        Vec::new()
+    };
     let baseline = match &a.baseline {
         Some(path) => Some(compare_with_baseline(path, &results)?),
         None => None,
@@ -70,7 +88,7 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
     // With a baseline, the gate fails only on what got worse.
     let passed = match &baseline {
         Some(b) => b.worse.is_empty(),
-        None => results.iter().all(|c| c.passed),
+        None => results.iter().all(|c| c.passed) && database_rules.iter().all(|x| x.passed),
     };
     let cr = CheckReport {
         schema_version: SCHEMA_VERSION,
@@ -79,11 +97,34 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         policy: name,
         passed,
         collections: results,
+        database_rules,
+        databases,
         baseline,
     };
     write_check(&cr, a.format, out)?;
     github::report_check(&cr, a.format, out)?;
     Ok(if passed { Outcome::Success } else { Outcome::GateFailed })
+}
+
+/// The collections of these databases that no `[[collection]]` of the policy names, as
+/// `db.collection` (views and `system.*` left out: they are never sharded).
+fn unlisted_collections(input: &super::InputRequest, databases: &[String], p: &policy::Policy) -> Result<Vec<String>> {
+    let Some(uri) = &input.uri else { return Ok(Vec::new()) };
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let mut out = Vec::new();
+    for db in databases {
+        let namespace = Namespace::parse(&format!("{db}.system.profile")).map_err(|_| input_error(format!("{db}: not a database name")))?;
+        let lo =
+            LiveOptions { uri: uri.clone(), namespace, server_selection_timeout: input.server_selection_timeout, max_time: input.max_time };
+        let session = rt.block_on(LiveSession::open(&lo))?;
+        for (name, kind, _) in rt.block_on(session.list_collections())? {
+            let ns = format!("{db}.{name}");
+            if kind != "view" && !p.collections.iter().any(|c| c.namespace.to_string() == ns) {
+                out.push(ns);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Where each setting sits in the policy text: (namespace, rule) → line; (namespace, "") for

@@ -37,20 +37,24 @@ pub(super) fn annotations(r: &CheckReport) -> String {
     // `,` and `:` as well.
     let data = |s: &str| s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
     let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
-    for c in &r.collections {
-        for x in c.rules.iter().filter(|x| !x.passed) {
-            let known = r.is_known(&c.namespace, x.rule);
-            let msg = crate::util::text::printable(&format!("{} {}: {} ({})", c.namespace, c.key, x.message, x.rule), true);
-            let msg = data(&msg);
-            let _ = writeln!(
-                out,
-                "::{} file={},line={},title={}::{msg}",
-                if known { "warning" } else { "error" },
-                property(&r.policy),
-                r.line_of(&c.namespace, x.rule),
-                if known { "shardkey policy (known in the baseline)" } else { "shardkey policy" },
-            );
-        }
+    for f in r.flagged() {
+        let x = f.rule;
+        let msg = crate::util::text::printable(&format!("{}: {} ({})", f.subject, x.message, x.rule), true);
+        let msg = data(&msg);
+        let title = if f.known {
+            "shardkey policy (known in the baseline)"
+        } else if f.is_error() {
+            "shardkey policy"
+        } else {
+            "shardkey policy (warning)"
+        };
+        let _ = writeln!(
+            out,
+            "::{} file={},line={},title={title}::{msg}",
+            if f.is_error() { "error" } else { "warning" },
+            property(&r.policy),
+            r.line_of(f.namespace, x.rule),
+        );
     }
     out
 }

@@ -6,7 +6,7 @@ pub(crate) mod rules;
 use crate::error::input_error;
 use crate::model::{Namespace, ShardKey};
 use anyhow::Result;
-use rules::{Finding, RuleInput, Threshold, ValueType, RULES};
+use rules::{DatabasesInput, Finding, Judge, RuleInput, Threshold, ValueType, RULES};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -50,10 +50,23 @@ impl CollectionPolicy {
     /// This collection's rules: its own where set, else the defaults, else the rules that are
     /// on unless a policy turns them off (`RuleDef::implied`).
     pub(crate) fn effective_rules(&self, defaults: &Rules) -> Rules {
-        let mut r: Rules = RULES.iter().filter_map(|d| Some((d.name, d.implied?))).collect();
-        r.extend(defaults.iter().map(|(k, v)| (*k, *v)));
+        let mut r = with_implied(defaults);
         r.extend(self.rules.iter().map(|(k, v)| (*k, *v)));
         r
+    }
+}
+
+/// The rules that are on unless set, overridden by `rules`.
+fn with_implied(rules: &Rules) -> Rules {
+    let mut r: Rules = RULES.iter().filter_map(|d| Some((d.name, d.implied?))).collect();
+    r.extend(rules.iter().map(|(k, v)| (*k, *v)));
+    r
+}
+
+impl Policy {
+    /// The rules on the checked databases: `[defaults]`, else their implied setting.
+    pub(crate) fn database_rules(&self) -> Rules {
+        with_implied(&self.defaults)
     }
 }
 
@@ -113,6 +126,14 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
                 Threshold::Percent(p)
             }
             ValueType::Flag => Threshold::Flag(bool::deserialize(value).map_err(typed)?),
+            ValueType::Choice(words) => {
+                let w = String::deserialize(value).map_err(typed)?;
+                let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+                let Some(w) = words.iter().find(|x| **x == w) else {
+                    return Err(field(format!("\"{w}\" is not one of {}", quoted.join(", "))));
+                };
+                Threshold::Choice(w)
+            }
         };
         Ok((def.name, t))
     };
@@ -145,6 +166,12 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
                 }
                 _ => {
                     let (n, t) = rule_entry(k, v, &["namespace", "key"])?;
+                    if rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Databases(_))) {
+                        return Err(input_error(format!(
+                            "{}: field {n}: set it in [defaults] (it reads the databases, not one collection)",
+                            at(k.span().start)
+                        )));
+                    }
                     rules.insert(n, t);
                 }
             }
@@ -167,6 +194,9 @@ pub(crate) struct RuleResult {
     pub(crate) threshold: Value,
     pub(crate) actual: Value,
     pub(crate) passed: bool,
+    /// Passed, but what it found is a warning (`unlisted_collections = "warn"`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) warning: bool,
     /// Why the rule could not be evaluated (it then passes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) skipped: Option<String>,
@@ -175,24 +205,40 @@ pub(crate) struct RuleResult {
 
 /// Check every rule that is set (in `RULES` order) against a candidate.
 pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
+    judge(rules, |j, t| match j {
+        Judge::Candidate(f) => Some(f(t, input)),
+        Judge::Databases(_) => None,
+    })
+}
+
+/// Check the rules on the databases (`Policy::database_rules`).
+pub(crate) fn evaluate_databases(rules: &Rules, input: &DatabasesInput) -> Vec<RuleResult> {
+    judge(rules, |j, t| match j {
+        Judge::Databases(f) => Some(f(t, input)),
+        Judge::Candidate(_) => None,
+    })
+}
+
+fn judge(rules: &Rules, finding: impl Fn(&Judge, Threshold) -> Option<Finding>) -> Vec<RuleResult> {
     RULES
         .iter()
         .filter_map(|def| {
             let t = rules.get(def.name).copied().filter(|t| t.is_on())?;
             let threshold = t.to_json();
-            Some(match (def.judge)(t, input) {
-                Finding::Measured { actual, passed, message } => {
-                    RuleResult { rule: def.name, metric: def.metric, threshold, actual, passed, skipped: None, message }
-                }
-                Finding::Skipped(why) => RuleResult {
-                    rule: def.name,
-                    metric: def.metric,
-                    threshold,
-                    actual: Value::Null,
-                    passed: true,
-                    skipped: Some(why.into()),
-                    message: format!("{}: not evaluated ({why})", def.name),
-                },
+            let result = |actual, passed, warning, skipped: Option<&str>, message| RuleResult {
+                rule: def.name,
+                metric: def.metric,
+                threshold: threshold.clone(),
+                actual,
+                passed,
+                warning,
+                skipped: skipped.map(String::from),
+                message,
+            };
+            Some(match finding(&def.judge, t)? {
+                Finding::Measured { actual, passed, message } => result(actual, passed, false, None, message),
+                Finding::Warning { actual, message } => result(actual, true, true, None, message),
+                Finding::Skipped(why) => result(Value::Null, true, false, Some(why), format!("{}: not evaluated ({why})", def.name)),
             })
         })
         .collect()
@@ -235,6 +281,20 @@ mod tests {
         let r = p.collections[0].effective_rules(&p.defaults);
         assert_eq!(r.get("forbid_blocked"), Some(&Threshold::Flag(false)));
         assert_eq!(r.get("max_missing_key_percent"), Some(&Threshold::Percent(1.0)));
+    }
+
+    #[test]
+    fn unlisted_collections_is_a_word_set_in_defaults() {
+        let p = parse("p", "[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert_eq!(p.database_rules().get("unlisted_collections"), Some(&Threshold::Choice("warn")));
+        let p = parse("p", "[defaults]\nunlisted_collections = \"fail\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert_eq!(p.database_rules().get("unlisted_collections"), Some(&Threshold::Choice("fail")));
+        let e =
+            parse("p.toml", "[defaults]\nunlisted_collections = \"loud\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
+        assert_eq!(e, "p.toml: line 2: field unlisted_collections: \"loud\" is not one of \"warn\", \"fail\", \"ignore\"");
+        let e = parse("p.toml", "[[collection]]\nnamespace = \"a.b\"\nunlisted_collections = \"fail\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 3: field unlisted_collections: set it in [defaults]"), "{e}");
+        assert!(!Threshold::Choice("ignore").is_on());
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub(crate) enum ValueType {
     Percent,
     /// true turns the rule on; false leaves it off.
     Flag,
+    /// One of these words; the last one turns the rule off.
+    Choice(&'static [&'static str]),
 }
 
 /// A threshold as read from the policy file.
@@ -33,6 +35,7 @@ pub(crate) enum Threshold {
     Int(u64),
     Percent(f64),
     Flag(bool),
+    Choice(&'static str),
 }
 
 impl Threshold {
@@ -41,6 +44,7 @@ impl Threshold {
             Threshold::Int(n) => json!(n),
             Threshold::Percent(p) => json!(p),
             Threshold::Flag(b) => json!(b),
+            Threshold::Choice(w) => json!(w),
         }
     }
 
@@ -49,13 +53,13 @@ impl Threshold {
         match self {
             Threshold::Int(n) => n as f64,
             Threshold::Percent(p) => p,
-            Threshold::Flag(_) => 0.0,
+            Threshold::Flag(_) | Threshold::Choice(_) => 0.0,
         }
     }
 
-    /// Is the rule on? Numbers always are; a flag when true.
+    /// Is the rule on? Numbers always are; a flag when true; a choice unless "ignore".
     pub(crate) fn is_on(self) -> bool {
-        !matches!(self, Threshold::Flag(false))
+        !matches!(self, Threshold::Flag(false) | Threshold::Choice("ignore"))
     }
 }
 
@@ -77,8 +81,29 @@ pub(crate) enum Finding {
         passed: bool,
         message: String,
     },
+    /// The rule passes, but what it found is said as a warning (`unlisted_collections = "warn"`).
+    Warning {
+        actual: Value,
+        message: String,
+    },
     /// The metric was not measured; the rule passes and says why.
     Skipped(&'static str),
+}
+
+/// What a rule on the checked databases reads (once per run).
+pub(crate) struct DatabasesInput<'a> {
+    /// The databases of the policy's collections.
+    pub(crate) databases: &'a [String],
+    /// Their collections that no `[[collection]]` names, as `db.collection` (listed live only).
+    pub(crate) unlisted: &'a [String],
+}
+
+/// How a rule is judged.
+pub(crate) enum Judge {
+    /// On one collection's key.
+    Candidate(fn(Threshold, &RuleInput) -> Finding),
+    /// Once per run, on the databases the policy's collections are in: set in `[defaults]` only.
+    Databases(fn(Threshold, &DatabasesInput) -> Finding),
 }
 
 pub(crate) struct RuleDef {
@@ -92,7 +117,7 @@ pub(crate) struct RuleDef {
     /// On when the policy leaves the rule out: what breaks the key outright is checked unless
     /// a policy turns it off.
     pub(crate) implied: Option<Threshold>,
-    pub(crate) judge: fn(Threshold, &RuleInput) -> Finding,
+    pub(crate) judge: Judge,
 }
 
 fn at_most(p: Option<f64>, max: f64, why_missing: &'static str, message: impl Fn(f64) -> String) -> Finding {
@@ -111,10 +136,10 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "0-100 score from `shardkey analyze` (docs/reference.md \"Score\").",
         default: "60",
         implied: None,
-        judge: |t, c| {
+        judge: Judge::Candidate(|t, c| {
             let min = t.number() as u32;
             Finding::Measured { actual: json!(c.score), passed: c.score >= min, message: format!("score {} (minimum {min})", c.score) }
-        },
+        }),
     },
     RuleDef {
         name: "max_scatter_gather_reads_percent",
@@ -123,12 +148,12 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "readDistribution.percentageOfScatterGatherReads",
         default: "50.0",
         implied: None,
-        judge: |t, c| {
+        judge: Judge::Candidate(|t, c| {
             let max = t.number();
             at_most(c.metrics.read_distribution.percentage_of_scatter_gather_reads, max, "no sampled reads", |p| {
                 format!("{p:.1}% of reads scatter-gather (maximum {max}%)")
             })
-        },
+        }),
     },
     RuleDef {
         name: "max_writes_without_shard_key_percent",
@@ -137,7 +162,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "writeDistribution: single + multi writes without shard key, percent of sampled writes",
         default: "50.0",
         implied: None,
-        judge: |t, c| {
+        judge: Judge::Candidate(|t, c| {
             let max = t.number();
             let wd = &c.metrics.write_distribution;
             let p = match (wd.percentage_of_single_writes_without_shard_key, wd.percentage_of_multi_writes_without_shard_key) {
@@ -145,7 +170,7 @@ pub(crate) const RULES: &[RuleDef] = &[
                 _ => None,
             };
             at_most(p, max, "no sampled writes", |p| format!("{p:.1}% of writes without the shard key (maximum {max}%)"))
-        },
+        }),
     },
     RuleDef {
         name: "forbid_monotonic",
@@ -154,7 +179,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.monotonicity.type == \"monotonic\" fails",
         default: "true",
         implied: None,
-        judge: |_, c| {
+        judge: Judge::Candidate(|_, c| {
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let t = kc.monotonicity.kind;
             Finding::Measured {
@@ -162,7 +187,7 @@ pub(crate) const RULES: &[RuleDef] = &[
                 passed: t != MonotonicityType::Monotonic,
                 message: format!("monotonicity: {}", t.as_str()),
             }
-        },
+        }),
     },
     RuleDef {
         name: "max_top_value_percent",
@@ -171,12 +196,12 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.topValuePercentage",
         default: "25.0",
         implied: None,
-        judge: |t, c| {
+        judge: Judge::Candidate(|t, c| {
             let max = t.number();
             at_most(c.metrics.key_characteristics.as_ref().map(|k| k.top_value_percentage), max, NO_DOCUMENTS, |p| {
                 format!("top value holds {p:.1}% of documents (maximum {max}%)")
             })
-        },
+        }),
     },
     RuleDef {
         name: "forbid_jumbo_risk",
@@ -185,11 +210,11 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.jumboChunkRisk: any value larger than a chunk fails",
         default: "true",
         implied: None,
-        judge: |_, c| {
+        judge: Judge::Candidate(|_, c| {
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let n = kc.jumbo_chunk_risk.values.len();
             Finding::Measured { actual: json!(n), passed: n == 0, message: format!("{n} values larger than a chunk") }
-        },
+        }),
     },
     RuleDef {
         name: "min_distinct_values",
@@ -198,12 +223,12 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.estimatedNumDistinctValues",
         default: "100",
         implied: None,
-        judge: |t, c| {
+        judge: Judge::Candidate(|t, c| {
             let min = t.number() as u64;
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let d = kc.estimated_num_distinct_values.value;
             Finding::Measured { actual: json!(d), passed: d >= min, message: format!("about {d} distinct values (minimum {min})") }
-        },
+        }),
     },
     RuleDef {
         name: "max_shard_key_updates_percent",
@@ -212,12 +237,12 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "writeDistribution.percentageOfShardKeyUpdates",
         default: "10.0",
         implied: None,
-        judge: |t, c| {
+        judge: Judge::Candidate(|t, c| {
             let max = t.number();
             at_most(c.metrics.write_distribution.percentage_of_shard_key_updates, max, "no sampled writes", |p| {
                 format!("{p:.1}% of writes change the shard key (maximum {max}%)")
             })
-        },
+        }),
     },
     RuleDef {
         name: "require_supporting_index",
@@ -226,7 +251,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "supportingIndex (live only): the key needs an index that can support it",
         default: "false",
         implied: None,
-        judge: |_, c| match &c.metrics.supporting_index {
+        judge: Judge::Candidate(|_, c| match &c.metrics.supporting_index {
             Some(si) => Finding::Measured {
                 actual: json!(si.name),
                 passed: si.name.is_some(),
@@ -237,7 +262,7 @@ pub(crate) const RULES: &[RuleDef] = &[
                 },
             },
             None => Finding::Skipped("indexes are only known with --uri"),
-        },
+        }),
     },
     RuleDef {
         name: "forbid_blocked",
@@ -246,7 +271,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "constraints: shardCollection refuses the key until something is changed first (a unique index that does not start with the key)",
         default: "true",
         implied: Some(Threshold::Flag(true)),
-        judge: |_, c| {
+        judge: Judge::Candidate(|_, c| {
             if c.metrics.supporting_index.is_none() {
                 return Finding::Skipped(NO_INDEXES);
             }
@@ -256,7 +281,7 @@ pub(crate) const RULES: &[RuleDef] = &[
                 passed: blocked.is_empty(),
                 message: if blocked.is_empty() { "nothing blocks shardCollection".into() } else { blocked.join("; ") },
             }
-        },
+        }),
     },
     RuleDef {
         name: "forbid_invalid",
@@ -265,7 +290,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "verdict invalid: the server refuses the key on this collection (capped, time-series, arrays in a key field)",
         default: "true",
         implied: Some(Threshold::Flag(true)),
-        judge: |_, c| {
+        judge: Judge::Candidate(|_, c| {
             let invalid = c.verdict == Verdict::Invalid;
             let why: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
             Finding::Measured {
@@ -273,7 +298,7 @@ pub(crate) const RULES: &[RuleDef] = &[
                 passed: !invalid,
                 message: if invalid { format!("invalid: {}", why.join("; ")) } else { format!("verdict {}", c.verdict.as_str()) },
             }
-        },
+        }),
     },
     RuleDef {
         name: "max_missing_key_percent",
@@ -282,7 +307,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "share of sampled documents that lack a key field or hold null there (they all share the key's null value)",
         default: "5.0",
         implied: Some(Threshold::Percent(5.0)),
-        judge: |t, c| {
+        judge: Judge::Candidate(|t, c| {
             let max = t.number();
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let n = &kc.null_or_missing;
@@ -306,7 +331,32 @@ pub(crate) const RULES: &[RuleDef] = &[
                     _ => format!("{p:.1}% of sampled documents lack a key field or hold null: {} (maximum {max}%)", named.join(", ")),
                 }
             })
-        },
+        }),
+    },
+    RuleDef {
+        name: "unlisted_collections",
+        metric: "listCollections of the policy's databases",
+        value: ValueType::Choice(&["warn", "fail", "ignore"]),
+        doc: "collections of the checked databases that no [[collection]] names: \"warn\", \"fail\" or \"ignore\" ([defaults] only)",
+        default: "\"warn\"",
+        implied: Some(Threshold::Choice("warn")),
+        judge: Judge::Databases(|t, d| {
+            let unlisted = d.unlisted;
+            if unlisted.is_empty() {
+                let dbs = d.databases.join(", ");
+                return Finding::Measured { actual: json!(0), passed: true, message: format!("every collection of {dbs} is in the policy") };
+            }
+            let message = format!(
+                "{} not in the policy, so unchecked: {} (add a [[collection]] with its key)",
+                crate::util::text::count_of(unlisted.len() as u64, "collection", "collections"),
+                unlisted.join(", ")
+            );
+            let actual = json!(unlisted);
+            match t {
+                Threshold::Choice("fail") => Finding::Measured { actual, passed: false, message },
+                _ => Finding::Warning { actual, message },
+            }
+        }),
     },
 ];
 

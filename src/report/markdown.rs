@@ -147,6 +147,24 @@ fn render_answer(r: &Report, out: &mut String) {
     let _ = writeln!(out);
 }
 
+/// One table row per rule.
+fn rule_rows(rules: &[crate::policy::RuleResult], out: &mut String) {
+    let _ = writeln!(out, "| rule | result | detail |\n|---|---|---|");
+    for x in rules {
+        let res = if x.skipped.is_some() {
+            "skipped"
+        } else if x.warning {
+            "warning"
+        } else if x.passed {
+            "pass"
+        } else {
+            "**FAIL**"
+        };
+        let _ = writeln!(out, "| `{}` | {} | {} |", x.rule, res, esc(&x.message));
+    }
+    let _ = writeln!(out);
+}
+
 fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### Shard key policy: {}\n", if r.passed { "passed ✅" } else { "failed ❌" });
@@ -160,18 +178,11 @@ fn render_check(r: &CheckReport) -> String {
             c.verdict.as_str(),
             if c.passed { "pass" } else { "FAIL" }
         );
-        let _ = writeln!(out, "| rule | result | detail |\n|---|---|---|");
-        for x in &c.rules {
-            let res = if x.skipped.is_some() {
-                "skipped"
-            } else if x.passed {
-                "pass"
-            } else {
-                "**FAIL**"
-            };
-            let _ = writeln!(out, "| `{}` | {} | {} |", x.rule, res, esc(&x.message));
-        }
-        let _ = writeln!(out);
+        rule_rows(&c.rules, &mut out);
+    }
+    if !r.database_rules.is_empty() {
+        let _ = writeln!(out, "**databases {}**\n", esc(&r.databases.join(", ")));
+        rule_rows(&r.database_rules, &mut out);
     }
     let _ = writeln!(out, "_policy: {}_", esc(&r.policy));
     out

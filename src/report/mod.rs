@@ -207,6 +207,12 @@ pub(crate) struct CheckReport {
     pub(crate) policy: String,
     pub(crate) passed: bool,
     pub(crate) collections: Vec<CollectionCheck>,
+    /// Rules on the checked databases (`unlisted_collections`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) database_rules: Vec<RuleResult>,
+    /// The databases those rules read.
+    #[serde(skip)]
+    pub(crate) databases: Vec<String>,
     /// `--baseline FILE`: what got worse or better than the previous report; `passed` then
     /// means "nothing got worse".
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,9 +230,50 @@ impl CheckReport {
         self.baseline.as_ref().is_some_and(|b| b.known.iter().any(|(n, r)| n == ns && r == rule))
     }
 
+    /// Every violated rule and every warning, in report order: the collections', then the
+    /// databases'. What the annotations, SARIF and GitLab report.
+    pub(crate) fn flagged(&self) -> Vec<Flagged<'_>> {
+        let mut out = Vec::new();
+        for c in &self.collections {
+            for x in c.rules.iter().filter(|x| !x.passed || x.warning) {
+                let known = self.is_known(&c.namespace, x.rule);
+                out.push(Flagged {
+                    namespace: &c.namespace,
+                    key: Some(&c.key),
+                    subject: format!("{} {}", c.namespace, c.key),
+                    rule: x,
+                    known,
+                });
+            }
+        }
+        for x in self.database_rules.iter().filter(|x| !x.passed || x.warning) {
+            out.push(Flagged { namespace: "", key: None, subject: self.databases.join(", "), rule: x, known: self.is_known("", x.rule) });
+        }
+        out
+    }
+
     pub(crate) fn line_of(&self, ns: &str, rule: &str) -> u32 {
         let get = |n: &str, r: &str| self.policy_lines.get(&(n.to_string(), r.to_string())).copied();
         get(ns, rule).or_else(|| get("", rule)).or_else(|| get(ns, "")).unwrap_or(1)
+    }
+}
+
+/// A rule result to report as an error or a warning.
+pub(crate) struct Flagged<'a> {
+    /// The collection's namespace; "" for a rule on the databases.
+    pub(crate) namespace: &'a str,
+    pub(crate) key: Option<&'a ShardKey>,
+    /// What it is about: "shop.orders {customerId: 1, _id: 1}", or the databases' names.
+    pub(crate) subject: String,
+    pub(crate) rule: &'a RuleResult,
+    /// The baseline had it already.
+    pub(crate) known: bool,
+}
+
+impl Flagged<'_> {
+    /// An error fails the gate; a known violation or a warning does not.
+    pub(crate) fn is_error(&self) -> bool {
+        !self.rule.passed && !self.known
     }
 }
 

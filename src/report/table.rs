@@ -402,6 +402,19 @@ fn bar(percent: f64) -> String {
     format!("{}{}", "█".repeat(full), "░".repeat(20 - full))
 }
 
+/// A rule's mark in the table. With a baseline, a violation it already had is "known"; only a
+/// new one fails the gate.
+fn mark(r: &CheckReport, ns: &str, x: &crate::policy::RuleResult) -> &'static str {
+    match (x.skipped.is_some(), x.passed, &r.baseline) {
+        (true, _, _) => "-",
+        (false, true, _) if x.warning => "warn",
+        (false, true, _) => "ok",
+        (false, false, Some(_)) if r.is_known(ns, x.rule) => "known",
+        (false, false, Some(_)) => "NEW",
+        (false, false, None) => "FAIL",
+    }
+}
+
 /// `check` as text: one block per collection, one line per rule.
 fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
@@ -425,16 +438,13 @@ fn render_check(r: &CheckReport) -> String {
             c.verdict.as_str()
         );
         for x in &c.rules {
-            // With a baseline, a violation it already had is "known"; only a new one fails the gate.
-            let known = is_known(x.rule);
-            let mark = match (x.skipped.is_some(), x.passed, &r.baseline) {
-                (true, _, _) => "-",
-                (false, true, _) => "ok",
-                (false, false, Some(_)) if known => "known",
-                (false, false, Some(_)) => "NEW",
-                (false, false, None) => "FAIL",
-            };
-            let _ = writeln!(out, "  {mark:<5} {:<38} {}", x.rule, x.message);
+            let _ = writeln!(out, "  {:<5} {:<38} {}", mark(r, &c.namespace, x), x.rule, x.message);
+        }
+    }
+    if !r.database_rules.is_empty() {
+        let _ = writeln!(out, "databases {}:", r.databases.join(", "));
+        for x in &r.database_rules {
+            let _ = writeln!(out, "  {:<5} {:<38} {}", mark(r, "", x), x.rule, x.message);
         }
     }
     match &r.baseline {
