@@ -557,14 +557,32 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
     assert!(out.starts_with("exit: 0"), "the starting branch passes:\n{out}");
 
     // 1. A migration adds a unique index on orderNumber: shardCollection would refuse the key.
+    // The annotation lands on the migration's line that names the field.
+    std::fs::create_dir_all(shop.dir.path().join("migrations")).unwrap();
+    std::fs::write(shop.dir.path().join("src.js"), "// checkout\nexport const total = 1;\n").unwrap();
+    std::fs::write(
+        shop.dir.path().join("migrations/0042_order_number.js"),
+        "// Order numbers are unique per shop.\ndb.orders.createIndex({orderNumber: 1}, {unique: true});\n",
+    )
+    .unwrap();
     rt().block_on(async {
         let opts = mongodb::options::IndexOptions::builder().unique(true).build();
         orders.create_index(mongodb::IndexModel::builder().keys(doc! {"orderNumber": 1}).options(opts).build()).await.unwrap();
     });
-    let out = shop.check(&[]);
+    let out = shop.check(&["--changed-files", "src.js", "migrations/0042_order_number.js", "deleted.js"]);
     assert!(out.starts_with("exit: 1"), "{out}");
     assert!(
         out.contains("unique index orderNumber_1 {orderNumber: 1}: shardCollection refuses {customerId: 1, _id: 1} while it exists; drop it or move the uniqueness to a proxy collection"),
+        "{out}"
+    );
+    assert!(
+        out.contains("::error file=migrations/0042_order_number.js,line=2,title=shardkey policy::shop.orders {customerId: 1, _id: 1}: unique index orderNumber_1"),
+        "{out}"
+    );
+    // Without the diff: the collection's block of the policy (its namespace line), not [defaults].
+    let out = shop.check(&[]);
+    assert!(
+        out.contains("::error file=shardkey.toml,line=6,title=shardkey policy::shop.orders {customerId: 1, _id: 1}: unique index"),
         "{out}"
     );
     rt().block_on(async { orders.drop_index("orderNumber_1").await.unwrap() });
@@ -618,4 +636,33 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
     assert_eq!(v["databaseRules"][0]["actual"], serde_json::json!(["shop.reviews"]));
     std::fs::write(shop.dir.path().join("shardkey.toml"), SHOP_POLICY).unwrap();
     rt().block_on(async { reviews.drop().await.unwrap() });
+
+    // 5. A new query shape: orders by status and date, 150 reads beside the 200 by customer.
+    // The key sends them to every shard: 150 of 350 reads (42.9%, by hand) scatter-gather.
+    let db = shop.db();
+    rt().block_on(async {
+        db.run_command(doc! {"profile": 2}).await.unwrap();
+        let since = mongodb::bson::DateTime::from_millis(1_767_225_600_000 + 86_400_000);
+        for _ in 0..150 {
+            orders.find_one(doc! {"status": "shipped", "createdAt": {"$gte": since}}).await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+    });
+    std::fs::write(
+        shop.dir.path().join("reports.js"),
+        "// late orders\nexport const late = (db) =>\n  db.orders.find({status: \"shipped\", createdAt: {$gte: since}});\n",
+    )
+    .unwrap();
+    let out = shop.check(&["--changed-files", "reports.js"]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(out.contains("  FAIL  max_scatter_gather_reads_percent       42.9% of reads scatter-gather (maximum 30%)"), "{out}");
+    assert!(
+        out.contains("          · query shape {createdAt: range, status: eq} (scatter-gather): 42.9% of reads, e.g. find {\"status\":\"shipped\",\"createdAt\":{\"$gte\":{\"$date\":\"2026-01-02T00:00:00Z\"}}}"),
+        "{out}"
+    );
+    assert!(!out.contains("query shape {customerId: eq}"), "reads that reach one shard or a few are not the culprit:\n{out}");
+    assert!(
+        out.contains("::error file=reports.js,line=3,title=shardkey policy::shop.orders {customerId: 1, _id: 1}: 42.9%25 of reads"),
+        "{out}"
+    );
 }

@@ -7,7 +7,7 @@ use crate::error::{input_error, Outcome};
 use crate::model::Namespace;
 use crate::pipeline::Candidates;
 use crate::policy::rules::{DatabasesInput, RuleInput};
-use crate::policy::{self, CollectionPolicy};
+use crate::policy::{self, CollectionPolicy, Culprit, Location};
 use crate::report::{write_check, BaselineComparison, CheckReport, CollectionCheck, ToolInfo, SCHEMA_VERSION};
 use crate::sources::live::{LiveOptions, LiveSession};
 use anyhow::Result;
@@ -47,6 +47,7 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             return Err(input_error(format!("{name}: {} has no key and is not sharded: name the planned key", c.namespace)));
         };
         let input = RuleInput {
+            collection: c.namespace.coll(),
             key: &cand.key,
             score: cand.score,
             verdict: cand.verdict,
@@ -75,12 +76,28 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
     }
     let live = a.input.docs.is_none() && a.input.uri.is_some();
     // Offline, the databases' other collections are unknown: those rules do not apply.
-    let database_rules = if live {
+    let mut database_rules = if live {
         let unlisted = unlisted_collections(&a.input, &databases, &p)?;
         policy::evaluate_databases(&p.database_rules(), &DatabasesInput { databases: &databases, unlisted: &unlisted })
     } else {
         Vec::new()
     };
+    let lines = policy_lines(&text);
+    let changed = ChangedFiles::read(&a.changed_files);
+    for c in &mut results {
+        for x in c.rules.iter_mut().filter(|x| !x.passed || x.warning) {
+            let policy_line =
+                lines.get(&(c.namespace.clone(), x.rule.to_string())).or_else(|| lines.get(&(c.namespace.clone(), String::new())));
+            x.location = Some(
+                changed.locate(x.culprit.as_ref()).unwrap_or(Location { file: name.clone(), line: policy_line.copied().unwrap_or(1) }),
+            );
+        }
+    }
+    for x in database_rules.iter_mut().filter(|x| !x.passed || x.warning) {
+        let policy_line = lines.get(&(String::new(), x.rule.to_string()));
+        x.location =
+            Some(changed.locate(x.culprit.as_ref()).unwrap_or(Location { file: name.clone(), line: policy_line.copied().unwrap_or(1) }));
+    }
     let baseline = match &a.baseline {
         Some(path) => Some(compare_with_baseline(path, &results)?),
         None => None,
@@ -93,7 +110,6 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
     let cr = CheckReport {
         schema_version: SCHEMA_VERSION,
         tool: ToolInfo::this(),
-        policy_lines: policy_lines(&text),
         policy: name,
         passed,
         collections: results,
@@ -125,6 +141,34 @@ fn unlisted_collections(input: &super::InputRequest, databases: &[String], p: &p
         }
     }
     Ok(out)
+}
+
+/// The files of the change under review, as given, with their text (a file the change deleted,
+/// or one that is not text, is left out).
+struct ChangedFiles(Vec<(String, String)>);
+
+impl ChangedFiles {
+    fn read(paths: &[std::path::PathBuf]) -> ChangedFiles {
+        ChangedFiles(paths.iter().filter_map(|p| Some((p.display().to_string(), std::fs::read_to_string(p).ok()?))).collect())
+    }
+
+    /// The first line of a changed file that names the culprit, trying its most specific name
+    /// first in every file.
+    fn locate(&self, culprit: Option<&Culprit>) -> Option<Location> {
+        culprit?.names.iter().find_map(|name| {
+            self.0.iter().find_map(|(file, text)| {
+                let line = text.lines().position(|l| names_word(l, name))?;
+                Some(Location { file: file.clone(), line: line as u32 + 1 })
+            })
+        })
+    }
+}
+
+/// `name` in `line` as a whole identifier: `status` is not in `statusCode`.
+fn names_word(line: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(name)
+        .any(|(i, _)| !line[..i].chars().next_back().is_some_and(ident) && !line[i + name.len()..].chars().next().is_some_and(ident))
 }
 
 /// Where each setting sits in the policy text: (namespace, rule) → line; (namespace, "") for

@@ -39,7 +39,10 @@ pub(super) fn annotations(r: &CheckReport) -> String {
     let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
     for f in r.flagged() {
         let x = f.rule;
-        let msg = crate::util::text::printable(&format!("{}: {} ({})", f.subject, x.message, x.rule), true);
+        // The rule's name ends the first line; the culprit's causes follow, one a line.
+        let text = f.text("\n- ");
+        let (first, causes) = text.split_once('\n').unwrap_or((&text, ""));
+        let msg = crate::util::text::printable(&format!("{first} ({}){}{causes}", x.rule, if causes.is_empty() { "" } else { "\n" }), true);
         let msg = data(&msg);
         let title = if f.known {
             "shardkey policy (known in the baseline)"
@@ -48,13 +51,9 @@ pub(super) fn annotations(r: &CheckReport) -> String {
         } else {
             "shardkey policy (warning)"
         };
-        let _ = writeln!(
-            out,
-            "::{} file={},line={},title={title}::{msg}",
-            if f.is_error() { "error" } else { "warning" },
-            property(&r.policy),
-            r.line_of(f.namespace, x.rule),
-        );
+        let (file, line) = f.location(&r.policy);
+        let _ =
+            writeln!(out, "::{} file={},line={line},title={title}::{msg}", if f.is_error() { "error" } else { "warning" }, property(&file));
     }
     out
 }

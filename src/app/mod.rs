@@ -87,6 +87,8 @@ pub(crate) struct CheckRequest {
     pub(crate) policy: PathBuf,
     /// A previous `check --format json` report: fail only on what got worse.
     pub(crate) baseline: Option<PathBuf>,
+    /// `--changed-files`: where the annotations may point.
+    pub(crate) changed_files: Vec<PathBuf>,
     /// Print a starting policy and stop.
     pub(crate) init: bool,
     pub(crate) format: Format,

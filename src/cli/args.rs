@@ -473,6 +473,12 @@ pub(crate) struct CheckArgs {
     /// violated, a lower score), so the gate can be adopted on an existing cluster.
     #[arg(long, value_name = "FILE")]
     pub(crate) baseline: Option<PathBuf>,
+
+    /// The files of the change under review (a pull request's diff): a violation is annotated
+    /// on the first line of one that names its culprit (the index, a field, the collection),
+    /// else on the collection's block of the policy.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub(crate) changed_files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

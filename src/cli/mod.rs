@@ -200,6 +200,7 @@ impl Cli {
                 },
                 init: c.init,
                 baseline: c.baseline,
+                changed_files: c.changed_files,
                 format: c.format.into(),
             }),
         })

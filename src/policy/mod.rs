@@ -184,6 +184,27 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
     Ok(Policy { defaults, collections })
 }
 
+/// What caused a violation.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Culprit {
+    /// One line each: a query shape with its share and an example, the index that blocks the
+    /// key, a field and the share of documents that lack it.
+    pub(crate) causes: Vec<String>,
+    /// Names a change that caused it would spell out (index, fields, collection), most specific
+    /// first: the files of `--changed-files` are searched for them.
+    pub(crate) names: Vec<String>,
+}
+
+/// Where an annotation points: a file of the change that names the culprit, else the
+/// collection's block of the policy.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Location {
+    pub(crate) file: String,
+    pub(crate) line: u32,
+}
+
 /// One rule checked against one candidate.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -201,22 +222,38 @@ pub(crate) struct RuleResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) skipped: Option<String>,
     pub(crate) message: String,
+    /// What caused the violation (violations only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) culprit: Option<Culprit>,
+    /// Where the annotations point (violations and warnings only; set by `check`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) location: Option<Location>,
 }
 
 /// Check every rule that is set (in `RULES` order) against a candidate.
 pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
-    judge(rules, |j, t| match j {
+    let mut results = judge(rules, |j, t| match j {
         Judge::Candidate(f) => Some(f(t, input)),
         Judge::Databases(_) => None,
-    })
+    });
+    for r in results.iter_mut().filter(|r| !r.passed) {
+        r.culprit = rules::rule(r.rule).and_then(|d| d.culprit).map(|f| f(input)).filter(|c| c != &Culprit::default());
+    }
+    results
 }
 
-/// Check the rules on the databases (`Policy::database_rules`).
+/// Check the rules on the databases (`Policy::database_rules`). What they flag is caused by
+/// the unlisted collections: a change that creates one names it.
 pub(crate) fn evaluate_databases(rules: &Rules, input: &DatabasesInput) -> Vec<RuleResult> {
-    judge(rules, |j, t| match j {
+    let mut results = judge(rules, |j, t| match j {
         Judge::Databases(f) => Some(f(t, input)),
         Judge::Candidate(_) => None,
-    })
+    });
+    for r in results.iter_mut().filter(|r| !r.passed || r.warning) {
+        let names = input.unlisted.iter().map(|ns| ns.split_once('.').map_or(ns.as_str(), |x| x.1).to_string()).collect();
+        r.culprit = Some(Culprit { causes: Vec::new(), names });
+    }
+    results
 }
 
 fn judge(rules: &Rules, finding: impl Fn(&Judge, Threshold) -> Option<Finding>) -> Vec<RuleResult> {
@@ -234,6 +271,8 @@ fn judge(rules: &Rules, finding: impl Fn(&Judge, Threshold) -> Option<Finding>) 
                 warning,
                 skipped: skipped.map(String::from),
                 message,
+                culprit: None,
+                location: None,
             };
             Some(match finding(&def.judge, t)? {
                 Finding::Measured { actual, passed, message } => result(actual, passed, false, None, message),

@@ -3,12 +3,14 @@
 //! policy, and how it judges a candidate. Parsing, `--init` and evaluation all
 //! read this table; adding a rule is adding one entry.
 
+use super::Culprit;
 use crate::metrics::monotonicity::MonotonicityType;
 use crate::metrics::CandidateMetrics;
 use crate::model::ShardKey;
 use crate::rules::Effect;
 use crate::score::reasons::Reason;
 use crate::score::Verdict;
+use crate::targeting::Label;
 use crate::util::text::fmt_count;
 use serde_json::{json, Value};
 
@@ -66,6 +68,8 @@ impl Threshold {
 /// What a rule reads: the candidate's score, verdict and metrics, and what the validity
 /// rules (`crate::rules`) found.
 pub(crate) struct RuleInput<'a> {
+    /// The collection's name (without its database).
+    pub(crate) collection: &'a str,
     pub(crate) key: &'a ShardKey,
     pub(crate) score: u32,
     pub(crate) verdict: Verdict,
@@ -117,6 +121,8 @@ pub(crate) struct RuleDef {
     /// On when the policy leaves the rule out: what breaks the key outright is checked unless
     /// a policy turns it off.
     pub(crate) implied: Option<Threshold>,
+    /// What caused a violation (read only when the rule fails).
+    pub(crate) culprit: Option<fn(&RuleInput) -> Culprit>,
     pub(crate) judge: Judge,
 }
 
@@ -136,6 +142,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "0-100 score from `shardkey analyze` (docs/reference.md \"Score\").",
         default: "60",
         implied: None,
+        culprit: Some(reasons_behind),
         judge: Judge::Candidate(|t, c| {
             let min = t.number() as u32;
             Finding::Measured { actual: json!(c.score), passed: c.score >= min, message: format!("score {} (minimum {min})", c.score) }
@@ -148,6 +155,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "readDistribution.percentageOfScatterGatherReads",
         default: "50.0",
         implied: None,
+        culprit: Some(scatter_gather_reads),
         judge: Judge::Candidate(|t, c| {
             let max = t.number();
             at_most(c.metrics.read_distribution.percentage_of_scatter_gather_reads, max, "no sampled reads", |p| {
@@ -162,6 +170,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "writeDistribution: single + multi writes without shard key, percent of sampled writes",
         default: "50.0",
         implied: None,
+        culprit: Some(untargeted_writes),
         judge: Judge::Candidate(|t, c| {
             let max = t.number();
             let wd = &c.metrics.write_distribution;
@@ -179,6 +188,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.monotonicity.type == \"monotonic\" fails",
         default: "true",
         implied: None,
+        culprit: Some(key_fields),
         judge: Judge::Candidate(|_, c| {
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let t = kc.monotonicity.kind;
@@ -196,6 +206,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.topValuePercentage",
         default: "25.0",
         implied: None,
+        culprit: Some(key_fields),
         judge: Judge::Candidate(|t, c| {
             let max = t.number();
             at_most(c.metrics.key_characteristics.as_ref().map(|k| k.top_value_percentage), max, NO_DOCUMENTS, |p| {
@@ -210,6 +221,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.jumboChunkRisk: any value larger than a chunk fails",
         default: "true",
         implied: None,
+        culprit: Some(key_fields),
         judge: Judge::Candidate(|_, c| {
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
             let n = kc.jumbo_chunk_risk.values.len();
@@ -223,6 +235,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "keyCharacteristics.estimatedNumDistinctValues",
         default: "100",
         implied: None,
+        culprit: Some(key_fields),
         judge: Judge::Candidate(|t, c| {
             let min = t.number() as u64;
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
@@ -237,6 +250,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "writeDistribution.percentageOfShardKeyUpdates",
         default: "10.0",
         implied: None,
+        culprit: Some(key_fields),
         judge: Judge::Candidate(|t, c| {
             let max = t.number();
             at_most(c.metrics.write_distribution.percentage_of_shard_key_updates, max, "no sampled writes", |p| {
@@ -251,6 +265,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "supportingIndex (live only): the key needs an index that can support it",
         default: "false",
         implied: None,
+        culprit: None,
         judge: Judge::Candidate(|_, c| match &c.metrics.supporting_index {
             Some(si) => Finding::Measured {
                 actual: json!(si.name),
@@ -271,6 +286,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "constraints: shardCollection refuses the key until something is changed first (a unique index that does not start with the key)",
         default: "true",
         implied: Some(Threshold::Flag(true)),
+        culprit: Some(blocking_indexes),
         judge: Judge::Candidate(|_, c| {
             if c.metrics.supporting_index.is_none() {
                 return Finding::Skipped(NO_INDEXES);
@@ -290,6 +306,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "verdict invalid: the server refuses the key on this collection (capped, time-series, arrays in a key field)",
         default: "true",
         implied: Some(Threshold::Flag(true)),
+        culprit: Some(reasons_behind),
         judge: Judge::Candidate(|_, c| {
             let invalid = c.verdict == Verdict::Invalid;
             let why: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
@@ -307,6 +324,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "share of sampled documents that lack a key field or hold null there (they all share the key's null value)",
         default: "5.0",
         implied: Some(Threshold::Percent(5.0)),
+        culprit: Some(missing_fields),
         judge: Judge::Candidate(|t, c| {
             let max = t.number();
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
@@ -340,6 +358,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "collections of the checked databases that no [[collection]] names: \"warn\", \"fail\" or \"ignore\" ([defaults] only)",
         default: "\"warn\"",
         implied: Some(Threshold::Choice("warn")),
+        culprit: None,
         judge: Judge::Databases(|t, d| {
             let unlisted = d.unlisted;
             if unlisted.is_empty() {
@@ -374,6 +393,89 @@ fn blocked_message(key: &ShardKey, f: &crate::rules::Finding) -> String {
         ),
         None => f.message.clone(),
     }
+}
+
+/// How many query shapes a culprit names.
+const TOP_SHAPES: usize = 3;
+
+/// The query shapes behind a targeting rule: the `TOP_SHAPES` most frequent of those the key
+/// sends to every shard (reads) or to more than one (writes), each with its share of the reads
+/// (or writes) and an example.
+fn shapes_behind(c: &RuleInput, reads: bool) -> Culprit {
+    let is_read = |op: &str| matches!(op, "find" | "aggregate" | "count" | "distinct");
+    let total = if reads { c.metrics.read_distribution.sample_size.total } else { c.metrics.write_distribution.sample_size.total };
+    let mut shapes: Vec<(u64, &crate::metrics::query_shapes::QueryShapeReport)> = c
+        .metrics
+        .query_shapes
+        .iter()
+        // Reads: the scatter-gather ones the rule counts; writes: any that one shard cannot take.
+        .filter(|s| if reads { s.label == Label::ScatterGather } else { s.label != Label::SingleShard })
+        .map(|s| (s.ops.iter().filter(|(op, _)| is_read(op) == reads).map(|(_, n)| n).sum(), s))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    shapes.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+    let mut culprit = Culprit::default();
+    for (n, s) in shapes.into_iter().take(TOP_SHAPES) {
+        let share = if total == 0 { 0.0 } else { n as f64 * 100.0 / total as f64 };
+        let what = if reads { "reads" } else { "writes" };
+        let example = if reads { &s.example.read } else { &s.example.write };
+        culprit.causes.push(format!("query shape {} ({}): {share:.1}% of {what}, e.g. {example}", s.shape, s.label.as_str()));
+        // The fields the shape filters on: what a change to the application spells out.
+        for field in s.shape.trim_matches(|ch| ch == '{' || ch == '}').split(", ").filter_map(|p| p.split_once(": ").map(|x| x.0)) {
+            if !field.starts_with('$') && !culprit.names.iter().any(|n| n == field) {
+                culprit.names.push(field.to_string());
+            }
+        }
+    }
+    culprit.names.push(c.collection.to_string());
+    culprit
+}
+
+fn scatter_gather_reads(c: &RuleInput) -> Culprit {
+    shapes_behind(c, true)
+}
+
+fn untargeted_writes(c: &RuleInput) -> Culprit {
+    shapes_behind(c, false)
+}
+
+/// The key's own fields: what the data holds for them is the cause.
+fn key_fields(c: &RuleInput) -> Culprit {
+    let mut names: Vec<String> = c.key.fields.iter().map(|f| f.path.clone()).filter(|p| p != "_id").collect();
+    names.push(c.collection.to_string());
+    Culprit { causes: Vec::new(), names }
+}
+
+/// The score's reasons, problems first (the score's words).
+fn reasons_behind(c: &RuleInput) -> Culprit {
+    let mut culprit = key_fields(c);
+    culprit.causes = c.reasons.iter().take(TOP_SHAPES).map(|r| r.to_string()).collect();
+    culprit
+}
+
+fn blocking_indexes(c: &RuleInput) -> Culprit {
+    let mut culprit = Culprit::default();
+    for ix in c.constraints.iter().filter(|f| f.effect == Effect::Blocked).filter_map(|f| f.index.as_ref()) {
+        culprit.causes.push(format!("unique index {} {}", ix.name, ix.pattern()));
+        culprit.names.push(ix.name.clone());
+        culprit.names.extend(ix.key.keys().filter(|k| *k != "_id").cloned());
+    }
+    culprit.names.push(c.collection.to_string());
+    culprit
+}
+
+fn missing_fields(c: &RuleInput) -> Culprit {
+    let mut culprit = Culprit::default();
+    if let Some(kc) = &c.metrics.key_characteristics {
+        let n = &kc.null_or_missing;
+        for f in n.by_field.iter().filter(|f| f.docs > 0) {
+            let share = f.docs as f64 * 100.0 / n.of.max(1) as f64;
+            culprit.causes.push(format!("{}: missing or null in {share:.1}% of sampled documents", f.field));
+            culprit.names.push(f.field.clone());
+        }
+    }
+    culprit.names.push(c.collection.to_string());
+    culprit
 }
 
 /// The rule of that name.

@@ -8,13 +8,14 @@ pub(super) fn write(r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::R
     let mut issues: Vec<Value> = Vec::new();
     for f in r.flagged() {
         let x = f.rule;
+        let (file, line) = f.location(&r.policy);
         issues.push(json!({
-            "description": format!("{}: {}", f.subject, x.message),
+            "description": f.text("; "),
             "check_name": x.rule,
             // Stable across runs for the same violation: GitLab matches issues by it.
             "fingerprint": format!("{:x}", md5_hex(&format!("{}/{}", f.namespace, x.rule))),
             "severity": if f.is_error() { "major" } else { "minor" },
-            "location": {"path": r.policy, "lines": {"begin": r.line_of(f.namespace, x.rule)}},
+            "location": {"path": file, "lines": {"begin": line}},
         }));
     }
     serde_json::to_writer_pretty(&mut *out, &issues)?;

@@ -160,7 +160,8 @@ fn rule_rows(rules: &[crate::policy::RuleResult], out: &mut String) {
         } else {
             "**FAIL**"
         };
-        let _ = writeln!(out, "| `{}` | {} | {} |", x.rule, res, esc(&x.message));
+        let causes: String = x.culprit.iter().flat_map(|c| &c.causes).map(|c| format!("<br>· {}", esc(c))).collect();
+        let _ = writeln!(out, "| `{}` | {} | {}{causes} |", x.rule, res, esc(&x.message));
     }
     let _ = writeln!(out);
 }

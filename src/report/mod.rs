@@ -217,9 +217,6 @@ pub(crate) struct CheckReport {
     /// means "nothing got worse".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) baseline: Option<BaselineComparison>,
-    /// Line in the policy file of each (namespace, rule) setting, for SARIF and GitLab locations.
-    #[serde(skip)]
-    pub(crate) policy_lines: BTreeMap<(String, String), u32>,
 }
 
 impl CheckReport {
@@ -251,11 +248,6 @@ impl CheckReport {
         }
         out
     }
-
-    pub(crate) fn line_of(&self, ns: &str, rule: &str) -> u32 {
-        let get = |n: &str, r: &str| self.policy_lines.get(&(n.to_string(), r.to_string())).copied();
-        get(ns, rule).or_else(|| get("", rule)).or_else(|| get(ns, "")).unwrap_or(1)
-    }
 }
 
 /// A rule result to report as an error or a warning.
@@ -271,6 +263,24 @@ pub(crate) struct Flagged<'a> {
 }
 
 impl Flagged<'_> {
+    /// "subject: message", then each cause of the culprit after `sep`.
+    pub(crate) fn text(&self, sep: &str) -> String {
+        let mut t = format!("{}: {}", self.subject, self.rule.message);
+        for c in self.rule.culprit.iter().flat_map(|c| &c.causes) {
+            t.push_str(sep);
+            t.push_str(c);
+        }
+        t
+    }
+
+    /// Where it points: set by `check` for every flagged rule; the policy's first line else.
+    pub(crate) fn location(&self, policy: &str) -> (String, u32) {
+        match &self.rule.location {
+            Some(l) => (l.file.clone(), l.line),
+            None => (policy.to_string(), 1),
+        }
+    }
+
     /// An error fails the gate; a known violation or a warning does not.
     pub(crate) fn is_error(&self) -> bool {
         !self.rule.passed && !self.known

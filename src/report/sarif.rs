@@ -19,13 +19,13 @@ pub(super) fn write(r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::R
                 "helpUri": INFO_URI,
             }));
         }
-        let line = r.line_of(f.namespace, x.rule);
+        let (file, line) = f.location(&r.policy);
         let mut result = json!({
             "ruleId": x.rule,
             "level": if f.is_error() { "error" } else { "warning" },
-            "message": {"text": format!("{}: {}", f.subject, x.message)},
+            "message": {"text": f.text("\n- ")},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": r.policy},
+                "artifactLocation": {"uri": file},
                 "region": {"startLine": line}
             }}],
             "partialFingerprints": {"shardkeyRule/v1": format!("{}/{}", f.namespace, x.rule)},

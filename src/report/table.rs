@@ -415,6 +415,13 @@ fn mark(r: &CheckReport, ns: &str, x: &crate::policy::RuleResult) -> &'static st
     }
 }
 
+/// The culprit of a violation, one cause a line under the rule.
+fn causes(x: &crate::policy::RuleResult, out: &mut String) {
+    for c in x.culprit.iter().flat_map(|c| &c.causes) {
+        let _ = writeln!(out, "          · {c}");
+    }
+}
+
 /// `check` as text: one block per collection, one line per rule.
 fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
@@ -439,12 +446,14 @@ fn render_check(r: &CheckReport) -> String {
         );
         for x in &c.rules {
             let _ = writeln!(out, "  {:<5} {:<38} {}", mark(r, &c.namespace, x), x.rule, x.message);
+            causes(x, &mut out);
         }
     }
     if !r.database_rules.is_empty() {
         let _ = writeln!(out, "databases {}:", r.databases.join(", "));
         for x in &r.database_rules {
             let _ = writeln!(out, "  {:<5} {:<38} {}", mark(r, "", x), x.rule, x.message);
+            causes(x, &mut out);
         }
     }
     match &r.baseline {
