@@ -457,7 +457,7 @@ fn baseline_fails_only_on_what_got_worse() {
     assert!(out.starts_with("exit: 0"), "{out}");
     assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["known", "min_score"])), "{out}");
     assert!(!out.contains("FAIL") && !out.contains("NEW"), "{out}");
-    assert!(out.contains("KNOWN app.events {country: 1}") && out.contains(": 0 new or worse, 3 known, 0 better"), "{out}");
+    assert!(out.contains("KNOWN app.events {country: 1}") && out.contains(": 0 new, 0 worse, 3 known, 0 better"), "{out}");
     assert!(out.contains("passed against the baseline"), "{out}");
     assert!(out.contains("::warning file=shardkey.toml,line=5,title=shardkey policy (known in the baseline)::"), "{out}");
     assert!(!out.contains("::error"), "{out}");
@@ -465,12 +465,12 @@ fn baseline_fails_only_on_what_got_worse() {
     std::fs::write(d.path().join("shardkey.toml"), format!("{VIOLATED}forbid_jumbo_risk = true\n")).unwrap();
     let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);
     assert_eq!(code, 1);
-    assert!(r["baseline"]["worse"][0].as_str().unwrap().contains("forbid_jumbo_risk newly violated"), "{}", r["baseline"]);
+    assert!(r["baseline"]["new"][0].as_str().unwrap().contains("forbid_jumbo_risk newly violated"), "{}", r["baseline"]);
     let out = run_in(d.path(), &base_args, &[("GITHUB_ACTIONS", "true")]);
     assert!(out.starts_with("exit: 1"), "{out}");
     assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["NEW", "forbid_jumbo_risk"])), "{out}");
     assert!(
-        out.contains("FAIL app.events") && out.contains("failed against the baseline") && out.contains(": 1 new or worse, 3 known"),
+        out.contains("FAIL app.events") && out.contains("failed against the baseline") && out.contains(": 1 new, 0 worse, 3 known"),
         "{out}"
     );
     assert!(out.contains("::error file=shardkey.toml,line=8,title=shardkey policy::"), "{out}");
@@ -490,6 +490,9 @@ fn baseline_fails_only_on_what_got_worse() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a `check --format json` report"));
+    // --write-baseline where no file can be made: one line, exit 2.
+    let out = run_in(d.path(), &["check", "--docs", &docs, "--write-baseline", "no/such/dir/base.json"], &[]);
+    assert!(out.starts_with("exit: 2") && out.contains("shardkey: cannot write baseline no/such/dir/base.json: "), "{out}");
 }
 
 /// The `shop` database a team gates: 3,000 orders over 300 customers, the key's index, and the
@@ -499,7 +502,7 @@ struct Shop {
     dir: tempfile::TempDir,
 }
 
-const SHOP_POLICY: &str = "[defaults]\nmin_score = 60\nmax_scatter_gather_reads_percent = 30.0\n\n[[collection]]\nnamespace = \"shop.orders\"\nkey = \"{customerId: 1, _id: 1}\"\n";
+const SHOP_POLICY: &str = "[defaults]\nmin_score = 50\nmax_scatter_gather_reads_percent = 30.0\n\n[[collection]]\nnamespace = \"shop.orders\"\nkey = \"{customerId: 1, _id: 1}\"\n";
 
 impl Shop {
     fn seed() -> Shop {
@@ -637,7 +640,56 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
     std::fs::write(shop.dir.path().join("shardkey.toml"), SHOP_POLICY).unwrap();
     rt().block_on(async { reviews.drop().await.unwrap() });
 
-    // 5. A new query shape: orders by status and date, 150 reads beside the 200 by customer.
+    // 5. Baselines: the policy's score_tolerance (3) absorbs a 2-point drop; a 10-point drop fails
+    // with an error annotation at the collection's block and a line in the job summary. The
+    // baseline is this run's own report with its score raised: the drop is exact.
+    let base = shop.dir.path().join("baseline.json");
+    let base_arg = base.display().to_string();
+    let out = shop.check(&["--write-baseline", &base_arg]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    common::assert_schema("check", &v);
+    let score = v["collections"][0]["score"].as_u64().unwrap();
+    let summary = shop.dir.path().join("summary.md");
+    let summary_env = summary.display().to_string();
+    let uri = shop.m.uri();
+    let mut gate = |drop: u64| {
+        v["collections"][0]["score"] = serde_json::json!(score + drop);
+        std::fs::write(&base, serde_json::to_string(&v).unwrap()).unwrap();
+        let _ = std::fs::remove_file(&summary);
+        let out = run_in(
+            shop.dir.path(),
+            &["check", "--uri", &uri, "--baseline", &base_arg],
+            &[("GITHUB_ACTIONS", "true"), ("GITHUB_STEP_SUMMARY", &summary_env)],
+        );
+        (out, std::fs::read_to_string(&summary).unwrap())
+    };
+    let (out, md) = gate(2);
+    assert!(out.starts_with("exit: 0"), "a 2-point drop is within the tolerance:\n{out}");
+    assert!(out.contains(": 0 new, 0 worse, 0 known, 0 better") && !out.contains("::error"), "{out}");
+    assert!(md.contains("Against the baseline `") && md.contains(": 0 new, 0 worse, 0 known, 0 better"), "{md}");
+    let (out, md) = gate(10);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    let dropped = format!("shop.orders: score {score} dropped from {} (more than the tolerance of 3 points)", score + 10);
+    assert!(out.contains(&format!("::error file=shardkey.toml,line=6,title=shardkey baseline::{dropped}")), "{out}");
+    assert!(out.contains(&format!("  worse: {dropped}")) && out.contains(": 0 new, 1 worse, 0 known, 0 better"), "{out}");
+    assert!(md.contains("### Shard key policy: failed") && md.contains(&format!("- **worse**: {dropped}")), "{md}");
+    // SARIF: the drop is an error result.
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(shop.dir.path())
+        .args(["check", "--uri", &uri, "--baseline", &base_arg, "--format", "sarif"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
+    let sarif: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|r| r["ruleId"] == "score_tolerance" && r["level"] == "error" && r["message"]["text"] == dropped.as_str()),
+        "{sarif}"
+    );
+
+    // 6. A new query shape: orders by status and date, 150 reads beside the 200 by customer.
     // The key sends them to every shard: 150 of 350 reads (42.9%, by hand) scatter-gather.
     let db = shop.db();
     rt().block_on(async {

@@ -7,8 +7,8 @@ use crate::error::{input_error, Outcome};
 use crate::model::Namespace;
 use crate::pipeline::Candidates;
 use crate::policy::rules::{DatabasesInput, RuleInput};
-use crate::policy::{self, CollectionPolicy, Culprit, Location};
-use crate::report::{write_check, BaselineComparison, CheckReport, CollectionCheck, ToolInfo, SCHEMA_VERSION};
+use crate::policy::{self, CollectionPolicy, Culprit, Location, Tolerance};
+use crate::report::{write_check, CheckReport, CollectionCheck, Format, ToolInfo, SCHEMA_VERSION};
 use crate::sources::live::{LiveOptions, LiveSession};
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -99,12 +99,20 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             Some(changed.locate(x.culprit.as_ref()).unwrap_or(Location { file: name.clone(), line: policy_line.copied().unwrap_or(1) }));
     }
     let baseline = match &a.baseline {
-        Some(path) => Some(compare_with_baseline(path, &results)?),
+        Some(path) => {
+            let tolerance = |ns: &str| match p.collections.iter().find(|c| c.namespace.to_string() == ns) {
+                Some(c) => Tolerance::of(&c.effective_rules(&p.defaults)),
+                None => Tolerance::of(&p.database_rules()),
+            };
+            let block = |ns: &str| Location { file: name.clone(), line: lines.get(&(ns.to_string(), String::new())).copied().unwrap_or(1) };
+            let now = super::baseline::Now { collections: &results, database_rules: &database_rules, tolerance: &tolerance, block: &block };
+            Some(super::baseline::compare(path, &now)?)
+        }
         None => None,
     };
-    // With a baseline, the gate fails only on what got worse.
+    // With a baseline, the gate fails only on what is new or worse.
     let passed = match &baseline {
-        Some(b) => b.worse.is_empty(),
+        Some(b) => !b.failed(),
         None => results.iter().all(|c| c.passed) && database_rules.iter().all(|x| x.passed),
     };
     let cr = CheckReport {
@@ -117,6 +125,11 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         databases,
         baseline,
     };
+    if let Some(path) = &a.write_baseline {
+        let shown = path.display();
+        let mut f = std::fs::File::create(path).map_err(|e| input_error(format!("cannot write baseline {shown}: {e}")))?;
+        write_check(&cr, Format::Json, &mut f).map_err(|e| input_error(format!("cannot write baseline {shown}: {e}")))?;
+    }
     write_check(&cr, a.format, out)?;
     github::report_check(&cr, a.format, out)?;
     Ok(if passed { Outcome::Success } else { Outcome::GateFailed })
@@ -201,40 +214,4 @@ fn policy_lines(text: &str) -> BTreeMap<(String, String), u32> {
         out.insert((ns.clone(), k), l);
     }
     out
-}
-
-/// Compare with a previous `check --format json` report: a rule violated now that was not, or a
-/// lower score, is worse; the opposite is better; a violation in both is known.
-fn compare_with_baseline(path: &std::path::Path, now: &[CollectionCheck]) -> Result<BaselineComparison> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| input_error(format!("cannot read baseline {shown}: {e}")))?;
-    let old: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| input_error(format!("baseline {shown}: not a `check --format json` report: {e}")))?;
-    let Some(old_colls) = old["collections"].as_array() else {
-        return Err(input_error(format!("baseline {shown}: not a `check --format json` report (no collections)")));
-    };
-    let mut b = BaselineComparison { file: shown, ..Default::default() };
-    for c in now {
-        let prev = old_colls.iter().find(|o| o["namespace"] == c.namespace.as_str());
-        let failed_before = |rule: &str| {
-            prev.and_then(|p| p["rules"].as_array()).is_some_and(|rs| rs.iter().any(|r| r["rule"] == rule && r["passed"] == false))
-        };
-        for r in &c.rules {
-            match (r.passed, failed_before(r.rule)) {
-                (false, true) => b.known.push((c.namespace.clone(), r.rule.to_string())),
-                (false, false) => b.worse.push(format!("{}: {} newly violated: {}", c.namespace, r.rule, r.message)),
-                (true, true) => b.better.push(format!("{}: {} passes now", c.namespace, r.rule)),
-                (true, false) => {}
-            }
-        }
-        if let Some(old_score) = prev.and_then(|p| p["score"].as_u64()) {
-            let s = c.score as u64;
-            if s < old_score {
-                b.worse.push(format!("{}: score {} dropped from {}", c.namespace, s, old_score));
-            } else if s > old_score {
-                b.better.push(format!("{}: score {} rose from {}", c.namespace, s, old_score));
-            }
-        }
-    }
-    Ok(b)
 }

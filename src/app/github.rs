@@ -55,5 +55,11 @@ pub(super) fn annotations(r: &CheckReport) -> String {
         let _ =
             writeln!(out, "::{} file={},line={line},title={title}::{msg}", if f.is_error() { "error" } else { "warning" }, property(&file));
     }
+    // A score that dropped beyond the tolerance: no rule result carries it.
+    for c in r.baseline.iter().flat_map(|b| b.score_drops()) {
+        let (file, line) = c.location.as_ref().map_or((r.policy.as_str(), 1), |l| (l.file.as_str(), l.line));
+        let msg = data(&crate::util::text::printable(&c.message, true));
+        let _ = writeln!(out, "::error file={},line={line},title=shardkey baseline::{msg}", property(file));
+    }
     out
 }

@@ -479,6 +479,11 @@ pub(crate) struct CheckArgs {
     /// else on the collection's block of the policy.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub(crate) changed_files: Vec<PathBuf>,
+
+    /// Also write this run's report as JSON to FILE: the baseline a later `--baseline FILE`
+    /// compares with (whatever --format prints).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) write_baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -201,6 +201,7 @@ impl Cli {
                 init: c.init,
                 baseline: c.baseline,
                 changed_files: c.changed_files,
+                write_baseline: c.write_baseline,
                 format: c.format.into(),
             }),
         })

@@ -56,6 +56,31 @@ impl CollectionPolicy {
     }
 }
 
+/// `--baseline`'s tolerances for one collection's rules (`score_tolerance`, `percent_tolerance`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Tolerance {
+    /// Score points.
+    pub(crate) score: u32,
+    /// Percentage points, for the rules whose threshold is a percentage.
+    pub(crate) percent: f64,
+}
+
+impl Tolerance {
+    pub(crate) fn of(rules: &Rules) -> Tolerance {
+        let number = |name: &str| match rules.get(name) {
+            Some(Threshold::Int(n)) => *n as f64,
+            Some(Threshold::Percent(p)) => *p,
+            _ => 0.0,
+        };
+        Tolerance { score: number("score_tolerance") as u32, percent: number("percent_tolerance") }
+    }
+}
+
+/// Whether the rule of that name takes a percentage (its figure moves with the sample).
+pub(crate) fn is_percentage(rule: &str) -> bool {
+    rules::rule(rule).is_some_and(|d| d.value == ValueType::Percent && matches!(d.judge, Judge::Candidate(_)))
+}
+
 /// The rules that are on unless set, overridden by `rules`.
 fn with_implied(rules: &Rules) -> Rules {
     let mut r: Rules = RULES.iter().filter_map(|d| Some((d.name, d.implied?))).collect();
@@ -234,7 +259,7 @@ pub(crate) struct RuleResult {
 pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
     let mut results = judge(rules, |j, t| match j {
         Judge::Candidate(f) => Some(f(t, input)),
-        Judge::Databases(_) => None,
+        Judge::Databases(_) | Judge::Tolerance => None,
     });
     for r in results.iter_mut().filter(|r| !r.passed) {
         r.culprit = rules::rule(r.rule).and_then(|d| d.culprit).map(|f| f(input)).filter(|c| c != &Culprit::default());
@@ -247,7 +272,7 @@ pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
 pub(crate) fn evaluate_databases(rules: &Rules, input: &DatabasesInput) -> Vec<RuleResult> {
     let mut results = judge(rules, |j, t| match j {
         Judge::Databases(f) => Some(f(t, input)),
-        Judge::Candidate(_) => None,
+        Judge::Candidate(_) | Judge::Tolerance => None,
     });
     for r in results.iter_mut().filter(|r| !r.passed || r.warning) {
         let names = input.unlisted.iter().map(|ns| ns.split_once('.').map_or(ns.as_str(), |x| x.1).to_string()).collect();

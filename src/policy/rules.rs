@@ -108,6 +108,8 @@ pub(crate) enum Judge {
     Candidate(fn(Threshold, &RuleInput) -> Finding),
     /// Once per run, on the databases the policy's collections are in: set in `[defaults]` only.
     Databases(fn(Threshold, &DatabasesInput) -> Finding),
+    /// Not judged: how far `--baseline` lets a figure move before it counts as a change.
+    Tolerance,
 }
 
 pub(crate) struct RuleDef {
@@ -376,6 +378,26 @@ pub(crate) const RULES: &[RuleDef] = &[
                 _ => Finding::Warning { actual, message },
             }
         }),
+    },
+    RuleDef {
+        name: "score_tolerance",
+        metric: "score, against --baseline",
+        value: ValueType::Score,
+        doc: "--baseline: a score this many points below the baseline's is sampling noise, not worse",
+        default: "3",
+        implied: Some(Threshold::Int(3)),
+        culprit: None,
+        judge: Judge::Tolerance,
+    },
+    RuleDef {
+        name: "percent_tolerance",
+        metric: "each percentage rule's actual, against --baseline",
+        value: ValueType::Percent,
+        doc: "--baseline: a percentage rule's figure this many points from the baseline's is sampling noise, not worse",
+        default: "2.0",
+        implied: Some(Threshold::Percent(2.0)),
+        culprit: None,
+        judge: Judge::Tolerance,
     },
 ];
 

@@ -18,6 +18,16 @@ pub(super) fn write(r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::R
             "location": {"path": file, "lines": {"begin": line}},
         }));
     }
+    for c in r.baseline.iter().flat_map(|b| b.score_drops()) {
+        let (file, line) = c.location.as_ref().map_or((r.policy.as_str(), 1), |l| (l.file.as_str(), l.line));
+        issues.push(json!({
+            "description": c.message,
+            "check_name": "score_tolerance",
+            "fingerprint": format!("{:x}", md5_hex(&format!("{}/score", c.namespace))),
+            "severity": "major",
+            "location": {"path": file, "lines": {"begin": line}},
+        }));
+    }
     serde_json::to_writer_pretty(&mut *out, &issues)?;
     out.write_all(b"\n")
 }

@@ -147,8 +147,8 @@ fn render_answer(r: &Report, out: &mut String) {
     let _ = writeln!(out);
 }
 
-/// One table row per rule.
-fn rule_rows(rules: &[crate::policy::RuleResult], out: &mut String) {
+/// One table row per rule; with a baseline, a violation is known, new or worse.
+fn rule_rows(r: &CheckReport, ns: &str, rules: &[crate::policy::RuleResult], out: &mut String) {
     let _ = writeln!(out, "| rule | result | detail |\n|---|---|---|");
     for x in rules {
         let res = if x.skipped.is_some() {
@@ -157,6 +157,12 @@ fn rule_rows(rules: &[crate::policy::RuleResult], out: &mut String) {
             "warning"
         } else if x.passed {
             "pass"
+        } else if r.is_known(ns, x.rule) {
+            "known"
+        } else if r.is_worse(ns, x.rule) {
+            "**WORSE**"
+        } else if r.baseline.is_some() {
+            "**NEW**"
         } else {
             "**FAIL**"
         };
@@ -169,6 +175,17 @@ fn rule_rows(rules: &[crate::policy::RuleResult], out: &mut String) {
 fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### Shard key policy: {}\n", if r.passed { "passed ✅" } else { "failed ❌" });
+    if let Some(b) = &r.baseline {
+        let _ = writeln!(out, "Against the baseline `{}`: {}\n", esc(&b.file), b.counts());
+        for (kind, list) in [("new", &b.new), ("worse", &b.worse)] {
+            for c in list {
+                let _ = writeln!(out, "- **{kind}**: {}", esc(&c.message));
+            }
+        }
+        if b.failed() {
+            let _ = writeln!(out);
+        }
+    }
     for c in &r.collections {
         let _ = writeln!(
             out,
@@ -177,13 +194,19 @@ fn render_check(r: &CheckReport) -> String {
             esc(&c.key.to_string()),
             c.score,
             c.verdict.as_str(),
-            if c.passed { "pass" } else { "FAIL" }
+            if c.passed {
+                "pass"
+            } else if r.baseline.is_some() && c.rules.iter().filter(|x| !x.passed).all(|x| r.is_known(&c.namespace, x.rule)) {
+                "known violations only"
+            } else {
+                "FAIL"
+            }
         );
-        rule_rows(&c.rules, &mut out);
+        rule_rows(r, &c.namespace, &c.rules, &mut out);
     }
     if !r.database_rules.is_empty() {
         let _ = writeln!(out, "**databases {}**\n", esc(&r.databases.join(", ")));
-        rule_rows(&r.database_rules, &mut out);
+        rule_rows(r, "", &r.database_rules, &mut out);
     }
     let _ = writeln!(out, "_policy: {}_", esc(&r.policy));
     out

@@ -224,7 +224,13 @@ impl CheckReport {
     /// namespace's `[[collection]]`, else line 1.
     /// Whether the baseline already had this violation (a known one does not fail the gate).
     pub(crate) fn is_known(&self, ns: &str, rule: &str) -> bool {
-        self.baseline.as_ref().is_some_and(|b| b.known.iter().any(|(n, r)| n == ns && r == rule))
+        self.baseline.as_ref().is_some_and(|b| b.known.iter().any(|c| c.namespace == ns && c.rule == rule))
+    }
+
+    /// Whether this violation is further from its threshold than the baseline's, beyond the
+    /// tolerance.
+    pub(crate) fn is_worse(&self, ns: &str, rule: &str) -> bool {
+        self.baseline.as_ref().is_some_and(|b| b.worse.iter().any(|c| c.namespace == ns && c.rule == rule))
     }
 
     /// Every violated rule and every warning, in report order: the collections', then the
@@ -287,16 +293,62 @@ impl Flagged<'_> {
     }
 }
 
+/// `--baseline FILE`: how this run differs from a previous `check --format json` report.
+/// The JSON lists each kind as sentences.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct BaselineComparison {
     pub(crate) file: String,
-    /// A rule newly violated, or a score that dropped, in words.
-    pub(crate) worse: Vec<String>,
-    pub(crate) better: Vec<String>,
-    /// (namespace, rule) violated now and in the baseline: not counted against the gate.
-    #[serde(skip)]
-    pub(crate) known: Vec<(String, String)>,
+    /// A rule violated now that held in the baseline (beyond its tolerance): fails the gate.
+    #[serde(serialize_with = "sentences")]
+    pub(crate) new: Vec<Change>,
+    /// A score more than `score_tolerance` below the baseline's, or a known violation more than
+    /// `percent_tolerance` further from its threshold: fails the gate.
+    #[serde(serialize_with = "sentences")]
+    pub(crate) worse: Vec<Change>,
+    /// Violated now and in the baseline (or newly, within the tolerance): does not fail the gate.
+    #[serde(serialize_with = "sentences")]
+    pub(crate) known: Vec<Change>,
+    #[serde(serialize_with = "sentences")]
+    pub(crate) better: Vec<Change>,
+}
+
+/// One difference from the baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Change {
+    /// The collection; "" for a rule on the databases.
+    pub(crate) namespace: String,
+    /// The rule, or `SCORE` for the score.
+    pub(crate) rule: String,
+    /// In words, namespace first.
+    pub(crate) message: String,
+    /// Where a score change is annotated (the collection's block of the policy); a rule's
+    /// change is annotated at the rule's location.
+    pub(crate) location: Option<crate::policy::Location>,
+}
+
+/// `Change::rule` of a score change.
+pub(crate) const SCORE: &str = "score";
+
+fn sentences<S: serde::Serializer>(v: &[Change], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|c| &c.message))
+}
+
+impl BaselineComparison {
+    /// Does the gate fail on it?
+    pub(crate) fn failed(&self) -> bool {
+        !self.new.is_empty() || !self.worse.is_empty()
+    }
+
+    /// "1 new, 1 worse, 3 known, 0 better".
+    pub(crate) fn counts(&self) -> String {
+        format!("{} new, {} worse, {} known, {} better", self.new.len(), self.worse.len(), self.known.len(), self.better.len())
+    }
+
+    /// Score drops: what no rule result carries, so the writers report them on their own.
+    pub(crate) fn score_drops(&self) -> impl Iterator<Item = &Change> {
+        self.worse.iter().filter(|c| c.rule == SCORE)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

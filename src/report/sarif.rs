@@ -39,6 +39,26 @@ pub(super) fn write(r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::R
         }
         results.push(result);
     }
+    for c in r.baseline.iter().flat_map(|b| b.score_drops()) {
+        let (file, line) = c.location.as_ref().map_or((r.policy.as_str(), 1), |l| (l.file.as_str(), l.line));
+        if !rules.iter().any(|v| v["id"] == "score_tolerance") {
+            rules.push(json!({
+                "id": "score_tolerance",
+                "name": "score_tolerance",
+                "shortDescription": {"text": "score_tolerance (the score against --baseline)"},
+                "helpUri": INFO_URI,
+            }));
+        }
+        results.push(json!({
+            "ruleId": "score_tolerance",
+            "level": "error",
+            "message": {"text": c.message},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": file}, "region": {"startLine": line}}}],
+            "partialFingerprints": {"shardkeyRule/v1": format!("{}/score", c.namespace)},
+            "baselineState": "updated",
+            "properties": {"namespace": c.namespace},
+        }));
+    }
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

@@ -410,6 +410,7 @@ fn mark(r: &CheckReport, ns: &str, x: &crate::policy::RuleResult) -> &'static st
         (false, true, _) if x.warning => "warn",
         (false, true, _) => "ok",
         (false, false, Some(_)) if r.is_known(ns, x.rule) => "known",
+        (false, false, Some(_)) if r.is_worse(ns, x.rule) => "WORSE",
         (false, false, Some(_)) => "NEW",
         (false, false, None) => "FAIL",
     }
@@ -460,16 +461,17 @@ fn render_check(r: &CheckReport) -> String {
         Some(b) => {
             let _ = writeln!(
                 out,
-                "policy {}: {} against the baseline {}: {} new or worse, {} known, {} better",
+                "policy {}: {} against the baseline {}: {}",
                 r.policy,
                 if r.passed { "passed" } else { "failed" },
                 b.file,
-                b.worse.len(),
-                b.known.len(),
-                b.better.len()
+                b.counts()
             );
-            for w in &b.worse {
-                let _ = writeln!(out, "  worse: {w}");
+            for c in &b.new {
+                let _ = writeln!(out, "  new: {}", c.message);
+            }
+            for c in &b.worse {
+                let _ = writeln!(out, "  worse: {}", c.message);
             }
         }
         None => {
