@@ -689,9 +689,26 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
         "{sarif}"
     );
 
-    // 6. A new query shape: orders by status and date, 150 reads beside the 200 by customer.
-    // The key sends them to every shard: 150 of 350 reads (42.9%, by hand) scatter-gather.
+    // 6. An empty collection in the policy: exit 2 with one line (docs/reference.md
+    // "Robustness"), not a score of 0 and rules skipped for "query logs only".
     let db = shop.db();
+    rt().block_on(async { db.create_collection("carts").await.unwrap() });
+    std::fs::write(
+        shop.dir.path().join("shardkey.toml"),
+        format!("{SHOP_POLICY}\n[[collection]]\nnamespace = \"shop.carts\"\nkey = \"{{customerId: 1}}\"\n"),
+    )
+    .unwrap();
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 2"), "{out}");
+    assert!(
+        out.ends_with("--- stderr\nshardkey: shardkey.toml: shop.carts is empty: no documents to check {customerId: 1} against (seed it first, or leave it out of the policy)\n"),
+        "{out}"
+    );
+    std::fs::write(shop.dir.path().join("shardkey.toml"), SHOP_POLICY).unwrap();
+    rt().block_on(async { db.collection::<Document>("carts").drop().await.unwrap() });
+
+    // 7. A new query shape: orders by status and date, 150 reads beside the 200 by customer.
+    // The key sends them to every shard: 150 of 350 reads (42.9%, by hand) scatter-gather.
     rt().block_on(async {
         db.run_command(doc! {"profile": 2}).await.unwrap();
         let since = mongodb::bson::DateTime::from_millis(1_767_225_600_000 + 86_400_000);

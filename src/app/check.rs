@@ -46,6 +46,15 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         let Some(cand) = key.and_then(|k| r.candidates.iter().find(|x| &x.key == k)) else {
             return Err(input_error(format!("{name}: {} has no key and is not sharded: name the planned key", c.namespace)));
         };
+        // A collection without documents has no key values to judge: docs/reference.md
+        // "Robustness" makes it an input error (exit 2), not a score of 0 that fails every rule.
+        let documents_given = a.input.docs.is_some() || a.input.uri.is_some();
+        if documents_given && cand.metrics.key_characteristics.is_none() {
+            return Err(input_error(format!(
+                "{name}: {} is empty: no documents to check {} against (seed it first, or leave it out of the policy)",
+                c.namespace, cand.key
+            )));
+        }
         let input = RuleInput {
             collection: c.namespace.coll(),
             key: &cand.key,
