@@ -192,9 +192,10 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
             cmd.env(k, v);
         }
         let o = cmd.output().unwrap();
+        // The job log: the table and the annotations on stdout, the gate's own lines on stderr.
         let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
         assert!(!all.contains("it's #1"), "the password was printed: {all}");
-        (o.status.code().unwrap(), String::from_utf8_lossy(&o.stderr).into_owned())
+        (o.status.code().unwrap(), all)
     };
     let outputs = |file: &Path| -> std::collections::BTreeMap<String, String> {
         std::fs::read_to_string(file).unwrap().lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.into(), v.into())).collect()
@@ -220,6 +221,10 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
     };
     let (code, err) = run(&root(), &[github("out1"), vec![("INPUT_POLICY", "fixtures/shardkey.toml".into())]].concat());
     assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("PASS app.events {projectId: 1, _id: 1}") && err.contains("policy fixtures/shardkey.toml: passed"),
+        "the table is in the job log: {err}"
+    );
     let o = outputs(&gh("out1"));
     assert_eq!((o["exit-code"].as_str(), o["passed"].as_str()), ("0", "true"));
     let sarif = valid_sarif(&o["report"]);
@@ -237,6 +242,14 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
         "[[collection]]\nnamespace = \"app.events\"\nkey = \"{projectId: 1, _id: 1}\"\nmin_score = 99\n",
     )
     .unwrap();
+    std::fs::create_dir_all(strict.path().join("migrations")).unwrap();
+    std::fs::write(strict.path().join("migrations/001.js"), "db.events.createIndex({projectId: 1, _id: 1});\n").unwrap();
+    let changed = ("INPUT_CHANGED_FILES", "README.md\nmigrations/001.js\n".to_string());
+    let (code, err) = run(strict.path(), &[github("out2"), vec![changed]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("  FAIL  min_score"), "the table is in the job log: {err}");
+    // The score's culprit names the key's field: the changed migration that names it.
+    assert!(err.contains("::error file=migrations/001.js,line=1,title=shardkey policy::app.events {projectId: 1, _id: 1}: score"), "{err}");
     let (code, err) = run(strict.path(), &github("out2"));
     assert_eq!(code, 1, "{err}");
     let o = outputs(&gh("out2"));
@@ -258,6 +271,8 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
     // 4. GitLab: the code quality report in the working directory.
     let (code, err) = run(strict.path(), &[("GITLAB_CI", "true".to_string())]);
     assert_eq!(code, 1, "{err}");
+    // GitLab's job log: the table and the same lines as GitHub's annotations, plain.
+    assert!(err.contains("  FAIL  min_score") && err.contains("shardkey.toml:4: error: app.events {projectId: 1, _id: 1}: score"), "{err}");
     let gl: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(strict.path().join("gl-code-quality-report.json")).unwrap()).unwrap();
     assert_eq!(gl[0]["check_name"], "min_score");

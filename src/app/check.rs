@@ -139,8 +139,18 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         let mut f = std::fs::File::create(path).map_err(|e| input_error(format!("cannot write baseline {shown}: {e}")))?;
         write_check(&cr, Format::Json, &mut f).map_err(|e| input_error(format!("cannot write baseline {shown}: {e}")))?;
     }
-    write_check(&cr, a.format, out)?;
-    github::report_check(&cr, a.format, out)?;
+    // --output-file: the machine report to the file, the table to stdout (a CI job's log).
+    let shown = match &a.output_file {
+        Some(path) => {
+            let file = path.display();
+            let mut f = std::fs::File::create(path).map_err(|e| input_error(format!("cannot write {file}: {e}")))?;
+            write_check(&cr, a.format, &mut f).map_err(|e| input_error(format!("cannot write {file}: {e}")))?;
+            Format::Table
+        }
+        None => a.format,
+    };
+    write_check(&cr, shown, out)?;
+    github::report_check(&cr, shown, out)?;
     Ok(if passed { Outcome::Success } else { Outcome::GateFailed })
 }
 

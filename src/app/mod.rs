@@ -92,6 +92,8 @@ pub(crate) struct CheckRequest {
     pub(crate) changed_files: Vec<PathBuf>,
     /// `--write-baseline FILE`: this run's JSON report, for a later `--baseline`.
     pub(crate) write_baseline: Option<PathBuf>,
+    /// `--output-file FILE`: the `--format` report goes there, the table to stdout.
+    pub(crate) output_file: Option<PathBuf>,
     /// Print a starting policy and stop.
     pub(crate) init: bool,
     pub(crate) format: Format,

@@ -484,6 +484,11 @@ pub(crate) struct CheckArgs {
     /// compares with (whatever --format prints).
     #[arg(long, value_name = "FILE")]
     pub(crate) write_baseline: Option<PathBuf>,
+
+    /// Write the --format report to FILE and the table to stdout, so a CI job's log shows the
+    /// table beside the annotations while the SARIF or GitLab report goes to its file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) output_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

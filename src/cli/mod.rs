@@ -202,6 +202,7 @@ impl Cli {
                 baseline: c.baseline,
                 changed_files: c.changed_files,
                 write_baseline: c.write_baseline,
+                output_file: c.output_file,
                 format: c.format.into(),
             }),
         })

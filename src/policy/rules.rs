@@ -477,8 +477,10 @@ fn reasons_behind(c: &RuleInput) -> Culprit {
 
 fn blocking_indexes(c: &RuleInput) -> Culprit {
     let mut culprit = Culprit::default();
-    for ix in c.constraints.iter().filter(|f| f.effect == Effect::Blocked).filter_map(|f| f.index.as_ref()) {
-        culprit.causes.push(format!("unique index {} {}", ix.name, ix.pattern()));
+    // The message names the index; the causes add the command that lifts the block.
+    for f in c.constraints.iter().filter(|f| f.effect == Effect::Blocked) {
+        culprit.causes.extend(f.fix.iter().map(|cmd| format!("fix, once the uniqueness is kept elsewhere: {cmd}")));
+        let Some(ix) = &f.index else { continue };
         culprit.names.push(ix.name.clone());
         culprit.names.extend(ix.key.keys().filter(|k| *k != "_id").cloned());
     }
