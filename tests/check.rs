@@ -688,6 +688,7 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
     let dropped = format!("shop.orders: score {score} dropped from {} (more than the tolerance of 3 points)", score + 10);
     assert!(out.contains(&format!("::error file=shardkey.toml,line=6,title=shardkey baseline::{dropped}")), "{out}");
     assert!(out.contains(&format!("  worse: {dropped}")) && out.contains(": 0 new, 1 worse, 0 known, 0 better"), "{out}");
+    assert!(out.contains(&format!("--- stdout\nWORSE shop.orders {{customerId: 1, _id: 1}}: score {score} ")), "{out}");
     assert!(md.contains("### Shard key policy: failed") && md.contains(&format!("- **worse**: {dropped}")), "{md}");
     // SARIF: the drop is an error result.
     let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))

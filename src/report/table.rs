@@ -433,7 +433,9 @@ fn render_check(r: &CheckReport) -> String {
         let _ = writeln!(
             out,
             "{} {} {}: score {} ({})",
-            if c.passed {
+            if r.is_worse(&c.namespace, super::SCORE) {
+                "WORSE"
+            } else if c.passed {
                 "PASS"
             } else if all_known {
                 "KNOWN"
