@@ -61,9 +61,24 @@ fn each_rule_kind_can_fail() {
         ("forbid_jumbo_risk = true", "{projectId: 1}", &["--total-docs", "5000000"]),
         ("min_distinct_values = 100", "{country: 1}", &[]),
         ("max_shard_key_updates_percent = 5.0", "{projectId: 1}", &[]),
+        // 83 of the 10,000 events lack projectId (grep -c -v '"projectId"' fixtures/events.ndjson).
+        ("max_missing_key_percent = 0.5", "{projectId: 1}", &[]),
+        // A unique index on userId (getIndexes JSON), a capped collection (metadata.json).
+        ("forbid_blocked = true", "{projectId: 1, _id: 1}", &["--indexes", "idx.json"]),
+        ("forbid_invalid = true", "{projectId: 1, _id: 1}", &["--indexes", "meta.json"]),
     ];
     for (rule, key, extra) in cases {
         let d = policy_dir(&format!("[[collection]]\nnamespace = \"app.events\"\nkey = '{key}'\n{rule}\n"));
+        std::fs::write(
+            d.path().join("idx.json"),
+            r#"[{"v": 2, "key": {"_id": 1}, "name": "_id_"}, {"v": 2, "key": {"userId": 1}, "name": "userId_1", "unique": true}]"#,
+        )
+        .unwrap();
+        std::fs::write(
+            d.path().join("meta.json"),
+            r#"{"options": {"capped": true, "size": 100000}, "indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}]}"#,
+        )
+        .unwrap();
         let out = offline(d.path(), extra);
         assert!(out.starts_with("exit: 1"), "{rule}: {out}");
         let name = rule.split(' ').next().unwrap();

@@ -308,7 +308,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         doc: "verdict invalid: the server refuses the key on this collection (capped, time-series, arrays in a key field)",
         default: "true",
         implied: Some(Threshold::Flag(true)),
-        culprit: Some(reasons_behind),
+        culprit: Some(key_fields),
         judge: Judge::Candidate(|_, c| {
             let invalid = c.verdict == Verdict::Invalid;
             let why: Vec<String> = c.reasons.iter().map(|r| r.to_string()).collect();
@@ -488,15 +488,11 @@ fn blocking_indexes(c: &RuleInput) -> Culprit {
     culprit
 }
 
+/// The fields that are missing or null (the message gives each one's share).
 fn missing_fields(c: &RuleInput) -> Culprit {
     let mut culprit = Culprit::default();
     if let Some(kc) = &c.metrics.key_characteristics {
-        let n = &kc.null_or_missing;
-        for f in n.by_field.iter().filter(|f| f.docs > 0) {
-            let share = f.docs as f64 * 100.0 / n.of.max(1) as f64;
-            culprit.causes.push(format!("{}: missing or null in {share:.1}% of sampled documents", f.field));
-            culprit.names.push(f.field.clone());
-        }
+        culprit.names.extend(kc.null_or_missing.by_field.iter().filter(|f| f.docs > 0).map(|f| f.field.clone()));
     }
     culprit.names.push(c.collection.to_string());
     culprit
