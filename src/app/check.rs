@@ -85,9 +85,10 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
     }
     let live = a.input.docs.is_none() && a.input.uri.is_some();
     // Offline, the databases' other collections are unknown: those rules do not apply.
-    let mut database_rules = if live {
-        let unlisted = unlisted_collections(&a.input, &databases, &p)?;
-        policy::evaluate_databases(&p.database_rules(), &DatabasesInput { databases: &databases, unlisted: &unlisted })
+    let mut database_rules = if live && p.reads_databases() {
+        // A role that may read the collections but not list them: the rule says so and passes.
+        let unlisted = unlisted_collections(&a.input, &databases, &p).ok();
+        policy::evaluate_databases(&p.database_rules(), &DatabasesInput { databases: &databases, unlisted: unlisted.as_deref() })
     } else {
         Vec::new()
     };

@@ -93,6 +93,11 @@ impl Policy {
     pub(crate) fn database_rules(&self) -> Rules {
         with_implied(&self.defaults)
     }
+
+    /// Is a rule on the databases on (is listing their collections worth it)?
+    pub(crate) fn reads_databases(&self) -> bool {
+        self.database_rules().iter().any(|(n, t)| t.is_on() && rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Databases(_))))
+    }
 }
 
 type RawTable = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
@@ -275,7 +280,8 @@ pub(crate) fn evaluate_databases(rules: &Rules, input: &DatabasesInput) -> Vec<R
         Judge::Candidate(_) | Judge::Tolerance => None,
     });
     for r in results.iter_mut().filter(|r| !r.passed || r.warning) {
-        let names = input.unlisted.iter().map(|ns| ns.split_once('.').map_or(ns.as_str(), |x| x.1).to_string()).collect();
+        let names =
+            input.unlisted.unwrap_or_default().iter().map(|ns| ns.split_once('.').map_or(ns.as_str(), |x| x.1).to_string()).collect();
         r.culprit = Some(Culprit { causes: Vec::new(), names });
     }
     results
@@ -359,6 +365,16 @@ mod tests {
         let e = parse("p.toml", "[[collection]]\nnamespace = \"a.b\"\nunlisted_collections = \"fail\"\n").unwrap_err().to_string();
         assert!(e.starts_with("p.toml: line 3: field unlisted_collections: set it in [defaults]"), "{e}");
         assert!(!Threshold::Choice("ignore").is_on());
+        let p = parse("p", "[defaults]\nunlisted_collections = \"ignore\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert!(!p.reads_databases(), "ignore: the collections are not even listed");
+        // Listing refused: the rule is skipped, not failed.
+        let p = parse("p", "[defaults]\nunlisted_collections = \"fail\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert!(p.reads_databases());
+        let r = evaluate_databases(&p.database_rules(), &DatabasesInput { databases: &["a".into()], unlisted: None });
+        assert!(
+            r[0].passed && r[0].skipped.as_deref() == Some("the collections could not be listed (listCollections refused or failed)"),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -98,8 +98,9 @@ pub(crate) enum Finding {
 pub(crate) struct DatabasesInput<'a> {
     /// The databases of the policy's collections.
     pub(crate) databases: &'a [String],
-    /// Their collections that no `[[collection]]` names, as `db.collection` (listed live only).
-    pub(crate) unlisted: &'a [String],
+    /// Their collections that no `[[collection]]` names, as `db.collection` (listed live only);
+    /// None when the deployment refused to list them.
+    pub(crate) unlisted: Option<&'a [String]>,
 }
 
 /// How a rule is judged.
@@ -362,7 +363,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         implied: Some(Threshold::Choice("warn")),
         culprit: None,
         judge: Judge::Databases(|t, d| {
-            let unlisted = d.unlisted;
+            let Some(unlisted) = d.unlisted else { return Finding::Skipped("the collections could not be listed (listCollections refused or failed)") };
             if unlisted.is_empty() {
                 let dbs = d.databases.join(", ");
                 return Finding::Measured { actual: json!(0), passed: true, message: format!("every collection of {dbs} is in the policy") };
