@@ -705,6 +705,9 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
     assert!(out.contains(&format!("  worse: {dropped}")) && out.contains(": 0 new, 1 worse, 0 known, 0 better"), "{out}");
     assert!(out.contains(&format!("--- stdout\nWORSE shop.orders {{customerId: 1, _id: 1}}: score {score} ")), "{out}");
     assert!(md.contains("### Shard key policy: failed") && md.contains(&format!("- **worse**: {dropped}")), "{md}");
+    // HTML: the counts and the line.
+    let out = run_in(shop.dir.path(), &["check", "--uri", &uri, "--baseline", &base_arg, "--format", "html"], &[]);
+    assert!(out.contains("0 new, 1 worse, 0 known, 0 better</p><ul><li><b>worse</b>: shop.orders: score"), "{out}");
     // SARIF: the drop is an error result.
     let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
         .current_dir(shop.dir.path())
