@@ -268,6 +268,28 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
     assert!(err.contains("  FAIL  min_score"), "the table is in the job log: {err}");
     // The score's culprit names the key's field: the changed migration that names it.
     assert!(err.contains("::error file=migrations/001.js,line=1,title=shardkey policy::app.events {projectId: 1, _id: 1}: score"), "{err}");
+    // The same file found by the script itself: the pull request's diff against its base.
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .current_dir(strict.path())
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.net")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.net")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "shardkey.toml"]);
+    git(&["commit", "-qm", "policy"]);
+    git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    git(&["add", "migrations/001.js"]);
+    git(&["commit", "-qm", "an index"]);
+    let (code, err) = run(strict.path(), &[github("out2b"), vec![("GITHUB_BASE_REF", "main".to_string())]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("::error file=migrations/001.js,line=1,title=shardkey policy::"), "{err}");
     let (code, err) = run(strict.path(), &github("out2"));
     assert_eq!(code, 1, "{err}");
     let o = outputs(&gh("out2"));
