@@ -476,6 +476,22 @@ pub(crate) struct CheckArgs {
     /// violated, a lower score), so the gate can be adopted on an existing cluster.
     #[arg(long, value_name = "FILE")]
     pub(crate) baseline: Option<PathBuf>,
+
+    /// The files of the change under review (a pull request's diff): a violation is annotated
+    /// on the first line of one that names its culprit (the index, a field, the collection),
+    /// else on the collection's block of the policy.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub(crate) changed_files: Vec<PathBuf>,
+
+    /// Also write this run's report as JSON to FILE: the baseline a later `--baseline FILE`
+    /// compares with (whatever --format prints).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) write_baseline: Option<PathBuf>,
+
+    /// Write the --format report to FILE and the table to stdout, so a CI job's log shows the
+    /// table beside the annotations while the SARIF or GitLab report goes to its file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) output_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
