@@ -8,7 +8,7 @@ use crate::model::Namespace;
 use crate::pipeline::Candidates;
 use crate::policy::rules::{DatabasesInput, RuleInput};
 use crate::policy::{self, CollectionPolicy, Culprit, Location, Tolerance};
-use crate::report::{write_check, CheckReport, CollectionCheck, Format, ToolInfo, SCHEMA_VERSION};
+use crate::report::{write_check, CheckReport, CheckWorkload, CollectionCheck, Format, ToolInfo, SCHEMA_VERSION};
 use crate::sources::live::{LiveOptions, LiveSession};
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -73,6 +73,7 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             passed: rules.iter().all(|x| x.passed),
             rules,
             reasons: cand.reasons.clone(),
+            workload: CheckWorkload::of(&r),
         });
     }
     // The databases of the checked collections, and what else they hold.

@@ -82,24 +82,7 @@ pub(super) fn build_report_with(
                     }
                 };
                 let (t, records, found) = (std::time::Instant::now(), log.records, log.found);
-                let on_ns = |log: &QueryLog| match &namespace {
-                    Some(ns) => log.by_namespace.get(&ns.to_string()).copied().unwrap_or(0),
-                    None => log.found,
-                };
-                let before = on_ns(&log);
-                read_query_file_into(&path, &mut log)?;
-                // Each mongod writes its own log: say what each file (member) held.
-                file_members.push(MemberRead {
-                    host: crate::sources::queries::log_host(&path),
-                    set: None,
-                    role: MemberRole::Unknown,
-                    source: path.display().to_string(),
-                    operations: on_ns(&log) - before,
-                    from: None,
-                    to: None,
-                    profiler: None,
-                    error: None,
-                });
+                file_members.push(read_log_file(&path, namespace.as_ref(), &mut log)?);
                 crate::util::term::detail(format!(
                     "read {}: {} records, {} operations in {:.2} s",
                     path.display(),
@@ -126,16 +109,7 @@ pub(super) fn build_report_with(
                 None => pipeline::run(&mut crate::sources::NoDocuments, log, names, &opts)?,
             };
             let mut r = r;
-            if file_members.len() > 1 {
-                let each: Vec<String> = file_members
-                    .iter()
-                    .map(|m| {
-                        let host = m.host.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
-                        format!("{}{host} {}", m.source, crate::util::text::count_of(m.operations, "operation", "operations"))
-                    })
-                    .collect();
-                r.notes.push(format!("each mongod writes its own log: {}", each.join(", ")));
-            }
+            r.notes.extend(log_file_note(&file_members));
             r.inputs.queries.members = file_members;
             crate::util::term::detail(format!(
                 "sampled {} documents from {} and measured {} candidates in {:.2} s",
@@ -228,7 +202,7 @@ fn run_live(
     let (log, query_sources, members) = match shared {
         Some((l, n)) => (l, n.to_vec(), Vec::new()),
         None => {
-            read = read_live_queries(input, &session, &rt, ns, &shard_hosts, &mut notes)?;
+            read = read_live_queries(input, &session, &rt, ns, &shard_hosts, info.server_version, &mut notes)?;
             (&read.log, read.sources.clone(), read.members.clone())
         }
     };
@@ -311,6 +285,7 @@ fn read_live_queries(
     rt: &tokio::runtime::Runtime,
     ns: &Namespace,
     shard_hosts: &[String],
+    server_version: (u32, u32),
     notes: &mut Vec<String>,
 ) -> Result<LiveQueries> {
     let mut log = QueryLog::for_namespace(Some(ns.to_string()));
@@ -319,8 +294,14 @@ fn read_live_queries(
     let auto = input.queries.is_empty();
     // Looked at on our own and not readable (privileges): never called "empty".
     let mut unreadable: Vec<&str> = Vec::new();
-    let wanted = if auto { vec![QuerySource::Profile, QuerySource::Sampled] } else { input.queries.clone() };
+    // Sampled queries exist from 7.0 on: before, looking for them only adds a note.
+    let wanted = match (auto, server_version >= (7, 0)) {
+        (true, true) => vec![QuerySource::Profile, QuerySource::Sampled],
+        (true, false) => vec![QuerySource::Profile],
+        (false, _) => input.queries.clone(),
+    };
     let mut members = Vec::new();
+    let mut files = Vec::new();
     // What the profilers' settings say about an empty read ("" when they say nothing).
     let mut empty_why = String::new();
     for q in &wanted {
@@ -363,15 +344,21 @@ fn read_live_queries(
             },
             QuerySource::File(path) => {
                 sources.push(path.display().to_string());
-                read_query_file_into(path, &mut log)?;
+                files.push(read_log_file(path, Some(ns), &mut log)?);
             }
         }
     }
+    notes.extend(log_file_note(&files));
+    members.extend(files);
     if auto && sources.is_empty() {
-        let why = match unreadable.len() {
-            0 if !empty_why.is_empty() => format!("system.profile holds none: {empty_why}; sampled queries are empty"),
-            0 => "system.profile and sampled queries are empty".to_string(),
-            2 => "neither system.profile nor sampled queries could be read".to_string(),
+        let looked = wanted.len();
+        let why = match (unreadable.len(), looked) {
+            (0, 1) if !empty_why.is_empty() => format!("system.profile holds none: {empty_why}"),
+            (0, 1) => "system.profile is empty".to_string(),
+            (0, _) if !empty_why.is_empty() => format!("system.profile holds none: {empty_why}; sampled queries are empty"),
+            (0, _) => "system.profile and sampled queries are empty".to_string(),
+            (1, 1) => "system.profile could not be read".to_string(),
+            (2, _) => "neither system.profile nor sampled queries could be read".to_string(),
             _ => format!("{} could not be read, and the other is empty", unreadable[0]),
         };
         notes.push(format!(
@@ -379,6 +366,43 @@ fn read_live_queries(
         ));
     }
     Ok(LiveQueries { log, sources, members })
+}
+
+/// One query file into `log`, and what it held as one mongod's log: the operations on the
+/// namespace (on every namespace without one) and the mongod from its startup line.
+fn read_log_file(path: &std::path::Path, namespace: Option<&Namespace>, log: &mut QueryLog) -> Result<MemberRead> {
+    let on_ns = |log: &QueryLog| match namespace {
+        Some(ns) => log.by_namespace.get(&ns.to_string()).copied().unwrap_or(0),
+        None => log.found,
+    };
+    let before = on_ns(log);
+    read_query_file_into(path, log)?;
+    Ok(MemberRead {
+        host: crate::sources::queries::log_host(path),
+        set: None,
+        role: MemberRole::Unknown,
+        source: path.display().to_string(),
+        operations: on_ns(log) - before,
+        from: None,
+        to: None,
+        profiler: None,
+        error: None,
+    })
+}
+
+/// Each mongod writes its own log: with several, what each held.
+fn log_file_note(files: &[MemberRead]) -> Option<String> {
+    if files.len() < 2 {
+        return None;
+    }
+    let each: Vec<String> = files
+        .iter()
+        .map(|m| {
+            let host = m.host.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+            format!("{}{host} {}", m.source, crate::util::text::count_of(m.operations, "operation", "operations"))
+        })
+        .collect();
+    Some(format!("each mongod writes its own log: {}", each.join(", ")))
 }
 
 /// The query logs read from a deployment, and per member what its profiler held.

@@ -364,4 +364,50 @@ pub(crate) struct CollectionCheck {
     pub(crate) passed: bool,
     pub(crate) rules: Vec<RuleResult>,
     pub(crate) reasons: Vec<crate::score::reasons::Reason>,
+    /// Where the operations the rules judged came from: a gate's result depends on them.
+    pub(crate) workload: CheckWorkload,
+}
+
+/// The query sources of one checked collection: how many operations, from which members.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CheckWorkload {
+    pub(crate) sources: Vec<String>,
+    /// Operations on the collection.
+    pub(crate) operations: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) members: Vec<crate::model::member::MemberRead>,
+}
+
+impl CheckWorkload {
+    pub(crate) fn of(r: &Report) -> CheckWorkload {
+        let q = &r.inputs.queries;
+        CheckWorkload { sources: q.sources.clone(), operations: q.queries_used, members: q.members.clone() }
+    }
+
+    /// One line: "572 operations from h1 (primary) 300, ...; not read: h2 (unknown): why"; a log
+    /// file by its name (the job's paths say nothing).
+    pub(crate) fn line(&self) -> String {
+        let label = |m: &crate::model::member::MemberRead| match &m.host {
+            Some(_) => m.label(),
+            None => std::path::Path::new(&m.source).file_name().map_or(m.source.clone(), |n| n.to_string_lossy().into_owned()),
+        };
+        let count = crate::util::text::fmt_count;
+        let read: Vec<String> =
+            self.members.iter().filter(|m| m.error.is_none()).map(|m| format!("{} {}", label(m), count(m.operations))).collect();
+        let not_read: Vec<String> = self.members.iter().filter_map(|m| Some(format!("{}: {}", m.label(), m.error.as_deref()?))).collect();
+        let mut s = match self.operations {
+            1 => "1 operation".to_string(),
+            n => format!("{} operations", count(n)),
+        };
+        if !read.is_empty() {
+            s.push_str(&format!(" from {}", read.join(", ")));
+        } else if !self.sources.is_empty() {
+            s.push_str(&format!(" from {}", self.sources.join(", ")));
+        }
+        if !not_read.is_empty() {
+            s.push_str(&format!("; not read: {}", not_read.join("; ")));
+        }
+        s
+    }
 }

@@ -447,6 +447,7 @@ fn render_check(r: &CheckReport) -> String {
             c.score,
             c.verdict.as_str()
         );
+        let _ = writeln!(out, "  workload: {}", c.workload.line());
         for x in &c.rules {
             let _ = writeln!(out, "  {:<5} {:<38} {}", mark(r, &c.namespace, x), x.rule, x.message);
             causes(x, &mut out);

@@ -319,7 +319,17 @@ fn read_json_array(r: &mut dyn BufRead, shown: &str, lines_before: u64, mut f: i
             c = read(r)?;
         };
         n += 1;
-        let v: serde_json::Value = serde_json::from_slice(&elem).map_err(|e| malformed(elem_line + e.line() as u64 - 1, e.to_string()))?;
+        let v: serde_json::Value = serde_json::from_slice(&elem).map_err(|e| {
+            if n == 1 {
+                // Not JSON from its first element: a file that merely opens with '[' (TOML, INI).
+                input_error(format!(
+                    "{shown}: not a JSON array: it opens with '[' but its first element is not JSON (line {}: {e}); a TOML or INI file?",
+                    elem_line + e.line() as u64 - 1
+                ))
+            } else {
+                malformed(elem_line + e.line() as u64 - 1, e.to_string())
+            }
+        })?;
         f(Record::Json(v, n))?;
         if end == b']' {
             break;

@@ -449,7 +449,9 @@ mod tests {
     #[test]
     fn regex_prefixes_are_the_servers() {
         // (pattern, flags, the string interval mongod 6.0.5's explain gave on an index {sku: 1}).
-        let server: [(&str, &str, (&str, Option<&str>)); 17] = [
+        // (lower bound, upper bound: None is the end of strings, `{}`)
+        type Range<'a> = (&'a str, Option<&'a str>);
+        let server: [(&str, &str, Range); 17] = [
             ("^OFFC|^HOME", "", ("", None)),
             ("^OFFC-00", "m", ("", None)),
             ("^a", "i", ("", None)),

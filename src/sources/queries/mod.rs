@@ -187,9 +187,39 @@ pub(crate) fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()
     read_queries_in(open(path)?, log)
 }
 
+/// Records that are no query-log record: text that is no log line, JSON of no known format,
+/// malformed lines (a cut last line is a log's, copied while mongod wrote it).
+fn unrecognised(log: &QueryLog) -> u64 {
+    [legacy::NOT_LOG_TEXT, UNKNOWN, MALFORMED_LINES].iter().map(|k| log.skipped.get(*k).copied().unwrap_or(0)).sum()
+}
+
+/// A file none of whose records is a mongod log line, a profiler document or a sampled
+/// query is not a query log (README given for a log, a data export): refused, saying what
+/// it looks like (from its name and layout; never its content, which may hold secrets).
+fn refuse_if_not_a_log(shown: &str, layout: Layout, records: u64, unrecognised: u64) -> Result<()> {
+    if records == 0 || unrecognised < records {
+        return Ok(());
+    }
+    let ext = Path::new(shown).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let looks = match (ext.as_str(), layout) {
+        ("md" | "markdown" | "rst" | "txt", _) => "text (documentation?)",
+        ("py", _) => "Python source",
+        ("sh" | "bash", _) => "a shell script",
+        ("rs" | "js" | "ts" | "go" | "java" | "c" | "cpp" | "rb", _) => "source code",
+        ("toml" | "ini" | "cfg" | "yaml" | "yml", _) => "a configuration file",
+        (_, Layout::Lines) => "text, or JSON documents of another kind (data to analyse goes to --docs)",
+        _ => "documents of another kind (data to analyse goes to --docs)",
+    };
+    Err(input_error(format!(
+        "{shown}: not a query log: none of its {records} records is a mongod log line, a profiler document or a sampled query; it looks like {looks}"
+    )))
+}
+
 /// Read one opened input (any supported format) into `log`.
 pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Result<()> {
     let shown = input.shown.clone();
+    let layout = input.layout;
+    let (records, unknown) = (log.records, unrecognised(log));
     if input.layout == Layout::Lines {
         // This file's malformed lines on their own (a cut last line is this file's).
         let earlier = log.malformed.take();
@@ -200,6 +230,7 @@ pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Resu
         })?;
         log.resolve(&shown)?;
         malformed_within_limits(log, &shown, last_line)?;
+        refuse_if_not_a_log(&shown, layout, log.records - records, unrecognised(log) - unknown)?;
         log.note_malformed_from(earlier);
         return Ok(());
     }
@@ -214,7 +245,7 @@ pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Resu
         }
         Ok(())
     })?;
-    Ok(())
+    refuse_if_not_a_log(&shown, layout, log.records - records, unrecognised(log) - unknown)
 }
 
 /// A log copied while mongod writes it ends in half a line, and a long log may hold a few
