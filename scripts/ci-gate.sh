@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The CI gate behind action.yml (GitHub Actions) and templates/gitlab-ci.yml (GitLab CI): runs
-# `shardkey check` once and hands its report to the CI. On GitHub: SARIF for code scanning,
-# the step outputs, and (from shardkey itself) annotations and the job summary. On GitLab: the
-# code quality report. tests/check.rs runs it against the real mongod.
+# `shardkey check` once and hands its report to the CI. The job log gets the table and, after
+# it, one line per violation (GitHub: `::error` annotations; GitLab: `file:line: error: ...`).
+# On GitHub: SARIF for code scanning, the step outputs and the job summary. On GitLab: the code
+# quality report. tests/check.rs runs it against the real mongod.
 #
 #   scripts/ci-gate.sh install   build and install shardkey from this checkout (cargo)
 #   scripts/ci-gate.sh check     run the gate
@@ -14,6 +15,10 @@
 #   INPUT_PASSWORD           its password; written to a private --config file, never on a command line
 #   INPUT_QUERIES            query logs or `profile`, one per line
 #   INPUT_BASELINE           a previous `check --format json`: fail only on what got worse
+#   INPUT_CHANGED_FILES      the files of the change, one per line: a violation is annotated on the
+#                            one that names its culprit. Default: `git diff --name-only` against the
+#                            pull request's base (GITHUB_BASE_REF, CI_MERGE_REQUEST_DIFF_BASE_SHA)
+#                            when the checkout has it (fetch-depth: 0 / GIT_DEPTH: 0), else none
 #   INPUT_ARGS               more arguments for `shardkey check`, split at spaces
 #   INPUT_REPORT             where the report goes (default: $RUNNER_TEMP/shardkey.sarif on GitHub,
 #                            gl-code-quality-report.json on GitLab)
@@ -53,6 +58,29 @@ done <<<"${INPUT_QUERIES:-}"
 if [ -n "${INPUT_BASELINE:-}" ]; then
     args+=(--baseline "$INPUT_BASELINE")
 fi
+changed="${INPUT_CHANGED_FILES:-}"
+if [ -z "$changed" ]; then
+    base=""
+    if [ -n "${GITHUB_BASE_REF:-}" ]; then
+        base="origin/$GITHUB_BASE_REF"
+    elif [ -n "${CI_MERGE_REQUEST_DIFF_BASE_SHA:-}" ]; then
+        base="$CI_MERGE_REQUEST_DIFF_BASE_SHA"
+    fi
+    # A shallow checkout lacks the base: annotations then point at the policy.
+    if [ -n "$base" ] && ! changed="$(git diff --name-only "$base...HEAD" 2>/dev/null)"; then
+        echo "shardkey gate: no diff against $base (shallow checkout?): annotations point at the policy" >&2
+        changed=""
+    fi
+fi
+files=()
+while IFS= read -r f; do
+    if [ -n "$f" ]; then
+        files+=("$f")
+    fi
+done <<<"$changed"
+if [ "${#files[@]}" -gt 0 ]; then
+    args+=(--changed-files "${files[@]}")
+fi
 if [ -n "${INPUT_URI:-}" ]; then
     export MONGODB_URI="$INPUT_URI"
 fi
@@ -84,7 +112,8 @@ else
     report="${INPUT_REPORT:-$tmp/shardkey.sarif}"
 fi
 
-"$bin" "${args[@]}" --format "$format" >"$report"
+# The report to its file; the table and the annotations to the job log.
+"$bin" "${args[@]}" --format "$format" --output-file "$report"
 code=$?
 
 case "$code" in

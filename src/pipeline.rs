@@ -158,6 +158,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
                     .sum(),
                 skipped,
                 shard_key_update_diffs: diffs.len() as u64,
+                members: Vec::new(),
             },
         },
         settings: ReportSettings {

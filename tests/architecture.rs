@@ -20,7 +20,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("metrics", &["sample", "targeting", "model", "bsonx", "util"]),
     ("rules", &["targeting", "model", "util"]),
     ("score", &["rules", "metrics", "model", "util"]),
-    ("policy", &["score", "metrics", "model", "util", "error"]),
+    ("policy", &["score", "rules", "metrics", "targeting", "model", "util", "error"]),
     ("plan", &["model", "bsonx", "util"]),
     ("report", &["plan", "policy", "rules", "score", "metrics", "model", "util"]),
     ("pipeline", &["sources", "sample", "targeting", "metrics", "rules", "score", "report", "propose", "model", "bsonx", "util", "error"]),

@@ -352,9 +352,33 @@ fn offline_inputs_and_faults() {
         row("flag: no input", &["analyze", "--key", "{a: 1}"], a(2), "give --docs FILE, --uri URI"),
         row(
             "queries only: a log with no operation on the collection",
-            &["analyze", "--queries", &ok, "--collection", "x.y"],
+            &["analyze", "--queries", &log, "--collection", "x.y"],
             a(2),
             "nothing to analyse without documents",
+        ),
+        row(
+            "queries: a data export given as a query log",
+            &["analyze", "--queries", &ok, "--collection", "x.y"],
+            a(2),
+            "ok.ndjson: not a query log: none of its 2 records is a mongod log line, a profiler document or a sampled query",
+        ),
+        row(
+            "queries: a text file given as a query log",
+            &["analyze", "--docs", &ok, "--queries", &p("notes.md", b"# Notes\nThe orders [by customer] are slow.\nSee the log.\n"), "--collection", "x.y"],
+            a(2),
+            "notes.md: not a query log: none of its 3 records is a mongod log line, a profiler document or a sampled query; it looks like text (documentation?)",
+        ),
+        row(
+            "queries: a Python file given as a query log",
+            &["workload", "--queries", &p("gen.py", b"import pymongo\nc = pymongo.MongoClient()\nprint(c)\n")],
+            a(2),
+            "gen.py: not a query log: none of its 3 records is a mongod log line, a profiler document or a sampled query; it looks like Python source",
+        ),
+        row(
+            "queries: a TOML file given as a query log",
+            &["workload", "--queries", &p("Cargo.toml", b"[package]\nname = \"x\"\n")],
+            a(2),
+            "Cargo.toml: not a JSON array: it opens with '[' but its first element is not JSON",
         ),
         row(
             "flag: --uri without --collection",
@@ -686,7 +710,10 @@ fn no_uri_form_leaks_a_password() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     let notes = v["notes"].to_string();
-    assert!(notes.contains("system.profile not read") && notes.contains("not authorized"), "{notes}");
+    assert!(
+        notes.contains(&format!("system.profile of 127.0.0.1:{} (standalone) not read", m.port)) && notes.contains("not authorized"),
+        "{notes}"
+    );
 }
 
 /// The server killed, or stopped with SIGSTOP, in the middle of a read: one line,

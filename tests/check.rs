@@ -61,9 +61,24 @@ fn each_rule_kind_can_fail() {
         ("forbid_jumbo_risk = true", "{projectId: 1}", &["--total-docs", "5000000"]),
         ("min_distinct_values = 100", "{country: 1}", &[]),
         ("max_shard_key_updates_percent = 5.0", "{projectId: 1}", &[]),
+        // 83 of the 10,000 events lack projectId (grep -c -v '"projectId"' fixtures/events.ndjson).
+        ("max_missing_key_percent = 0.5", "{projectId: 1}", &[]),
+        // A unique index on userId (getIndexes JSON), a capped collection (metadata.json).
+        ("forbid_blocked = true", "{projectId: 1, _id: 1}", &["--indexes", "idx.json"]),
+        ("forbid_invalid = true", "{projectId: 1, _id: 1}", &["--indexes", "meta.json"]),
     ];
     for (rule, key, extra) in cases {
         let d = policy_dir(&format!("[[collection]]\nnamespace = \"app.events\"\nkey = '{key}'\n{rule}\n"));
+        std::fs::write(
+            d.path().join("idx.json"),
+            r#"[{"v": 2, "key": {"_id": 1}, "name": "_id_"}, {"v": 2, "key": {"userId": 1}, "name": "userId_1", "unique": true}]"#,
+        )
+        .unwrap();
+        std::fs::write(
+            d.path().join("meta.json"),
+            r#"{"options": {"capped": true, "size": 100000}, "indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}]}"#,
+        )
+        .unwrap();
         let out = offline(d.path(), extra);
         assert!(out.starts_with("exit: 1"), "{rule}: {out}");
         let name = rule.split(' ').next().unwrap();
@@ -187,14 +202,18 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
             .env("INPUT_QUERIES", fixture("mongod.log"))
             .env_remove("MONGODB_URI")
             .env_remove("GITLAB_CI")
-            .env_remove("GITHUB_ACTIONS");
+            .env_remove("GITHUB_ACTIONS")
+            // This repository's own CI may run on a pull request: its diff is not the test's.
+            .env_remove("GITHUB_BASE_REF")
+            .env_remove("CI_MERGE_REQUEST_DIFF_BASE_SHA");
         for (k, v) in envs {
             cmd.env(k, v);
         }
         let o = cmd.output().unwrap();
+        // The job log: the table and the annotations on stdout, the gate's own lines on stderr.
         let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
         assert!(!all.contains("it's #1"), "the password was printed: {all}");
-        (o.status.code().unwrap(), String::from_utf8_lossy(&o.stderr).into_owned())
+        (o.status.code().unwrap(), all)
     };
     let outputs = |file: &Path| -> std::collections::BTreeMap<String, String> {
         std::fs::read_to_string(file).unwrap().lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.into(), v.into())).collect()
@@ -220,6 +239,10 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
     };
     let (code, err) = run(&root(), &[github("out1"), vec![("INPUT_POLICY", "fixtures/shardkey.toml".into())]].concat());
     assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("PASS app.events {projectId: 1, _id: 1}") && err.contains("policy fixtures/shardkey.toml: passed"),
+        "the table is in the job log: {err}"
+    );
     let o = outputs(&gh("out1"));
     assert_eq!((o["exit-code"].as_str(), o["passed"].as_str()), ("0", "true"));
     let sarif = valid_sarif(&o["report"]);
@@ -237,6 +260,36 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
         "[[collection]]\nnamespace = \"app.events\"\nkey = \"{projectId: 1, _id: 1}\"\nmin_score = 99\n",
     )
     .unwrap();
+    std::fs::create_dir_all(strict.path().join("migrations")).unwrap();
+    std::fs::write(strict.path().join("migrations/001.js"), "db.events.createIndex({projectId: 1, _id: 1});\n").unwrap();
+    let changed = ("INPUT_CHANGED_FILES", "README.md\nmigrations/001.js\n".to_string());
+    let (code, err) = run(strict.path(), &[github("out2"), vec![changed]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("  FAIL  min_score"), "the table is in the job log: {err}");
+    // The score's culprit names the key's field: the changed migration that names it.
+    assert!(err.contains("::error file=migrations/001.js,line=1,title=shardkey policy::app.events {projectId: 1, _id: 1}: score"), "{err}");
+    // The same file found by the script itself: the pull request's diff against its base.
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .current_dir(strict.path())
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.net")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.net")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "shardkey.toml"]);
+    git(&["commit", "-qm", "policy"]);
+    git(&["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    git(&["add", "migrations/001.js"]);
+    git(&["commit", "-qm", "an index"]);
+    let (code, err) = run(strict.path(), &[github("out2b"), vec![("GITHUB_BASE_REF", "main".to_string())]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("::error file=migrations/001.js,line=1,title=shardkey policy::"), "{err}");
     let (code, err) = run(strict.path(), &github("out2"));
     assert_eq!(code, 1, "{err}");
     let o = outputs(&gh("out2"));
@@ -258,6 +311,8 @@ fn the_ci_action_script_gates_against_the_real_mongod() {
     // 4. GitLab: the code quality report in the working directory.
     let (code, err) = run(strict.path(), &[("GITLAB_CI", "true".to_string())]);
     assert_eq!(code, 1, "{err}");
+    // GitLab's job log: the table and the same lines as GitHub's annotations, plain.
+    assert!(err.contains("  FAIL  min_score") && err.contains("shardkey.toml:4: error: app.events {projectId: 1, _id: 1}: score"), "{err}");
     let gl: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(strict.path().join("gl-code-quality-report.json")).unwrap()).unwrap();
     assert_eq!(gl[0]["check_name"], "min_score");
@@ -304,6 +359,8 @@ fn live_supporting_index_rule() {
     let d = policy_dir("[[collection]]\nnamespace = \"app.c\"\nkey = '{k: 1}'\nrequire_supporting_index = true\n");
     let out = run_in(d.path(), &["check", "--uri", &m.uri()], &[]);
     assert!(out.starts_with("exit: 1"), "{out}");
+    // The workload line names the member by its (free, so changing) port.
+    let out = out.replace(&format!("127.0.0.1:{}", m.port), "127.0.0.1:PORT");
     insta::assert_snapshot!("check_fail_require_supporting_index", out);
 }
 
@@ -457,7 +514,7 @@ fn baseline_fails_only_on_what_got_worse() {
     assert!(out.starts_with("exit: 0"), "{out}");
     assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["known", "min_score"])), "{out}");
     assert!(!out.contains("FAIL") && !out.contains("NEW"), "{out}");
-    assert!(out.contains("KNOWN app.events {country: 1}") && out.contains(": 0 new or worse, 3 known, 0 better"), "{out}");
+    assert!(out.contains("KNOWN app.events {country: 1}") && out.contains(": 0 new, 0 worse, 3 known, 0 better"), "{out}");
     assert!(out.contains("passed against the baseline"), "{out}");
     assert!(out.contains("::warning file=shardkey.toml,line=5,title=shardkey policy (known in the baseline)::"), "{out}");
     assert!(!out.contains("::error"), "{out}");
@@ -465,12 +522,12 @@ fn baseline_fails_only_on_what_got_worse() {
     std::fs::write(d.path().join("shardkey.toml"), format!("{VIOLATED}forbid_jumbo_risk = true\n")).unwrap();
     let (code, r) = check_json(d.path(), &["--format", "json", "--baseline", b]);
     assert_eq!(code, 1);
-    assert!(r["baseline"]["worse"][0].as_str().unwrap().contains("forbid_jumbo_risk newly violated"), "{}", r["baseline"]);
+    assert!(r["baseline"]["new"][0].as_str().unwrap().contains("forbid_jumbo_risk newly violated"), "{}", r["baseline"]);
     let out = run_in(d.path(), &base_args, &[("GITHUB_ACTIONS", "true")]);
     assert!(out.starts_with("exit: 1"), "{out}");
     assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["NEW", "forbid_jumbo_risk"])), "{out}");
     assert!(
-        out.contains("FAIL app.events") && out.contains("failed against the baseline") && out.contains(": 1 new or worse, 3 known"),
+        out.contains("FAIL app.events") && out.contains("failed against the baseline") && out.contains(": 1 new, 0 worse, 3 known"),
         "{out}"
     );
     assert!(out.contains("::error file=shardkey.toml,line=8,title=shardkey policy::"), "{out}");
@@ -490,4 +547,252 @@ fn baseline_fails_only_on_what_got_worse() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a `check --format json` report"));
+    // --write-baseline where no file can be made: one line, exit 2.
+    let out = run_in(d.path(), &["check", "--docs", &docs, "--write-baseline", "no/such/dir/base.json"], &[]);
+    assert!(out.starts_with("exit: 2") && out.contains("shardkey: cannot write baseline no/such/dir/base.json: "), "{out}");
+}
+
+/// The `shop` database a team gates: 3,000 orders over 300 customers, the key's index, and the
+/// application's workload profiled (finds and updates by customerId, reads of one order by its key).
+struct Shop {
+    m: Mongod,
+    dir: tempfile::TempDir,
+}
+
+const SHOP_POLICY: &str = "[defaults]\nmin_score = 50\nmax_scatter_gather_reads_percent = 30.0\n\n[[collection]]\nnamespace = \"shop.orders\"\nkey = \"{customerId: 1, _id: 1}\"\n";
+
+impl Shop {
+    fn seed() -> Shop {
+        let m = Mongod::start(Mode::Standalone);
+        let c = m.client();
+        rt().block_on(async {
+            let db = c.database("shop");
+            let orders = db.collection::<Document>("orders");
+            let statuses = ["new", "paid", "shipped", "delivered"];
+            let base = mongodb::bson::DateTime::from_millis(1_767_225_600_000); // 2026-01-01
+            let docs: Vec<Document> = (0..3000i64)
+                .map(|i| {
+                    doc! {"_id": i, "customerId": format!("c{:03}", i % 300), "orderNumber": format!("ORD-{i:05}"),
+                    "status": statuses[(i % 4) as usize], "createdAt": mongodb::bson::DateTime::from_millis(base.timestamp_millis() + i * 60_000), "total": i % 100}
+                })
+                .collect();
+            orders.insert_many(docs).await.unwrap();
+            orders.create_index(mongodb::IndexModel::builder().keys(doc! {"customerId": 1, "_id": 1}).build()).await.unwrap();
+            db.run_command(doc! {"profile": 2}).await.unwrap();
+            for k in 0..200i64 {
+                orders.find_one(doc! {"customerId": format!("c{:03}", k % 300)}).await.unwrap();
+            }
+            for k in 0..100i64 {
+                orders
+                    .update_one(doc! {"customerId": format!("c{:03}", k % 300), "_id": k}, doc! {"$set": {"status": "paid"}})
+                    .await
+                    .unwrap();
+            }
+            db.run_command(doc! {"profile": 0}).await.unwrap();
+        });
+        let dir = policy_dir(SHOP_POLICY);
+        Shop { m, dir }
+    }
+
+    fn db(&self) -> mongodb::Database {
+        self.m.client().database("shop")
+    }
+
+    /// `shardkey check --uri` in the repository, with more arguments (and GitHub's variables).
+    fn check(&self, extra: &[&str]) -> String {
+        let uri = self.m.uri();
+        let mut args = vec!["check", "--uri", &uri];
+        args.extend_from_slice(extra);
+        run_in(self.dir.path(), &args, &[("GITHUB_ACTIONS", "true")])
+    }
+}
+
+/// Issue 40: the pull requests a shard key gate exists for, replayed on a seeded database, each
+/// undone before the next.
+#[test]
+fn the_gate_catches_the_schema_changes_that_break_the_key() {
+    let shop = Shop::seed();
+    let orders = shop.db().collection::<Document>("orders");
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 0"), "the starting branch passes:\n{out}");
+
+    // 1. A migration adds a unique index on orderNumber: shardCollection would refuse the key.
+    // The annotation lands on the migration's line that names the field.
+    std::fs::create_dir_all(shop.dir.path().join("migrations")).unwrap();
+    std::fs::write(shop.dir.path().join("src.js"), "// checkout\nexport const total = 1;\n").unwrap();
+    std::fs::write(
+        shop.dir.path().join("migrations/0042_order_number.js"),
+        "// Order numbers are unique per shop.\ndb.orders.createIndex({orderNumber: 1}, {unique: true});\n",
+    )
+    .unwrap();
+    rt().block_on(async {
+        let opts = mongodb::options::IndexOptions::builder().unique(true).build();
+        orders.create_index(mongodb::IndexModel::builder().keys(doc! {"orderNumber": 1}).options(opts).build()).await.unwrap();
+    });
+    let out = shop.check(&["--changed-files", "src.js", "migrations/0042_order_number.js", "deleted.js"]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(
+        out.contains("unique index orderNumber_1 {orderNumber: 1}: shardCollection refuses {customerId: 1, _id: 1} while it exists; drop it or move the uniqueness to a proxy collection"),
+        "{out}"
+    );
+    assert!(
+        out.contains("::error file=migrations/0042_order_number.js,line=2,title=shardkey policy::shop.orders {customerId: 1, _id: 1}: unique index orderNumber_1"),
+        "{out}"
+    );
+    // Without the diff: the collection's block of the policy (its namespace line), not [defaults].
+    let out = shop.check(&[]);
+    assert!(
+        out.contains("::error file=shardkey.toml,line=6,title=shardkey policy::shop.orders {customerId: 1, _id: 1}: unique index"),
+        "{out}"
+    );
+    rt().block_on(async { orders.drop_index("orderNumber_1").await.unwrap() });
+
+    // 2. A harmless change: a non-unique index on status.
+    rt().block_on(async { orders.create_index(mongodb::IndexModel::builder().keys(doc! {"status": 1}).build()).await.unwrap() });
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 0"), "a plain index breaks nothing:\n{out}");
+    rt().block_on(async { orders.drop_index("status_1").await.unwrap() });
+
+    // 3. New orders without customerId: 750 of 3,750 (20.0%, by hand).
+    rt().block_on(async {
+        let docs: Vec<Document> = (3000..3750i64).map(|i| doc! {"_id": i, "orderNumber": format!("ORD-{i:05}"), "status": "new"}).collect();
+        orders.insert_many(docs).await.unwrap();
+    });
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(out.contains("customerId missing or null in 20.0% of sampled documents (750 of 3,750; maximum 5%)"), "{out}");
+    rt().block_on(async { orders.delete_many(doc! {"_id": {"$gte": 3000}}).await.unwrap() });
+
+    // 4. A new collection the policy does not list: named as a warning, a failure when asked.
+    let reviews = shop.db().collection::<Document>("reviews");
+    rt().block_on(async {
+        reviews.insert_many((0..10).map(|i| doc! {"_id": i, "orderId": i}).collect::<Vec<_>>()).await.unwrap();
+    });
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+    assert!(
+        out.contains("  warn  unlisted_collections                   1 collection not in the policy, so unchecked: shop.reviews"),
+        "{out}"
+    );
+    assert!(
+        out.contains("::warning file=shardkey.toml,line=1,title=shardkey policy (warning)::shop: 1 collection not in the policy"),
+        "{out}"
+    );
+    std::fs::write(
+        shop.dir.path().join("shardkey.toml"),
+        SHOP_POLICY.replace("[defaults]\n", "[defaults]\nunlisted_collections = \"fail\"\n"),
+    )
+    .unwrap();
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(
+        out.contains("  FAIL  unlisted_collections                   1 collection not in the policy, so unchecked: shop.reviews"),
+        "{out}"
+    );
+    assert!(out.contains("::error file=shardkey.toml,line=2,title=shardkey policy::shop: 1 collection not in the policy"), "{out}");
+    let out = shop.check(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(out.split("--- stdout\n").nth(1).unwrap().split("--- stderr").next().unwrap()).unwrap();
+    common::assert_schema("check", &v);
+    assert_eq!(v["databaseRules"][0]["actual"], serde_json::json!(["shop.reviews"]));
+    std::fs::write(shop.dir.path().join("shardkey.toml"), SHOP_POLICY).unwrap();
+    rt().block_on(async { reviews.drop().await.unwrap() });
+
+    // 5. Baselines: the policy's score_tolerance (3) absorbs a 2-point drop; a 10-point drop fails
+    // with an error annotation at the collection's block and a line in the job summary. The
+    // baseline is this run's own report with its score raised: the drop is exact.
+    let base = shop.dir.path().join("baseline.json");
+    let base_arg = base.display().to_string();
+    let out = shop.check(&["--write-baseline", &base_arg]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    common::assert_schema("check", &v);
+    let score = v["collections"][0]["score"].as_u64().unwrap();
+    let summary = shop.dir.path().join("summary.md");
+    let summary_env = summary.display().to_string();
+    let uri = shop.m.uri();
+    let mut gate = |drop: u64| {
+        v["collections"][0]["score"] = serde_json::json!(score + drop);
+        std::fs::write(&base, serde_json::to_string(&v).unwrap()).unwrap();
+        let _ = std::fs::remove_file(&summary);
+        let out = run_in(
+            shop.dir.path(),
+            &["check", "--uri", &uri, "--baseline", &base_arg],
+            &[("GITHUB_ACTIONS", "true"), ("GITHUB_STEP_SUMMARY", &summary_env)],
+        );
+        (out, std::fs::read_to_string(&summary).unwrap())
+    };
+    let (out, md) = gate(2);
+    assert!(out.starts_with("exit: 0"), "a 2-point drop is within the tolerance:\n{out}");
+    assert!(out.contains(": 0 new, 0 worse, 0 known, 0 better") && !out.contains("::error"), "{out}");
+    assert!(md.contains("Against the baseline `") && md.contains(": 0 new, 0 worse, 0 known, 0 better"), "{md}");
+    let (out, md) = gate(10);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    let dropped = format!("shop.orders: score {score} dropped from {} (more than the tolerance of 3 points)", score + 10);
+    assert!(out.contains(&format!("::error file=shardkey.toml,line=6,title=shardkey baseline::{dropped}")), "{out}");
+    assert!(out.contains(&format!("  worse: {dropped}")) && out.contains(": 0 new, 1 worse, 0 known, 0 better"), "{out}");
+    assert!(out.contains(&format!("--- stdout\nWORSE shop.orders {{customerId: 1, _id: 1}}: score {score} ")), "{out}");
+    assert!(md.contains("### Shard key policy: failed") && md.contains(&format!("- **worse**: {dropped}")), "{md}");
+    // HTML: the counts and the line.
+    let out = run_in(shop.dir.path(), &["check", "--uri", &uri, "--baseline", &base_arg, "--format", "html"], &[]);
+    assert!(out.contains("0 new, 1 worse, 0 known, 0 better</p><ul><li><b>worse</b>: shop.orders: score"), "{out}");
+    // SARIF: the drop is an error result.
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(shop.dir.path())
+        .args(["check", "--uri", &uri, "--baseline", &base_arg, "--format", "sarif"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
+    let sarif: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(|r| r["ruleId"] == "score_tolerance" && r["level"] == "error" && r["message"]["text"] == dropped.as_str()),
+        "{sarif}"
+    );
+
+    // 6. An empty collection in the policy: exit 2 with one line (docs/reference.md
+    // "Robustness"), not a score of 0 and rules skipped for "query logs only".
+    let db = shop.db();
+    rt().block_on(async { db.create_collection("carts").await.unwrap() });
+    std::fs::write(
+        shop.dir.path().join("shardkey.toml"),
+        format!("{SHOP_POLICY}\n[[collection]]\nnamespace = \"shop.carts\"\nkey = \"{{customerId: 1}}\"\n"),
+    )
+    .unwrap();
+    let out = shop.check(&[]);
+    assert!(out.starts_with("exit: 2"), "{out}");
+    assert!(
+        out.ends_with("--- stderr\nshardkey: shardkey.toml: shop.carts is empty: no documents to check {customerId: 1} against (seed it first, or leave it out of the policy)\n"),
+        "{out}"
+    );
+    std::fs::write(shop.dir.path().join("shardkey.toml"), SHOP_POLICY).unwrap();
+    rt().block_on(async { db.collection::<Document>("carts").drop().await.unwrap() });
+
+    // 7. A new query shape: orders by status and date, 150 reads beside the 200 by customer.
+    // The key sends them to every shard: 150 of 350 reads (42.9%, by hand) scatter-gather.
+    rt().block_on(async {
+        db.run_command(doc! {"profile": 2}).await.unwrap();
+        let since = mongodb::bson::DateTime::from_millis(1_767_225_600_000 + 86_400_000);
+        for _ in 0..150 {
+            orders.find_one(doc! {"status": "shipped", "createdAt": {"$gte": since}}).await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+    });
+    std::fs::write(
+        shop.dir.path().join("reports.js"),
+        "// late orders\nexport const late = (db) =>\n  db.orders.find({status: \"shipped\", createdAt: {$gte: since}});\n",
+    )
+    .unwrap();
+    let out = shop.check(&["--changed-files", "reports.js"]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(out.contains("  FAIL  max_scatter_gather_reads_percent       42.9% of reads scatter-gather (maximum 30%)"), "{out}");
+    assert!(
+        out.contains("          · query shape {createdAt: range, status: eq} (scatter-gather): 42.9% of reads, e.g. find {\"status\":\"shipped\",\"createdAt\":{\"$gte\":{\"$date\":\"2026-01-02T00:00:00Z\"}}}"),
+        "{out}"
+    );
+    assert!(!out.contains("query shape {customerId: eq}"), "reads that reach one shard or a few are not the culprit:\n{out}");
+    assert!(
+        out.contains("::error file=reports.js,line=3,title=shardkey policy::shop.orders {customerId: 1, _id: 1}: 42.9%25 of reads"),
+        "{out}"
+    );
 }

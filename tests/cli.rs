@@ -747,3 +747,36 @@ fn an_empty_dumped_collection_gets_advice_from_its_schema() {
     let o = run(&["analyze", "--docs", &bson]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn each_members_log_is_counted_with_its_host() {
+    // A second member's log: its startup line, then three slow queries on app.events
+    // (the fixture's first three lines on the collection: counted by hand, 3).
+    let dir = tempfile::tempdir().unwrap();
+    let second = dir.path().join("db2.log");
+    let startup = r#"{"t":{"$date":"2024-06-04T11:00:00.000Z"},"s":"I","c":"CONTROL","id":4615611,"ctx":"initandlisten","msg":"MongoDB starting","attr":{"pid":7,"port":27018,"dbPath":"/data/db","architecture":"64-bit","host":"db2"}}"#;
+    let fixture_log = std::fs::read_to_string(fixture("mongod.log")).unwrap();
+    let three: Vec<&str> =
+        fixture_log.lines().filter(|l| l.contains(r#""id":51803"#) && l.contains(r#""ns":"app.events""#)).take(3).collect();
+    std::fs::write(&second, format!("{startup}\n{}\n", three.join("\n"))).unwrap();
+    let second = second.display().to_string();
+    let v = json_of(&run(&[
+        "analyze",
+        "--queries",
+        &fixture("mongod.log"),
+        "--queries",
+        &second,
+        "--collection",
+        "app.events",
+        "--format",
+        "json",
+    ]));
+    let members = v["inputs"]["queries"]["members"].as_array().unwrap();
+    assert_eq!(members.len(), 2);
+    assert_eq!(members[1]["host"], "db2:27018");
+    assert_eq!(members[1]["operations"], 3);
+    assert!(members[0].get("host").is_none(), "the fixture log has no startup line: {}", members[0]);
+    let used = v["inputs"]["queries"]["queriesUsed"].as_u64().unwrap();
+    assert_eq!(members[0]["operations"].as_u64().unwrap() + 3, used);
+    assert!(v["notes"].to_string().contains("(db2:27018) 3 operations"), "{}", v["notes"]);
+}

@@ -4,10 +4,12 @@
 use super::inputs::build_report;
 use super::{github, CheckRequest};
 use crate::error::{input_error, Outcome};
+use crate::model::Namespace;
 use crate::pipeline::Candidates;
-use crate::policy::rules::RuleInput;
-use crate::policy::{self, CollectionPolicy};
-use crate::report::{write_check, BaselineComparison, CheckReport, CollectionCheck, ToolInfo, SCHEMA_VERSION};
+use crate::policy::rules::{DatabasesInput, RuleInput};
+use crate::policy::{self, CollectionPolicy, Culprit, Location, Tolerance};
+use crate::report::{write_check, CheckReport, CheckWorkload, CollectionCheck, Format, ToolInfo, SCHEMA_VERSION};
+use crate::sources::live::{LiveOptions, LiveSession};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -44,7 +46,25 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         let Some(cand) = key.and_then(|k| r.candidates.iter().find(|x| &x.key == k)) else {
             return Err(input_error(format!("{name}: {} has no key and is not sharded: name the planned key", c.namespace)));
         };
-        let rules = policy::evaluate(&c.effective_rules(&p.defaults), &RuleInput { score: cand.score, metrics: &cand.metrics });
+        // A collection without documents has no key values to judge: docs/reference.md
+        // "Robustness" makes it an input error (exit 2), not a score of 0 that fails every rule.
+        let documents_given = a.input.docs.is_some() || a.input.uri.is_some();
+        if documents_given && cand.metrics.key_characteristics.is_none() {
+            return Err(input_error(format!(
+                "{name}: {} is empty: no documents to check {} against (seed it first, or leave it out of the policy)",
+                c.namespace, cand.key
+            )));
+        }
+        let input = RuleInput {
+            collection: c.namespace.coll(),
+            key: &cand.key,
+            score: cand.score,
+            verdict: cand.verdict,
+            reasons: &cand.reasons,
+            metrics: &cand.metrics,
+            constraints: &cand.constraints,
+        };
+        let rules = policy::evaluate(&c.effective_rules(&p.defaults), &input);
         results.push(CollectionCheck {
             namespace: c.namespace.to_string(),
             key: cand.key.clone(),
@@ -53,29 +73,136 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             passed: rules.iter().all(|x| x.passed),
             rules,
             reasons: cand.reasons.clone(),
+            workload: CheckWorkload::of(&r),
         });
     }
+    // The databases of the checked collections, and what else they hold.
+    let mut databases: Vec<String> = Vec::new();
+    for c in &results {
+        let db = c.namespace.split_once('.').map_or("", |x| x.0).to_string();
+        if !databases.contains(&db) {
+            databases.push(db);
+        }
+    }
+    let live = a.input.docs.is_none() && a.input.uri.is_some();
+    // Offline, the databases' other collections are unknown: those rules do not apply.
+    let mut database_rules = if live && p.reads_databases() {
+        // A role that may read the collections but not list them: the rule says so and passes.
+        let unlisted = unlisted_collections(&a.input, &databases, &p).ok();
+        policy::evaluate_databases(&p.database_rules(), &DatabasesInput { databases: &databases, unlisted: unlisted.as_deref() })
+    } else {
+        Vec::new()
+    };
+    let lines = policy_lines(&text);
+    let changed = ChangedFiles::read(&a.changed_files);
+    for c in &mut results {
+        for x in c.rules.iter_mut().filter(|x| !x.passed || x.warning) {
+            let policy_line =
+                lines.get(&(c.namespace.clone(), x.rule.to_string())).or_else(|| lines.get(&(c.namespace.clone(), String::new())));
+            x.location = Some(
+                changed.locate(x.culprit.as_ref()).unwrap_or(Location { file: name.clone(), line: policy_line.copied().unwrap_or(1) }),
+            );
+        }
+    }
+    for x in database_rules.iter_mut().filter(|x| !x.passed || x.warning) {
+        let policy_line = lines.get(&(String::new(), x.rule.to_string()));
+        x.location =
+            Some(changed.locate(x.culprit.as_ref()).unwrap_or(Location { file: name.clone(), line: policy_line.copied().unwrap_or(1) }));
+    }
     let baseline = match &a.baseline {
-        Some(path) => Some(compare_with_baseline(path, &results)?),
+        Some(path) => {
+            let tolerance = |ns: &str| match p.collections.iter().find(|c| c.namespace.to_string() == ns) {
+                Some(c) => Tolerance::of(&c.effective_rules(&p.defaults)),
+                None => Tolerance::of(&p.database_rules()),
+            };
+            let block = |ns: &str| Location { file: name.clone(), line: lines.get(&(ns.to_string(), String::new())).copied().unwrap_or(1) };
+            let now = super::baseline::Now { collections: &results, database_rules: &database_rules, tolerance: &tolerance, block: &block };
+            Some(super::baseline::compare(path, &now)?)
+        }
         None => None,
     };
-    // With a baseline, the gate fails only on what got worse.
+    // With a baseline, the gate fails only on what is new or worse.
     let passed = match &baseline {
-        Some(b) => b.worse.is_empty(),
-        None => results.iter().all(|c| c.passed),
+        Some(b) => !b.failed(),
+        None => results.iter().all(|c| c.passed) && database_rules.iter().all(|x| x.passed),
     };
     let cr = CheckReport {
         schema_version: SCHEMA_VERSION,
         tool: ToolInfo::this(),
-        policy_lines: policy_lines(&text),
         policy: name,
         passed,
         collections: results,
+        database_rules,
+        databases,
         baseline,
     };
-    write_check(&cr, a.format, out)?;
-    github::report_check(&cr, a.format, out)?;
+    if let Some(path) = &a.write_baseline {
+        let shown = path.display();
+        let mut f = std::fs::File::create(path).map_err(|e| input_error(format!("cannot write baseline {shown}: {e}")))?;
+        write_check(&cr, Format::Json, &mut f).map_err(|e| input_error(format!("cannot write baseline {shown}: {e}")))?;
+    }
+    // --output-file: the machine report to the file, the table to stdout (a CI job's log).
+    let shown = match &a.output_file {
+        Some(path) => {
+            let file = path.display();
+            let mut f = std::fs::File::create(path).map_err(|e| input_error(format!("cannot write {file}: {e}")))?;
+            write_check(&cr, a.format, &mut f).map_err(|e| input_error(format!("cannot write {file}: {e}")))?;
+            Format::Table
+        }
+        None => a.format,
+    };
+    write_check(&cr, shown, out)?;
+    github::report_check(&cr, shown, out)?;
     Ok(if passed { Outcome::Success } else { Outcome::GateFailed })
+}
+
+/// The collections of these databases that no `[[collection]]` of the policy names, as
+/// `db.collection` (views and `system.*` left out: they are never sharded).
+fn unlisted_collections(input: &super::InputRequest, databases: &[String], p: &policy::Policy) -> Result<Vec<String>> {
+    let Some(uri) = &input.uri else { return Ok(Vec::new()) };
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let mut out = Vec::new();
+    for db in databases {
+        let namespace = Namespace::parse(&format!("{db}.system.profile")).map_err(|_| input_error(format!("{db}: not a database name")))?;
+        let lo =
+            LiveOptions { uri: uri.clone(), namespace, server_selection_timeout: input.server_selection_timeout, max_time: input.max_time };
+        let session = rt.block_on(LiveSession::open(&lo))?;
+        for (name, kind, _) in rt.block_on(session.list_collections())? {
+            let ns = format!("{db}.{name}");
+            if kind != "view" && !p.collections.iter().any(|c| c.namespace.to_string() == ns) {
+                out.push(ns);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The files of the change under review, as given, with their text (a file the change deleted,
+/// or one that is not text, is left out).
+struct ChangedFiles(Vec<(String, String)>);
+
+impl ChangedFiles {
+    fn read(paths: &[std::path::PathBuf]) -> ChangedFiles {
+        ChangedFiles(paths.iter().filter_map(|p| Some((p.display().to_string(), std::fs::read_to_string(p).ok()?))).collect())
+    }
+
+    /// The first line of a changed file that names the culprit, trying its most specific name
+    /// first in every file.
+    fn locate(&self, culprit: Option<&Culprit>) -> Option<Location> {
+        culprit?.names.iter().find_map(|name| {
+            self.0.iter().find_map(|(file, text)| {
+                let line = text.lines().position(|l| names_word(l, name))?;
+                Some(Location { file: file.clone(), line: line as u32 + 1 })
+            })
+        })
+    }
+}
+
+/// `name` in `line` as a whole identifier: `status` is not in `statusCode`.
+fn names_word(line: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(name)
+        .any(|(i, _)| !line[..i].chars().next_back().is_some_and(ident) && !line[i + name.len()..].chars().next().is_some_and(ident))
 }
 
 /// Where each setting sits in the policy text: (namespace, rule) → line; (namespace, "") for
@@ -108,40 +235,4 @@ fn policy_lines(text: &str) -> BTreeMap<(String, String), u32> {
         out.insert((ns.clone(), k), l);
     }
     out
-}
-
-/// Compare with a previous `check --format json` report: a rule violated now that was not, or a
-/// lower score, is worse; the opposite is better; a violation in both is known.
-fn compare_with_baseline(path: &std::path::Path, now: &[CollectionCheck]) -> Result<BaselineComparison> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| input_error(format!("cannot read baseline {shown}: {e}")))?;
-    let old: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| input_error(format!("baseline {shown}: not a `check --format json` report: {e}")))?;
-    let Some(old_colls) = old["collections"].as_array() else {
-        return Err(input_error(format!("baseline {shown}: not a `check --format json` report (no collections)")));
-    };
-    let mut b = BaselineComparison { file: shown, ..Default::default() };
-    for c in now {
-        let prev = old_colls.iter().find(|o| o["namespace"] == c.namespace.as_str());
-        let failed_before = |rule: &str| {
-            prev.and_then(|p| p["rules"].as_array()).is_some_and(|rs| rs.iter().any(|r| r["rule"] == rule && r["passed"] == false))
-        };
-        for r in &c.rules {
-            match (r.passed, failed_before(r.rule)) {
-                (false, true) => b.known.push((c.namespace.clone(), r.rule.to_string())),
-                (false, false) => b.worse.push(format!("{}: {} newly violated: {}", c.namespace, r.rule, r.message)),
-                (true, true) => b.better.push(format!("{}: {} passes now", c.namespace, r.rule)),
-                (true, false) => {}
-            }
-        }
-        if let Some(old_score) = prev.and_then(|p| p["score"].as_u64()) {
-            let s = c.score as u64;
-            if s < old_score {
-                b.worse.push(format!("{}: score {} dropped from {}", c.namespace, s, old_score));
-            } else if s > old_score {
-                b.better.push(format!("{}: score {} rose from {}", c.namespace, s, old_score));
-            }
-        }
-    }
-    Ok(b)
 }

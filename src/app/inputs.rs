@@ -2,9 +2,10 @@
 //! the pipeline on them: the one place that chooses query sources and candidates.
 
 use super::{InputRequest, QuerySource};
-use crate::error::{one_line, usage_error};
+use crate::error::{input_error, one_line, usage_error};
 use crate::metrics::audit::audit;
 use crate::metrics::Settings;
+use crate::model::member::{MemberRead, MemberRole};
 use crate::model::{Namespace, Query, ShardKey};
 use crate::pipeline::{self, Candidates, Options, PRESCAN_DOCS};
 use crate::propose::{self, Origin, Proposal};
@@ -12,7 +13,7 @@ use crate::report::Report;
 use crate::sources::docs::namespace_from_dump_path;
 use crate::sources::files::FileSource;
 use crate::sources::files::{dump_metadata_beside, read_metadata};
-use crate::sources::live::{server_compare, LiveOptions, LiveSession, LiveSource};
+use crate::sources::live::{server_compare, LiveOptions, LiveSession, LiveSource, ProfileRead, ProfileScope};
 use crate::sources::queries::{read_query_file_into, QueryLog};
 use anyhow::Result;
 
@@ -66,6 +67,7 @@ pub(super) fn build_report_with(
             let mut log = QueryLog::for_namespace(namespace.as_ref().map(Namespace::to_string));
             log.window = input.window;
             let mut names = Vec::new();
+            let mut file_members = Vec::new();
             let queries = if shared.is_some() { &[][..] } else { &input.queries[..] };
             for q in queries {
                 let path = match q {
@@ -80,7 +82,7 @@ pub(super) fn build_report_with(
                     }
                 };
                 let (t, records, found) = (std::time::Instant::now(), log.records, log.found);
-                read_query_file_into(&path, &mut log)?;
+                file_members.push(read_log_file(&path, namespace.as_ref(), &mut log)?);
                 crate::util::term::detail(format!(
                     "read {}: {} records, {} operations in {:.2} s",
                     path.display(),
@@ -106,6 +108,9 @@ pub(super) fn build_report_with(
                 }
                 None => pipeline::run(&mut crate::sources::NoDocuments, log, names, &opts)?,
             };
+            let mut r = r;
+            r.notes.extend(log_file_note(&file_members));
+            r.inputs.queries.members = file_members;
             crate::util::term::detail(format!(
                 "sampled {} documents from {} and measured {} candidates in {:.2} s",
                 r.inputs.documents.num_docs_read,
@@ -193,11 +198,12 @@ fn run_live(
         ));
     }
     let read;
-    let (log, query_sources) = match shared {
-        Some((l, n)) => (l, n.to_vec()),
+    let shard_hosts: Vec<String> = sharding.iter().flat_map(|m| m.shard_hosts.clone()).collect();
+    let (log, query_sources, members) = match shared {
+        Some((l, n)) => (l, n.to_vec(), Vec::new()),
         None => {
-            read = read_live_queries(input, &session, &rt, ns, &mut notes)?;
-            (&read.0, read.1.clone())
+            read = read_live_queries(input, &session, &rt, ns, &shard_hosts, info.server_version, &mut notes)?;
+            (&read.log, read.sources.clone(), read.members.clone())
         }
     };
 
@@ -251,6 +257,7 @@ fn run_live(
         sharding: sharding.clone(),
     };
     let mut r = pipeline::run(&mut source, log, query_sources, &opts)?;
+    r.inputs.queries.members = members;
     r.notes.extend(notes);
     r.audit = sharding.as_ref().map(|m| audit(m, input.redact));
     if compare_server {
@@ -277,39 +284,49 @@ fn read_live_queries(
     session: &LiveSession,
     rt: &tokio::runtime::Runtime,
     ns: &Namespace,
+    shard_hosts: &[String],
+    server_version: (u32, u32),
     notes: &mut Vec<String>,
-) -> Result<(QueryLog, Vec<String>)> {
+) -> Result<LiveQueries> {
     let mut log = QueryLog::for_namespace(Some(ns.to_string()));
     log.window = input.window;
     let mut sources = Vec::new();
     let auto = input.queries.is_empty();
     // Looked at on our own and not readable (privileges): never called "empty".
     let mut unreadable: Vec<&str> = Vec::new();
-    let wanted = if auto { vec![QuerySource::Profile, QuerySource::Sampled] } else { input.queries.clone() };
+    // Sampled queries exist from 7.0 on: before, looking for them only adds a note.
+    let wanted = match (auto, server_version >= (7, 0)) {
+        (true, true) => vec![QuerySource::Profile, QuerySource::Sampled],
+        (true, false) => vec![QuerySource::Profile],
+        (false, _) => input.queries.clone(),
+    };
+    let mut members = Vec::new();
+    let mut files = Vec::new();
+    // What the profilers' settings say about an empty read ("" when they say nothing).
+    let mut empty_why = String::new();
     for q in &wanted {
         match q {
-            QuerySource::Profile => match rt.block_on(session.read_profile()) {
-                Ok(l) => {
-                    let n = l.queries.len();
-                    if n > 0 || !auto {
-                        sources.push(format!("{}.system.profile", ns.db()));
-                        notes.push(format!("read {n} operations on {ns} from system.profile"));
-                        log.merge(l);
+            QuerySource::Profile => {
+                let mut l = QueryLog::for_namespace(Some(ns.to_string()));
+                l.window = input.window;
+                let read = rt.block_on(session.read_profiles(ProfileScope::Namespace, shard_hosts, &mut l));
+                let n = read.operations();
+                if let Some(why) = read.none_readable() {
+                    // Looking on our own: a user who may not read the profile still gets an analysis.
+                    if !auto {
+                        return Err(input_error(format!("system.profile not read: {why}")));
                     }
-                }
-                // Looking on our own: a user who may not read the profile still gets an analysis.
-                Err(e) if auto => {
                     unreadable.push("system.profile");
-                    let text = one_line(&e);
-                    let hint = if text.contains("Unauthorized") {
-                        format!(": the role read does not grant find on {}.system.profile; dbAdmin on {} does", ns.db(), ns.db())
-                    } else {
-                        String::new()
-                    };
-                    notes.push(format!("system.profile not read: {text}{hint}"))
+                } else if n > 0 || !auto {
+                    sources.push(format!("{}.system.profile", ns.db()));
+                    log.merge(l);
                 }
-                Err(e) => return Err(e),
-            },
+                notes.extend(member_notes(&read, ns));
+                if n == 0 {
+                    empty_why = read.why_empty();
+                }
+                members = read.members;
+            }
             QuerySource::Sampled => match rt.block_on(session.read_sampled()) {
                 Ok((l, how)) => {
                     let n = l.queries.len() + l.diffs.len();
@@ -327,19 +344,104 @@ fn read_live_queries(
             },
             QuerySource::File(path) => {
                 sources.push(path.display().to_string());
-                read_query_file_into(path, &mut log)?;
+                files.push(read_log_file(path, Some(ns), &mut log)?);
             }
         }
     }
+    notes.extend(log_file_note(&files));
+    members.extend(files);
     if auto && sources.is_empty() {
-        let why = match unreadable.len() {
-            0 => "system.profile and sampled queries are empty".to_string(),
-            2 => "neither system.profile nor sampled queries could be read".to_string(),
+        let looked = wanted.len();
+        let why = match (unreadable.len(), looked) {
+            (0, 1) if !empty_why.is_empty() => format!("system.profile holds none: {empty_why}"),
+            (0, 1) => "system.profile is empty".to_string(),
+            (0, _) if !empty_why.is_empty() => format!("system.profile holds none: {empty_why}; sampled queries are empty"),
+            (0, _) => "system.profile and sampled queries are empty".to_string(),
+            (1, 1) => "system.profile could not be read".to_string(),
+            (2, _) => "neither system.profile nor sampled queries could be read".to_string(),
             _ => format!("{} could not be read, and the other is empty", unreadable[0]),
         };
         notes.push(format!(
             "no query sample found for {ns} ({why}): targeting is not measured; give a slow-query log (--queries mongod.log)"
         ));
     }
-    Ok((log, sources))
+    Ok(LiveQueries { log, sources, members })
+}
+
+/// One query file into `log`, and what it held as one mongod's log: the operations on the
+/// namespace (on every namespace without one) and the mongod from its startup line.
+fn read_log_file(path: &std::path::Path, namespace: Option<&Namespace>, log: &mut QueryLog) -> Result<MemberRead> {
+    let on_ns = |log: &QueryLog| match namespace {
+        Some(ns) => log.by_namespace.get(&ns.to_string()).copied().unwrap_or(0),
+        None => log.found,
+    };
+    let before = on_ns(log);
+    read_query_file_into(path, log)?;
+    Ok(MemberRead {
+        host: crate::sources::queries::log_host(path),
+        set: None,
+        role: MemberRole::Unknown,
+        source: path.display().to_string(),
+        operations: on_ns(log) - before,
+        from: None,
+        to: None,
+        profiler: None,
+        error: None,
+    })
+}
+
+/// Each mongod writes its own log: with several, what each held.
+fn log_file_note(files: &[MemberRead]) -> Option<String> {
+    if files.len() < 2 {
+        return None;
+    }
+    let each: Vec<String> = files
+        .iter()
+        .map(|m| {
+            let host = m.host.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
+            format!("{}{host} {}", m.source, crate::util::text::count_of(m.operations, "operation", "operations"))
+        })
+        .collect();
+    Some(format!("each mongod writes its own log: {}", each.join(", ")))
+}
+
+/// The query logs read from a deployment, and per member what its profiler held.
+struct LiveQueries {
+    log: QueryLog,
+    sources: Vec<String>,
+    members: Vec<MemberRead>,
+}
+
+/// One line per member read (operations, span, profiler state) and per member not read.
+pub(super) fn member_notes(read: &ProfileRead, ns: &dyn std::fmt::Display) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in read.members.iter().filter(|m| m.error.is_none()) {
+        let span = match (&m.from, &m.to) {
+            (Some(f), Some(t)) => format!(" from {f} to {t}"),
+            _ => String::new(),
+        };
+        let state = match &m.profiler {
+            Some(p) => {
+                let mut s = format!("; profiling level {}, slowms {}, sampleRate {}", p.level, p.slowms, p.sample_rate);
+                if let (Some(size), Some(max)) = (p.size_bytes, p.max_size_bytes) {
+                    s.push_str(&format!(", system.profile {} of {}", crate::util::text::bytes(size), crate::util::text::bytes(max)));
+                }
+                if p.full {
+                    s.push_str(&format!(
+                        ": full, older operations are gone (it reaches back to {}; a larger profiler: db.setProfilingLevel(0), drop system.profile, createCollection(\"system.profile\", {{capped: true, size: ...}}))",
+                        p.oldest.as_deref().unwrap_or("its oldest entry")
+                    ));
+                }
+                s
+            }
+            None => "; profiler settings not readable".to_string(),
+        };
+        out.push(format!(
+            "system.profile of {}: {} on {ns}{span}{state}",
+            m.label(),
+            crate::util::text::count_of(m.operations, "operation", "operations")
+        ));
+    }
+    out.extend(read.notes.iter().cloned());
+    out
 }

@@ -3,6 +3,7 @@
 //! runs the pipeline and hands the report to a writer; it never parses flags.
 
 mod analyze;
+mod baseline;
 mod check;
 mod github;
 mod inputs;
@@ -87,6 +88,12 @@ pub(crate) struct CheckRequest {
     pub(crate) policy: PathBuf,
     /// A previous `check --format json` report: fail only on what got worse.
     pub(crate) baseline: Option<PathBuf>,
+    /// `--changed-files`: where the annotations may point.
+    pub(crate) changed_files: Vec<PathBuf>,
+    /// `--write-baseline FILE`: this run's JSON report, for a later `--baseline`.
+    pub(crate) write_baseline: Option<PathBuf>,
+    /// `--output-file FILE`: the `--format` report goes there, the table to stdout.
+    pub(crate) output_file: Option<PathBuf>,
     /// Print a starting policy and stop.
     pub(crate) init: bool,
     pub(crate) format: Format,

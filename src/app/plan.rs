@@ -12,7 +12,7 @@ use crate::plan::outcome::{build, Plan, TxnEvidence};
 use crate::plan::{links, search, single_shard_without, CandidateInput, CollectionInput, CollectionKind, Settings};
 use crate::propose::{Origin, Proposal};
 use crate::report::Report;
-use crate::sources::live::{LiveOptions, LiveSession};
+use crate::sources::live::{LiveOptions, LiveSession, ProfileScope};
 use crate::sources::queries::sessions::Sessions;
 use crate::sources::queries::{read_query_file_into, QueryLog, TXN_LINES};
 use crate::util::text::count_of;
@@ -202,12 +202,20 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
                 read_query_file_into(p, &mut log)?;
                 names.push(p.display().to_string());
             }
-            (QuerySource::Profile, Some(s)) => match rt.block_on(s.read_profile_into(&mut log)) {
-                Ok(_) => names.push(format!("{db}.system.profile")),
-                // Read by default: a user who may not read it still gets a plan, told why.
-                Err(e) if by_default => tx_notes.push(format!("{db}.system.profile not read: {}", one_line(&e))),
-                Err(e) => return Err(e),
-            },
+            (QuerySource::Profile, Some(s)) => {
+                // Every member's profiler: a transaction's operations are on the primary, the
+                // secondaries' reads on each secondary.
+                let read = rt.block_on(s.read_profiles(ProfileScope::Database, &[], &mut log));
+                match read.none_readable() {
+                    // Read by default: a user who may not read it still gets a plan, told why.
+                    Some(why) if by_default => tx_notes.push(format!("{db}.system.profile not read: {why}")),
+                    Some(why) => return Err(input_error(format!("system.profile not read: {why}"))),
+                    None => {
+                        tx_notes.extend(super::inputs::member_notes(&read, &db));
+                        names.push(format!("{db}.system.profile"));
+                    }
+                }
+            }
             (QuerySource::Profile, None) => return Err(usage_error("--queries profile reads from a live deployment: give --uri")),
             (QuerySource::Sampled, _) => {
                 return Err(usage_error(

@@ -156,7 +156,8 @@ pub(crate) struct PlanArgs {
     pub(crate) database: Option<String>,
 
     /// Query log with the database's operations, read once for every collection: a mongod JSON log (transactions
-    /// and joins), a system.profile export, or with --uri `profile` (the default with --uri). Repeatable.
+    /// and joins), a system.profile export, or with --uri `profile` (every member's profiler; the default with --uri).
+    /// Repeatable: each mongod writes its own log, give every member's.
     #[arg(long = "queries", value_name = "FILE|profile")]
     pub(crate) queries: Vec<String>,
 
@@ -212,7 +213,8 @@ pub(crate) struct PlanArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct WorkloadArgs {
-    /// Query log: mongod JSON or legacy text log, system.profile export, config.sampledQueries export. Repeatable.
+    /// Query log: mongod JSON or legacy text log, system.profile export, config.sampledQueries export. Repeatable:
+    /// each mongod writes its own log, give every member's.
     #[arg(long = "queries", value_name = "FILE", required = true)]
     pub(crate) queries: Vec<PathBuf>,
 
@@ -298,7 +300,8 @@ pub(crate) struct InputArgs {
     pub(crate) conn: ConnectionArgs,
 
     /// Query log: a file (mongod JSON log, system.profile export, config.sampledQueries[Diff] export), or with --uri
-    /// `profile` (<db>.system.profile) or `sampled` (sampled queries, 7.0+). Repeatable.
+    /// `profile` (<db>.system.profile of every member: the profiler is per mongod) or `sampled` (sampled queries,
+    /// 7.0+). Repeatable: each mongod writes its own log, give every member's (counted per file in the report).
     #[arg(long = "queries", value_name = "FILE|profile|sampled")]
     pub(crate) queries: Vec<String>,
 
@@ -473,6 +476,22 @@ pub(crate) struct CheckArgs {
     /// violated, a lower score), so the gate can be adopted on an existing cluster.
     #[arg(long, value_name = "FILE")]
     pub(crate) baseline: Option<PathBuf>,
+
+    /// The files of the change under review (a pull request's diff): a violation is annotated
+    /// on the first line of one that names its culprit (the index, a field, the collection),
+    /// else on the collection's block of the policy.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub(crate) changed_files: Vec<PathBuf>,
+
+    /// Also write this run's report as JSON to FILE: the baseline a later `--baseline FILE`
+    /// compares with (whatever --format prints).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) write_baseline: Option<PathBuf>,
+
+    /// Write the --format report to FILE and the table to stdout, so a CI job's log shows the
+    /// table beside the annotations while the SARIF or GitLab report goes to its file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) output_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

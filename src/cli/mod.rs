@@ -200,6 +200,9 @@ impl Cli {
                 },
                 init: c.init,
                 baseline: c.baseline,
+                changed_files: c.changed_files,
+                write_baseline: c.write_baseline,
+                output_file: c.output_file,
                 format: c.format.into(),
             }),
         })

@@ -33,6 +33,28 @@ pub(crate) struct KeyCharacteristics {
     /// Present when the sample had too many distinct values to count exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) sketch: Option<SketchReport>,
+    /// Documents that lack a key field or hold null there (the policy's
+    /// `max_missing_key_percent`); not in the JSON, whose `numDocsMissingKeyFields` is the server's
+    /// count of absent fields only.
+    #[serde(skip)]
+    pub(crate) null_or_missing: NullOrMissing,
+}
+
+/// Counted documents whose key value is null somewhere: absent, or null.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct NullOrMissing {
+    /// Documents with at least one key field missing or null.
+    pub(crate) docs: u64,
+    /// Documents counted (arrays excluded): the share's denominator.
+    pub(crate) of: u64,
+    /// Per key field, in key order.
+    pub(crate) by_field: Vec<FieldCount>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FieldCount {
+    pub(crate) field: String,
+    pub(crate) docs: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -164,6 +186,17 @@ pub(crate) fn measure<'p>(
             frequency_error_bound: i.frequency_error_bound,
         }),
         num_docs_missing_key_fields: ks.docs_missing_fields,
+        null_or_missing: NullOrMissing {
+            docs: ks.docs_null_or_missing,
+            of: counted,
+            by_field: ks
+                .key
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| FieldCount { field: f.path.clone(), docs: ks.null_or_missing_by_field.get(i).copied().unwrap_or(0) })
+                .collect(),
+        },
         num_docs_with_array_key_values: ks.docs_with_arrays,
         jumbo_chunk_risk: JumboRisk { chunk_size_bytes: settings.chunk_size_bytes, values: jumbo },
     }

@@ -118,7 +118,7 @@ pub(crate) fn measure(
     let mut touches = Vec::new();
     for (q, shape) in w.queries.iter().zip(w.shapes) {
         if let Some(t) = dist.add(&ks.key, q, settings.default_collation.as_ref(), &ranges) {
-            shapes.add(shape, t.label, q.op.name());
+            shapes.add(shape, t.label, q.op.name(), q.op.is_read(), || example(q, settings.redact));
             touches.push(cluster::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
         }
     }
@@ -160,6 +160,17 @@ pub(crate) fn measure(
 
 /// The key's first-field values the sampled operations fix (a point on that field), each
 /// counted once per operation that names it.
+/// A query as `check` names it: the command and its filter (values redacted with `--redact`),
+/// cut at 120 characters.
+fn example(q: &Query, redact: bool) -> String {
+    let filter = if redact { crate::bsonx::redact::redact(&Bson::Document(q.filter.clone())) } else { Bson::Document(q.filter.clone()) };
+    let text = format!("{} {}", q.op.name(), filter.into_relaxed_extjson());
+    match text.char_indices().nth(120) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
+    }
+}
+
 fn first_field_values(touches: &[cluster::QueryTouch]) -> cardinality::QueryValues {
     use crate::bsonx::cmp_bson;
     let mut named: Vec<&Bson> = Vec::new();

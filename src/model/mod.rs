@@ -7,6 +7,7 @@ pub(crate) mod collection;
 pub(crate) mod index;
 pub(crate) mod key_range;
 pub(crate) mod key_space;
+pub(crate) mod member;
 pub(crate) mod namespace;
 pub(crate) mod query;
 pub mod relaxed;

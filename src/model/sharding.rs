@@ -24,4 +24,6 @@ pub(crate) struct ShardingMetadata {
     pub(crate) chunks: Vec<ChunkDoc>,
     /// Every shard of the cluster (from `config.shards`), chunk owners included.
     pub(crate) shards: Vec<String>,
+    /// Their `config.shards` hosts ("set/host:port,..."): where their profilers are.
+    pub(crate) shard_hosts: Vec<String>,
 }

@@ -6,7 +6,7 @@ pub(crate) mod rules;
 use crate::error::input_error;
 use crate::model::{Namespace, ShardKey};
 use anyhow::Result;
-use rules::{Finding, RuleInput, Threshold, ValueType, RULES};
+use rules::{DatabasesInput, Finding, Judge, RuleInput, Threshold, ValueType, RULES};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -47,11 +47,56 @@ pub struct Policy {
 }
 
 impl CollectionPolicy {
-    /// This collection's rules: its own where set, else the defaults.
+    /// This collection's rules: its own where set, else the defaults, else the rules that are
+    /// on unless a policy turns them off (`RuleDef::implied`).
     pub(crate) fn effective_rules(&self, defaults: &Rules) -> Rules {
-        let mut r = defaults.clone();
+        let mut r = with_implied(defaults);
         r.extend(self.rules.iter().map(|(k, v)| (*k, *v)));
         r
+    }
+}
+
+/// `--baseline`'s tolerances for one collection's rules (`score_tolerance`, `percent_tolerance`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Tolerance {
+    /// Score points.
+    pub(crate) score: u32,
+    /// Percentage points, for the rules whose threshold is a percentage.
+    pub(crate) percent: f64,
+}
+
+impl Tolerance {
+    pub(crate) fn of(rules: &Rules) -> Tolerance {
+        let number = |name: &str| match rules.get(name) {
+            Some(Threshold::Int(n)) => *n as f64,
+            Some(Threshold::Percent(p)) => *p,
+            _ => 0.0,
+        };
+        Tolerance { score: number("score_tolerance") as u32, percent: number("percent_tolerance") }
+    }
+}
+
+/// Whether the rule of that name takes a percentage (its figure moves with the sample).
+pub(crate) fn is_percentage(rule: &str) -> bool {
+    rules::rule(rule).is_some_and(|d| d.value == ValueType::Percent && matches!(d.judge, Judge::Candidate(_)))
+}
+
+/// The rules that are on unless set, overridden by `rules`.
+fn with_implied(rules: &Rules) -> Rules {
+    let mut r: Rules = RULES.iter().filter_map(|d| Some((d.name, d.implied?))).collect();
+    r.extend(rules.iter().map(|(k, v)| (*k, *v)));
+    r
+}
+
+impl Policy {
+    /// The rules on the checked databases: `[defaults]`, else their implied setting.
+    pub(crate) fn database_rules(&self) -> Rules {
+        with_implied(&self.defaults)
+    }
+
+    /// Is a rule on the databases on (is listing their collections worth it)?
+    pub(crate) fn reads_databases(&self) -> bool {
+        self.database_rules().iter().any(|(n, t)| t.is_on() && rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Databases(_))))
     }
 }
 
@@ -111,6 +156,14 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
                 Threshold::Percent(p)
             }
             ValueType::Flag => Threshold::Flag(bool::deserialize(value).map_err(typed)?),
+            ValueType::Choice(words) => {
+                let w = String::deserialize(value).map_err(typed)?;
+                let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+                let Some(w) = words.iter().find(|x| **x == w) else {
+                    return Err(field(format!("\"{w}\" is not one of {}", quoted.join(", "))));
+                };
+                Threshold::Choice(w)
+            }
         };
         Ok((def.name, t))
     };
@@ -143,6 +196,12 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
                 }
                 _ => {
                     let (n, t) = rule_entry(k, v, &["namespace", "key"])?;
+                    if rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Databases(_))) {
+                        return Err(input_error(format!(
+                            "{}: field {n}: set it in [defaults] (it reads the databases, not one collection)",
+                            at(k.span().start)
+                        )));
+                    }
                     rules.insert(n, t);
                 }
             }
@@ -155,6 +214,27 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
     Ok(Policy { defaults, collections })
 }
 
+/// What caused a violation.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Culprit {
+    /// One line each: a query shape with its share and an example, the index that blocks the
+    /// key, a field and the share of documents that lack it.
+    pub(crate) causes: Vec<String>,
+    /// Names a change that caused it would spell out (index, fields, collection), most specific
+    /// first: the files of `--changed-files` are searched for them.
+    pub(crate) names: Vec<String>,
+}
+
+/// Where an annotation points: a file of the change that names the culprit, else the
+/// collection's block of the policy.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Location {
+    pub(crate) file: String,
+    pub(crate) line: u32,
+}
+
 /// One rule checked against one candidate.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -165,32 +245,70 @@ pub(crate) struct RuleResult {
     pub(crate) threshold: Value,
     pub(crate) actual: Value,
     pub(crate) passed: bool,
+    /// Passed, but what it found is a warning (`unlisted_collections = "warn"`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) warning: bool,
     /// Why the rule could not be evaluated (it then passes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) skipped: Option<String>,
     pub(crate) message: String,
+    /// What caused the violation (violations only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) culprit: Option<Culprit>,
+    /// Where the annotations point (violations and warnings only; set by `check`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) location: Option<Location>,
 }
 
 /// Check every rule that is set (in `RULES` order) against a candidate.
 pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
+    let mut results = judge(rules, |j, t| match j {
+        Judge::Candidate(f) => Some(f(t, input)),
+        Judge::Databases(_) | Judge::Tolerance => None,
+    });
+    for r in results.iter_mut().filter(|r| !r.passed) {
+        r.culprit = rules::rule(r.rule).and_then(|d| d.culprit).map(|f| f(input)).filter(|c| c != &Culprit::default());
+    }
+    results
+}
+
+/// Check the rules on the databases (`Policy::database_rules`). What they flag is caused by
+/// the unlisted collections: a change that creates one names it.
+pub(crate) fn evaluate_databases(rules: &Rules, input: &DatabasesInput) -> Vec<RuleResult> {
+    let mut results = judge(rules, |j, t| match j {
+        Judge::Databases(f) => Some(f(t, input)),
+        Judge::Candidate(_) | Judge::Tolerance => None,
+    });
+    for r in results.iter_mut().filter(|r| !r.passed || r.warning) {
+        let names =
+            input.unlisted.unwrap_or_default().iter().map(|ns| ns.split_once('.').map_or(ns.as_str(), |x| x.1).to_string()).collect();
+        r.culprit = Some(Culprit { causes: Vec::new(), names });
+    }
+    results
+}
+
+fn judge(rules: &Rules, finding: impl Fn(&Judge, Threshold) -> Option<Finding>) -> Vec<RuleResult> {
     RULES
         .iter()
         .filter_map(|def| {
             let t = rules.get(def.name).copied().filter(|t| t.is_on())?;
             let threshold = t.to_json();
-            Some(match (def.judge)(t, input) {
-                Finding::Measured { actual, passed, message } => {
-                    RuleResult { rule: def.name, metric: def.metric, threshold, actual, passed, skipped: None, message }
-                }
-                Finding::Skipped(why) => RuleResult {
-                    rule: def.name,
-                    metric: def.metric,
-                    threshold,
-                    actual: Value::Null,
-                    passed: true,
-                    skipped: Some(why.into()),
-                    message: format!("{}: not evaluated ({why})", def.name),
-                },
+            let result = |actual, passed, warning, skipped: Option<&str>, message| RuleResult {
+                rule: def.name,
+                metric: def.metric,
+                threshold: threshold.clone(),
+                actual,
+                passed,
+                warning,
+                skipped: skipped.map(String::from),
+                message,
+                culprit: None,
+                location: None,
+            };
+            Some(match finding(&def.judge, t)? {
+                Finding::Measured { actual, passed, message } => result(actual, passed, false, None, message),
+                Finding::Warning { actual, message } => result(actual, true, true, None, message),
+                Finding::Skipped(why) => result(Value::Null, true, false, Some(why), format!("{}: not evaluated ({why})", def.name)),
             })
         })
         .collect()
@@ -218,6 +336,45 @@ mod tests {
         let r = p.collections[0].effective_rules(&p.defaults);
         assert_eq!(r.get("min_score"), Some(&Threshold::Int(80)));
         assert_eq!(r.get("max_top_value_percent"), Some(&Threshold::Percent(25.0)), "an integer percentage is accepted");
+    }
+
+    #[test]
+    fn what_breaks_the_key_is_checked_unless_turned_off() {
+        let p = parse("p", "[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        let r = p.collections[0].effective_rules(&p.defaults);
+        assert_eq!(r.get("forbid_blocked"), Some(&Threshold::Flag(true)));
+        assert_eq!(r.get("forbid_invalid"), Some(&Threshold::Flag(true)));
+        assert_eq!(r.get("max_missing_key_percent"), Some(&Threshold::Percent(5.0)));
+        assert_eq!(r.get("min_score"), None, "the others only where set");
+        let p =
+            parse("p", "[defaults]\nforbid_blocked = false\n[[collection]]\nnamespace = \"a.b\"\nmax_missing_key_percent = 1\n").unwrap();
+        let r = p.collections[0].effective_rules(&p.defaults);
+        assert_eq!(r.get("forbid_blocked"), Some(&Threshold::Flag(false)));
+        assert_eq!(r.get("max_missing_key_percent"), Some(&Threshold::Percent(1.0)));
+    }
+
+    #[test]
+    fn unlisted_collections_is_a_word_set_in_defaults() {
+        let p = parse("p", "[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert_eq!(p.database_rules().get("unlisted_collections"), Some(&Threshold::Choice("warn")));
+        let p = parse("p", "[defaults]\nunlisted_collections = \"fail\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert_eq!(p.database_rules().get("unlisted_collections"), Some(&Threshold::Choice("fail")));
+        let e =
+            parse("p.toml", "[defaults]\nunlisted_collections = \"loud\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap_err().to_string();
+        assert_eq!(e, "p.toml: line 2: field unlisted_collections: \"loud\" is not one of \"warn\", \"fail\", \"ignore\"");
+        let e = parse("p.toml", "[[collection]]\nnamespace = \"a.b\"\nunlisted_collections = \"fail\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: line 3: field unlisted_collections: set it in [defaults]"), "{e}");
+        assert!(!Threshold::Choice("ignore").is_on());
+        let p = parse("p", "[defaults]\nunlisted_collections = \"ignore\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert!(!p.reads_databases(), "ignore: the collections are not even listed");
+        // Listing refused: the rule is skipped, not failed.
+        let p = parse("p", "[defaults]\nunlisted_collections = \"fail\"\n[[collection]]\nnamespace = \"a.b\"\n").unwrap();
+        assert!(p.reads_databases());
+        let r = evaluate_databases(&p.database_rules(), &DatabasesInput { databases: &["a".into()], unlisted: None });
+        assert!(
+            r[0].passed && r[0].skipped.as_deref() == Some("the collections could not be listed (listCollections refused or failed)"),
+            "{r:?}"
+        );
     }
 
     #[test]

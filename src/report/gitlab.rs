@@ -6,19 +6,27 @@ use serde_json::{json, Value};
 
 pub(super) fn write(r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut issues: Vec<Value> = Vec::new();
-    for c in &r.collections {
-        for x in c.rules.iter().filter(|x| !x.passed) {
-            let line = r.line_of(&c.namespace, x.rule);
-            let known = r.baseline.as_ref().is_some_and(|b| b.known.contains(&(c.namespace.clone(), x.rule.to_string())));
-            issues.push(json!({
-                "description": format!("{} {}: {}", c.namespace, c.key, x.message),
-                "check_name": x.rule,
-                // Stable across runs for the same violation: GitLab matches issues by it.
-                "fingerprint": format!("{:x}", md5_hex(&format!("{}/{}", c.namespace, x.rule))),
-                "severity": if known { "minor" } else { "major" },
-                "location": {"path": r.policy, "lines": {"begin": line}},
-            }));
-        }
+    for f in r.flagged() {
+        let x = f.rule;
+        let (file, line) = f.location(&r.policy);
+        issues.push(json!({
+            "description": f.text("; "),
+            "check_name": x.rule,
+            // Stable across runs for the same violation: GitLab matches issues by it.
+            "fingerprint": format!("{:x}", md5_hex(&format!("{}/{}", f.namespace, x.rule))),
+            "severity": if f.is_error() { "major" } else { "minor" },
+            "location": {"path": file, "lines": {"begin": line}},
+        }));
+    }
+    for c in r.baseline.iter().flat_map(|b| b.score_drops()) {
+        let (file, line) = c.location.as_ref().map_or((r.policy.as_str(), 1), |l| (l.file.as_str(), l.line));
+        issues.push(json!({
+            "description": c.message,
+            "check_name": "score_tolerance",
+            "fingerprint": format!("{:x}", md5_hex(&format!("{}/score", c.namespace))),
+            "severity": "major",
+            "location": {"path": file, "lines": {"begin": line}},
+        }));
     }
     serde_json::to_writer_pretty(&mut *out, &issues)?;
     out.write_all(b"\n")

@@ -269,17 +269,24 @@ impl Writer for HtmlWriter {
                 c.score,
                 c.verdict.as_str()
             );
-            for x in &c.rules {
-                let _ = write!(
-                    b,
-                    "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>",
-                    x.rule,
-                    if x.passed { "good" } else { "bad" },
-                    if x.passed { "ok" } else { "FAIL" },
-                    esc(&x.message)
-                );
+            check_rows(&mut b, &c.rules);
+        }
+        if !r.database_rules.is_empty() {
+            let _ = write!(
+                b,
+                "<h2>databases {}</h2><table><tr><th>rule</th><th>result</th><th>message</th></tr>",
+                esc(&r.databases.join(", "))
+            );
+            check_rows(&mut b, &r.database_rules);
+        }
+        if let Some(bl) = &r.baseline {
+            let _ = write!(b, "<p>Against the baseline <code>{}</code>: {}</p><ul>", esc(&bl.file), bl.counts());
+            for (kind, list) in [("new", &bl.new), ("worse", &bl.worse)] {
+                for c in list {
+                    let _ = write!(b, "<li><b>{kind}</b>: {}</li>", esc(&c.message));
+                }
             }
-            b.push_str("</table>");
+            b.push_str("</ul>");
         }
         out.write_all(page("shardkey check", &b).as_bytes())
     }
@@ -300,4 +307,18 @@ impl Writer for HtmlWriter {
     fn plan(&self, p: &crate::plan::outcome::Plan, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.write_all(page("shardkey plan", &super::plan::html_body(p, esc)).as_bytes())
     }
+}
+
+/// One table row per rule, the culprit's causes under the message; closes the table.
+fn check_rows(b: &mut String, rules: &[crate::policy::RuleResult]) {
+    for x in rules {
+        let (class, word) = match (x.passed, x.warning) {
+            (true, true) => ("bad", "warning"),
+            (true, false) => ("good", "ok"),
+            (false, _) => ("bad", "FAIL"),
+        };
+        let causes: String = x.culprit.iter().flat_map(|c| &c.causes).map(|c| format!("<br>· {}", esc(c))).collect();
+        let _ = write!(b, "<tr><td>{}</td><td class=\"{class}\">{word}</td><td>{}{causes}</td></tr>", x.rule, esc(&x.message));
+    }
+    b.push_str("</table>");
 }

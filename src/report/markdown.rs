@@ -147,9 +147,45 @@ fn render_answer(r: &Report, out: &mut String) {
     let _ = writeln!(out);
 }
 
+/// One table row per rule; with a baseline, a violation is known, new or worse.
+fn rule_rows(r: &CheckReport, ns: &str, rules: &[crate::policy::RuleResult], out: &mut String) {
+    let _ = writeln!(out, "| rule | result | detail |\n|---|---|---|");
+    for x in rules {
+        let res = if x.skipped.is_some() {
+            "skipped"
+        } else if x.warning {
+            "warning"
+        } else if x.passed {
+            "pass"
+        } else if r.is_known(ns, x.rule) {
+            "known"
+        } else if r.is_worse(ns, x.rule) {
+            "**WORSE**"
+        } else if r.baseline.is_some() {
+            "**NEW**"
+        } else {
+            "**FAIL**"
+        };
+        let causes: String = x.culprit.iter().flat_map(|c| &c.causes).map(|c| format!("<br>· {}", esc(c))).collect();
+        let _ = writeln!(out, "| `{}` | {} | {}{causes} |", x.rule, res, esc(&x.message));
+    }
+    let _ = writeln!(out);
+}
+
 fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### Shard key policy: {}\n", if r.passed { "passed ✅" } else { "failed ❌" });
+    if let Some(b) = &r.baseline {
+        let _ = writeln!(out, "Against the baseline `{}`: {}\n", esc(&b.file), b.counts());
+        for (kind, list) in [("new", &b.new), ("worse", &b.worse)] {
+            for c in list {
+                let _ = writeln!(out, "- **{kind}**: {}", esc(&c.message));
+            }
+        }
+        if b.failed() {
+            let _ = writeln!(out);
+        }
+    }
     for c in &r.collections {
         let _ = writeln!(
             out,
@@ -158,20 +194,19 @@ fn render_check(r: &CheckReport) -> String {
             esc(&c.key.to_string()),
             c.score,
             c.verdict.as_str(),
-            if c.passed { "pass" } else { "FAIL" }
-        );
-        let _ = writeln!(out, "| rule | result | detail |\n|---|---|---|");
-        for x in &c.rules {
-            let res = if x.skipped.is_some() {
-                "skipped"
-            } else if x.passed {
+            if c.passed {
                 "pass"
+            } else if r.baseline.is_some() && c.rules.iter().filter(|x| !x.passed).all(|x| r.is_known(&c.namespace, x.rule)) {
+                "known violations only"
             } else {
-                "**FAIL**"
-            };
-            let _ = writeln!(out, "| `{}` | {} | {} |", x.rule, res, esc(&x.message));
-        }
-        let _ = writeln!(out);
+                "FAIL"
+            }
+        );
+        rule_rows(r, &c.namespace, &c.rules, &mut out);
+    }
+    if !r.database_rules.is_empty() {
+        let _ = writeln!(out, "**databases {}**\n", esc(&r.databases.join(", ")));
+        rule_rows(r, "", &r.database_rules, &mut out);
     }
     let _ = writeln!(out, "_policy: {}_", esc(&r.policy));
     out

@@ -162,6 +162,9 @@ pub(crate) struct QueryInput {
     /// Records that held no operation, by reason.
     pub(crate) skipped: BTreeMap<String, u64>,
     pub(crate) shard_key_update_diffs: u64,
+    /// Per member (each profiler read) or per log file: what it held.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) members: Vec<crate::model::member::MemberRead>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -207,13 +210,16 @@ pub(crate) struct CheckReport {
     pub(crate) policy: String,
     pub(crate) passed: bool,
     pub(crate) collections: Vec<CollectionCheck>,
+    /// Rules on the checked databases (`unlisted_collections`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) database_rules: Vec<RuleResult>,
+    /// The databases those rules read.
+    #[serde(skip)]
+    pub(crate) databases: Vec<String>,
     /// `--baseline FILE`: what got worse or better than the previous report; `passed` then
     /// means "nothing got worse".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) baseline: Option<BaselineComparison>,
-    /// Line in the policy file of each (namespace, rule) setting, for SARIF and GitLab locations.
-    #[serde(skip)]
-    pub(crate) policy_lines: BTreeMap<(String, String), u32>,
 }
 
 impl CheckReport {
@@ -221,25 +227,131 @@ impl CheckReport {
     /// namespace's `[[collection]]`, else line 1.
     /// Whether the baseline already had this violation (a known one does not fail the gate).
     pub(crate) fn is_known(&self, ns: &str, rule: &str) -> bool {
-        self.baseline.as_ref().is_some_and(|b| b.known.iter().any(|(n, r)| n == ns && r == rule))
+        self.baseline.as_ref().is_some_and(|b| b.known.iter().any(|c| c.namespace == ns && c.rule == rule))
     }
 
-    pub(crate) fn line_of(&self, ns: &str, rule: &str) -> u32 {
-        let get = |n: &str, r: &str| self.policy_lines.get(&(n.to_string(), r.to_string())).copied();
-        get(ns, rule).or_else(|| get("", rule)).or_else(|| get(ns, "")).unwrap_or(1)
+    /// Whether this violation is further from its threshold than the baseline's, beyond the
+    /// tolerance.
+    pub(crate) fn is_worse(&self, ns: &str, rule: &str) -> bool {
+        self.baseline.as_ref().is_some_and(|b| b.worse.iter().any(|c| c.namespace == ns && c.rule == rule))
+    }
+
+    /// Every violated rule and every warning, in report order: the collections', then the
+    /// databases'. What the annotations, SARIF and GitLab report.
+    pub(crate) fn flagged(&self) -> Vec<Flagged<'_>> {
+        let mut out = Vec::new();
+        for c in &self.collections {
+            for x in c.rules.iter().filter(|x| !x.passed || x.warning) {
+                let known = self.is_known(&c.namespace, x.rule);
+                out.push(Flagged {
+                    namespace: &c.namespace,
+                    key: Some(&c.key),
+                    subject: format!("{} {}", c.namespace, c.key),
+                    rule: x,
+                    known,
+                });
+            }
+        }
+        for x in self.database_rules.iter().filter(|x| !x.passed || x.warning) {
+            out.push(Flagged { namespace: "", key: None, subject: self.databases.join(", "), rule: x, known: self.is_known("", x.rule) });
+        }
+        out
     }
 }
 
+/// A rule result to report as an error or a warning.
+pub(crate) struct Flagged<'a> {
+    /// The collection's namespace; "" for a rule on the databases.
+    pub(crate) namespace: &'a str,
+    pub(crate) key: Option<&'a ShardKey>,
+    /// What it is about: "shop.orders {customerId: 1, _id: 1}", or the databases' names.
+    pub(crate) subject: String,
+    pub(crate) rule: &'a RuleResult,
+    /// The baseline had it already.
+    pub(crate) known: bool,
+}
+
+impl Flagged<'_> {
+    /// "subject: message", then each cause of the culprit after `sep`.
+    pub(crate) fn text(&self, sep: &str) -> String {
+        let mut t = format!("{}: {}", self.subject, self.rule.message);
+        for c in self.rule.culprit.iter().flat_map(|c| &c.causes) {
+            t.push_str(sep);
+            t.push_str(c);
+        }
+        t
+    }
+
+    /// Where it points: set by `check` for every flagged rule; the policy's first line else.
+    pub(crate) fn location(&self, policy: &str) -> (String, u32) {
+        match &self.rule.location {
+            Some(l) => (l.file.clone(), l.line),
+            None => (policy.to_string(), 1),
+        }
+    }
+
+    /// An error fails the gate; a known violation or a warning does not.
+    pub(crate) fn is_error(&self) -> bool {
+        !self.rule.passed && !self.known
+    }
+}
+
+/// `--baseline FILE`: how this run differs from a previous `check --format json` report.
+/// The JSON lists each kind as sentences.
 #[derive(Debug, Clone, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct BaselineComparison {
     pub(crate) file: String,
-    /// A rule newly violated, or a score that dropped, in words.
-    pub(crate) worse: Vec<String>,
-    pub(crate) better: Vec<String>,
-    /// (namespace, rule) violated now and in the baseline: not counted against the gate.
-    #[serde(skip)]
-    pub(crate) known: Vec<(String, String)>,
+    /// A rule violated now that held in the baseline (beyond its tolerance): fails the gate.
+    #[serde(serialize_with = "sentences")]
+    pub(crate) new: Vec<Change>,
+    /// A score more than `score_tolerance` below the baseline's, or a known violation more than
+    /// `percent_tolerance` further from its threshold: fails the gate.
+    #[serde(serialize_with = "sentences")]
+    pub(crate) worse: Vec<Change>,
+    /// Violated now and in the baseline (or newly, within the tolerance): does not fail the gate.
+    #[serde(serialize_with = "sentences")]
+    pub(crate) known: Vec<Change>,
+    #[serde(serialize_with = "sentences")]
+    pub(crate) better: Vec<Change>,
+}
+
+/// One difference from the baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Change {
+    /// The collection; "" for a rule on the databases.
+    pub(crate) namespace: String,
+    /// The rule, or `SCORE` for the score.
+    pub(crate) rule: String,
+    /// In words, namespace first.
+    pub(crate) message: String,
+    /// Where a score change is annotated (the collection's block of the policy); a rule's
+    /// change is annotated at the rule's location.
+    pub(crate) location: Option<crate::policy::Location>,
+}
+
+/// `Change::rule` of a score change.
+pub(crate) const SCORE: &str = "score";
+
+fn sentences<S: serde::Serializer>(v: &[Change], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|c| &c.message))
+}
+
+impl BaselineComparison {
+    /// Does the gate fail on it?
+    pub(crate) fn failed(&self) -> bool {
+        !self.new.is_empty() || !self.worse.is_empty()
+    }
+
+    /// "1 new, 1 worse, 3 known, 0 better".
+    pub(crate) fn counts(&self) -> String {
+        format!("{} new, {} worse, {} known, {} better", self.new.len(), self.worse.len(), self.known.len(), self.better.len())
+    }
+
+    /// Score drops: what no rule result carries, so the writers report them on their own.
+    pub(crate) fn score_drops(&self) -> impl Iterator<Item = &Change> {
+        self.worse.iter().filter(|c| c.rule == SCORE)
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -252,4 +364,50 @@ pub(crate) struct CollectionCheck {
     pub(crate) passed: bool,
     pub(crate) rules: Vec<RuleResult>,
     pub(crate) reasons: Vec<crate::score::reasons::Reason>,
+    /// Where the operations the rules judged came from: a gate's result depends on them.
+    pub(crate) workload: CheckWorkload,
+}
+
+/// The query sources of one checked collection: how many operations, from which members.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CheckWorkload {
+    pub(crate) sources: Vec<String>,
+    /// Operations on the collection.
+    pub(crate) operations: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) members: Vec<crate::model::member::MemberRead>,
+}
+
+impl CheckWorkload {
+    pub(crate) fn of(r: &Report) -> CheckWorkload {
+        let q = &r.inputs.queries;
+        CheckWorkload { sources: q.sources.clone(), operations: q.queries_used, members: q.members.clone() }
+    }
+
+    /// One line: "572 operations from h1 (primary) 300, ...; not read: h2 (unknown): why"; a log
+    /// file by its name (the job's paths say nothing).
+    pub(crate) fn line(&self) -> String {
+        let label = |m: &crate::model::member::MemberRead| match &m.host {
+            Some(_) => m.label(),
+            None => std::path::Path::new(&m.source).file_name().map_or(m.source.clone(), |n| n.to_string_lossy().into_owned()),
+        };
+        let count = crate::util::text::fmt_count;
+        let read: Vec<String> =
+            self.members.iter().filter(|m| m.error.is_none()).map(|m| format!("{} {}", label(m), count(m.operations))).collect();
+        let not_read: Vec<String> = self.members.iter().filter_map(|m| Some(format!("{}: {}", m.label(), m.error.as_deref()?))).collect();
+        let mut s = match self.operations {
+            1 => "1 operation".to_string(),
+            n => format!("{} operations", count(n)),
+        };
+        if !read.is_empty() {
+            s.push_str(&format!(" from {}", read.join(", ")));
+        } else if !self.sources.is_empty() {
+            s.push_str(&format!(" from {}", self.sources.join(", ")));
+        }
+        if !not_read.is_empty() {
+            s.push_str(&format!("; not read: {}", not_read.join("; ")));
+        }
+        s
+    }
 }

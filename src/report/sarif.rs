@@ -9,34 +9,55 @@ const INFO_URI: &str = "https://github.com/shardkey/shardkey#ci-gate-shardkey-ch
 pub(super) fn write(r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut rules: Vec<Value> = Vec::new();
     let mut results: Vec<Value> = Vec::new();
-    for c in &r.collections {
-        for x in c.rules.iter().filter(|x| !x.passed) {
-            if !rules.iter().any(|v| v["id"] == x.rule) {
-                rules.push(json!({
-                    "id": x.rule,
-                    "name": x.rule,
-                    "shortDescription": {"text": format!("{} ({})", x.rule, x.metric)},
-                    "helpUri": INFO_URI,
-                }));
-            }
-            let line = r.line_of(&c.namespace, x.rule);
-            let known = r.baseline.as_ref().is_some_and(|b| b.known.contains(&(c.namespace.clone(), x.rule.to_string())));
-            let mut result = json!({
-                "ruleId": x.rule,
-                "level": if known { "warning" } else { "error" },
-                "message": {"text": format!("{} {}: {}", c.namespace, c.key, x.message)},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": r.policy},
-                    "region": {"startLine": line}
-                }}],
-                "partialFingerprints": {"shardkeyRule/v1": format!("{}/{}", c.namespace, x.rule)},
-                "properties": {"namespace": c.namespace, "key": c.key.to_string(), "actual": x.actual, "threshold": x.threshold},
-            });
-            if r.baseline.is_some() {
-                result["baselineState"] = json!(if known { "unchanged" } else { "new" });
-            }
-            results.push(result);
+    for f in r.flagged() {
+        let x = f.rule;
+        if !rules.iter().any(|v| v["id"] == x.rule) {
+            rules.push(json!({
+                "id": x.rule,
+                "name": x.rule,
+                "shortDescription": {"text": format!("{} ({})", x.rule, x.metric)},
+                "helpUri": INFO_URI,
+            }));
         }
+        let (file, line) = f.location(&r.policy);
+        let mut result = json!({
+            "ruleId": x.rule,
+            "level": if f.is_error() { "error" } else { "warning" },
+            "message": {"text": f.text("\n- ")},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": file},
+                "region": {"startLine": line}
+            }}],
+            "partialFingerprints": {"shardkeyRule/v1": format!("{}/{}", f.namespace, x.rule)},
+            "properties": {"namespace": f.namespace, "actual": x.actual, "threshold": x.threshold},
+        });
+        if let Some(k) = f.key {
+            result["properties"]["key"] = json!(k.to_string());
+        }
+        if r.baseline.is_some() {
+            result["baselineState"] = json!(if f.known { "unchanged" } else { "new" });
+        }
+        results.push(result);
+    }
+    for c in r.baseline.iter().flat_map(|b| b.score_drops()) {
+        let (file, line) = c.location.as_ref().map_or((r.policy.as_str(), 1), |l| (l.file.as_str(), l.line));
+        if !rules.iter().any(|v| v["id"] == "score_tolerance") {
+            rules.push(json!({
+                "id": "score_tolerance",
+                "name": "score_tolerance",
+                "shortDescription": {"text": "score_tolerance (the score against --baseline)"},
+                "helpUri": INFO_URI,
+            }));
+        }
+        results.push(json!({
+            "ruleId": "score_tolerance",
+            "level": "error",
+            "message": {"text": c.message},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": file}, "region": {"startLine": line}}}],
+            "partialFingerprints": {"shardkeyRule/v1": format!("{}/score", c.namespace)},
+            "baselineState": "updated",
+            "properties": {"namespace": c.namespace},
+        }));
     }
     let doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

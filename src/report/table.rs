@@ -402,6 +402,27 @@ fn bar(percent: f64) -> String {
     format!("{}{}", "█".repeat(full), "░".repeat(20 - full))
 }
 
+/// A rule's mark in the table. With a baseline, a violation it already had is "known"; only a
+/// new one fails the gate.
+fn mark(r: &CheckReport, ns: &str, x: &crate::policy::RuleResult) -> &'static str {
+    match (x.skipped.is_some(), x.passed, &r.baseline) {
+        (true, _, _) => "-",
+        (false, true, _) if x.warning => "warn",
+        (false, true, _) => "ok",
+        (false, false, Some(_)) if r.is_known(ns, x.rule) => "known",
+        (false, false, Some(_)) if r.is_worse(ns, x.rule) => "WORSE",
+        (false, false, Some(_)) => "NEW",
+        (false, false, None) => "FAIL",
+    }
+}
+
+/// The culprit of a violation, one cause a line under the rule.
+fn causes(x: &crate::policy::RuleResult, out: &mut String) {
+    for c in x.culprit.iter().flat_map(|c| &c.causes) {
+        let _ = writeln!(out, "          · {c}");
+    }
+}
+
 /// `check` as text: one block per collection, one line per rule.
 fn render_check(r: &CheckReport) -> String {
     let mut out = String::new();
@@ -412,7 +433,9 @@ fn render_check(r: &CheckReport) -> String {
         let _ = writeln!(
             out,
             "{} {} {}: score {} ({})",
-            if c.passed {
+            if r.is_worse(&c.namespace, super::SCORE) {
+                "WORSE"
+            } else if c.passed {
                 "PASS"
             } else if all_known {
                 "KNOWN"
@@ -424,33 +447,34 @@ fn render_check(r: &CheckReport) -> String {
             c.score,
             c.verdict.as_str()
         );
+        let _ = writeln!(out, "  workload: {}", c.workload.line());
         for x in &c.rules {
-            // With a baseline, a violation it already had is "known"; only a new one fails the gate.
-            let known = is_known(x.rule);
-            let mark = match (x.skipped.is_some(), x.passed, &r.baseline) {
-                (true, _, _) => "-",
-                (false, true, _) => "ok",
-                (false, false, Some(_)) if known => "known",
-                (false, false, Some(_)) => "NEW",
-                (false, false, None) => "FAIL",
-            };
-            let _ = writeln!(out, "  {mark:<5} {:<38} {}", x.rule, x.message);
+            let _ = writeln!(out, "  {:<5} {:<38} {}", mark(r, &c.namespace, x), x.rule, x.message);
+            causes(x, &mut out);
+        }
+    }
+    if !r.database_rules.is_empty() {
+        let _ = writeln!(out, "databases {}:", r.databases.join(", "));
+        for x in &r.database_rules {
+            let _ = writeln!(out, "  {:<5} {:<38} {}", mark(r, "", x), x.rule, x.message);
+            causes(x, &mut out);
         }
     }
     match &r.baseline {
         Some(b) => {
             let _ = writeln!(
                 out,
-                "policy {}: {} against the baseline {}: {} new or worse, {} known, {} better",
+                "policy {}: {} against the baseline {}: {}",
                 r.policy,
                 if r.passed { "passed" } else { "failed" },
                 b.file,
-                b.worse.len(),
-                b.known.len(),
-                b.better.len()
+                b.counts()
             );
-            for w in &b.worse {
-                let _ = writeln!(out, "  worse: {w}");
+            for c in &b.new {
+                let _ = writeln!(out, "  new: {}", c.message);
+            }
+            for c in &b.worse {
+                let _ = writeln!(out, "  worse: {}", c.message);
             }
         }
         None => {

@@ -45,6 +45,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
                 ),
             );
             f.fix.push(format!("{}.dropIndex({:?})", cx.collection_handle(), ix.name));
+            f.index = Some(ix.clone());
             f
         })
         .collect()

@@ -37,6 +37,11 @@ pub struct KeySample {
     pub(super) counted: u64,
     /// Documents missing at least one key field (their value holds null there).
     pub(crate) docs_missing_fields: u64,
+    /// Per key field: counted documents where it is missing or holds null (the policy's
+    /// `max_missing_key_percent`: both leave the document on the key's null value).
+    pub(crate) null_or_missing_by_field: Vec<u64>,
+    /// Counted documents with at least one key field missing or null.
+    pub(crate) docs_null_or_missing: u64,
     /// Documents with an array in a key field: the server rejects them.
     pub(crate) docs_with_arrays: u64,
     /// The first such document (0-based position in the sample) and the field.
@@ -76,6 +81,8 @@ impl KeySample {
             seen: 0,
             counted: 0,
             docs_missing_fields: 0,
+            null_or_missing_by_field: Vec::new(),
+            docs_null_or_missing: 0,
             docs_with_arrays: 0,
             first_array: None,
             scratch: Vec::new(),
@@ -103,11 +110,19 @@ impl KeySample {
         let mut owned: Vec<ValueRef> = Vec::new();
         let many = self.key.fields.len() > refs.len();
         let mut missing = false;
+        // Bit i: field i missing or null (MongoDB keys have at most 32 fields).
+        let mut null_fields = 0u64;
         for (i, f) in self.key.fields.iter().enumerate() {
             let v = match lookup(i, &f.path) {
-                Found::Value(v) => v,
+                Found::Value(v) => {
+                    if matches!(v, ValueRef::Doc(Bson::Null) | ValueRef::Raw(bson::RawBsonRef::Null)) {
+                        null_fields |= 1 << (i % 64);
+                    }
+                    v
+                }
                 Found::Missing => {
                     missing = true;
+                    null_fields |= 1 << (i % 64);
                     NULL
                 }
                 Found::Array => {
@@ -135,6 +150,13 @@ impl KeySample {
         };
         if missing {
             self.docs_missing_fields += 1;
+        }
+        if null_fields != 0 {
+            self.docs_null_or_missing += 1;
+            self.null_or_missing_by_field.resize(n, 0);
+            for (i, c) in self.null_or_missing_by_field.iter_mut().enumerate() {
+                *c += (null_fields >> (i % 64)) & 1;
+            }
         }
         let pos = self.counted;
         self.counted += 1;

@@ -240,10 +240,17 @@ mod tests {
         }
         assert_eq!(s.docs_with_arrays, 1);
         assert_eq!(s.docs_missing_fields, 1);
+        assert_eq!((s.docs_null_or_missing, s.null_or_missing_by_field.clone()), (2, vec![2]), "{{b: 1}} and {{a: null}}");
         assert_eq!(s.frequencies().len(), 2, "null+missing together, 2 and 2.0 together");
         assert_eq!(s.docs_counted(), 4);
         // key order: null (positions 1, 2), then 2 (positions 0, 3: the array document is not counted)
         assert_eq!(s.insertion_positions_in_key_order(), vec![1, 2, 0, 3]);
+        // Per field of a compound key; a document counts once however many fields it lacks.
+        let mut s = KeySample::new(ShardKey::parse("{a: 1, b: 1}").unwrap());
+        for d in [doc! {"a": 1, "b": 1}, doc! {"b": 1}, doc! {"a": null, "b": null}, doc! {"a": 1}] {
+            s.add(&d);
+        }
+        assert_eq!((s.docs_null_or_missing, s.null_or_missing_by_field.clone()), (3, vec![2, 2]));
     }
 
     #[test]

@@ -95,6 +95,7 @@ fn finding(effect: Effect, message: &str) -> Finding {
         message: message.into(),
         fix: vec![],
         percentage_of_writes: None,
+        index: None,
         source: "test",
         versions: "test",
     }

@@ -136,6 +136,14 @@ fn gz_error(shown: &str, e: std::io::Error) -> anyhow::Error {
 impl Input {
     /// For a line file: call `f(block, lines_before)` on blocks of about 8 MB of
     /// whole lines, in order; `f` returns the number of the block's last line.
+    /// The first lines within `max_bytes` (uncompressed), as text: a log's opening lines.
+    pub(crate) fn head_lines(self, max_bytes: u64) -> Vec<String> {
+        use std::io::Read;
+        let mut buf = Vec::new();
+        let _ = self.reader.take(max_bytes).read_to_end(&mut buf);
+        String::from_utf8_lossy(&buf).lines().map(str::to_string).collect()
+    }
+
     pub(crate) fn for_each_line_block(self, mut f: impl FnMut(&[u8], u64) -> Result<u64>) -> Result<()> {
         use std::sync::mpsc::sync_channel;
         let name = Path::new(&self.shown).file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
@@ -311,7 +319,17 @@ fn read_json_array(r: &mut dyn BufRead, shown: &str, lines_before: u64, mut f: i
             c = read(r)?;
         };
         n += 1;
-        let v: serde_json::Value = serde_json::from_slice(&elem).map_err(|e| malformed(elem_line + e.line() as u64 - 1, e.to_string()))?;
+        let v: serde_json::Value = serde_json::from_slice(&elem).map_err(|e| {
+            if n == 1 {
+                // Not JSON from its first element: a file that merely opens with '[' (TOML, INI).
+                input_error(format!(
+                    "{shown}: not a JSON array: it opens with '[' but its first element is not JSON (line {}: {e}); a TOML or INI file?",
+                    elem_line + e.line() as u64 - 1
+                ))
+            } else {
+                malformed(elem_line + e.line() as u64 - 1, e.to_string())
+            }
+        })?;
         f(Record::Json(v, n))?;
         if end == b']' {
             break;

@@ -44,7 +44,8 @@ pub(crate) fn parse(
         }
     }
     names.sort();
-    Ok(ShardingMetadata { key, chunk_format, chunks, shards: names })
+    let shard_hosts = shards.iter().filter_map(|s| s.get_str("host").ok().map(str::to_string)).collect();
+    Ok(ShardingMetadata { key, chunk_format, chunks, shards: names, shard_hosts })
 }
 
 #[cfg(test)]
@@ -69,6 +70,7 @@ mod tests {
         assert_eq!(m.chunks[0].shard, "sh0", "sorted by min");
         assert!(m.chunks[1].jumbo);
         assert_eq!(m.shards, vec!["sh0", "sh1", "sh2"]);
+        assert_eq!(m.shard_hosts, vec!["rs0/a:1", "rs1/b:1", "rs2/c:1"]);
         let a = crate::metrics::cluster::actual_chunks(&m);
         assert_eq!(a.chunks[1].shard, 1);
         let audit = crate::metrics::audit::audit(&m, false);

@@ -339,14 +339,7 @@ fn regex_bounds(r: &Regex, cx: FieldContext) -> FieldBounds {
         return FieldBounds::Any;
     }
     let all_strings = Interval { lo: Bson::String(String::new()), lo_inc: true, hi: Bson::Document(Document::new()), hi_inc: false };
-    let prefix = r
-        .pattern
-        .strip_prefix('^')
-        .filter(|_| !r.options.contains('i') && !r.options.contains('x'))
-        .map(|rest| {
-            rest.chars().take_while(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | ':' | '/' | '@' | ',')).collect::<String>()
-        })
-        .unwrap_or_default();
+    let prefix = simple_regex_prefix(&r.pattern, &r.options);
     if prefix.is_empty() {
         return FieldBounds::Set(vec![all_strings]);
     }
@@ -362,12 +355,128 @@ fn regex_bounds(r: &Regex, cx: FieldContext) -> FieldBounds {
     FieldBounds::Set(vec![Interval { lo: Bson::String(prefix), lo_inc: true, hi, hi_inc: false }])
 }
 
+/// The literal prefix every match of a regex starts with, as the server takes it for index
+/// bounds (`IndexBoundsBuilder::simpleRegex`, mongodb/mongo
+/// src/mongo/db/query/index_bounds_builder.cpp at 0452eb9615e1cef8ed3fe704937e50a6bf473be3):
+/// anchored by `^` (or `\A`, which alone allows the `m` flag), no unescaped `|` anywhere,
+/// flags among `m`/`s`/`x` (`i` gives none); literal characters up to the first
+/// metacharacter, `*` or `?` dropping the character before them, `\Q...\E` quoted. Empty: no
+/// prefix, every string.
+fn simple_regex_prefix(pattern: &str, flags: &str) -> String {
+    let b = pattern.as_bytes();
+    let (mut i, multiline_ok) = if b.starts_with(b"\\A") {
+        (2, true)
+    } else if b.starts_with(b"^") {
+        (1, false)
+    } else {
+        return String::new();
+    };
+    if may_have_unescaped_pipe(&b[i..]) {
+        return String::new();
+    }
+    let mut extended = false;
+    for f in flags.chars() {
+        match f {
+            'm' if multiline_ok => {}
+            's' => {}
+            'x' => extended = true,
+            _ => return String::new(),
+        }
+    }
+    let mut out: Vec<u8> = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        i += 1;
+        match c {
+            // They make the character before them optional.
+            b'*' | b'?' => {
+                out.pop();
+                break;
+            }
+            b'\\' => {
+                let e = b.get(i).copied().unwrap_or(0);
+                i += 1;
+                if e == b'Q' {
+                    while i < b.len() {
+                        if b[i] == b'\\' && b.get(i + 1) == Some(&b'E') {
+                            i += 2;
+                            break;
+                        }
+                        out.push(b[i]);
+                        i += 1;
+                    }
+                } else if e.is_ascii_alphanumeric() || e == 0 {
+                    break; // a class (\d, \w) or a back reference
+                } else {
+                    out.push(e);
+                }
+            }
+            b'^' | b'$' | b'.' | b'[' | b'(' | b')' | b'+' | b'{' => break,
+            b'#' if extended => break,
+            c if extended && c.is_ascii_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    // A `?` after a multi-byte character leaves part of it: keep whole characters.
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            String::from_utf8_lossy(&e.into_bytes()[..valid]).into_owned()
+        }
+    }
+}
+
+/// The server's `stringMayHaveUnescapedPipe` (same file): a `|` not preceded by a backslash, or
+/// preceded by an escaped one; false positives allowed (inside a class or `\Q...\E`).
+fn may_have_unescaped_pipe(s: &[u8]) -> bool {
+    if s.first() == Some(&b'|') {
+        return true;
+    }
+    if s.len() > 1 && s[1] == b'|' && s[0] != b'\\' {
+        return true;
+    }
+    (2..s.len()).any(|i| s[i] == b'|' && (s[i - 1] != b'\\' || s[i - 2] == b'\\'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use bson::doc;
 
     const CX: FieldContext = FieldContext { hashed: false, simple_collation: true };
+
+    #[test]
+    fn regex_prefixes_are_the_servers() {
+        // (pattern, flags, the string interval mongod 6.0.5's explain gave on an index {sku: 1}).
+        // (lower bound, upper bound: None is the end of strings, `{}`)
+        type Range<'a> = (&'a str, Option<&'a str>);
+        let server: [(&str, &str, Range); 17] = [
+            ("^OFFC|^HOME", "", ("", None)),
+            ("^OFFC-00", "m", ("", None)),
+            ("^a", "i", ("", None)),
+            ("^OFFC", "", ("OFFC", Some("OFFD"))),
+            ("\\AOFFC", "m", ("OFFC", Some("OFFD"))),
+            ("^ab?c", "", ("a", Some("b"))),
+            ("^a\\.b", "", ("a.b", Some("a.c"))),
+            ("^a\\db", "", ("a", Some("b"))),
+            ("^a b", "x", ("ab", Some("ac"))),
+            ("^a#b", "", ("a#b", Some("a#c"))),
+            ("^\\Qa.b\\E.c", "", ("a.b", Some("a.c"))),
+            ("^a|b", "", ("", None)),
+            ("^a\\|b", "", ("a|b", Some("a|c"))),
+            ("^abc", "s", ("abc", Some("abd"))),
+            ("abc", "", ("", None)),
+            ("^ab*", "", ("a", Some("b"))),
+            ("^\u{e9}1", "", ("\u{e9}1", Some("\u{e9}2"))),
+        ];
+        for (pattern, flags, (lo, hi)) in server {
+            let b = regex_bounds(&Regex { pattern: pattern.into(), options: flags.into() }, CX);
+            let hi = hi.map_or(Bson::Document(Document::new()), |h| Bson::String(h.into()));
+            let want = Interval { lo: Bson::String(lo.into()), lo_inc: true, hi, hi_inc: false };
+            assert_eq!(b, FieldBounds::Set(vec![want]), "/{pattern}/{flags}");
+        }
+    }
 
     #[test]
     fn ranges_intersect_and_in_unions() {

@@ -59,6 +59,10 @@ pub enum Mode {
     Standalone,
     StandaloneAuth,
     ConfigServer,
+    /// A member of a several-member set (`ReplSet`): `--replSet rsm`, not initiated.
+    SetMember,
+    /// The same under `--auth` with the set's key file (in the parent of the dbpath).
+    SetMemberAuth,
 }
 
 impl Mongod {
@@ -94,6 +98,19 @@ impl Mongod {
                     cmd.arg("--auth");
                 }
                 Mode::Standalone => {}
+                Mode::SetMember => {
+                    cmd.arg("--replSet").arg("rsm");
+                }
+                Mode::SetMemberAuth => {
+                    cmd.arg("--replSet").arg("rsm").arg("--keyFile").arg(dir.path().join("key"));
+                }
+            }
+            if mode == Mode::SetMemberAuth {
+                // The set's members prove themselves to each other with a shared key file (0600).
+                use std::os::unix::fs::PermissionsExt;
+                let key = dir.path().join("key");
+                std::fs::write(&key, "c2hhcmRrZXktdGVzdC1rZXlmaWxlLWZvci10aGUtc2V0").unwrap();
+                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
             }
             let out = cmd.output().expect("start mongod");
             if !out.status.success() {
@@ -180,6 +197,113 @@ impl Drop for Mongod {
             let _ = Command::new("kill").arg("-9").arg(self.pid.to_string()).status();
         }
     }
+}
+
+/// A replica set of several members on this machine (`rsm`), stopped when dropped: the
+/// first is the primary (priority 2), the others secondaries; `hidden` makes the last one
+/// hidden (priority 0). Under `auth` the members share a key file and `root` /
+/// `rootpw-123` is created.
+pub struct ReplSet {
+    pub members: Vec<Mongod>,
+    pub auth: bool,
+}
+
+impl ReplSet {
+    pub fn start(n: usize, hidden: bool, auth: bool) -> ReplSet {
+        let mode = if auth { Mode::SetMemberAuth } else { Mode::SetMember };
+        let members: Vec<Mongod> = (0..n).map(|_| Mongod::start(mode)).collect();
+        let set = ReplSet { members, auth };
+        let cfg_members: Vec<Document> = set
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let mut d = doc! {"_id": i as i32, "host": format!("127.0.0.1:{}", m.port), "priority": if i == 0 { 2 } else { 1 }};
+                if hidden && i == n - 1 && i > 0 {
+                    d.insert("priority", 0);
+                    d.insert("hidden", true);
+                }
+                d
+            })
+            .collect();
+        let first = set.members[0].client();
+        rt().block_on(async {
+            first.database("admin").run_command(doc! {"replSetInitiate": {"_id": "rsm", "members": cfg_members}}).await.unwrap();
+        });
+        if auth {
+            // The localhost exception, on the primary once it is one.
+            set.wait_for_primary(&first);
+            rt().block_on(async {
+                first.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
+            });
+        }
+        let admin = set.member_client(0);
+        set.wait_for_primary(&admin);
+        // Every other member a secondary: reads there work, the set's config is settled.
+        let start = Instant::now();
+        loop {
+            let st = block(admin.database("admin").run_command(doc! {"replSetGetStatus": 1})).unwrap();
+            let states: Vec<String> = st
+                .get_array("members")
+                .unwrap()
+                .iter()
+                .map(|m| m.as_document().unwrap().get_str("stateStr").unwrap().to_string())
+                .collect();
+            if states.iter().filter(|s| *s == "PRIMARY").count() == 1 && states.iter().filter(|s| *s == "SECONDARY").count() == n - 1 {
+                break;
+            }
+            assert!(start.elapsed() < Duration::from_secs(90), "replica set members did not settle: {states:?}");
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        set
+    }
+
+    fn wait_for_primary(&self, c: &Client) {
+        let start = Instant::now();
+        loop {
+            let hello = block(c.database("admin").run_command(doc! {"hello": 1})).unwrap();
+            if hello.get_bool("isWritablePrimary").unwrap_or(false) {
+                return;
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "replica set did not elect a primary");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn credentials(&self) -> &'static str {
+        if self.auth {
+            "root:rootpw-123@"
+        } else {
+            ""
+        }
+    }
+
+    /// The set's URI as an application gives it (no directConnection): `extra` is appended to the options.
+    pub fn uri(&self, extra: &str) -> String {
+        let hosts: Vec<String> = self.members.iter().map(|m| format!("127.0.0.1:{}", m.port)).collect();
+        format!("mongodb://{}{}/?replicaSet=rsm{extra}", self.credentials(), hosts.join(","))
+    }
+
+    /// A direct connection to member `i` (reads allowed on a secondary), as root under auth.
+    pub fn member_client(&self, i: usize) -> Client {
+        let uri = format!(
+            "mongodb://{}127.0.0.1:{}/?directConnection=true&readPreference=primaryPreferred",
+            self.credentials(),
+            self.members[i].port
+        );
+        rt().block_on(async { Client::with_uri_str(uri).await.unwrap() })
+    }
+
+    /// A client of the whole set (writes go to the primary).
+    pub fn client(&self) -> Client {
+        let uri = self.uri("");
+        rt().block_on(async { Client::with_uri_str(uri).await.unwrap() })
+    }
+}
+
+/// A driver call (an `IntoFuture`) run to its end on the test runtime.
+pub fn block<F: std::future::IntoFuture>(f: F) -> F::Output {
+    rt().block_on(f.into_future())
 }
 
 /// One runtime for the test process: a driver client must stay on the runtime that made it.

@@ -7,11 +7,13 @@
 //!
 //! `LiveSession` holds the connection; its methods are split by job:
 //! `collection` (what the collection is), `sampling` (the document sample),
-//! `query_logs` (profiler and sampled queries), `sharding` (config.*),
+//! `query_logs` (profiler and sampled queries), `members` (the profiler of
+//! every member), `sharding` (config.*),
 //! `server_compare` (the server's own analyzeShardKey); `source` adapts a
 //! session to the pipeline's `DocumentSource`.
 
 mod collection;
+mod members;
 mod query_logs;
 pub(crate) mod query_sampling;
 mod sampling;
@@ -21,6 +23,7 @@ mod sharding;
 mod source;
 
 pub(crate) use collection::CollectionInfo;
+pub(crate) use members::{ProfileRead, ProfileScope};
 pub(crate) use source::LiveSource;
 
 use crate::error::{connection_error, input_error};
@@ -70,6 +73,13 @@ fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> any
 /// A client for a URI, with our timeouts and read preference; plus the URI
 /// redacted for display and the secrets to scrub from messages.
 async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCriteria, String, Vec<String>)> {
+    let (client, read, redacted, secrets, _) = connect_with_options(uri, timeout).await?;
+    Ok((client, read, redacted, secrets))
+}
+
+/// `connect`, and the options it used (a member's direct connection starts from them:
+/// the same credentials and TLS settings).
+async fn connect_with_options(uri: &str, timeout: Duration) -> Result<(Client, SelectionCriteria, String, Vec<String>, ClientOptions)> {
     let secrets = secrets_of(uri);
     let redacted = redact_uri(uri);
     // The driver panics on some invalid percent-encodings: refuse them first, in our own words.
@@ -84,8 +94,8 @@ async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCrite
         opts.selection_criteria = Some(SelectionCriteria::ReadPreference(ReadPreference::SecondaryPreferred { options: None }));
     }
     let read = opts.selection_criteria.clone().expect("set above");
-    let client = Client::with_options(opts).map_err(|e| driver_error(&format!("cannot use {redacted}"), e, &secrets))?;
-    Ok((client, read, redacted, secrets))
+    let client = Client::with_options(opts.clone()).map_err(|e| driver_error(&format!("cannot use {redacted}"), e, &secrets))?;
+    Ok((client, read, redacted, secrets, opts))
 }
 
 /// A connection to a deployment, for one namespace.
@@ -98,11 +108,13 @@ pub struct LiveSession {
     secrets: Vec<String>,
     max_time: Duration,
     read: SelectionCriteria,
+    /// What the client was made from: a member's direct connection copies it.
+    options: ClientOptions,
 }
 
 impl LiveSession {
     pub async fn open(o: &LiveOptions) -> Result<LiveSession> {
-        let (client, read, redacted, secrets) = connect(&o.uri, o.server_selection_timeout).await?;
+        let (client, read, redacted, secrets, options) = connect_with_options(&o.uri, o.server_selection_timeout).await?;
         let db = client.database(o.namespace.db());
         let s = LiveSession {
             client,
@@ -113,6 +125,7 @@ impl LiveSession {
             secrets,
             max_time: o.max_time,
             read,
+            options,
         };
         // Fail fast (within the selection timeout) on a wrong host or password.
         s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await?;
@@ -142,7 +155,7 @@ impl LiveSession {
 
     async fn command(&self, db: &Database, mut cmd: Document, what: &str) -> Result<Document> {
         let name = cmd.keys().next().cloned().unwrap_or_default();
-        if !matches!(name.as_str(), "ping" | "buildInfo" | "explain") {
+        if !matches!(name.as_str(), "ping" | "buildInfo" | "explain" | "isMaster") {
             cmd.insert("maxTimeMS", self.max_time.as_millis() as i64);
         }
         self.answer(what, async { db.run_command(cmd).selection_criteria(self.read.clone()).await }).await

@@ -8,19 +8,6 @@ use futures_util::TryStreamExt;
 use mongodb::Collection;
 
 impl LiveSession {
-    /// `<db>.system.profile` entries for the namespace.
-    pub(crate) async fn read_profile(&self) -> Result<QueryLog> {
-        let coll: Collection<Document> = self.db.collection("system.profile");
-        let mut log = QueryLog::default();
-        let cursor = coll.find(doc! {"ns": self.namespace.to_string()}).max_time(self.max_time).selection_criteria(self.read.clone());
-        self.for_each_doc(cursor, "reading system.profile on", |d| {
-            log.records += 1;
-            add_record(&mut log, &d);
-        })
-        .await?;
-        Ok(log)
-    }
-
     /// Sampled queries: `$listSampledQueries` (7.0+, on mongos), else the
     /// `config.sampledQueries` / `config.sampledQueriesDiff` collections.
     pub(crate) async fn read_sampled(&self) -> Result<(QueryLog, &'static str)> {
@@ -55,21 +42,6 @@ impl LiveSession {
 }
 
 impl LiveSession {
-    /// Every `<db>.system.profile` entry, for all the database's collections, into `log`
-    /// (`shardkey plan` reads the profiler once).
-    pub(crate) async fn read_profile_into(&self, log: &mut QueryLog) -> Result<u64> {
-        let coll: Collection<Document> = self.db.collection("system.profile");
-        let cursor = coll.find(doc! {}).max_time(self.max_time).selection_criteria(self.read.clone());
-        let mut n = 0;
-        self.for_each_doc(cursor, "reading system.profile on", |d| {
-            n += 1;
-            log.records += 1;
-            add_record(log, &d);
-        })
-        .await?;
-        Ok(n)
-    }
-
     /// The database's collections and views (not `system.*`), with their types and
     /// options: `(name, type, options)`, by name.
     pub(crate) async fn list_collections(&self) -> Result<Vec<(String, String, Document)>> {

@@ -12,6 +12,8 @@ use crate::model::shell::{Cursor, Dialect};
 use bson::{Bson, Document};
 
 pub(super) const LEGACY_OTHER: &str = "legacy text log lines that are not operations";
+/// Text that is no log line at all: no time stamp before a `[context]`.
+pub(crate) const NOT_LOG_TEXT: &str = "text lines that are not mongod log lines";
 pub(super) const LEGACY_UNREADABLE: &str = "legacy operation lines with an object that cannot be read (truncated by the server?)";
 pub(super) const LEGACY_WRITE_COMMAND: &str = "legacy update/delete/insert command lines (their statements are read from their own lines)";
 
@@ -22,12 +24,23 @@ pub(super) enum Legacy {
 
 const OPS: [&str; 6] = ["query", "getmore", "update", "remove", "insert", "command"];
 
+/// A legacy line opens with its time: "Wed Mar  5 17:14:57.407" (2.2, 2.4) or ISO 8601
+/// "2014-05-01T12:00:00.000+0000" (2.6+, then severity and component before the context).
+fn starts_with_time(prefix: &str) -> bool {
+    const DAYS: [&str; 7] = ["Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun "];
+    let iso = prefix.len() >= 19 && prefix.as_bytes()[..4].iter().all(u8::is_ascii_digit) && prefix.as_bytes()[4] == b'-';
+    iso || (DAYS.iter().any(|d| prefix.starts_with(d)) && prefix.contains(':'))
+}
+
 /// Read one legacy line.
 pub(super) fn parse_line(line: &str) -> Legacy {
     let line = line.trim_end();
     // The operation follows the thread context: "... [conn4] query test.docs ...".
-    let Some(open) = line.find(" [") else { return Legacy::Skip(LEGACY_OTHER) };
-    let Some(close) = line[open..].find("] ").map(|c| open + c) else { return Legacy::Skip(LEGACY_OTHER) };
+    let Some(open) = line.find(" [") else { return Legacy::Skip(NOT_LOG_TEXT) };
+    let Some(close) = line[open..].find("] ").map(|c| open + c) else { return Legacy::Skip(NOT_LOG_TEXT) };
+    if !starts_with_time(&line[..open]) {
+        return Legacy::Skip(NOT_LOG_TEXT);
+    }
     let rest = &line[close + 2..];
     let (op, rest) = rest.split_once(' ').unwrap_or((rest, ""));
     if !OPS.contains(&op) {

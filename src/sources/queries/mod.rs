@@ -161,13 +161,65 @@ pub fn read_query_file(path: &Path) -> Result<QueryLog> {
 }
 
 /// Read one query file into `log`. Line files are read in blocks and parsed on every core.
+/// The mongod that wrote a log, as host:port, from its startup line: "MongoDB starting"
+/// (4.4+ JSON, id 4615611: `attr.host`, `attr.port`; 2.2–4.2 text: `port=N ... host=H`).
+/// Only the first 1 MiB is read: the line opens the file, unless it was rotated away.
+pub(crate) fn log_host(path: &Path) -> Option<String> {
+    let input = open(path).ok()?;
+    if input.layout != Layout::Lines {
+        return None;
+    }
+    input.head_lines(1 << 20).iter().find_map(|l| startup_host(l))
+}
+
+fn startup_host(line: &str) -> Option<String> {
+    if line.contains("\"id\":4615611") {
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        let attr = v.get("attr")?;
+        return Some(format!("{}:{}", attr.get("host")?.as_str()?, attr.get("port")?.as_i64()?));
+    }
+    let rest = line.split_once("MongoDB starting :")?.1;
+    let field = |k: &str| rest.split_whitespace().find_map(|w| w.strip_prefix(k)).map(str::to_string);
+    Some(format!("{}:{}", field("host=")?, field("port=")?))
+}
+
 pub(crate) fn read_query_file_into(path: &Path, log: &mut QueryLog) -> Result<()> {
     read_queries_in(open(path)?, log)
+}
+
+/// Records that are no query-log record: text that is no log line, JSON of no known format,
+/// malformed lines (a cut last line is a log's, copied while mongod wrote it).
+fn unrecognised(log: &QueryLog) -> u64 {
+    [legacy::NOT_LOG_TEXT, UNKNOWN, MALFORMED_LINES].iter().map(|k| log.skipped.get(*k).copied().unwrap_or(0)).sum()
+}
+
+/// A file none of whose records is a mongod log line, a profiler document or a sampled
+/// query is not a query log (README given for a log, a data export): refused, saying what
+/// it looks like (from its name and layout; never its content, which may hold secrets).
+fn refuse_if_not_a_log(shown: &str, layout: Layout, records: u64, unrecognised: u64) -> Result<()> {
+    if records == 0 || unrecognised < records {
+        return Ok(());
+    }
+    let ext = Path::new(shown).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let looks = match (ext.as_str(), layout) {
+        ("md" | "markdown" | "rst" | "txt", _) => "text (documentation?)",
+        ("py", _) => "Python source",
+        ("sh" | "bash", _) => "a shell script",
+        ("rs" | "js" | "ts" | "go" | "java" | "c" | "cpp" | "rb", _) => "source code",
+        ("toml" | "ini" | "cfg" | "yaml" | "yml", _) => "a configuration file",
+        (_, Layout::Lines) => "text, or JSON documents of another kind (data to analyse goes to --docs)",
+        _ => "documents of another kind (data to analyse goes to --docs)",
+    };
+    Err(input_error(format!(
+        "{shown}: not a query log: none of its {records} records is a mongod log line, a profiler document or a sampled query; it looks like {looks}"
+    )))
 }
 
 /// Read one opened input (any supported format) into `log`.
 pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Result<()> {
     let shown = input.shown.clone();
+    let layout = input.layout;
+    let (records, unknown) = (log.records, unrecognised(log));
     if input.layout == Layout::Lines {
         // This file's malformed lines on their own (a cut last line is this file's).
         let earlier = log.malformed.take();
@@ -178,6 +230,7 @@ pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Resu
         })?;
         log.resolve(&shown)?;
         malformed_within_limits(log, &shown, last_line)?;
+        refuse_if_not_a_log(&shown, layout, log.records - records, unrecognised(log) - unknown)?;
         log.note_malformed_from(earlier);
         return Ok(());
     }
@@ -192,7 +245,7 @@ pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Resu
         }
         Ok(())
     })?;
-    Ok(())
+    refuse_if_not_a_log(&shown, layout, log.records - records, unrecognised(log) - unknown)
 }
 
 /// A log copied while mongod writes it ends in half a line, and a long log may hold a few
@@ -254,6 +307,16 @@ pub(crate) fn get_i64(d: &Document, k: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_names_its_mongod_in_the_startup_line() {
+        // mongod 6.0 and 2.6 startup lines, as written.
+        let json = r#"{"t":{"$date":"2023-03-01T10:00:00.000+00:00"},"s":"I","c":"CONTROL","id":4615611,"ctx":"initandlisten","msg":"MongoDB starting","attr":{"pid":1,"port":27018,"dbPath":"/data/db","architecture":"64-bit","host":"db2"}}"#;
+        assert_eq!(startup_host(json).as_deref(), Some("db2:27018"));
+        let text = "2014-05-01T12:00:00.000+0000 [initandlisten] MongoDB starting : pid=123 port=27017 dbpath=/data/db 64-bit host=mongo1";
+        assert_eq!(startup_host(text).as_deref(), Some("mongo1:27017"));
+        assert_eq!(startup_host(r#"{"id":51803,"msg":"Slow query"}"#), None);
+    }
     use crate::model::Op;
     use bson::doc;
 
