@@ -3,7 +3,9 @@
 //! - `io-floor`: the same driver reads `shardkey analyze --uri` makes, doing nothing with them;
 //! - `memcheck`: feed N synthetic documents to the sample pass; peak RSS and distinct-count error;
 //! - `gen-log`: write a mongod JSON log of a given size;
-//! - `gen-export`: write a mongoexport-style NDJSON file (relaxed Extended JSON, 20 fields).
+//! - `gen-export`: write a mongoexport-style NDJSON file (relaxed Extended JSON, 20 fields);
+//! - `gen-plan`: a mongodump directory and a mongod 6.0 log of transactions of a given size
+//!   (for `shardkey plan`: its time and memory against the log's size).
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -51,6 +53,13 @@ enum Cmd {
         /// the fixed limits and sketches.
         #[arg(long)]
         exact_budget: Option<u64>,
+    },
+    GenPlan {
+        /// The directory: `<dir>/app/*.bson` (the dump) and `<dir>/mongod.log`.
+        #[arg(long)]
+        dir: std::path::PathBuf,
+        #[arg(long)]
+        bytes: u64,
     },
     GenLog {
         #[arg(long)]
@@ -290,6 +299,7 @@ fn main() -> Result<()> {
             }
             println!("{}", json!({"bytes": written, "docs": docs}));
         }
+        Cmd::GenPlan { dir, bytes } => gen_plan(&dir, bytes)?,
         Cmd::GenLog { out, bytes } => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
             let mut r = Rng(7);
@@ -321,5 +331,98 @@ fn main() -> Result<()> {
             println!("{}", json!({"bytes": written, "lines": i}));
         }
     }
+    Ok(())
+}
+
+/// A store application for `shardkey plan`: 50 stores, customers, orders, stock and a
+/// catalogue in a dump; in the log, transactions as mongod 6.0 writes them (an update's
+/// statement on its WRITE line, then its command line with the session; inserts without
+/// documents), on 8 connections, until the log holds `bytes`.
+fn gen_plan(dir: &std::path::Path, bytes: u64) -> Result<()> {
+    let db = dir.join("app");
+    std::fs::create_dir_all(&db)?;
+    let write = |name: &str, docs: &mut dyn Iterator<Item = Document>| -> Result<()> {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(db.join(format!("{name}.bson")))?);
+        for d in docs {
+            d.to_writer(&mut f)?;
+        }
+        let meta =
+            json!({"indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}], "collectionName": name, "type": "collection", "options": {}});
+        std::fs::write(db.join(format!("{name}.metadata.json")), meta.to_string())?;
+        Ok(())
+    };
+    let (stores, customers, skus) = (50u64, 20_000u64, 500u64);
+    write("customers", &mut (0..customers).map(|c| doc! {"_id": c as i64, "storeId": (c % stores) as i64, "name": format!("c{c}")}))?;
+    write("items", &mut (0..skus).map(|k| doc! {"_id": format!("sku-{k}"), "price": k as f64 + 0.5}))?;
+    write(
+        "stock",
+        &mut (0..skus * stores)
+            .map(|i| doc! {"_id": i as i64, "storeId": (i % stores) as i64, "sku": format!("sku-{}", i / stores), "qty": 10}),
+    )?;
+    let mut r = Rng(3);
+    write(
+        "orders",
+        &mut (0..100_000u64).map(|i| {
+            let c = r.below(customers);
+            doc! {"_id": i as i64, "storeId": (c % stores) as i64, "customerId": c as i64, "total": 9.5}
+        }),
+    )?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(dir.join("mongod.log"))?);
+    let mut written = 0u64;
+    let mut t = 0u64;
+    let mut r = Rng(9);
+    while written < bytes {
+        t += 1;
+        let ctx = format!("conn{}", t % 8);
+        let c = r.below(customers);
+        let (s, k) = (c % stores, r.below(skus));
+        let session = |mut cmd: serde_json::Value| {
+            cmd["lsid"] = json!({"id": {"$uuid": format!("{:08x}-0000-4000-8000-{:012x}", t >> 32, t & 0xffff_ffff_ffff)}});
+            cmd["txnNumber"] = json!(1);
+            cmd["autocommit"] = json!(false);
+            cmd["$db"] = json!("app");
+            cmd
+        };
+        let mut lines = vec![
+            (
+                "COMMAND",
+                json!({"type": "command", "ns": "app.items", "command": session(json!({"find": "items", "filter": {"_id": format!("sku-{k}")}, "startTransaction": true})), "durationMillis": 0}),
+            ),
+            (
+                "COMMAND",
+                json!({"type": "command", "ns": "app.customers", "command": session(json!({"find": "customers", "filter": {"storeId": s, "_id": c}})), "durationMillis": 0}),
+            ),
+            (
+                "COMMAND",
+                json!({"type": "command", "ns": "app.orders", "command": session(json!({"insert": "orders", "ordered": true})), "ninserted": 1, "durationMillis": 0}),
+            ),
+            (
+                "WRITE",
+                json!({"type": "update", "ns": "app.stock", "command": {"q": {"storeId": s, "sku": format!("sku-{k}")}, "u": {"$inc": {"qty": -1}}, "multi": false, "upsert": false}, "durationMillis": 0}),
+            ),
+            (
+                "COMMAND",
+                json!({"type": "command", "ns": "app.$cmd", "command": session(json!({"update": "stock", "ordered": true})), "durationMillis": 0}),
+            ),
+        ];
+        if t.is_multiple_of(4) {
+            lines.push(("WRITE", json!({"type": "update", "ns": "app.customers", "command": {"q": {"_id": c}, "u": {"$inc": {"n": 1}}, "multi": false, "upsert": false}, "durationMillis": 0})));
+            lines.push(("COMMAND", json!({"type": "command", "ns": "app.$cmd", "command": session(json!({"update": "customers", "ordered": true})), "durationMillis": 0})));
+        }
+        for (comp, attr) in lines {
+            let ms = t % 60_000;
+            let line = format!(
+                r#"{{"t":{{"$date":"2026-11-24T07:{:02}:{:02}.{:03}+00:00"}},"s":"I","c":"{comp}","id":51803,"ctx":"{ctx}","msg":"Slow query","attr":{attr}}}"#,
+                ms / 1000 / 60,
+                (ms / 1000) % 60,
+                ms % 1000
+            );
+            w.write_all(line.as_bytes())?;
+            w.write_all(b"\n")?;
+            written += line.len() as u64 + 1;
+        }
+    }
+    w.flush()?;
+    println!("{}", json!({"bytes": written, "transactions": t}));
     Ok(())
 }

@@ -3,7 +3,8 @@
 # collection (1,000,000 documents, 12 candidate fields), then side by side
 # (a) the I/O floor, (b) the server's own pipeline per candidate, (c) shardkey, at the
 # default sample and at the whole collection; bounded memory on 10M values; log reading
-# speed on a 1 GB log against grep; (d) a mongoexport file against DuckDB.
+# speed on a 1 GB log against grep; (d) a mongoexport file against DuckDB; the plan's time
+# and memory on logs of 100 MB, 1 GB and 10 GB (PLAN_LOG_SIZES).
 # Sizes can be lowered for a quick run:
 #   DOCS=100000 MEM_DOCS=1000000 LOG_BYTES=100000000 EXPORT_DOCS=100000 scripts/bench.sh
 set -euo pipefail
@@ -47,6 +48,18 @@ if [ -x "$cache/mtools/bin/mloginfo" ]; then
 else
   echo "mtools: could not be installed from PyPI"
 fi
+
+# The plan's time and peak memory against the log's size (issue 37): one generated store
+# application (target/release/examples/shardkey-bench gen-plan), logs of each size in turn.
+for size in ${PLAN_LOG_SIZES:-100000000 1000000000 10000000000}; do
+  rm -rf "$DB/plan"
+  target/release/examples/shardkey-bench gen-plan --dir "$DB/plan" --bytes "$size" >/dev/null
+  /usr/bin/time -f "%e %M" -o "$DB/plan.time" target/release/shardkey plan --dump "$DB/plan/app" \
+    --queries "$DB/plan/mongod.log" --target-version 6.0 --format json > "$DB/plan.json"
+  read -r secs kb < "$DB/plan.time"
+  echo "plan: log of $size bytes: $secs s, peak RSS $((kb / 1024)) MiB"
+done
+rm -rf "$DB/plan"
 
 DUCKDB_PYTHON="$cache/duckdb/bin/python" EXPORT="$DB/export.ndjson" \
   python3 scripts/bench.py "$URI" bench.orders "$SAMPLE" "$DB/big.log" "$MEM_DOCS" "${BENCH_OUT:-target/bench.json}"

@@ -274,6 +274,15 @@ fn the_generated_shop_gets_the_expert_plan() {
     let share = p["transactions"]["singleShardShare"].as_f64().unwrap();
     assert!((share - 0.85).abs() < 1e-9, "single-shard share {share}");
     assert_eq!(p["joins"]["singleShardShare"].as_f64(), Some(1.0));
+    // What keeps the restocks off one shard, by hand: the event inserted into a collection
+    // sharded apart from the customers' zones (100 of 500 transactions, 20%); with events
+    // zoned with them every transaction is on one shard (1.0). Nothing else costs.
+    let blockers = p["transactions"]["blockers"].as_array().unwrap();
+    assert_eq!(blockers.len(), 1, "{blockers:#?}");
+    assert_eq!((blockers[0]["shape"].as_str(), blockers[0]["namespace"].as_str()), (Some("sharded apart"), Some("shop.events")));
+    assert_eq!(blockers[0]["op"], "insert");
+    assert_eq!(blockers[0]["transactionsPercent"].as_f64(), Some(100.0 * RESTOCKS as f64 / (CHECKOUTS + RESTOCKS) as f64));
+    assert_eq!(blockers[0]["singleShardShareIfFixed"].as_f64(), Some(1.0));
     // Each collection on its own best key: far fewer.
     assert!(p["transactions"]["singleShardShareIndividualBest"].as_f64().unwrap() < 0.5, "{:#}", p["transactions"]);
     // The commands: zones, then the ranges, then shardCollection.
@@ -428,11 +437,78 @@ fn live_transactions_over_three_collections_are_found_and_planned() {
 
     // The profiler, read once for the whole database: the same 60 transactions (their finds and
     // inserts carry the session); the update statements carry none, and the report says so.
-    let p =
-        json(&shardkey(&["plan", "--uri", &m.uri(), "--database", "shop", "--queries", "profile", "--shards", "4", "--format", "json"]));
-    assert_eq!(p["transactions"]["found"], 60, "{:#}", p["transactions"]);
-    assert_eq!(p["transactions"]["sources"][0], "shop.system.profile");
-    let notes = p["transactions"]["notes"].to_string();
-    assert!(notes.contains("60 update/delete statements from the profiler carry no session"), "{notes}");
+    // Each transaction may then hold an update the profiler does not tie to it: seen in part,
+    // every one is left out of the single-shard share (never 100% on the strength of its reads).
+    // Without --queries, plan --uri reads the profiler, as analyze does, and says so.
+    let uri = m.uri();
+    for args in [&["--queries", "profile"][..], &[]] {
+        let mut a = vec!["plan", "--uri", &uri, "--database", "shop", "--shards", "4", "--format", "json"];
+        a.extend_from_slice(args);
+        let p = json(&shardkey(&a));
+        assert_eq!(p["transactions"]["found"], 60, "{:#}", p["transactions"]);
+        assert_eq!(p["transactions"]["sources"][0], "shop.system.profile");
+        let notes = p["transactions"]["notes"].to_string();
+        assert!(notes.contains("60 update/delete statements from the profiler carry no session"), "{notes}");
+        assert_eq!(p["transactions"]["seenInPart"], 60, "{:#}", p["transactions"]);
+        assert_eq!(p["transactions"]["evaluated"], 0, "{:#}", p["transactions"]);
+        assert!(p["transactions"].get("singleShardShare").is_none(), "{:#}", p["transactions"]);
+        assert!(notes.contains("60 transactions seen in part left out of the single-shard share"), "{notes}");
+        assert_eq!(notes.contains("no --queries: read shop.system.profile"), args.is_empty(), "{notes}");
+        // The profiled inserts joined their transactions: orders' and payments' inserts
+        // (carrying the session in `command`) sit beside the reads of the same customer.
+        assert!(
+            p["links"].as_array().unwrap().iter().any(|l| l["a"] == "shop.orders.customerId" || l["b"] == "shop.orders.customerId"),
+            "{:#}",
+            p["links"]
+        );
+    }
     let _ = Bson::Null;
+}
+
+/// Done-when 2 of issue 37: a replica set profiled at level 2 running driver-session
+/// transactions of inserts and updates only (insert an order, update the customer, insert
+/// a payment, for one customer). The profiler shows the inserts with their session and the
+/// update without any: `plan --uri --database` with no `--queries` reads the profiler,
+/// finds every transaction, says each is seen in part, and zones the collections inserted
+/// together on the field their documents share (the customer id).
+#[test]
+fn live_profiled_transactions_of_inserts_and_updates_are_found_and_zoned() {
+    use common::{rt, Mode, Mongod};
+    const TXNS: i64 = 150;
+    let m = Mongod::start(Mode::ReplicaSet);
+    let client = m.client();
+    rt().block_on(async {
+        let db = client.database("saas");
+        let customers = db.collection::<Document>("customers");
+        let orders = db.collection::<Document>("orders");
+        let payments = db.collection::<Document>("payments");
+        customers.insert_many((0..100i64).map(|i| doc! {"_id": i, "orders": 0})).await.unwrap();
+        db.run_command(doc! {"profile": 2, "slowms": -1}).await.unwrap();
+        let mut rng = Lcg(11);
+        let mut session = client.start_session().await.unwrap();
+        for _ in 0..TXNS {
+            let c = rng.below(100) as i64;
+            session.start_transaction().await.unwrap();
+            orders.insert_one(doc! {"customerId": c, "total": 2.5}).session(&mut session).await.unwrap();
+            customers.update_one(doc! {"_id": c}, doc! {"$inc": {"orders": 1}}).session(&mut session).await.unwrap();
+            payments.insert_one(doc! {"customerId": c, "amount": 2.5}).session(&mut session).await.unwrap();
+            session.commit_transaction().await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0, "slowms": 100}).await.unwrap();
+    });
+    let uri = m.uri();
+    let p = json(&shardkey(&["plan", "--uri", &uri, "--database", "saas", "--shards", "4", "--format", "json"]));
+    let t = &p["transactions"];
+    assert_eq!(t["found"], TXNS, "{t:#}");
+    assert_eq!(t["seenInPart"], TXNS, "{t:#}");
+    assert!(t["notes"].to_string().contains("no --queries: read saas.system.profile"), "{t:#}");
+    // What the profiler cannot show, said: the customers' updates, one per transaction.
+    assert!(t["notes"].to_string().contains(&format!("cannot see which transactions write saas.customers ({TXNS})")), "{t:#}");
+    let link = p["links"].as_array().unwrap().iter().find(|l| l["seenIn"] == "inserts together, inferred from the documents");
+    assert!(link.is_some_and(|l| l["a"] == "saas.orders.customerId" && l["b"] == "saas.payments.customerId"), "{:#}", p["links"]);
+    for ns in ["saas.orders", "saas.payments"] {
+        let c = collection(&p, ns);
+        assert_eq!(first_field(c).0, "customerId", "{ns}: {:#}", p["collections"]);
+        assert!(c["zones"].as_array().is_some_and(|z| z.len() == 4), "{ns}: {c:#}");
+    }
 }

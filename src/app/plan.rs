@@ -6,7 +6,7 @@ use super::{PlanRequest, QuerySource};
 use crate::error::{input_error, one_line, usage_error};
 use crate::model::collection::CollectionOptions;
 use crate::model::query::TxnId;
-use crate::model::{KeyKind, Namespace, Query, ShardKey};
+use crate::model::{KeyKind, Namespace, Op, Query, ShardKey};
 use crate::pipeline::Candidates;
 use crate::plan::outcome::{build, Plan, TxnEvidence};
 use crate::plan::{links, search, single_shard_without, CandidateInput, CollectionInput, CollectionKind, Settings};
@@ -15,6 +15,7 @@ use crate::report::Report;
 use crate::sources::live::{LiveOptions, LiveSession, ProfileScope};
 use crate::sources::queries::sessions::Sessions;
 use crate::sources::queries::{read_query_file_into, QueryLog, TXN_LINES};
+use crate::util::text::count_of;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -102,6 +103,28 @@ fn linked_keys(links: &[links::Link]) -> BTreeMap<String, Vec<Proposal>> {
     out
 }
 
+/// Documents read per collection to place the inserts the logs show without their document.
+const DOC_VALUES_SAMPLE: usize = 5_000;
+
+/// Each collection's fields and values in a sample of its documents (the first ones of a
+/// dump, `$sample` live). A collection that cannot be read adds nothing: its analysis
+/// says why.
+fn document_values(db: &str, targets: &[Target], session: Option<&LiveSession>, rt: &tokio::runtime::Runtime) -> links::DocValues {
+    use crate::sources::DocumentSource;
+    let mut out = links::DocValues::default();
+    for t in targets.iter().filter(|t| t.kind != CollectionKind::View) {
+        let docs = match (&t.bson, session) {
+            (Some(p), _) => crate::sources::files::FileSource::new(p.clone()).prescan(DOC_VALUES_SAMPLE),
+            (None, Some(s)) => rt.block_on(s.sample_of(&t.name, DOC_VALUES_SAMPLE)),
+            (None, None) => continue,
+        };
+        if let Ok(d) = docs {
+            out.add(&format!("{db}.{}", t.name), &d);
+        }
+    }
+    out
+}
+
 fn candidate_inputs(r: &Report) -> Vec<CandidateInput> {
     r.candidates
         .iter()
@@ -167,7 +190,13 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     log.sink = Some(Box::new(Sessions::default()));
     let mut names = Vec::new();
     let mut tx_notes = Vec::new();
-    for q in &input.queries {
+    // Live without --queries: the profiler, as analyze reads it by default.
+    let by_default = input.queries.is_empty() && session.is_some();
+    let queries = if by_default { vec![QuerySource::Profile] } else { input.queries.clone() };
+    if by_default {
+        tx_notes.push(format!("no --queries: read {db}.system.profile, as analyze does (give --queries LOG to read a mongod log)"));
+    }
+    for q in &queries {
         match (q, &session) {
             (QuerySource::File(p), _) => {
                 read_query_file_into(p, &mut log)?;
@@ -177,11 +206,13 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
                 // Every member's profiler: a transaction's operations are on the primary, the
                 // secondaries' reads on each secondary.
                 let read = rt.block_on(s.read_profiles(ProfileScope::Database, &[], &mut log));
-                if let Some(why) = read.none_readable() {
-                    return Err(input_error(format!("system.profile not read: {why}")));
+                match read.none_readable() {
+                    // Read by default: a user who may not read it still gets a plan, told why.
+                    Some(why) if by_default => tx_notes.push(format!("{db}.system.profile not read: {why}")),
+                    Some(why) => return Err(input_error(format!("system.profile not read: {why}"))),
+                    None => names.push(format!("{db}.system.profile")),
                 }
                 tx_notes.extend(super::inputs::member_notes(&read, &db));
-                names.push(format!("{db}.system.profile"));
             }
             (QuerySource::Profile, None) => return Err(usage_error("--queries profile reads from a live deployment: give --uri")),
             (QuerySource::Sampled, _) => {
@@ -196,7 +227,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         _ => Sessions::default(),
     };
     let summary_lines = log.skipped.get(TXN_LINES).copied().unwrap_or(0);
-    if input.queries.is_empty() {
+    if queries.is_empty() {
         tx_notes.push("no query source: transactions and joins not read (give --queries LOG or --queries profile)".to_string());
     } else if sessions.transactions.is_empty() {
         tx_notes.push(if summary_lines > 0 {
@@ -206,22 +237,40 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         });
     }
     if sessions.unplaced > 0 {
+        let on: Vec<String> = sessions.unplaced_by_namespace.iter().map(|(ns, n)| format!("{ns} ({n})")).collect();
         tx_notes.push(format!(
-            "{} update/delete statements from the profiler carry no session: their transactions show only their other operations (a JSON log ties them by connection)",
-            sessions.unplaced
+            "{} update/delete statements from the profiler carry no session: their transactions show only their other operations (a JSON log ties them by connection); the plan cannot see which transactions write {}, so it cannot zone them with the collections those transactions read or insert into",
+            sessions.unplaced,
+            on.join(", ")
         ));
     }
-    if sessions.transactions_not_kept > 0 {
+    if sessions.is_sampled() {
         tx_notes.push(format!(
-            "{} transactions past the first {} were counted, not kept",
-            sessions.transactions_not_kept,
-            crate::sources::queries::sessions::MAX_TRANSACTIONS
+            "the log holds about {} transactions: a uniform sample of {} is kept whole (those whose session id hashes lowest), and the figures are the sample's",
+            sessions.transactions_found(),
+            sessions.transactions.len()
         ));
     }
     let transactions: Vec<(&TxnId, &Vec<Query>)> = sessions.transactions.iter().collect();
     let txn_ops: Vec<&[Query]> = transactions.iter().map(|(_, v)| v.as_slice()).collect();
+    // What a transaction seen in part shows is true (its links count), but it never
+    // counts as on one shard on the strength of that part: the share is of whole ones.
+    let (in_part, whole): (Vec<&[Query]>, Vec<&[Query]>) = txn_ops.iter().partition(|ops| sessions.seen_in_part(ops));
+    if !in_part.is_empty() {
+        tx_notes.push(format!(
+            "{} seen in part left out of the single-shard share: the profiler does not tie update/delete statements to their transaction, so each may hold writes it does not show (a mongod log recorded with slowms -1 shows them whole)",
+            count_of(in_part.len() as u64, "transaction", "transactions")
+        ));
+    }
     let joins: Vec<&Query> = sessions.joins.iter().collect();
-    let links = links::find(&txn_ops, &sessions.joins);
+    let mut links = links::find(&txn_ops, &sessions.joins);
+    if txn_ops.iter().any(|ops| ops.iter().any(|q| q.op == Op::Insert)) {
+        let docs = document_values(&db, &targets, session.as_ref(), &rt);
+        let more = links::inferred(&txn_ops, &docs, &links);
+        links.extend(more);
+        let together = links::co_inserted(&txn_ops, &docs, &links);
+        links.extend(together);
+    }
     let extra = linked_keys(&links);
 
     // Each collection on its own, on the shared log.
@@ -233,11 +282,17 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     for t in &targets {
         let ns_text = format!("{db}.{}", t.name);
         let num_operations = log.by_namespace.get(&ns_text).copied().unwrap_or(0);
+        let sampled: Vec<&Query> = log.queries.iter().filter(|q| q.ns == ns_text).collect();
+        let write_share = match sampled.len() {
+            0 => 0.0,
+            n => sampled.iter().filter(|q| !q.op.is_read()).count() as f64 / n as f64,
+        };
         let mut ci = CollectionInput {
             namespace: ns_text.clone(),
             kind: t.kind,
             data_bytes: 0,
             num_operations,
+            write_share,
             candidates: Vec::new(),
             not_analysed: None,
             current_key: None,
@@ -288,14 +343,17 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
     };
-    let found = search(&inputs, &txn_ops, &joins, &settings);
-    let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &txn_ops, &joins, &settings)).collect();
+    let found = search(&inputs, links, &whole, &in_part, &joins, &settings);
+    let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &whole, &joins, &settings)).collect();
     let ev = TxnEvidence {
-        found: transactions.len() as u64 + sessions.transactions_not_kept,
+        found: sessions.transactions_found(),
+        // Scaled to the log when the transactions kept are a sample of it.
+        seen_in_part: (in_part.len() as f64 * sessions.transactions_found() as f64 / transactions.len().max(1) as f64).round() as u64,
+        whole_kept: whole.len() as u64,
         sources: names.clone(),
         summary_lines,
         notes: tx_notes,
-        joins_found: sessions.joins.len() as u64 + sessions.joins_not_kept,
+        joins_found: sessions.joins_seen,
     };
     let mut p = build(&db, &inputs, &found, &settings, ev, &without);
     if version.is_none() {

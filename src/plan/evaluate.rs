@@ -18,7 +18,7 @@ pub(crate) const W_LOAD_BALANCE: f64 = 0.15;
 
 /// Where one operation of a transaction or join goes under a layout.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum Unit {
+pub(crate) enum Unit {
     /// A shard the plan places it on: an unsharded collection's, or a zone's.
     Fixed(usize),
     /// One shard the balancer chose on its own for this collection and value: any of the N,
@@ -26,6 +26,17 @@ enum Unit {
     Free(usize, String),
     /// Several shards.
     Spread,
+}
+
+/// How an operation is placed when a fix is assumed (`blockers`): as logged; with the zone's
+/// field added to its filter (it then goes with the transaction's operations in its zone,
+/// as an insert does); or in the transaction's zone whatever its collection (read from a copy
+/// of the collection in every zone, or the collection zoned with the others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Follow {
+    AsIs,
+    ZoneField,
+    TransactionZone,
 }
 
 /// The value a filter fixes the key's first field to, in key space (hashed when hashed).
@@ -43,7 +54,7 @@ pub(crate) fn zone_of(splits: &[Bson], v: &Bson) -> usize {
 }
 
 impl Layout<'_> {
-    fn unit(&self, c: usize, filter: &Document) -> Unit {
+    pub(crate) fn unit(&self, c: usize, filter: &Document) -> Unit {
         match &self.choices[c] {
             Choice::Unsharded => Unit::Fixed(self.home[c]),
             Choice::Key(k) => {
@@ -62,17 +73,25 @@ impl Layout<'_> {
 
     /// The shards an insert's document goes to: unknown (logs do not hold the document),
     /// so it goes with another operation of the transaction on a collection zoned with it
-    /// (a new order carries its customer's id), or to a shard of its own.
+    /// (a new order carries its customer's id), or to a shard of its own. An operation
+    /// given its zone's field (`Follow::ZoneField`) goes the same way.
     fn insert_unit(&self, c: usize, others: &[(usize, Unit)], fresh: &mut usize) -> Unit {
         match (&self.choices[c], self.group[c]) {
             (Choice::Unsharded, _) => Unit::Fixed(self.home[c]),
-            (Choice::Key(_), Some(g)) => match others.iter().find(|(o, u)| self.group[*o] == Some(g) && matches!(u, Unit::Fixed(_))) {
-                Some((_, u)) => u.clone(),
-                None => {
-                    *fresh += 1;
-                    Unit::Free(c, format!("insert#{fresh}"))
+            (Choice::Key(_), Some(g)) => {
+                let partner = |fixed: bool| {
+                    others.iter().find(|(o, u)| self.group[*o] == Some(g) && matches!(u, Unit::Fixed(_)) == fixed).map(|x| x.1.clone())
+                };
+                // Else with another insert of the group: the link says their documents carry
+                // one value of the zone's field (an order and its payment, one customer's).
+                match partner(true).or_else(|| partner(false).filter(|u| matches!(u, Unit::Free(..)))) {
+                    Some(u) => u,
+                    None => {
+                        *fresh += 1;
+                        Unit::Free(c, format!("insert#{fresh}"))
+                    }
                 }
-            },
+            }
             (Choice::Key(_), None) => {
                 *fresh += 1;
                 Unit::Free(c, format!("insert#{fresh}"))
@@ -81,7 +100,7 @@ impl Layout<'_> {
     }
 
     /// The chance that every unit is on one shard.
-    fn single_shard(&self, units: &[Unit]) -> f64 {
+    pub(crate) fn single_shard(&self, units: &[Unit]) -> f64 {
         let n = self.shards as f64;
         if self.shards <= 1 {
             return 1.0;
@@ -100,23 +119,47 @@ impl Layout<'_> {
 
     /// The chance that a transaction runs on one shard.
     pub(crate) fn transaction(&self, ops: &[Query]) -> f64 {
+        self.transaction_with(ops, &|_, _| Follow::AsIs)
+    }
+
+    /// The same, each operation placed as `follow` says.
+    pub(crate) fn transaction_with(&self, ops: &[Query], follow: &dyn Fn(usize, &Query) -> Follow) -> f64 {
+        let units: Vec<Unit> = self.units(ops, follow).into_iter().map(|x| x.2).collect();
+        self.single_shard(&units)
+    }
+
+    /// Where each operation of a transaction goes: (its index in `ops`, its collection, its
+    /// unit). Operations outside the plan's collections are left out.
+    pub(crate) fn units(&self, ops: &[Query], follow: &dyn Fn(usize, &Query) -> Follow) -> Vec<(usize, usize, Unit)> {
         let mut fresh = 0;
         let mut units: Vec<(usize, Unit)> = Vec::new();
-        let mut inserts = Vec::new();
-        for q in ops {
+        let mut at: Vec<usize> = Vec::new();
+        let mut later = Vec::new();
+        for (i, q) in ops.iter().enumerate() {
             let Some(c) = self.index_of(&q.ns) else { continue };
-            if q.op == crate::model::Op::Insert {
-                inserts.push(c);
-            } else {
+            let f = match follow(c, q) {
+                Follow::AsIs if q.op == crate::model::Op::Insert => Follow::ZoneField,
+                f => f,
+            };
+            if f == Follow::AsIs {
                 units.push((c, self.unit(c, &q.filter)));
+                at.push(i);
+            } else {
+                later.push((i, c, f));
             }
         }
-        for c in inserts {
-            let u = self.insert_unit(c, &units, &mut fresh);
+        for (i, c, f) in later {
+            let zone = units.iter().find(|(_, u)| matches!(u, Unit::Fixed(_))).map(|x| x.1.clone());
+            let u = match (f, zone) {
+                (Follow::TransactionZone, Some(z)) => z,
+                // No zone in the transaction: placed as it is.
+                (Follow::TransactionZone, None) if ops[i].op != crate::model::Op::Insert => self.unit(c, &ops[i].filter),
+                _ => self.insert_unit(c, &units, &mut fresh),
+            };
             units.push((c, u));
+            at.push(i);
         }
-        let all: Vec<Unit> = units.into_iter().map(|x| x.1).collect();
-        self.single_shard(&all)
+        at.into_iter().zip(units).map(|(i, (c, u))| (i, c, u)).collect()
     }
 
     /// The chance that an aggregation and the collections it joins are read on one shard.
@@ -215,18 +258,19 @@ pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Quer
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::{CandidateInput, CollectionKind, Settings};
     use super::*;
     use crate::model::{Op, QueryOrigin, ShardKey};
     use bson::doc;
 
-    fn coll(ns: &str, data: u64, keys: &[&str]) -> CollectionInput {
+    pub(crate) fn coll(ns: &str, data: u64, keys: &[&str]) -> CollectionInput {
         CollectionInput {
             namespace: ns.into(),
             kind: CollectionKind::Collection,
             data_bytes: data,
             num_operations: 10,
+            write_share: 0.5,
             candidates: keys
                 .iter()
                 .map(|k| CandidateInput {
@@ -246,11 +290,11 @@ mod tests {
         }
     }
 
-    fn op(o: Op, ns: &str, f: Document) -> Query {
+    pub(crate) fn op(o: Op, ns: &str, f: Document) -> Query {
         Query::new(o, ns, f, QueryOrigin::SlowQueryLog)
     }
 
-    fn settings() -> Settings {
+    pub(crate) fn settings() -> Settings {
         Settings {
             shards: 4,
             shards_from: "--shards".into(),
@@ -283,6 +327,11 @@ mod tests {
         assert_eq!(apart.transaction(&t), 0.25);
         // An insert goes with its zoned partner; apart, it is placed on its own.
         let t = vec![op(Op::Insert, "s.orders", doc! {}), op(Op::Update, "s.customers", doc! {"_id": 150})];
+        assert_eq!(zoned.transaction(&t), 1.0);
+        assert_eq!(apart.transaction(&t), 0.25);
+        // Two inserts of one zone group and nothing else: together, on some shard (1); apart,
+        // each where the balancer put it (1/4).
+        let t = vec![op(Op::Insert, "s.orders", doc! {}), op(Op::Insert, "s.customers", doc! {})];
         assert_eq!(zoned.transaction(&t), 1.0);
         assert_eq!(apart.transaction(&t), 0.25);
         let with_regions = |c: i32| vec![op(Op::Find, "s.regions", doc! {"_id": "eu"}), op(Op::Update, "s.customers", doc! {"_id": c})];

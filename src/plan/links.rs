@@ -4,7 +4,7 @@
 //! that start with fields of one domain can be co-located by zones.
 
 use crate::model::query::JoinStage;
-use crate::model::Query;
+use crate::model::{Op, Query};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -49,48 +49,115 @@ pub(crate) fn equalities(filter: &Document) -> Vec<(String, Bson)> {
     out
 }
 
-/// Links from transactions (two collections' fields fixed to one value in at least half
-/// of the transactions that touch both, and twice at least) and from joins.
-pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
-    let mut pair_txns: BTreeMap<(String, String), u64> = BTreeMap::new();
-    let mut equal: BTreeMap<(Node, Node), u64> = BTreeMap::new();
-    for ops in transactions {
-        let colls: BTreeSet<&str> = ops.iter().map(|q| q.ns.as_str()).collect();
-        for a in &colls {
-            for b in &colls {
-                if a < b {
-                    *pair_txns.entry((a.to_string(), b.to_string())).or_default() += 1;
-                }
-            }
-        }
-        let mut seen: BTreeSet<(Node, Node)> = BTreeSet::new();
-        let eqs: Vec<(&str, Vec<(String, Bson)>)> = ops.iter().map(|q| (q.ns.as_str(), equalities(&q.filter))).collect();
-        for (i, (na, ea)) in eqs.iter().enumerate() {
-            for (nb, eb) in &eqs[i + 1..] {
-                if na == nb {
+/// A link from transactions needs its fields to agree on at least this many different
+/// values: a constant (`0`, `true`, `""`) or a status agrees by coincidence, not because
+/// the two fields hold the same things.
+pub(crate) const MIN_DISTINCT_VALUES: usize = 3;
+/// ... and no one value may make up more than this share of the agreements.
+pub(crate) const MAX_TOP_VALUE_SHARE: f64 = 0.5;
+/// An inserted collection's field is inferred to hold a domain's values when at least this
+/// share of its sampled values are values of the other side's documents.
+pub(crate) const MIN_CONTAINED_SHARE: f64 = 0.5;
+
+/// A value as a set key: numbers of any BSON type compare by value (7 = 7.0 = 7L).
+pub(crate) fn value_key(v: &Bson) -> String {
+    match crate::bsonx::number::as_f64(v) {
+        Some(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => format!("n{}", x as i64),
+        Some(x) => format!("n{x}"),
+        None => match v {
+            Bson::String(s) => format!("s{s}"),
+            other => format!("{:?}", other),
+        },
+    }
+}
+
+/// The top-level fields of each collection's sampled documents, with their values (as
+/// `value_key`s): what an insert the logs show without its document can be matched against.
+#[derive(Debug, Default)]
+pub(crate) struct DocValues {
+    pub(crate) by_namespace: BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+}
+
+impl DocValues {
+    /// Fields past this many distinct values keep counting, not storing.
+    const MAX_VALUES: usize = 20_000;
+
+    pub(crate) fn add(&mut self, ns: &str, docs: &[Document]) {
+        let fields = self.by_namespace.entry(ns.to_string()).or_default();
+        for d in docs {
+            for (k, v) in d {
+                if matches!(v, Bson::Document(_) | Bson::Array(_) | Bson::Null) {
                     continue;
                 }
-                for (fa, va) in ea {
-                    for (fb, vb) in eb {
-                        if crate::bsonx::cmp_bson(va, vb) == std::cmp::Ordering::Equal {
-                            let (x, y) = ((na.to_string(), fa.clone()), (nb.to_string(), fb.clone()));
-                            seen.insert(if x < y { (x, y) } else { (y, x) });
-                        }
-                    }
+                let set = fields.entry(k.clone()).or_default();
+                if set.len() < Self::MAX_VALUES {
+                    set.insert(value_key(v));
                 }
             }
         }
-        for p in seen {
-            *equal.entry(p).or_default() += 1;
+    }
+}
+
+/// How two fields' values met over the transactions where both showed one.
+#[derive(Default)]
+struct Tally {
+    /// Transactions where both fields show a value.
+    votes: u64,
+    /// ... and share one: how often, per shared value.
+    agreed: BTreeMap<String, u64>,
+}
+
+impl Tally {
+    fn agreements(&self) -> u64 {
+        self.agreed.values().sum()
+    }
+
+    /// Agree in at least half of the votes, twice at least, on values that vary.
+    fn links(&self) -> bool {
+        let n = self.agreements();
+        let top = self.agreed.values().max().copied().unwrap_or(0);
+        n >= 2 && n * 2 >= self.votes && self.agreed.len() >= MIN_DISTINCT_VALUES && top as f64 <= MAX_TOP_VALUE_SHARE * n as f64
+    }
+}
+
+/// The fields one transaction's operations fix, with their values (keys).
+fn fixed(ops: &[Query]) -> BTreeMap<Node, BTreeSet<String>> {
+    let mut out: BTreeMap<Node, BTreeSet<String>> = BTreeMap::new();
+    for q in ops {
+        for (f, v) in equalities(&q.filter) {
+            out.entry((q.ns.clone(), f)).or_default().insert(value_key(&v));
         }
     }
-    let mut out: Vec<Link> = equal
+    out
+}
+
+/// Links from transactions and from joins. Two collections' fields are linked when, over
+/// the transactions where both show a value (an insert without its document, an update by
+/// `_id` alone do not vote for another field), they hold the same value in at least half,
+/// twice at least, on `MIN_DISTINCT_VALUES` different values none of which makes up more
+/// than `MAX_TOP_VALUE_SHARE` of the agreements.
+pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
+    let mut tally: BTreeMap<(Node, Node), Tally> = BTreeMap::new();
+    for ops in transactions {
+        let fixed = fixed(ops);
+        let nodes: Vec<(&Node, &BTreeSet<String>)> = fixed.iter().collect();
+        for (i, (a, va)) in nodes.iter().enumerate() {
+            for (b, vb) in &nodes[i + 1..] {
+                if a.0 == b.0 {
+                    continue;
+                }
+                let t = tally.entry(((*a).clone(), (*b).clone())).or_default();
+                t.votes += 1;
+                if let Some(v) = va.intersection(vb).next() {
+                    *t.agreed.entry(v.clone()).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut out: Vec<Link> = tally
         .into_iter()
-        .filter(|((a, b), n)| {
-            let both = pair_txns.get(&(a.0.clone(), b.0.clone())).copied().unwrap_or(0);
-            *n >= 2 && *n * 2 >= both
-        })
-        .map(|((a, b), count)| Link { a, b, count, seen_in: "transactions" })
+        .filter(|(_, t)| t.links())
+        .map(|((a, b), t)| Link { a, b, count: t.agreements(), seen_in: "transactions" })
         .collect();
     let mut joined: BTreeMap<(Node, Node, &'static str), u64> = BTreeMap::new();
     for q in joins {
@@ -103,6 +170,118 @@ pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
         }
     }
     out.extend(joined.into_iter().map(|((a, b, s), count)| Link { a, b, count, seen_in: s }));
+    out
+}
+
+/// Links of inserted collections, inferred from their documents: the logs show an insert
+/// without its document, so where it belongs is read from the collection's own documents.
+/// A field `I.f` of a collection the transactions insert into is linked to a field `X.g`
+/// the same transactions fix when the fixed values are values `I.f` holds (the same vote
+/// rule as `find`, every transaction inserting into `I` and fixing `X.g` voting) and most
+/// of `I.f`'s values (`MIN_CONTAINED_SHARE`) are values of `X.g` in `X`'s documents (an
+/// order's `customerId` is a customer's `_id`; an order's own `_id` is not). One field of
+/// `I` per `X.g`: the one agreeing most often.
+pub(crate) fn inferred(transactions: &[&[Query]], docs: &DocValues, known: &[Link]) -> Vec<Link> {
+    let mut tally: BTreeMap<(Node, Node), Tally> = BTreeMap::new();
+    for ops in transactions {
+        let inserted: BTreeSet<&str> = ops.iter().filter(|q| q.op == Op::Insert).map(|q| q.ns.as_str()).collect();
+        if inserted.is_empty() {
+            continue;
+        }
+        let fixed = fixed(ops);
+        for i in inserted {
+            let Some(fields) = docs.by_namespace.get(i) else { continue };
+            for ((x, g), vals) in fixed.iter().filter(|((x, _), _)| x != i) {
+                for (f, held) in fields {
+                    let t = tally.entry(((i.to_string(), f.clone()), (x.clone(), g.clone()))).or_default();
+                    t.votes += 1;
+                    if let Some(v) = vals.iter().find(|v| held.contains(*v)) {
+                        *t.agreed.entry(v.clone()).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    let contained = |a: &Node, b: &Node| -> bool {
+        let values = |n: &Node| docs.by_namespace.get(&n.0).and_then(|f| f.get(&n.1));
+        match (values(a), values(b)) {
+            (Some(va), Some(vb)) if !va.is_empty() => {
+                va.iter().filter(|v| vb.contains(*v)).count() as f64 >= MIN_CONTAINED_SHARE * va.len() as f64
+            }
+            _ => false,
+        }
+    };
+    let is_known = |a: &Node, b: &Node| known.iter().any(|l| (l.a == *a && l.b == *b) || (l.a == *b && l.b == *a));
+    // The best field of each inserted collection for each fixed field.
+    let mut best: BTreeMap<(String, Node), (u64, Node)> = BTreeMap::new();
+    for ((a, b), t) in &tally {
+        if !t.links() || !contained(a, b) || is_known(a, b) {
+            continue;
+        }
+        let n = t.agreements();
+        let e = best.entry((a.0.clone(), b.clone())).or_insert((0, a.clone()));
+        if n > e.0 {
+            *e = (n, a.clone());
+        }
+    }
+    best.into_iter()
+        .map(|((_, b), (count, a))| {
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            Link { a, b, count, seen_in: "inserts, inferred from the documents" }
+        })
+        .collect()
+}
+
+/// Links between collections the transactions insert into together, read from their
+/// documents: a source that shows a transaction's inserts but not the values its other
+/// statements fix (the profiler ties no update to its session) still shows which
+/// collections are written together. Two collections inserted together in at least half of
+/// the transactions inserting into either (twice at least), and not linked otherwise, link
+/// the pair of fields whose sampled values overlap most (Jaccard, at least
+/// `MIN_CONTAINED_SHARE`), each holding `MIN_DISTINCT_VALUES` values at least; two `_id`s
+/// hold the same values only by numbering and never link.
+pub(crate) fn co_inserted(transactions: &[&[Query]], docs: &DocValues, known: &[Link]) -> Vec<Link> {
+    let mut inserting: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut together: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for ops in transactions {
+        let ins: BTreeSet<&str> = ops.iter().filter(|q| q.op == Op::Insert).map(|q| q.ns.as_str()).collect();
+        for a in &ins {
+            *inserting.entry(a).or_default() += 1;
+            for b in ins.range::<&str, _>((std::ops::Bound::Excluded(a), std::ops::Bound::Unbounded)) {
+                *together.entry((a, b)).or_default() += 1;
+            }
+        }
+    }
+    let linked = |a: &str, b: &str| known.iter().any(|l| (l.a.0 == a && l.b.0 == b) || (l.a.0 == b && l.b.0 == a));
+    let mut out = Vec::new();
+    for ((a, b), n) in together {
+        let either = inserting[a] + inserting[b] - n;
+        if n < 2 || n * 2 < either || linked(a, b) {
+            continue;
+        }
+        let (Some(fa), Some(fb)) = (docs.by_namespace.get(a), docs.by_namespace.get(b)) else { continue };
+        let mut best: Option<(f64, usize, &String, &String)> = None;
+        for (f, va) in fa {
+            for (g, vb) in fb {
+                if (f == "_id" && g == "_id") || va.len() < MIN_DISTINCT_VALUES || vb.len() < MIN_DISTINCT_VALUES {
+                    continue;
+                }
+                let shared = va.intersection(vb).count();
+                let jaccard = shared as f64 / (va.len() + vb.len() - shared) as f64;
+                if jaccard >= MIN_CONTAINED_SHARE && best.is_none_or(|x| (jaccard, shared) > (x.0, x.1)) {
+                    best = Some((jaccard, shared, f, g));
+                }
+            }
+        }
+        if let Some((_, _, f, g)) = best {
+            out.push(Link {
+                a: (a.to_string(), f.clone()),
+                b: (b.to_string(), g.clone()),
+                count: n,
+                seen_in: "inserts together, inferred from the documents",
+            });
+        }
+    }
     out
 }
 
@@ -140,20 +319,99 @@ mod tests {
         Query::new(Op::Update, ns, f, QueryOrigin::SlowQueryLog)
     }
 
-    /// Two transactions fix orders.customerId and customers._id to one value: linked; a
-    /// third field equal once (status "A" = code "A") is not.
+    /// Three transactions fix orders.customerId and customers._id to one value each time:
+    /// linked; the status ("A" = code "A") and a counter fixed to 0 on both sides agree
+    /// every time, but on one value: not linked.
     #[test]
-    fn fields_fixed_to_one_value_in_most_transactions_are_linked() {
-        let t1 = vec![q("s.orders", doc! {"customerId": 7, "status": "A"}), q("s.customers", doc! {"_id": 7, "code": "A"})];
-        let t2 = vec![q("s.orders", doc! {"customerId": {"$eq": 8}}), q("s.customers", doc! {"$and": [{"_id": 8}]})];
-        let txns: Vec<&[Query]> = vec![&t1, &t2];
+    fn fields_fixed_to_the_same_varying_values_are_linked() {
+        let t = |c: i32| {
+            vec![
+                q("s.orders", doc! {"customerId": c, "status": "A", "n": 0}),
+                q("s.customers", doc! {"$and": [{"_id": {"$eq": c as i64}}], "code": "A", "m": 0.0}),
+            ]
+        };
+        let (t1, t2, t3) = (t(7), t(8), t(9));
+        let txns: Vec<&[Query]> = vec![&t1, &t2, &t3];
         let links = find(&txns, &[]);
         assert_eq!(links.len(), 1, "{links:?}");
         assert_eq!(links[0].a, ("s.customers".to_string(), "_id".to_string()));
         assert_eq!(links[0].b, ("s.orders".to_string(), "customerId".to_string()));
-        assert_eq!(links[0].count, 2);
+        assert_eq!(links[0].count, 3);
+        // Two different values only: not enough to tell a link from a coincidence.
+        let two: Vec<&[Query]> = vec![&t1, &t2];
+        assert!(find(&two, &[]).is_empty());
         let d = domains(&links);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].len(), 2);
+    }
+
+    /// Only transactions where both fields show a value vote: seven transactions insert a
+    /// payment (no document) and update a customer; three of them also read a payment by
+    /// customerId. payments.customerId agrees with customers._id in both that show it
+    /// (the insert-only ones do not vote against it): linked. Counted over all seven
+    /// transactions touching both collections (the earlier rule) it was 3 of 7: not linked.
+    #[test]
+    fn only_transactions_showing_both_fields_vote() {
+        let ins = |ns: &str| Query::new(Op::Insert, ns, Document::new(), QueryOrigin::SlowQueryLog);
+        let mk = |c: i32, read: bool| {
+            let mut v = vec![ins("s.payments"), q("s.customers", doc! {"_id": c})];
+            if read {
+                v.push(Query::new(Op::Find, "s.payments", doc! {"customerId": c}, QueryOrigin::SlowQueryLog));
+            }
+            v
+        };
+        let ts: Vec<Vec<Query>> = vec![mk(1, true), mk(2, true), mk(3, true), mk(4, false), mk(5, false), mk(6, false), mk(7, false)];
+        let txns: Vec<&[Query]> = ts.iter().map(|t| t.as_slice()).collect();
+        let links = find(&txns, &[]);
+        assert_eq!(links.len(), 1, "3 of 3 voting transactions agree, 4 more only insert: {links:?}");
+        assert_eq!(links[0].count, 3);
+    }
+
+    /// The profiler shows two inserts per transaction and no value: orders and payments,
+    /// inserted together every time, link on the customer id their documents share (their
+    /// own ids, a running number in both, do not; the order's total, 7 values of which the
+    /// payments' amounts hold 2, overlaps less).
+    #[test]
+    fn collections_inserted_together_link_on_the_values_their_documents_share() {
+        let ins = |ns: &str| Query::new(Op::Insert, ns, Document::new(), QueryOrigin::Profiler);
+        let ts: Vec<Vec<Query>> = (0..4).map(|_| vec![ins("s.orders"), ins("s.payments")]).collect();
+        let mut txns: Vec<&[Query]> = ts.iter().map(|t| t.as_slice()).collect();
+        let mut docs = DocValues::default();
+        docs.add("s.orders", &(0..30).map(|o| doc! {"_id": o, "customerId": o % 10, "total": (o % 7) as f64}).collect::<Vec<_>>());
+        docs.add(
+            "s.payments",
+            &(0..30).map(|o| doc! {"_id": o, "customerId": (o % 10) as i64, "amount": (o % 2) as f64}).collect::<Vec<_>>(),
+        );
+        let links = co_inserted(&txns, &docs, &[]);
+        assert_eq!(links.len(), 1, "{links:?}");
+        assert_eq!((links[0].a.1.as_str(), links[0].b.1.as_str(), links[0].count), ("customerId", "customerId", 4));
+        // Inserted together in 4 of 9 transactions inserting into either: not linked.
+        let alone: Vec<Vec<Query>> = (0..5).map(|_| vec![ins("s.orders")]).collect();
+        txns.extend(alone.iter().map(|t| t.as_slice()));
+        assert!(co_inserted(&txns, &docs, &[]).is_empty());
+    }
+
+    /// Orders are inserted without their document beside an update of the customer: the
+    /// orders' documents hold customerId values that are customers' _id values, and each
+    /// transaction's customer is among them: orders.customerId is inferred linked. The
+    /// orders' own _id (1000+) holds no customer id; `qty` holds the customers' ids'
+    /// values only by chance (containment fails: most of its values are no customer's).
+    #[test]
+    fn an_inserted_collection_is_linked_through_its_documents() {
+        let ins = Query::new(Op::Insert, "s.orders", Document::new(), QueryOrigin::SlowQueryLog);
+        let ts: Vec<Vec<Query>> = (0..6).map(|c| vec![ins.clone(), q("s.customers", doc! {"_id": c})]).collect();
+        let txns: Vec<&[Query]> = ts.iter().map(|t| t.as_slice()).collect();
+        assert!(find(&txns, &[]).is_empty(), "nothing the log shows links them");
+        let mut docs = DocValues::default();
+        docs.add("s.customers", &(0..10).map(|c| doc! {"_id": c, "name": format!("c{c}")}).collect::<Vec<_>>());
+        docs.add("s.orders", &(0..40).map(|o| doc! {"_id": 1000 + o, "customerId": (o % 10) as i64, "qty": o}).collect::<Vec<_>>());
+        let links = inferred(&txns, &docs, &[]);
+        assert_eq!(links.len(), 1, "{links:?}");
+        assert_eq!(
+            (links[0].a.clone(), links[0].b.clone()),
+            (("s.customers".into(), "_id".into()), ("s.orders".into(), "customerId".into()))
+        );
+        assert_eq!(links[0].count, 6);
+        assert!(links[0].seen_in.contains("inferred from the documents"));
     }
 }

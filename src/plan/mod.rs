@@ -8,7 +8,9 @@
 //! chunks on its own, so equal values of two collections meet on a shard only by chance.
 //! Pure: values in, a `Plan` out.
 
+pub(crate) mod blockers;
 pub(crate) mod evaluate;
+pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
 pub(crate) mod zones;
@@ -20,6 +22,13 @@ use std::collections::BTreeSet;
 
 /// A collection may stay unsharded while it holds less than this share of the database's data.
 pub(crate) const UNSHARDED_MAX_DATA_SHARE: f64 = 0.10;
+/// A collection this small (share of the database's data) that the workload only reads, or
+/// nearly (`REFERENCE_MAX_WRITE_SHARE` of its operations write), is reference data: it stays
+/// whole, never sharded on a key that would scatter the transactions reading it.
+pub(crate) const REFERENCE_MAX_DATA_SHARE: f64 = 0.05;
+pub(crate) const REFERENCE_MAX_WRITE_SHARE: f64 = 0.05;
+/// The objective gain a collection must bring to leave the zones it is co-located in.
+pub(crate) const LEAVE_ZONES_MIN_GAIN: f64 = 0.005;
 /// Transactions and joins the search evaluates (a deterministic spread over those found).
 pub(crate) const EVALUATED_MAX: usize = 5_000;
 
@@ -57,6 +66,8 @@ pub(crate) struct CollectionInput {
     pub(crate) data_bytes: u64,
     /// Operations on it in the query logs.
     pub(crate) num_operations: u64,
+    /// The share of them that write (inserts, updates, deletes), from the logs' sample.
+    pub(crate) write_share: f64,
     /// Ranked, best first; empty when it was not analysed (`not_analysed` says why).
     pub(crate) candidates: Vec<CandidateInput>,
     pub(crate) not_analysed: Option<String>,
@@ -229,6 +240,17 @@ fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup
             Some("a view: not a collection, it cannot be sharded".into())
         } else if valid.is_empty() {
             Some("no candidate key the server accepts".into())
+        } else if c.current_key.is_none()
+            && c.num_operations > 0
+            && c.write_share <= REFERENCE_MAX_WRITE_SHARE
+            && total > 0.0
+            && (c.data_bytes as f64) < REFERENCE_MAX_DATA_SHARE * total
+        {
+            Some(format!(
+                "reference data ({:.1}% of the data, {:.0}% of its operations read it): kept whole so the transactions reading it are not scattered",
+                100.0 * c.data_bytes as f64 / total,
+                100.0 * (1.0 - c.write_share)
+            ))
         } else if lookup_targets.contains(&c.namespace) && c.current_key.is_none() && s.target_version.is_none_or(|v| v < (5, 1)) {
             Some("a $lookup or $graphLookup reads it: before 5.1 the collection it reads must be unsharded".into())
         } else {
@@ -277,13 +299,27 @@ pub(crate) struct Search {
     pub(crate) alone_figures: Figures,
     pub(crate) links: Vec<links::Link>,
     pub(crate) domains: Vec<BTreeSet<links::Node>>,
+    /// What keeps transactions off one shard under `choices`.
+    pub(crate) blockers: blockers::Blockers,
+    /// The collections the workload touches together, and which pairs the plan cuts.
+    pub(crate) edges: Vec<graph::Edge>,
 }
 
 /// Coordinate search from each collection's own choice: moves of a whole domain's
 /// collections onto keys that start with its fields (co-location needs them together),
 /// then of one collection at a time, kept when the objective rises, until none does.
-pub(crate) fn search(inputs: &[CollectionInput], transactions: &[&[Query]], joins: &[&Query], s: &Settings) -> Search {
-    let links = links::find(transactions, &joins.iter().map(|q| (*q).clone()).collect::<Vec<_>>());
+/// `links` come from every transaction found; `transactions` are those the share counts.
+/// Transactions seen in part (`in_part`) guide the search at the share their shown part
+/// allows (an upper bound: a layout that splits the shown part splits the transaction),
+/// and count in no figure reported.
+pub(crate) fn search(
+    inputs: &[CollectionInput],
+    links: Vec<links::Link>,
+    transactions: &[&[Query]],
+    in_part: &[&[Query]],
+    joins: &[&Query],
+    s: &Settings,
+) -> Search {
     let domains = links::domains(&links);
     let lookup_targets: BTreeSet<String> = joins
         .iter()
@@ -295,9 +331,11 @@ pub(crate) fn search(inputs: &[CollectionInput], transactions: &[&[Query]], join
     let txns = spread(transactions, EVALUATED_MAX);
     let joins = spread(joins, EVALUATED_MAX);
     let eval = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &txns, &joins);
+    let guide: Vec<&[Query]> = if in_part.is_empty() { txns.clone() } else { spread(&[transactions, in_part].concat(), EVALUATED_MAX) };
+    let guided = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).objective;
     let mut choices = opts.alone.clone();
     let alone_figures = eval(&choices);
-    let mut best = alone_figures.objective;
+    let mut best = guided(&choices);
     for _ in 0..20 {
         let mut improved = false;
         // Domain moves: every collection that can, onto its best key starting in the domain.
@@ -323,7 +361,7 @@ pub(crate) fn search(inputs: &[CollectionInput], transactions: &[&[Query]], join
                     }
                 }
                 if moved > 0 {
-                    let o = eval(&trial).objective;
+                    let o = guided(&trial);
                     if o > best + 1e-9 {
                         (best, choices, improved) = (o, trial, true);
                     }
@@ -331,14 +369,18 @@ pub(crate) fn search(inputs: &[CollectionInput], transactions: &[&[Query]], join
             }
         }
         for c in 0..inputs.len() {
+            let zoned = Layout::new(inputs, &choices, &domains, s).group[c].is_some();
             for ch in &opts.open[c] {
                 if *ch == choices[c] {
                     continue;
                 }
                 let mut trial = choices.clone();
                 trial[c] = ch.clone();
-                let o = eval(&trial).objective;
-                if o > best + 1e-9 {
+                let o = guided(&trial);
+                // Leaving a zone group must pay: its documents carry the zone's field, and a
+                // fix of another operation (blockers) brings its transactions back to one shard.
+                let margin = if zoned && Layout::new(inputs, &trial, &domains, s).group[c].is_none() { LEAVE_ZONES_MIN_GAIN } else { 1e-9 };
+                if o > best + margin {
                     (best, choices, improved) = (o, trial, true);
                 }
             }
@@ -348,7 +390,10 @@ pub(crate) fn search(inputs: &[CollectionInput], transactions: &[&[Query]], join
         }
     }
     let figures = eval(&choices);
-    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains }
+    let layout = Layout::new(inputs, &choices, &domains, s);
+    let blockers = blockers::find(&layout, &txns);
+    let edges = graph::edges(&layout, &guide, &joins);
+    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, blockers, edges }
 }
 
 /// The share of transactions (and joins) on one shard with collection `c` back on its own

@@ -39,6 +39,8 @@ pub(crate) struct Plan {
     pub(crate) joins: Joins,
     /// Fields of different collections that hold the same values.
     pub(crate) links: Vec<LinkReport>,
+    /// Collections the transactions and joins touch together, and the pairs the plan cuts.
+    pub(crate) edges: Vec<super::graph::Edge>,
     pub(crate) shards: Vec<ShardReport>,
     /// How many shards the data and the load need, and how many the keys can use.
     pub(crate) sizing: Sizing,
@@ -112,11 +114,22 @@ pub(crate) struct ZoneReport {
 pub(crate) struct Transactions {
     /// Multi-document transactions whose operations the logs show.
     pub(crate) found: u64,
+    /// Found but seen in part (the source cannot show some of their statements): left
+    /// out of the single-shard share.
+    pub(crate) seen_in_part: u64,
     pub(crate) evaluated: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share: Option<f64>,
+    /// The share's 95% margin when it is measured on a sample (fewer evaluated than found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_margin: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_individual_best: Option<f64>,
+    /// What keeps transactions off one shard under this plan, most costly first.
+    pub(crate) blockers: Vec<super::blockers::Blocker>,
+    /// The single-shard share with every blocker that has a fix fixed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_if_all_fixed: Option<f64>,
     pub(crate) sources: Vec<String>,
     /// Transaction summary lines (id 51802) in the logs: transactions slow enough to log.
     pub(crate) summary_lines: u64,
@@ -192,10 +205,24 @@ pub(crate) struct OnShard {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TxnEvidence {
     pub(crate) found: u64,
+    /// Found, but possibly not whole (left out of the share).
+    pub(crate) seen_in_part: u64,
+    /// Whole transactions kept (a sample when the log held more than the cap).
+    pub(crate) whole_kept: u64,
     pub(crate) sources: Vec<String>,
     pub(crate) summary_lines: u64,
     pub(crate) notes: Vec<String>,
     pub(crate) joins_found: u64,
+}
+
+/// The 95% margin of a share `p` measured on `n` of `total` (a uniform sample without
+/// replacement): 1.96 × √(p(1 − p)/n) × √((total − n)/(total − 1)); none when all are measured.
+pub(crate) fn margin95(p: f64, n: u64, total: u64) -> Option<f64> {
+    if n == 0 || n >= total {
+        return None;
+    }
+    let (n, t) = (n as f64, total as f64);
+    Some(round3(1.96 * (p * (1.0 - p) / n).sqrt() * ((t - n) / (t - 1.0)).sqrt()))
 }
 
 fn round3(x: f64) -> f64 {
@@ -313,8 +340,11 @@ pub(crate) fn build(
                 (action, Some(cand.key.clone()), Some(cand.score), None, why)
             }
         };
-        let trade_off = (search.choices[c] != *alone).then(|| {
-            let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
+        // A trade-off only where a figure differs: the score given up, or the shares gained.
+        let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
+        let txn_differs = f.transactions.is_some() && pct(f.transactions) != pct(t_without);
+        let joins_differ = f.joins.is_some() && pct(f.joins) != pct(j_without);
+        let trade_off = (search.choices[c] != *alone && (txn_differs || joins_differ || score != alone_score)).then(|| {
             let alone_words = match (&alone_key, alone_score) {
                 (Some(k), Some(sc)) => format!("alone it would be sharded on {k} (score {sc})"),
                 _ => "alone it would stay unsharded".to_string(),
@@ -324,10 +354,10 @@ pub(crate) fn build(
                 _ => "left unsharded".to_string(),
             };
             let mut words = format!("{alone_words}; {here}");
-            if f.transactions.is_some() {
+            if txn_differs {
                 words.push_str(&format!(", and {} of transactions stay on one shard instead of {}", pct(f.transactions), pct(t_without)));
             }
-            if f.joins.is_some() && f.joins != j_without {
+            if joins_differ {
                 words.push_str(&format!("; {} of joins instead of {}", pct(f.joins), pct(j_without)));
             }
             words
@@ -377,6 +407,7 @@ pub(crate) fn build(
         })
         .collect();
     let sizing = sizing(inputs, search, s, f);
+    let evaluated = ev.whole_kept.min(super::EVALUATED_MAX as u64);
     Plan {
         schema_version: PLAN_SCHEMA_VERSION,
         database: db.to_string(),
@@ -400,9 +431,13 @@ pub(crate) fn build(
         collections,
         transactions: Transactions {
             found: ev.found,
-            evaluated: ev.found.min(super::EVALUATED_MAX as u64),
+            seen_in_part: ev.seen_in_part,
+            evaluated,
             single_shard_share: f.transactions.map(round3),
+            single_shard_share_margin: f.transactions.and_then(|p| margin95(p, evaluated, ev.found.saturating_sub(ev.seen_in_part))),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
+            blockers: search.blockers.list.clone(),
+            single_shard_share_if_all_fixed: search.blockers.share_if_all_fixed,
             sources: ev.sources,
             summary_lines: ev.summary_lines,
             notes: ev.notes,
@@ -422,6 +457,7 @@ pub(crate) fn build(
                 seen_in: l.seen_in,
             })
             .collect(),
+        edges: search.edges.clone(),
         shards,
         sizing,
         commands,
@@ -480,5 +516,17 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
         max_useful_shards: limit.as_ref().map(|l| l.0),
         limited_by: limit.map(|l| l.1),
         words: words.join("; "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// By hand: p = 0.5 on 1,000 of 10,000: 1.96 × √(0.25/1000) × √(9000/9999)
+    /// = 1.96 × 0.01581 × 0.9487 = 0.0294.
+    /// All measured: no margin.
+    #[test]
+    fn margin_by_hand() {
+        assert_eq!(super::margin95(0.5, 1000, 10_000), Some(0.029));
+        assert_eq!(super::margin95(0.5, 10_000, 10_000), None);
     }
 }

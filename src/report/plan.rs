@@ -27,8 +27,16 @@ fn headline(p: &Plan) -> Vec<String> {
         "Plan for database {} on {} shards ({}): objective {:.3} (each collection on its own best: {:.3})",
         p.database, p.num_shards, p.num_shards_from, p.objective.value, p.objective.individual_best_value
     )];
+    let in_part = match p.transactions.seen_in_part {
+        0 => String::new(),
+        n => format!(" ({n} seen in part left out)"),
+    };
+    let margin = match p.transactions.single_shard_share_margin {
+        Some(m) => format!(" ±{:.1}% (a sample of {})", m * 100.0, p.transactions.evaluated),
+        None => String::new(),
+    };
     v.push(format!(
-        "transactions: {} found, {} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
+        "transactions: {} found{in_part}, {}{margin} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
         p.transactions.found,
         share(p.transactions.single_shard_share),
         share(p.transactions.single_shard_share_individual_best),
@@ -37,6 +45,40 @@ fn headline(p: &Plan) -> Vec<String> {
         share(p.joins.single_shard_share_individual_best)
     ));
     v
+}
+
+/// Blockers shown in the table, Markdown and HTML (all of them in the JSON).
+const BLOCKERS_SHOWN: usize = 3;
+
+/// What keeps transactions off one shard: a title, then one line per blocker shown.
+fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
+    let t = &p.transactions;
+    if t.blockers.is_empty() {
+        return None;
+    }
+    let mut title = format!("What keeps transactions off one shard ({} on one shard", share(t.single_shard_share));
+    if let Some(all) = t.single_shard_share_if_all_fixed {
+        title.push_str(&format!(", {} with every fix", share(Some(all))));
+    }
+    title.push(')');
+    let lines = t
+        .blockers
+        .iter()
+        .take(BLOCKERS_SHOWN)
+        .map(|b| {
+            format!(
+                "{:.1}% of transactions: {} ({} on {}), e.g. {}; fix: {} ({} on one shard)",
+                b.transactions_percent,
+                b.shape,
+                b.op,
+                b.namespace,
+                b.example,
+                b.fix,
+                share(Some(b.single_shard_share_if_fixed))
+            )
+        })
+        .collect();
+    Some((title, lines))
 }
 
 pub(super) fn table(p: &Plan) -> String {
@@ -56,6 +98,12 @@ pub(super) fn table(p: &Plan) -> String {
         }
         if let Some(z) = c.zones.first() {
             let _ = writeln!(s, "{:<w$}    zones: {} ranges, {}…, with {}", "", c.zones.len(), z.zone, c.colocated_with.join(", "));
+        }
+    }
+    if let Some((title, lines)) = blockers(p) {
+        let _ = writeln!(s, "\n{title}:");
+        for l in lines {
+            let _ = writeln!(s, "  {l}");
         }
     }
     let _ = writeln!(s, "\nsizing: {}", p.sizing.words);
@@ -95,6 +143,12 @@ pub(super) fn markdown(p: &Plan) -> String {
             why.replace('|', "\\|")
         );
     }
+    if let Some((title, lines)) = blockers(p) {
+        let _ = writeln!(s, "\n## {title}\n");
+        for l in lines {
+            let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
+        }
+    }
     let _ = writeln!(s, "\n**Sizing.** {}", p.sizing.words);
     s.push_str("\n## Shards\n\n| shard | data % | ops % | collections |\n|---|--:|--:|---|\n");
     for sh in &p.shards {
@@ -109,6 +163,66 @@ pub(super) fn markdown(p: &Plan) -> String {
         let _ = writeln!(s, "\n> {n}");
     }
     s
+}
+
+/// The workload at a glance: the collections on a circle, an edge between two that
+/// transactions or joins touch together (width by the share of transactions), drawn dashed
+/// in red where the plan cuts it (the two meet on one shard in under half of them).
+fn workload_svg(p: &Plan, esc: fn(&str) -> String) -> String {
+    if p.edges.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = p.collections.iter().map(|c| c.namespace.as_str()).collect();
+    let (cx, cy, r) = (300.0, 190.0, 140.0);
+    let at = |i: usize| {
+        let a = std::f64::consts::TAU * i as f64 / names.len().max(1) as f64 - std::f64::consts::FRAC_PI_2;
+        (cx + r * a.cos(), cy + r * a.sin())
+    };
+    let widest = p.edges.iter().map(|e| e.transactions_percent).fold(0.0, f64::max).max(1e-9);
+    let mut b = String::from("<h2>Workload</h2><svg width=\"600\" height=\"390\" role=\"img\" aria-label=\"collections and the transactions and joins between them\">");
+    for e in &p.edges {
+        let (Some(ia), Some(ib)) = (names.iter().position(|n| *n == e.a), names.iter().position(|n| *n == e.b)) else { continue };
+        let ((x1, y1), (x2, y2)) = (at(ia), at(ib));
+        let w = 1.0 + 9.0 * e.transactions_percent / widest;
+        let style = if e.cut { "stroke=\"#e15759\" stroke-dasharray=\"6 4\"" } else { "stroke=\"#4e79a7\"" };
+        let _ = write!(
+            b,
+            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke-width=\"{w:.1}\" {style}><title>{}</title></line>",
+            esc(&format!(
+                "{} and {}: {:.1}% of transactions, {} joins, {:.0}% of those transactions kept on one shard{}",
+                e.a,
+                e.b,
+                e.transactions_percent,
+                e.joins,
+                e.kept_together * 100.0,
+                if e.cut { " (cut by the plan)" } else { "" }
+            ))
+        );
+    }
+    for (i, n) in names.iter().enumerate() {
+        let (x, y) = at(i);
+        let anchor = if x < cx - 1.0 {
+            "end"
+        } else if x > cx + 1.0 {
+            "start"
+        } else {
+            "middle"
+        };
+        let dx = match anchor {
+            "end" => -10.0,
+            "start" => 10.0,
+            _ => 0.0,
+        };
+        let _ = write!(
+            b,
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"7\" fill=\"#59a14f\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
+            x + dx,
+            y + 4.0,
+            esc(n)
+        );
+    }
+    b.push_str("</svg><p>Edge width: share of transactions touching both collections; dashed red: the plan cuts the pair (they meet on one shard in under half of those transactions).</p>");
+    b
 }
 
 /// The HTML body: the headline, the collections, a picture of collections on shards
@@ -133,7 +247,16 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
             esc(&why)
         );
     }
-    let _ = write!(b, "</table><p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
+    b.push_str("</table>");
+    if let Some((title, lines)) = blockers(p) {
+        let _ = write!(b, "<h2>{}</h2><ul>", esc(&title));
+        for l in lines {
+            let _ = write!(b, "<li>{}</li>", esc(&l));
+        }
+        b.push_str("</ul>");
+    }
+    b.push_str(&workload_svg(p, esc));
+    let _ = write!(b, "<p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
     let colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"];
     let (bar_w, gap, h) = (60, 20, 200.0);
     let width = p.shards.len() * (bar_w + gap) + 220;

@@ -1,7 +1,7 @@
 //! splitmix64: a tiny deterministic generator, so samples, reservoirs and the
 //! fixtures come out the same on every run and machine.
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {

@@ -171,7 +171,12 @@ impl LiveSession {
 
     /// Up to `n` whole documents picked by `$sample` (for proposing candidates).
     pub(crate) async fn prescan(&self, n: usize) -> Result<Vec<Document>> {
-        let coll = self.coll();
+        self.sample_of(&self.coll_name, n).await
+    }
+
+    /// `n` documents of a collection of the session's database, drawn by `$sample`.
+    pub(crate) async fn sample_of(&self, coll: &str, n: usize) -> Result<Vec<Document>> {
+        let coll: mongodb::Collection<Document> = self.db.collection(coll);
         let cursor =
             coll.aggregate(vec![doc! {"$sample": {"size": n as i64}}]).max_time(self.max_time).selection_criteria(self.read.clone());
         let mut out = Vec::new();

@@ -76,11 +76,16 @@ fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
                 statement_delete(log, &s, &ns, origin);
             }
         },
-        "insert" => {
-            let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
-            q.count = get_i64(d, "ninserted").unwrap_or(1).max(0) as u64;
-            log.push(q);
-        }
+        // The insert command (3.6+) carries the session (`lsid`, `txnNumber`, `autocommit`):
+        // read it as a command so the insert joins its transaction.
+        "insert" => match cmd.filter(|c| c.keys().next().is_some_and(|k| k == "insert")) {
+            Some(c) => add_command(log, c, &ns, origin, get_i64(d, "ninserted")),
+            None => {
+                let mut q = Query::new(Op::Insert, ns, Document::new(), origin);
+                q.count = get_i64(d, "ninserted").unwrap_or(1).max(0) as u64;
+                log.push(q);
+            }
+        },
         _ => log.skip(NOT_CRUD),
     }
 }

@@ -1,0 +1,246 @@
+//! What keeps transactions off one shard under the chosen plan (docs/reference.md "plan",
+//! blockers): the operation shapes that take transactions to several shards, each with the
+//! share of transactions it costs, an example, the fix, and the single-shard share the plan
+//! would reach with that fix (and with every fix). A fix is evaluated by placing the
+//! operations of that shape as the fix would (`evaluate::Follow`), nothing else changed.
+
+use super::evaluate::{Follow, Unit};
+use super::{Choice, Layout};
+use crate::model::Query;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+crate::labels! {
+    /// Why an operation takes its transaction off one shard.
+    #[derive(PartialOrd, Ord)]
+    pub(crate) enum Shape {
+        /// A write whose filter names only `_id`, in a collection sharded on another field.
+        WriteByIdAlone => "write by _id alone",
+        /// A read or write whose filter lacks the key's first field.
+        WithoutZoneField => "without the zone field",
+        /// A collection left unsharded, read only, on a shard other than the transaction's zone.
+        ReferenceData => "reference data",
+        /// A collection left unsharded and written, on a shard other than the transaction's zone.
+        Unsharded => "unsharded collection",
+        /// An operation on a sharded collection outside the transaction's zones: the balancer
+        /// places its chunks by itself.
+        ShardedApart => "sharded apart",
+        /// Operations in zones on different shards: the transaction spans partitions.
+        CrossPartition => "cross-partition",
+    }
+}
+
+/// One shape that keeps transactions off one shard.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Blocker {
+    pub(crate) namespace: String,
+    pub(crate) shape: Shape,
+    pub(crate) op: &'static str,
+    /// Transactions (of those evaluated) it takes off one shard, in percent.
+    pub(crate) transactions_percent: f64,
+    /// One operation of that shape, as logged (its filter).
+    pub(crate) example: String,
+    pub(crate) fix: String,
+    /// The share of transactions on one shard with this fix alone.
+    pub(crate) single_shard_share_if_fixed: f64,
+}
+
+/// The blockers, most costly first, and the share with every fix.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Blockers {
+    pub(crate) list: Vec<Blocker>,
+    pub(crate) share_if_all_fixed: Option<f64>,
+}
+
+type Id = (String, Shape, &'static str);
+
+/// The shape of one operation on its own (the cross-partition shape needs the transaction).
+fn shape_of(layout: &Layout, c: usize, q: &Query, unit: &Unit, read_only: &BTreeSet<usize>) -> Option<Shape> {
+    // An insert's unit depends on its transaction; apart from the zones it is on its own.
+    let unit = match (q.op, &layout.choices[c], layout.group[c]) {
+        (crate::model::Op::Insert, Choice::Key(_), None) => &Unit::Free(c, String::new()),
+        (crate::model::Op::Insert, Choice::Key(_), Some(_)) => return None,
+        _ => unit,
+    };
+    match (&layout.choices[c], unit) {
+        (Choice::Unsharded, _) if read_only.contains(&c) => Some(Shape::ReferenceData),
+        (Choice::Unsharded, _) => Some(Shape::Unsharded),
+        (Choice::Key(_), Unit::Free(..)) if layout.group[c].is_none() => Some(Shape::ShardedApart),
+        (Choice::Key(_), Unit::Spread) => {
+            let by_id_alone = !q.op.is_read() && q.filter.keys().eq(["_id"].iter().copied());
+            Some(if by_id_alone { Shape::WriteByIdAlone } else { Shape::WithoutZoneField })
+        }
+        _ => None,
+    }
+}
+
+/// How the fix for a shape places its operations; None when there is no such fix.
+fn fix_of(shape: Shape) -> Option<Follow> {
+    match shape {
+        Shape::WriteByIdAlone | Shape::WithoutZoneField => Some(Follow::ZoneField),
+        Shape::ReferenceData | Shape::ShardedApart => Some(Follow::TransactionZone),
+        Shape::Unsharded | Shape::CrossPartition => None,
+    }
+}
+
+/// The blockers of `layout` over `transactions` (those the share counts).
+pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
+    if transactions.is_empty() {
+        return Blockers::default();
+    }
+    // Collections the transactions only read: a copy per zone would serve them.
+    let mut written = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    for q in transactions.iter().flat_map(|t| t.iter()) {
+        if let Some(c) = layout.index_of(&q.ns) {
+            seen.insert(c);
+            if !q.op.is_read() {
+                written.insert(c);
+            }
+        }
+    }
+    let read_only: BTreeSet<usize> = seen.difference(&written).copied().collect();
+    let as_is = |_: usize, _: &Query| Follow::AsIs;
+    let mut count: BTreeMap<Id, (u64, String)> = BTreeMap::new();
+    for ops in transactions {
+        if layout.transaction(ops) >= 1.0 {
+            continue;
+        }
+        let units = layout.units(ops, &as_is);
+        let mut ids: BTreeSet<Id> = BTreeSet::new();
+        let mut example: BTreeMap<Id, String> = BTreeMap::new();
+        let zone_shards: Vec<(usize, usize)> = units
+            .iter()
+            .filter_map(|(i, c, u)| match u {
+                Unit::Fixed(s) if layout.group[*c].is_some() => Some((*i, *s)),
+                _ => None,
+            })
+            .collect();
+        let zone = zone_shards.first().map(|x| x.1);
+        for (i, c, u) in &units {
+            let q = &ops[*i];
+            let shape = match (shape_of(layout, *c, q, u, &read_only), u) {
+                // An unsharded collection costs only where the transaction's zone is elsewhere.
+                (Some(Shape::ReferenceData | Shape::Unsharded), Unit::Fixed(s)) if zone.is_none_or(|z| z == *s) => None,
+                (Some(s), _) => Some(s),
+                _ => match u {
+                    Unit::Fixed(s) if layout.group[*c].is_some() && zone.is_some_and(|z| z != *s) => Some(Shape::CrossPartition),
+                    _ => None,
+                },
+            };
+            if let Some(shape) = shape {
+                let id = (q.ns.clone(), shape, q.op.name());
+                example.entry(id.clone()).or_insert_with(|| format!("{} {} {}", q.op.name(), q.ns, q.filter));
+                ids.insert(id);
+            }
+        }
+        for id in ids {
+            let e = count.entry(id.clone()).or_insert((0, String::new()));
+            e.0 += 1;
+            if e.1.is_empty() {
+                e.1 = example.remove(&id).unwrap_or_default();
+            }
+        }
+    }
+    let n = transactions.len() as f64;
+    let share_with = |fixed: &dyn Fn(usize, &Query) -> Follow| -> f64 {
+        transactions.iter().map(|ops| layout.transaction_with(ops, fixed)).sum::<f64>() / n
+    };
+    // The follow for a set of fixes: an operation of a fixed (namespace, shape, op) is placed as fixed.
+    let follow_for = |fixes: &[Id]| {
+        let fixes: Vec<Id> = fixes.to_vec();
+        let read_only = read_only.clone();
+        move |c: usize, q: &Query| -> Follow {
+            let unit = layout.unit(c, &q.filter);
+            let Some(shape) = shape_of(layout, c, q, &unit, &read_only) else { return Follow::AsIs };
+            let hit = fixes.iter().any(|(ns, s, op)| *ns == q.ns && *s == shape && *op == q.op.name());
+            match (hit, fix_of(shape)) {
+                (true, Some(f)) => f,
+                _ => Follow::AsIs,
+            }
+        }
+    };
+    let mut list: Vec<Blocker> = count
+        .into_iter()
+        .map(|(id, (k, example))| {
+            let (ns, shape, op) = id.clone();
+            let field = match &layout.choices[layout.index_of(&ns).unwrap_or(0)] {
+                Choice::Key(k) => layout.inputs[layout.index_of(&ns).unwrap_or(0)].candidates[*k].key.fields[0].path.clone(),
+                Choice::Unsharded => String::new(),
+            };
+            let fix = match shape {
+                Shape::WriteByIdAlone | Shape::WithoutZoneField => format!("add {field} to the {op}'s filter"),
+                Shape::ReferenceData => {
+                    format!("a copy of {ns} per zone, carrying the zone's field (read from the copy in the transaction's zone)")
+                }
+                Shape::Unsharded => format!("shard {ns} with the zoned collections, on their shared field"),
+                Shape::ShardedApart => {
+                    format!("zone {ns} with the transaction's zoned collections (its documents must carry their zone field)")
+                }
+                Shape::CrossPartition => "none in the plan: the transaction spans partitions".to_string(),
+            };
+            let if_fixed = share_with(&follow_for(std::slice::from_ref(&id)));
+            Blocker {
+                namespace: ns,
+                shape,
+                op,
+                transactions_percent: (k as f64 * 1000.0 / n).round() / 10.0,
+                example,
+                fix,
+                single_shard_share_if_fixed: (if_fixed * 1000.0).round() / 1000.0,
+            }
+        })
+        .collect();
+    list.sort_by(|a, b| b.transactions_percent.total_cmp(&a.transactions_percent).then_with(|| a.namespace.cmp(&b.namespace)));
+    let all: Vec<Id> = list.iter().filter(|b| fix_of(b.shape).is_some()).map(|b| (b.namespace.clone(), b.shape, b.op)).collect();
+    let share_if_all_fixed = (!all.is_empty()).then(|| (share_with(&follow_for(&all)) * 1000.0).round() / 1000.0);
+    Blockers { list, share_if_all_fixed }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::evaluate::tests::{coll, op, settings};
+    use super::*;
+    use crate::model::Op;
+    use bson::doc;
+
+    /// Hand-worked, four shards, zones at 100/200/300 (zone i on shard i). orders and
+    /// customers zoned on the customer id, items unsharded on shard0 (read only).
+    /// t1: customer 150 (zone 1) and an item: items on shard0 ≠ shard1: reference data, 0.
+    /// t2: read customer 150, then update the customer by _id alone: several shards, 0.
+    /// t3: customers 150 and 250: zones 1 and 2: cross-partition, 0.
+    /// t4: customer 50 (zone 0) and an item: all on shard0: 1.
+    /// Share as is: 1/4. A copy of items per zone fixes t1: 2/4. The customer id added to
+    /// the update fixes t2: 2/4. Both: 3/4 (t3 spans partitions: no fix).
+    #[test]
+    fn blockers_by_hand() {
+        let inputs =
+            vec![coll("s.orders", 100, &["{customerId: 1}"]), coll("s.customers", 10, &["{_id: 1}"]), coll("s.items", 1, &["{_id: 1}"])];
+        let linked: Vec<BTreeSet<super::super::links::Node>> =
+            vec![[("s.orders".to_string(), "customerId".to_string()), ("s.customers".to_string(), "_id".to_string())]
+                .into_iter()
+                .collect()];
+        let choices = vec![Choice::Key(0), Choice::Key(0), Choice::Unsharded];
+        let layout = Layout::new(&inputs, &choices, &linked, &settings());
+        let item = || op(Op::Find, "s.items", doc! {"_id": "sku-1"});
+        let t1 = vec![op(Op::Find, "s.orders", doc! {"customerId": 150}), item()];
+        let t2 = vec![op(Op::Find, "s.orders", doc! {"customerId": 150}), op(Op::Update, "s.orders", doc! {"_id": 9})];
+        let t3 = vec![op(Op::Update, "s.customers", doc! {"_id": 150}), op(Op::Update, "s.customers", doc! {"_id": 250})];
+        let t4 = vec![op(Op::Find, "s.orders", doc! {"customerId": 50}), item()];
+        let txns: Vec<&[Query]> = vec![&t1, &t2, &t3, &t4];
+        let b = find(&layout, &txns);
+        let get = |s: Shape| b.list.iter().find(|x| x.shape == s).unwrap_or_else(|| panic!("no {s}: {:#?}", b.list));
+        assert_eq!(b.list.len(), 3, "{:#?}", b.list);
+        let r = get(Shape::ReferenceData);
+        assert_eq!((r.namespace.as_str(), r.op, r.transactions_percent), ("s.items", "find", 25.0));
+        assert_eq!(r.single_shard_share_if_fixed, 0.5);
+        let w = get(Shape::WriteByIdAlone);
+        assert_eq!((w.namespace.as_str(), w.op, w.transactions_percent), ("s.orders", "update", 25.0));
+        assert_eq!(w.single_shard_share_if_fixed, 0.5);
+        assert!(w.fix.contains("add customerId"), "{}", w.fix);
+        let x = get(Shape::CrossPartition);
+        assert_eq!((x.namespace.as_str(), x.single_shard_share_if_fixed), ("s.customers", 0.25));
+        assert_eq!(b.share_if_all_fixed, Some(0.75));
+    }
+}
