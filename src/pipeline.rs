@@ -70,6 +70,11 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
     // What the source knows of the collection before reading it: indexes, options, sizes.
     let facts = source.facts();
+    // The collection's default collation: given, read live, or from a dump's metadata.json.
+    let settings = Settings {
+        default_collation: opts.settings.default_collation.clone().or_else(|| facts.options.as_ref().and_then(|o| o.collation.clone())),
+        ..opts.settings.clone()
+    };
     let mut notes = Vec::new();
     let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
     if on_ns > queries.len() as u64 {
@@ -118,7 +123,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let workload = Workload {
         sample,
         size: CollectionSize { num_docs_total: total, avg_doc_size_bytes: facts.avg_doc_size_bytes },
-        settings: &opts.settings,
+        settings: &settings,
         queries: &queries,
         shapes: &shapes,
         diffs: &diffs,
@@ -133,7 +138,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         notes.extend(cluster_notes(cl));
     }
     // 7. The commands for the best key the server accepts.
-    let recommendation = recommend(ns.as_deref(), candidates.first(), &facts);
+    let recommendation = recommend(ns.as_deref(), candidates.first(), &facts, settings.default_collation.as_ref());
     // 8. The report.
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
@@ -164,7 +169,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         settings: ReportSettings {
             chunk_size_bytes: opts.settings.chunk_size_bytes,
             num_most_common_values: opts.settings.num_most_common,
-            default_collation: opts.settings.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
+            default_collation: settings.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
         },
         candidates,
         recommendation,
@@ -323,10 +328,11 @@ fn measure_and_score(
 ) -> Vec<(CandidateReport, Score)> {
     // What the source knows per key.
     let coll = ns.and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");
+    let collation = workload.settings.default_collation.is_some();
     let known: Vec<_> = proposals
         .iter()
         .map(|p| {
-            let support = facts.indexes.as_ref().map(|ix| supporting_index(&p.key, coll, ix));
+            let support = facts.indexes.as_ref().map(|ix| supporting_index(&p.key, coll, collation, ix));
             let actual = facts.sharding.as_ref().filter(|m| m.key == p.key).map(cluster::actual_chunks);
             (support, actual)
         })
@@ -405,8 +411,13 @@ fn cluster_notes(cl: &cluster::ClusterReport) -> Vec<String> {
 }
 
 /// Step 7: the commands for the best key, unless even it is invalid.
-fn recommend(ns: Option<&str>, best: Option<&CandidateReport>, facts: &CollectionFacts) -> Option<crate::score::apply::Recommendation> {
-    let mut r = recommend_commands(ns, best, facts)?;
+fn recommend(
+    ns: Option<&str>,
+    best: Option<&CandidateReport>,
+    facts: &CollectionFacts,
+    collation: Option<&Document>,
+) -> Option<crate::score::apply::Recommendation> {
+    let mut r = recommend_commands(ns, best, facts, collation)?;
     // Said before the commands: what the choice does not rest on.
     let b = best.map(|b| &b.score_breakdown);
     let mut caveats = Vec::new();
@@ -426,13 +437,22 @@ fn recommend_commands(
     ns: Option<&str>,
     best: Option<&CandidateReport>,
     facts: &CollectionFacts,
+    collation: Option<&Document>,
 ) -> Option<crate::score::apply::Recommendation> {
+    let support = best.and_then(|b| b.metrics.supporting_index.as_ref());
+    let indexes = facts.indexes.as_deref().unwrap_or_default();
     match (ns, best) {
         (Some(n), Some(best)) if best.verdict != Verdict::Invalid => Some(crate::score::apply::recommend(&crate::score::apply::Target {
             namespace: n,
             winner: &best.key,
-            has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
-            replace_index: best.metrics.supporting_index.as_ref().and_then(|s| s.replace.as_deref()),
+            has_supporting_index: support.map(|s| s.name.is_some()),
+            supporting: support.and_then(|s| s.name.as_ref()).and_then(|name| indexes.iter().find(|ix| &ix.name == name)),
+            new_index: support
+                .and_then(|s| s.new_index.clone())
+                .unwrap_or_else(|| crate::model::index::NewIndex::for_key(&best.key, indexes, collation.is_some())),
+            beside: support.and_then(|s| s.beside.as_ref()),
+            collation,
+            server_version: facts.server_version,
             current_key: facts.sharding.as_ref().map(|m| &m.key),
             shards: best.metrics.cluster.num_shards,
             data_bytes: best.metrics.cluster.scale.data_bytes,

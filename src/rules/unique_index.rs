@@ -57,7 +57,7 @@ mod tests {
     use bson::{doc, Document};
 
     fn unique(name: &str, key: Document) -> IndexSpec {
-        IndexSpec { name: name.into(), key, unique: true, sparse: false, partial: false, simple_collation: true, multikey: None }
+        IndexSpec { name: name.into(), key, unique: true, ..IndexSpec::default() }
     }
 
     /// The cases of the server's own comment on isUniqueIndexCompatible (shard_key_pattern.h).

@@ -3,6 +3,7 @@
 //! loses, `refineCollectionShardKey` (the new key extends the current one) or
 //! `reshardCollection`, with the manual's storage and oplog requirements.
 
+use crate::model::index::{IndexSpec, NewIndex};
 use crate::model::{KeyKind, ShardKey};
 use crate::util::text::mib;
 use serde::Serialize;
@@ -28,9 +29,17 @@ pub(crate) struct Target<'a> {
     pub(crate) winner: &'a ShardKey,
     /// Whether an index supports the winner: Some(true/false) live, None offline.
     pub(crate) has_supporting_index: Option<bool>,
+    /// The index that supports it, when one does (what it guarantees is said).
+    pub(crate) supporting: Option<&'a IndexSpec>,
+    /// The index to create when none supports it.
+    pub(crate) new_index: NewIndex,
     /// An index on the winner's exact pattern that cannot support it (sparse, partial, a
-    /// collation): dropped before the supporting one is created (the server refuses two).
-    pub(crate) replace_index: Option<&'a str>,
+    /// collation): it stays, the supporting one is created beside it under its own name.
+    pub(crate) beside: Option<&'a IndexSpec>,
+    /// The collection's default collation, when not simple.
+    pub(crate) collation: Option<&'a bson::Document>,
+    /// (major, minor) of the deployment, when known.
+    pub(crate) server_version: Option<(u32, u32)>,
     pub(crate) current_key: Option<&'a ShardKey>,
     pub(crate) shards: usize,
     pub(crate) data_bytes: u64,
@@ -41,13 +50,18 @@ pub(crate) struct Target<'a> {
     pub(crate) blocked_by: Vec<&'a crate::rules::Finding>,
 }
 
-fn index_spec(key: &ShardKey) -> String {
-    key.to_string()
-}
+/// Indexes of one key pattern with other options (sparse, partial filter, collation) stand
+/// side by side from 5.0 (SERVER-47657 added unique and sparse to the index signature,
+/// SERVER-25023 the partial filter; collations since 3.4; mongodb/mongo 085ffeb
+/// jstests/core/index_signature.js). Tried on 6.0.5: a plain index beside a unique partial,
+/// a unique sparse and an `en` one, each under its own name; a TTL index has no twin
+/// (IndexOptionsConflict), but it supports a key as it is.
+const SIDE_BY_SIDE: (u32, u32) = (5, 0);
 
 pub(crate) fn recommend(t: &Target) -> Recommendation {
     let (db, coll) = t.namespace.split_once('.').unwrap_or((t.namespace, ""));
-    let create = format!("db.getSiblingDB({db:?}).getCollection({coll:?}).createIndex({})", index_spec(t.winner));
+    let handle = format!("db.getSiblingDB({db:?}).getCollection({coll:?})");
+    let create = t.new_index.command(&handle);
     let mut notes = Vec::new();
     let mut commands = Vec::new();
     let action = match t.current_key {
@@ -87,13 +101,33 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
         }
         None => {
             match t.has_supporting_index {
-                Some(true) => {}
+                Some(true) => {
+                    if let Some(g) = t.supporting.and_then(|ix| ix.guarantees().map(|g| (ix, g))) {
+                        notes.push(format!("{} supports the key and stays as it is: it keeps {}", g.0.name, g.1));
+                    }
+                }
                 Some(false) => {
-                    if let Some(name) = t.replace_index {
-                        commands.push(format!("db.getSiblingDB({db:?}).getCollection({coll:?}).dropIndex({name:?})"));
-                        notes.push(format!(
-                            "index {name} has the key's fields but cannot support it (sparse, partial or a collation): it is dropped and created again as a plain index (the server keeps one index per pattern)"
-                        ));
+                    if let Some(ix) = t.beside {
+                        let keeps = match (ix.guarantees(), &ix.collation) {
+                            (Some(g), _) => format!(": it keeps {g}"),
+                            (None, Some(locale)) => format!(": it keeps serving the queries of collation {locale}"),
+                            (None, None) => ": it keeps serving the queries that use it".to_string(),
+                        };
+                        let why = ix.unusable_because().join(", ");
+                        if t.server_version.is_some_and(|v| v < SIDE_BY_SIDE) && ix.collation.is_none() {
+                            // Before 5.0 the server keeps one index per pattern (a collation aside).
+                            commands.push(format!("{handle}.dropIndex({:?})", ix.name));
+                            notes.push(format!(
+                                "index {} ({why}) cannot support the key, and before 5.0 the server keeps one index per key pattern: dropping it ends what it guarantees{keeps}; upgrade to 5.0 first to keep it beside the supporting index",
+                                ix.name
+                            ));
+                        } else {
+                            notes.push(format!(
+                                "index {} ({why}) cannot support the key; nothing is dropped{keeps}. The supporting index is created beside it as {} (5.0+ keeps indexes of one pattern with other options side by side)",
+                                ix.name,
+                                t.new_index.name.as_deref().unwrap_or("its default name")
+                            ));
+                        }
                     }
                     commands.push(create)
                 }
@@ -102,7 +136,12 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
                     commands.push(create);
                 }
             }
-            commands.push(format!("sh.shardCollection({:?}, {})", t.namespace, t.winner));
+            commands.push(match t.collation {
+                // SERVER-24751: on a collection whose default collation is not simple,
+                // shardCollection needs the simple collation said (and its index).
+                Some(_) => format!("sh.shardCollection({:?}, {}, false, {{collation: {{locale: \"simple\"}}}})", t.namespace, t.winner),
+                None => format!("sh.shardCollection({:?}, {})", t.namespace, t.winner),
+            });
             notes.push("run through mongos; before 6.0 run sh.enableSharding(\"".to_string() + db + "\") first");
             let hashed = t.winner.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
             match (hashed, t.empty) {
@@ -134,26 +173,36 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bson::doc;
 
     fn k(s: &str) -> ShardKey {
         ShardKey::parse(s).unwrap()
     }
 
-    #[test]
-    fn unsharded_gets_create_index_and_shard_collection() {
-        let w = k("{projectId: 1, _id: 1}");
-        let r = recommend(&Target {
-            namespace: "app.events",
-            winner: &w,
+    /// An unsharded collection of `ns`, no index known to support `winner`.
+    fn target<'a>(ns: &'a str, winner: &'a ShardKey) -> Target<'a> {
+        Target {
+            namespace: ns,
+            winner,
             has_supporting_index: Some(false),
-            replace_index: None,
+            supporting: None,
+            new_index: NewIndex::for_key(winner, &[], false),
+            beside: None,
+            collation: None,
+            server_version: None,
             current_key: None,
             shards: 4,
             data_bytes: 0,
             index_bytes: None,
             empty: false,
             blocked_by: vec![],
-        });
+        }
+    }
+
+    #[test]
+    fn unsharded_gets_create_index_and_shard_collection() {
+        let w = k("{projectId: 1, _id: 1}");
+        let r = recommend(&target("app.events", &w));
         assert_eq!(r.action, "shardCollection");
         assert_eq!(
             r.commands,
@@ -167,59 +216,75 @@ mod tests {
     #[test]
     fn a_longer_key_refines_and_another_reshards_with_the_manual_storage_estimate() {
         let (cur, w) = (k("{projectId: 1}"), k("{projectId: 1, _id: 1}"));
-        let r = recommend(&Target {
-            namespace: "app.events",
-            winner: &w,
-            has_supporting_index: Some(true),
-            replace_index: None,
-            current_key: Some(&cur),
-            shards: 4,
-            data_bytes: 0,
-            index_bytes: None,
-            empty: false,
-            blocked_by: vec![],
-        });
+        let r = recommend(&Target { has_supporting_index: Some(true), current_key: Some(&cur), ..target("app.events", &w) });
         assert_eq!(r.action, "refineCollectionShardKey");
         assert_eq!(r.commands, vec!["db.adminCommand({refineCollectionShardKey: \"app.events\", key: {projectId: 1, _id: 1}})"]);
         let h = k("{_id: \"hashed\"}");
         // (6,000 MiB + 2,000 MiB) × 2 / 4 shards = 4,000 MiB per shard.
         let r = recommend(&Target {
-            namespace: "app.events",
-            winner: &h,
-            has_supporting_index: Some(false),
-            replace_index: None,
             current_key: Some(&cur),
-            shards: 4,
             data_bytes: 6000 << 20,
             index_bytes: Some(2000 << 20),
-            empty: false,
-            blocked_by: vec![],
+            ..target("app.events", &h)
         });
         assert_eq!(r.action, "reshardCollection");
         assert!(r.notes[0].contains("about 4000 MiB free storage"), "{:?}", r.notes);
     }
 
     #[test]
-    fn an_index_on_the_pattern_that_cannot_serve_is_replaced_not_duplicated() {
-        let w = k("{sku: 1}");
-        let r = recommend(&Target {
-            namespace: "shop.items",
-            winner: &w,
-            has_supporting_index: Some(false),
-            replace_index: Some("sku_1"),
-            current_key: None,
-            shards: 4,
-            data_bytes: 0,
-            index_bytes: None,
-            empty: false,
-            blocked_by: vec![],
-        });
+    fn an_index_on_the_pattern_that_cannot_serve_stays_and_says_what_it_keeps() {
+        let w = k("{ssn: 1}");
+        let partial = IndexSpec {
+            name: "ssn_1".into(),
+            key: doc! {"ssn": 1},
+            unique: true,
+            partial_filter: Some(doc! {"ssn": {"$type": "string"}}),
+            ..IndexSpec::default()
+        };
+        let all = [partial.clone()];
+        let t = Target { beside: Some(&partial), new_index: NewIndex::for_key(&w, &all, false), ..target("app.accounts", &w) };
+        let r = recommend(&t);
         assert_eq!(
-            r.commands[..2],
+            r.commands,
             [
-                "db.getSiblingDB(\"shop\").getCollection(\"items\").dropIndex(\"sku_1\")".to_string(),
-                "db.getSiblingDB(\"shop\").getCollection(\"items\").createIndex({sku: 1})".to_string()
+                "db.getSiblingDB(\"app\").getCollection(\"accounts\").createIndex({ssn: 1}, {name: \"ssn_1_shardKey\"})".to_string(),
+                "sh.shardCollection(\"app.accounts\", {ssn: 1})".to_string()
             ]
         );
+        assert!(
+            r.notes[0].starts_with(
+                "index ssn_1 (partial) cannot support the key; nothing is dropped: it keeps ssn unique among the documents matching {\"ssn\":{\"$type\":\"string\"}}. The supporting index is created beside it as ssn_1_shardKey"
+            ),
+            "{:?}",
+            r.notes
+        );
+        // Before 5.0: one index per pattern, so the drop is printed with what it ends.
+        let r = recommend(&Target { server_version: Some((4, 4)), ..t });
+        assert!(r.commands[0].ends_with(".dropIndex(\"ssn_1\")"), "{:?}", r.commands);
+        assert!(r.notes[0].contains("dropping it ends what it guarantees: it keeps ssn unique among"), "{:?}", r.notes);
+    }
+
+    #[test]
+    fn a_non_simple_default_collation_says_simple_in_both_commands() {
+        let w = k("{_id: \"hashed\"}");
+        let en = doc! {"locale": "en", "strength": 2};
+        let r = recommend(&Target { collation: Some(&en), new_index: NewIndex::for_key(&w, &[], true), ..target("app.users", &w) });
+        assert_eq!(
+            r.commands,
+            [
+                "db.getSiblingDB(\"app\").getCollection(\"users\").createIndex({_id: \"hashed\"}, {collation: {locale: \"simple\"}})"
+                    .to_string(),
+                "sh.shardCollection(\"app.users\", {_id: \"hashed\"}, false, {collation: {locale: \"simple\"}})".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_ttl_index_that_supports_the_key_is_said_kept() {
+        let w = k("{ts: 1}");
+        let ttl = IndexSpec { name: "ts_1".into(), key: doc! {"ts": 1}, expire_after_seconds: Some(3600), ..IndexSpec::default() };
+        let r = recommend(&Target { has_supporting_index: Some(true), supporting: Some(&ttl), ..target("app.events", &w) });
+        assert_eq!(r.commands, ["sh.shardCollection(\"app.events\", {ts: 1})"]);
+        assert_eq!(r.notes[0], "ts_1 supports the key and stays as it is: it keeps documents expiring 3600 s after their ts (TTL)");
     }
 }

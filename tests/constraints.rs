@@ -1,0 +1,170 @@
+//! Constraints an expert weighs (issue 39), against the real mongod 6.0.5 and the real mongosh:
+//! every command the recommendation prints is run through mongosh on the server, and no
+//! unique, partial, sparse, TTL or other-collation index is dropped in silence.
+//! Expected values come from the server (what it builds side by side, what it refuses) and
+//! from hand counts of the generated data, never from shardkey itself.
+
+mod common;
+
+use common::{mongosh, rt, shardkey, Mode, Mongod};
+use mongodb::bson::{doc, Document};
+use serde_json::Value;
+
+/// An analyze JSON report, held to the published schema.
+fn json(args: &[&str]) -> Value {
+    let o = shardkey(args);
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    let v = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("analyze", &v);
+    v
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+}
+
+/// What running one printed command through mongosh gave.
+#[derive(Debug)]
+struct Ran {
+    command: String,
+    /// The server's error code name, when it refused.
+    error: Option<String>,
+    /// The admin command mongosh sent for an `sh.*` helper (what the server was asked).
+    sent: Option<Value>,
+}
+
+/// Run each command through the real mongosh, in order, in one session. `sh.shardCollection`
+/// needs mongos, which this mongod build does not ship: its outcome is the server's
+/// CommandNotFound, and the command mongosh built from the printed line is recorded.
+fn run_through_mongosh(uri: &str, commands: &[String]) -> Vec<Ran> {
+    let mut script = String::from(
+        "const out = []; let sent = null; const d = sh._database; const orig = d._runAdminCommand.bind(d);\n\
+         d._runAdminCommand = async (cmd, ...rest) => { sent = cmd; return orig(cmd, ...rest); };\n",
+    );
+    for c in commands {
+        script.push_str(&format!(
+            "sent = null; try {{ {c}; out.push({{ok: true, sent}}); }} catch (e) {{ out.push({{ok: false, code: e.codeName || e.message, sent}}); }}\n"
+        ));
+    }
+    script.push_str("print(JSON.stringify(out));\n");
+    let o = mongosh(uri, &script);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "mongosh: {}\n{stdout}", String::from_utf8_lossy(&o.stderr));
+    let last = stdout.lines().last().unwrap_or_default();
+    let v: Vec<Value> = serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(v.len(), commands.len(), "{stdout}");
+    v.into_iter()
+        .zip(commands)
+        .map(|(r, c)| Ran {
+            command: c.clone(),
+            error: (r["ok"] != true).then(|| r["code"].as_str().unwrap_or("?").to_string()),
+            sent: (!r["sent"].is_null()).then(|| r["sent"].clone()),
+        })
+        .collect()
+}
+
+/// Every command ran on the server except shardCollection, which only mongos has: that one
+/// was refused as an unknown command, and returns what mongosh sent.
+fn assert_all_ran(ran: &[Ran]) -> Value {
+    let mut shard = None;
+    for r in ran {
+        if r.command.starts_with("sh.shardCollection(") {
+            assert_eq!(r.error.as_deref(), Some("CommandNotFound"), "{r:?}");
+            shard = r.sent.clone();
+        } else {
+            assert_eq!(r.error, None, "the real mongod refused {r:?}");
+        }
+    }
+    shard.unwrap_or_else(|| panic!("no shardCollection among {ran:?}"))
+}
+
+/// (name, key, unique, sparse, partialFilterExpression, collation locale, expireAfterSeconds) of each index.
+fn indexes(c: &mongodb::Client, coll: &str) -> Vec<Document> {
+    rt().block_on(async {
+        let r = c.database("app").run_command(doc! {"listIndexes": coll}).await.unwrap();
+        r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().clone()).collect()
+    })
+}
+
+fn names(ix: &[Document]) -> Vec<String> {
+    ix.iter().map(|d| d.get_str("name").unwrap().to_string()).collect()
+}
+
+/// A unique partial, a unique sparse, a TTL index and an index of another collation, each on
+/// the key's field: nothing is dropped, each note says what the index keeps, the supporting
+/// index is built beside it under its own name, and the server has both afterwards.
+#[test]
+fn no_guarantee_is_dropped_in_silence() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    let now = mongodb::bson::DateTime::now();
+    rt().block_on(async {
+        let db = c.database("app");
+        // 900 documents each; a third lack ssn / email (a partial and a sparse index skip them).
+        let docs = |i: i64| {
+            let mut d =
+                doc! {"n": i, "name": format!("N{}", i % 300), "ts": mongodb::bson::DateTime::from_millis(now.timestamp_millis() + i)};
+            if i % 3 != 0 {
+                d.insert("ssn", format!("{:09}", i));
+                d.insert("email", format!("u{i}@example.com"));
+            }
+            d
+        };
+        for coll in ["partial", "sparse", "ttl", "collation"] {
+            db.collection::<Document>(coll).insert_many((0..900).map(docs).collect::<Vec<_>>()).await.unwrap();
+        }
+        for (coll, ix) in [
+            ("partial", doc! {"key": {"ssn": 1}, "name": "ssn_1", "unique": true, "partialFilterExpression": {"ssn": {"$type": "string"}}}),
+            ("sparse", doc! {"key": {"email": 1}, "name": "email_1", "unique": true, "sparse": true}),
+            ("ttl", doc! {"key": {"ts": 1}, "name": "ts_1", "expireAfterSeconds": 315_360_000}),
+            ("collation", doc! {"key": {"name": 1}, "name": "name_1", "collation": {"locale": "fr", "strength": 1}}),
+        ] {
+            db.run_command(doc! {"createIndexes": coll, "indexes": [ix]}).await.unwrap();
+        }
+    });
+    let uri = m.uri();
+    // (collection, key, what the note says it keeps, the index created beside, if any)
+    let cases = [
+        ("partial", "{ssn: 1}", "index ssn_1 (partial) cannot support the key; nothing is dropped: it keeps ssn unique among the documents matching {\"ssn\":{\"$type\":\"string\"}}", Some("ssn_1_shardKey")),
+        ("sparse", "{email: 1}", "index email_1 (sparse) cannot support the key; nothing is dropped: it keeps email unique among the documents that have the field", Some("email_1_shardKey")),
+        ("ttl", "{ts: 1}", "ts_1 supports the key and stays as it is: it keeps documents expiring 315360000 s after their ts (TTL)", None),
+        ("collation", "{name: 1}", "index name_1 (non-simple collation) cannot support the key; nothing is dropped: it keeps serving the queries of collation fr", Some("name_1_shardKey")),
+    ];
+    for (coll, key, keeps, created) in cases {
+        let ns = format!("app.{coll}");
+        let r = json(&["analyze", "--uri", &uri, "--collection", &ns, "--key", key, "--format", "json"]);
+        let rec = &r["recommendation"];
+        let commands = strings(&rec["commands"]);
+        assert!(commands.iter().all(|c| !c.contains("dropIndex")), "{coll}: {commands:?}");
+        let notes = strings(&rec["notes"]);
+        assert!(notes.iter().any(|n| n.starts_with(keeps)), "{coll}: {notes:?}");
+        // The same words on the first screen (the table's answer).
+        let o = shardkey(&["analyze", "--uri", &uri, "--collection", &ns, "--key", key]);
+        let first_screen: String = String::from_utf8_lossy(&o.stdout).split("\n\n").take(3).collect::<Vec<_>>().join(" ");
+        let words: String = first_screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains(keeps), "{coll}: {words}");
+
+        let before = names(&indexes(&c, coll));
+        let sent = assert_all_ran(&run_through_mongosh(&uri, &commands));
+        assert_eq!(sent["shardCollection"], ns.as_str());
+        assert!(sent.get("collation").is_none(), "a simple default collation needs none: {sent}");
+        let after = indexes(&c, coll);
+        for n in &before {
+            assert!(names(&after).contains(n), "{coll}: {n} was dropped: {:?}", names(&after));
+        }
+        match created {
+            Some(name) => {
+                let new = after.iter().find(|d| d.get_str("name") == Ok(name)).unwrap_or_else(|| panic!("{coll}: no {name}"));
+                // A plain index of simple collation: what the server takes as supporting.
+                for opt in ["unique", "sparse", "partialFilterExpression", "collation", "expireAfterSeconds"] {
+                    assert!(!new.contains_key(opt), "{coll}: {new}");
+                }
+                // Analysed again, the new index supports the key: nothing more to create.
+                let again = json(&["analyze", "--uri", &uri, "--collection", &ns, "--key", key, "--format", "json"]);
+                assert_eq!(again["candidates"][0]["supportingIndex"]["name"], name, "{coll}");
+                assert!(strings(&again["recommendation"]["commands"]).iter().all(|c| !c.contains("createIndex")), "{coll}");
+            }
+            None => assert_eq!(after.len(), before.len(), "{coll}: nothing created"),
+        }
+    }
+}
