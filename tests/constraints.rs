@@ -168,3 +168,112 @@ fn no_guarantee_is_dropped_in_silence() {
         }
     }
 }
+
+/// `users`, created with `collation: {locale: "en", strength: 2}`: 3,000 users of 30 tenants,
+/// an index {tenant: 1, email: 1} (it inherits `en`), 50 profiled finds by tenant and email of
+/// which 10 say `collation: {locale: "simple"}`. By hand: under `en` no string equality
+/// targets, so 40 of 50 operations are kept from one shard by the collation; the key
+/// {tenant: 1, email: 1} reaches one shard for the 10 simple ones only.
+#[test]
+fn a_case_insensitive_collection_gets_commands_of_simple_collation() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let db = c.database("app");
+        db.run_command(doc! {"create": "users", "collation": {"locale": "en", "strength": 2}}).await.unwrap();
+        let docs: Vec<Document> =
+            (0..3000).map(|i| doc! {"tenant": format!("T{}", i % 30), "email": format!("U{i}@Example.com"), "n": i}).collect();
+        db.collection::<Document>("users").insert_many(docs).await.unwrap();
+        db.run_command(doc! {"createIndexes": "users", "indexes": [{"key": {"tenant": 1, "email": 1}, "name": "tenant_1_email_1"}]})
+            .await
+            .unwrap();
+        db.run_command(doc! {"profile": 2, "slowms": 0}).await.unwrap();
+        for i in 0..50 {
+            let mut find = doc! {"find": "users", "filter": {"tenant": format!("t{}", i % 30), "email": format!("u{i}@example.com")}};
+            if i % 5 == 0 {
+                find.insert("collation", doc! {"locale": "simple"});
+            }
+            db.run_command(find).await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+    });
+    let uri = m.uri();
+    let base = ["analyze", "--uri", &uri, "--collection", "app.users", "--queries", "profile"];
+    let keys = ["{tenant: 1, email: 1}", "{_id: \"hashed\"}", "{tenant: 1}"];
+    let mut args: Vec<&str> = base.to_vec();
+    for k in keys {
+        args.extend(["--key", k]);
+    }
+    let mut json_args = args.clone();
+    json_args.extend(["--format", "json"]);
+    let r = json(&json_args);
+    let cand = |k: &str| {
+        let want = serde_json::to_value(shardkey::model::ShardKey::parse(k).unwrap()).unwrap();
+        r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == want).unwrap().clone()
+    };
+    // The index of collation en never supports a key.
+    let te = cand("{tenant: 1, email: 1}");
+    assert_eq!(te["supportingIndex"]["name"], Value::Null);
+    assert_eq!(te["supportingIndex"]["unusable"][0], "tenant_1_email_1 (non-simple collation)");
+    // The reason names the collation, with the hand count, for each key that fixes a string.
+    for k in ["{tenant: 1, email: 1}", "{tenant: 1}"] {
+        let reasons = cand(k)["reasons"].to_string();
+        assert!(
+            reasons.contains("the collection's default collation (en) keeps 40 of 50 sampled operations from one shard"),
+            "{k}: {reasons}"
+        );
+        assert!(reasons.contains("collation {locale: \\\"simple\\\"}, or with a key on a non-string field"), "{k}: {reasons}");
+    }
+    assert!(!cand("{_id: \"hashed\"}")["reasons"].to_string().contains("default collation"), "no _id equality was sampled");
+    assert_eq!(te["readDistribution"]["percentageOfSingleShardReads"], 20.0, "10 of 50 say simple");
+
+    // Offline, a mongodump-style metadata.json gives the same collation (read before the
+    // commands below build an index).
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("app");
+    std::fs::create_dir_all(&dump).unwrap();
+    let (bson, meta) = rt().block_on(async {
+        use futures_util::TryStreamExt;
+        let raw = c.database("app").collection::<mongodb::bson::RawDocumentBuf>("users");
+        let docs: Vec<mongodb::bson::RawDocumentBuf> = raw.find(doc! {}).await.unwrap().try_collect().await.unwrap();
+        let info = c.database("app").run_command(doc! {"listCollections": 1, "filter": {"name": "users"}}).await.unwrap();
+        let entry = info.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].as_document().unwrap().clone();
+        (docs.iter().flat_map(|d| d.as_bytes().to_vec()).collect::<Vec<u8>>(), entry)
+    });
+    let mut meta = meta;
+    meta.insert("indexes", indexes(&c, "users").into_iter().map(mongodb::bson::Bson::Document).collect::<Vec<_>>());
+    std::fs::write(dump.join("users.bson"), bson).unwrap();
+    std::fs::write(dump.join("users.metadata.json"), mongodb::bson::Bson::Document(meta).into_canonical_extjson().to_string()).unwrap();
+    let path = dump.join("users.bson");
+    let off = json(&["analyze", "--docs", path.to_str().unwrap(), "--collection", "app.users", "--key", "{tenant: 1}", "--format", "json"]);
+    assert_eq!(off["settings"]["defaultCollation"]["locale"], "en", "{}", off["settings"]);
+    let cmds = strings(&off["recommendation"]["commands"]);
+    assert_eq!(
+        cmds,
+        [
+            "db.getSiblingDB(\"app\").getCollection(\"users\").createIndex({tenant: 1}, {collation: {locale: \"simple\"}})",
+            "sh.shardCollection(\"app.users\", {tenant: 1}, false, {collation: {locale: \"simple\"}})"
+        ]
+    );
+
+    // Every printed command: the supporting index of simple collation, shardCollection with it.
+    let rec = &r["recommendation"];
+    let commands = strings(&rec["commands"]);
+    let key = rec["key"].to_string();
+    assert!(
+        commands.iter().any(|c| c.contains(".createIndex(") && c.ends_with("collation: {locale: \"simple\"}})")),
+        "{key}: {commands:?}"
+    );
+    let shard_line = commands.iter().find(|c| c.starts_with("sh.shardCollection(")).unwrap();
+    assert!(shard_line.ends_with(", false, {collation: {locale: \"simple\"}})"), "{shard_line}");
+    let sent = assert_all_ran(&run_through_mongosh(&uri, &commands));
+    assert_eq!(sent["collation"], serde_json::json!({"locale": "simple"}), "{sent}");
+    // The index the commands built has the simple collation (listIndexes shows none).
+    let built: Vec<Document> =
+        indexes(&c, "users").into_iter().filter(|d| d.get_str("name").is_ok_and(|n| n != "_id_" && n != "tenant_1_email_1")).collect();
+    assert_eq!(built.len(), 1, "{built:?}");
+    assert!(!built[0].contains_key("collation"), "{}", built[0]);
+    // Analysed again, that index supports the key.
+    let again = json(&json_args);
+    assert!(strings(&again["recommendation"]["commands"]).iter().all(|c| !c.contains("createIndex")), "{again}");
+}
