@@ -138,7 +138,14 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         notes.extend(cluster_notes(cl));
     }
     // 7. The commands for the best key the server accepts.
-    let recommendation = recommend(ns.as_deref(), candidates.first(), &facts, settings.default_collation.as_ref());
+    let ranked: Vec<crate::score::choice::Ranked> = candidates
+        .iter()
+        .map(|c| crate::score::choice::Ranked { key: &c.key, score: c.score, verdict: c.verdict, constraints: &c.constraints })
+        .collect();
+    let choice = crate::score::choice::choose(&ranked);
+    let recommendation =
+        recommend(ns.as_deref(), candidates.get(choice.chosen), &facts, settings.default_collation.as_ref(), choice.over_accepted)
+            .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r });
     // 8. The report.
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
@@ -416,8 +423,9 @@ fn recommend(
     best: Option<&CandidateReport>,
     facts: &CollectionFacts,
     collation: Option<&Document>,
+    over_accepted: bool,
 ) -> Option<crate::score::apply::Recommendation> {
-    let mut r = recommend_commands(ns, best, facts, collation)?;
+    let mut r = recommend_commands(ns, best, facts, collation, over_accepted)?;
     // Said before the commands: what the choice does not rest on.
     let b = best.map(|b| &b.score_breakdown);
     let mut caveats = Vec::new();
@@ -438,6 +446,7 @@ fn recommend_commands(
     best: Option<&CandidateReport>,
     facts: &CollectionFacts,
     collation: Option<&Document>,
+    over_accepted: bool,
 ) -> Option<crate::score::apply::Recommendation> {
     let support = best.and_then(|b| b.metrics.supporting_index.as_ref());
     let indexes = facts.indexes.as_deref().unwrap_or_default();
@@ -459,6 +468,7 @@ fn recommend_commands(
             index_bytes: facts.total_index_size_bytes,
             empty: best.metrics.key_characteristics.is_none() && facts.num_docs_total == Some(0),
             blocked_by: best.constraints.iter().filter(|c| c.effect == crate::rules::Effect::Blocked).collect(),
+            chosen_over_accepted: over_accepted,
         })),
         _ => None,
     }

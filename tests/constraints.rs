@@ -277,3 +277,169 @@ fn a_case_insensitive_collection_gets_commands_of_simple_collation() {
     let again = json(&json_args);
     assert!(strings(&again["recommendation"]["commands"]).iter().all(|c| !c.contains("createIndex")), "{again}");
 }
+
+/// Profile `finds` (each a filter) on app.<coll>.
+fn profile_finds(c: &mongodb::Client, coll: &str, filters: Vec<Document>) {
+    rt().block_on(async {
+        let db = c.database("app");
+        db.run_command(doc! {"profile": 2, "slowms": 0}).await.unwrap();
+        for f in filters {
+            db.run_command(doc! {"find": coll, "filter": f}).await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+    });
+}
+
+fn candidate<'a>(r: &'a Value, k: &str) -> &'a Value {
+    let want = serde_json::to_value(shardkey::model::ShardKey::parse(k).unwrap()).unwrap();
+    r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == want).unwrap_or_else(|| panic!("no candidate {k}"))
+}
+
+fn key_json(k: &str) -> Value {
+    serde_json::to_value(shardkey::model::ShardKey::parse(k).unwrap()).unwrap()
+}
+
+/// The choice (docs/reference.md "Rules": a blocked key 20 points or more above the best
+/// accepted one is recommended with its change): the recommendation, the alternative, the
+/// sentence on the first screen, every command through mongosh, and the guarantee kept: after
+/// the commands the proxy refuses a duplicate.
+fn assert_choice(uri: &str, c: &mongodb::Client, coll: &str, keys: [&str; 2], unique: (&str, &str), proxied: u64) {
+    let (accepted, blocked) = (keys[0], keys[1]);
+    let (index, field) = unique;
+    let ns = format!("app.{coll}");
+    let mut args = vec!["analyze", "--uri", uri, "--collection", &ns, "--queries", "profile"];
+    for k in keys {
+        args.extend(["--key", k]);
+    }
+    let mut jargs = args.clone();
+    jargs.extend(["--format", "json"]);
+    let r = json(&jargs);
+    let (a, b) = (candidate(&r, accepted), candidate(&r, blocked));
+    assert_ne!(a["verdict"], "blocked");
+    assert_eq!(b["verdict"], "blocked");
+    let (sa, sb) = (a["score"].as_u64().unwrap(), b["score"].as_u64().unwrap());
+    assert!(sb >= sa + 20, "{blocked} {sb} against {accepted} {sa}");
+    let rec = &r["recommendation"];
+    assert_eq!(rec["key"], key_json(blocked), "{rec}");
+    assert_eq!(
+        rec["alternatives"],
+        serde_json::json!([{"key": key_json(accepted), "score": sa, "requires": "nothing: every unique index stays"}])
+    );
+    let trade = format!(
+        "keep the unique index on {field} and the best key is {accepted} ({sa}); move {field}'s uniqueness to a proxy collection (https://www.mongodb.com/docs/manual/tutorial/enforce-uniqueness-on-non-shard-key-field/) and shard on {blocked} ({sb}): recommended"
+    );
+    assert!(rec["tradeOff"].as_str().unwrap().starts_with(&trade), "{}", rec["tradeOff"]);
+    // On the first screen: the table's answer, its why.
+    let table = String::from_utf8_lossy(&shardkey(&args).stdout).to_string();
+    let answer: String = table.split("\n\n").take(3).collect::<Vec<_>>().join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(answer.contains(&format!("why: {trade}")), "{answer}");
+    // The note says what the index keeps and the application's change.
+    let notes = strings(&rec["notes"]).join("\n");
+    assert!(notes.contains(&format!("{index} keeps {field} unique")), "{notes}");
+    assert!(notes.contains(&format!("the application inserts {{_id, {field}}} into {coll}_{field} first")), "{notes}");
+
+    let commands = strings(&rec["commands"]);
+    let proxy_at =
+        commands.iter().position(|c| c.contains(&format!("getCollection(\"{coll}_{field}\").createIndex("))).expect("proxy index");
+    let drop_at = commands.iter().position(|c| c.ends_with(&format!(".dropIndex(\"{index}\")"))).expect("drop");
+    assert!(proxy_at < drop_at, "{commands:?}");
+    let sent = assert_all_ran(&run_through_mongosh(uri, &commands));
+    assert_eq!(sent["key"], key_json(blocked));
+    // On the server: the index gone from the collection, the proxy holding every value under
+    // the same unique index, and a duplicate refused.
+    assert!(!names(&indexes(c, coll)).contains(&index.to_string()));
+    let proxy = format!("{coll}_{field}");
+    let pix = indexes(c, &proxy);
+    let kept = pix.iter().find(|d| d.get_str("name") == Ok(index)).unwrap_or_else(|| panic!("{pix:?}"));
+    assert_eq!(kept.get_bool("unique"), Ok(true));
+    let (count, dup) = rt().block_on(async {
+        let p = c.database("app").collection::<Document>(&proxy);
+        let n = p.count_documents(doc! {}).await.unwrap();
+        let one = p.find_one(doc! {}).await.unwrap().unwrap();
+        let dup = p.insert_one(doc! {field: one.get(field).unwrap().clone()}).await;
+        (n, dup)
+    });
+    assert_eq!(count, proxied, "every document the index held");
+    assert!(dup.unwrap_err().to_string().contains("E11000"), "the proxy keeps the uniqueness");
+}
+
+/// `members`: 30,000 members of 300 tenants, a unique index on email; 200 profiled finds, 85% by
+/// {tenantId, userId} and 15% by email. By hand: {tenantId: 1, userId: 1} reaches one shard for
+/// 85% of them, {email: 1} for 15%; the unique email index blocks the first.
+#[test]
+fn a_unique_index_few_reads_use_is_moved_to_a_proxy() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let db = c.database("app");
+        let docs: Vec<Document> = (0..30_000)
+            .map(|i| doc! {"tenantId": format!("t{}", i % 300), "userId": i / 300, "email": format!("m{i}@example.com"), "name": format!("M {i}")})
+            .collect();
+        db.collection::<Document>("members").insert_many(docs).await.unwrap();
+        db.run_command(doc! {"createIndexes": "members", "indexes": [{"key": {"email": 1}, "name": "email_1", "unique": true}]})
+            .await
+            .unwrap();
+    });
+    let filters: Vec<Document> = (0..200)
+        .map(|i| {
+            let m = (i * 149) % 30_000;
+            if i % 20 < 17 {
+                doc! {"tenantId": format!("t{}", m % 300), "userId": m / 300}
+            } else {
+                doc! {"email": format!("m{m}@example.com")}
+            }
+        })
+        .collect();
+    profile_finds(&c, "members", filters);
+    let r = json(&[
+        "analyze",
+        "--uri",
+        &m.uri(),
+        "--collection",
+        "app.members",
+        "--queries",
+        "profile",
+        "--key",
+        "{email: 1}",
+        "--key",
+        "{tenantId: 1, userId: 1}",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(candidate(&r, "{tenantId: 1, userId: 1}")["readDistribution"]["percentageOfSingleShardReads"], 85.0);
+    assert_eq!(candidate(&r, "{email: 1}")["readDistribution"]["percentageOfSingleShardReads"], 15.0);
+    assert_choice(&m.uri(), &c, "members", ["{email: 1}", "{tenantId: 1, userId: 1}"], ("email_1", "email"), 30_000);
+}
+
+/// `accounts`: 20,000 accounts in 10 regions, a unique partial index on ssn (type string), which
+/// a third of them lack (i % 3 == 0: 6,667); 100 profiled finds by {region, acct}. By hand: the
+/// proxy holds the 13,333 accounts with an ssn.
+#[test]
+fn a_unique_partial_index_is_moved_with_its_filter() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let db = c.database("app");
+        let docs: Vec<Document> = (0..20_000)
+            .map(|i| {
+                let mut d = doc! {"region": format!("r{}", i % 10), "acct": i, "balance": i % 977};
+                if i % 3 != 0 {
+                    d.insert("ssn", format!("{:09}", i * 7));
+                }
+                d
+            })
+            .collect();
+        db.collection::<Document>("accounts").insert_many(docs).await.unwrap();
+        db.run_command(doc! {"createIndexes": "accounts", "indexes": [
+            {"key": {"ssn": 1}, "name": "ssn_1", "unique": true, "partialFilterExpression": {"ssn": {"$type": "string"}}}
+        ]})
+        .await
+        .unwrap();
+    });
+    profile_finds(&c, "accounts", (0..100).map(|i| doc! {"region": format!("r{}", (i * 37) % 10), "acct": (i * 37) % 20_000}).collect());
+    assert_choice(&m.uri(), &c, "accounts", ["{ssn: 1}", "{region: 1, acct: 1}"], ("ssn_1", "ssn"), 13_333);
+    // The proxy's index keeps the partial filter: a document without ssn is not in it.
+    let pix = indexes(&c, "accounts_ssn");
+    let ix = pix.iter().find(|d| d.get_str("name") == Ok("ssn_1")).unwrap();
+    assert_eq!(ix.get_document("partialFilterExpression").unwrap(), &doc! {"ssn": {"$type": "string"}});
+}

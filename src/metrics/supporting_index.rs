@@ -121,7 +121,7 @@ mod tests {
         assert_eq!((r.name, r.beside.map(|b| b.name)), (None, Some("a_1".to_string())));
         assert_eq!(r.create_index.as_deref(), Some("db.c.createIndex({a: 1}, {name: \"a_1_shardKey\"})"));
         // Another collation, on a collection whose default is not simple: the simple one beside it.
-        let en = IndexSpec { collation: Some("en".into()), ..ix("a_1", doc! {"a": 1}, false) };
+        let en = IndexSpec { collation: Some(doc! {"locale": "en"}), ..ix("a_1", doc! {"a": 1}, false) };
         let r = supporting_index(&key, "c", true, &[en]);
         assert_eq!(r.create_index.as_deref(), Some("db.c.createIndex({a: 1}, {name: \"a_1_shardKey\", collation: {locale: \"simple\"}})"));
         // No index on the pattern: the default name, and the collation when the default is not simple.

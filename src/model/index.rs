@@ -13,8 +13,8 @@ pub(crate) struct IndexSpec {
     pub(crate) sparse: bool,
     /// `partialFilterExpression`, when the index is partial.
     pub(crate) partial_filter: Option<Document>,
-    /// The locale of a collation other than simple (an index inherits the collection's default).
-    pub(crate) collation: Option<String>,
+    /// A collation other than simple (an index inherits the collection's default).
+    pub(crate) collation: Option<Document>,
     /// A TTL index's `expireAfterSeconds`.
     pub(crate) expire_after_seconds: Option<i64>,
     /// From explain's `isMultiKey`; None when unknown.
@@ -40,7 +40,7 @@ impl IndexSpec {
             unique: truthy(d.get("unique")) || name == "_id_",
             sparse: truthy(d.get("sparse")),
             partial_filter: d.get_document("partialFilterExpression").ok().cloned(),
-            collation: d.get_document("collation").ok().map(|c| c.get_str("locale").unwrap_or("?").to_string()).filter(|l| l != "simple"),
+            collation: d.get_document("collation").ok().filter(|c| c.get_str("locale").is_ok_and(|l| l != "simple")).cloned(),
             expire_after_seconds: d.get("expireAfterSeconds").and_then(crate::bsonx::number::as_i64),
             multikey: None,
             name,
@@ -108,6 +108,11 @@ impl IndexSpec {
             why.push("non-simple collation");
         }
         why
+    }
+
+    /// The locale of its collation, when not simple.
+    pub(crate) fn collation_locale(&self) -> Option<&str> {
+        self.collation.as_ref().map(|c| c.get_str("locale").unwrap_or("?"))
     }
 
     pub(crate) fn is_partial(&self) -> bool {
@@ -195,7 +200,7 @@ mod tests {
         let ix = IndexSpec::from_list_indexes(
             &doc! {"v": 2, "key": {"a": 1, "b": "hashed"}, "name": "a_1_b_hashed", "sparse": 1, "collation": {"locale": "fr"}},
         );
-        assert!(ix.sparse && ix.collation.as_deref() == Some("fr") && !ix.unique);
+        assert!(ix.sparse && ix.collation_locale() == Some("fr") && !ix.unique);
         assert_eq!(ix.as_shard_key().map(|k| k.to_string()).as_deref(), Some("{a: 1, b: \"hashed\"}"));
         assert!(ix.has_prefix(&ShardKey::parse("{a: 1}").unwrap()));
         assert!(!ix.has_prefix(&ShardKey::parse("{b: 1}").unwrap()));

@@ -56,6 +56,9 @@ pub(crate) struct Finding {
     /// For `writesFail`: the share of sampled writes that would fail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) percentage_of_writes: Option<f64>,
+    /// The index the finding is about (a unique index that blocks): what a fix must keep.
+    #[serde(skip)]
+    pub(crate) index: Option<Box<IndexSpec>>,
     /// The manual page or server source the rule follows.
     pub(crate) source: &'static str,
     pub(crate) versions: &'static str,
@@ -100,6 +103,7 @@ impl Rule {
             message,
             fix: Vec::new(),
             percentage_of_writes: None,
+            index: None,
             source: self.source,
             versions: self.versions,
         }

@@ -40,11 +40,13 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
             let mut f = rule.finding(
                 Effect::Blocked,
                 format!(
-                    "unique index {} {spec} does not start with the key's fields: shardCollection refuses the collection while it exists (only _id and indexes prefixed by the shard key can be unique on a sharded collection); drop it and enforce the uniqueness another way, or choose a key its fields start with",
-                    ix.name
+                    "unique index {} {spec} does not start with the key's fields: shardCollection refuses the collection while it exists (only _id and indexes prefixed by the shard key can be unique on a sharded collection); it keeps {}: to drop it, keep that in a proxy collection (the manual's way; the recommendation prints it), or choose a key its fields start with",
+                    ix.name,
+                    ix.guarantees().unwrap_or_default()
                 ),
             );
             f.fix.push(format!("{}.dropIndex({:?})", cx.collection_handle(), ix.name));
+            f.index = Some(Box::new(ix.clone()));
             f
         })
         .collect()

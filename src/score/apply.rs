@@ -18,6 +18,12 @@ pub(crate) struct Recommendation {
     pub(crate) caveats: Vec<String>,
     /// "shardCollection", "refineCollectionShardKey", "reshardCollection" or "keep".
     pub(crate) action: &'static str,
+    /// The choice a constraint puts before the DBA, in one sentence (`super::choice`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) trade_off: Option<String>,
+    /// The other side of that choice: each key, its score, and what it requires.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) alternatives: Vec<super::choice::Alternative>,
     /// mongosh commands, in order, to run through mongos.
     pub(crate) commands: Vec<String>,
     pub(crate) notes: Vec<String>,
@@ -46,8 +52,11 @@ pub(crate) struct Target<'a> {
     pub(crate) index_bytes: Option<u64>,
     /// The collection holds no documents (shardCollection pre-splits a hashed key then).
     pub(crate) empty: bool,
-    /// What blocks the winner (every candidate is blocked): their fixes run first.
+    /// What blocks the winner (every candidate is blocked, or the choice chose it): their
+    /// fixes run first, a unique index's guarantee moved to a proxy collection.
     pub(crate) blocked_by: Vec<&'a crate::rules::Finding>,
+    /// The winner is blocked but chosen over keys the server accepts (`super::choice`).
+    pub(crate) chosen_over_accepted: bool,
 }
 
 /// Indexes of one key pattern with other options (sparse, partial filter, collation) stand
@@ -108,7 +117,7 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
                 }
                 Some(false) => {
                     if let Some(ix) = t.beside {
-                        let keeps = match (ix.guarantees(), &ix.collation) {
+                        let keeps = match (ix.guarantees(), ix.collation_locale()) {
                             (Some(g), _) => format!(": it keeps {g}"),
                             (None, Some(locale)) => format!(": it keeps serving the queries of collation {locale}"),
                             (None, None) => ": it keeps serving the queries that use it".to_string(),
@@ -160,14 +169,87 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
         }
     };
     if !t.blocked_by.is_empty() {
-        // The server refuses the key until these run: they come first, and the notes say why.
-        let fixes: Vec<String> = t.blocked_by.iter().flat_map(|f| f.fix.iter().cloned()).collect();
-        commands.splice(0..0, fixes);
+        // The server refuses the key until these run: they come first, each unique index's
+        // guarantee moved to a proxy collection before its drop, and the notes say why.
+        let mut fixes = Vec::new();
+        let mut first = Vec::new();
         for f in &t.blocked_by {
-            notes.insert(0, format!("every candidate is blocked; this one needs a change first: {}", f.message));
+            let why = if t.chosen_over_accepted {
+                "this key needs a change first"
+            } else {
+                "every candidate is blocked; this one needs a change first"
+            };
+            first.push(format!("{why}: {}", f.message));
+            if let Some(ix) = f.index.as_ref().filter(|ix| ix.unique) {
+                let p = proxy(db, coll, ix);
+                fixes.extend(p.commands);
+                first.extend(p.notes);
+            }
+            fixes.extend(f.fix.iter().cloned());
         }
+        commands.splice(0..0, fixes);
+        notes.splice(0..0, first);
     }
-    Recommendation { key: t.winner.clone(), caveats: Vec::new(), action, commands, notes }
+    Recommendation { key: t.winner.clone(), caveats: Vec::new(), trade_off: None, alternatives: Vec::new(), action, commands, notes }
+}
+
+/// The manual's answer to a unique index the shard key cannot keep.
+pub(crate) const PROXY_PAGE: &str = "https://www.mongodb.com/docs/manual/tutorial/enforce-uniqueness-on-non-shard-key-field/";
+
+/// A proxy collection's commands and words.
+struct Proxy {
+    commands: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// The proxy collection that keeps a unique index's guarantee once the index is dropped
+/// (manual "Enforce Uniqueness on a Field That Is Not the Shard Key"): the same unique index
+/// (its partial filter, sparseness and collation too) on a collection named after the
+/// fields, filled from the collection's documents (their `_id` and the fields) before the drop.
+fn proxy(db: &str, coll: &str, ix: &IndexSpec) -> Proxy {
+    use crate::model::shell::shell_doc;
+    let fields: Vec<&str> = ix.key.keys().map(String::as_str).collect();
+    let name = format!("{coll}_{}", fields.join("_").replace('.', "_"));
+    let mut opts = vec!["unique: true".to_string(), format!("name: {:?}", ix.name)];
+    if let Some(f) = &ix.partial_filter {
+        opts.push(format!("partialFilterExpression: {}", shell_doc(f)));
+    }
+    if ix.sparse {
+        opts.push("sparse: true".into());
+    }
+    if let Some(c) = &ix.collation {
+        opts.push(format!("collation: {}", shell_doc(c)));
+    }
+    let handle = |c: &str| format!("db.getSiblingDB({db:?}).getCollection({c:?})");
+    // Only the documents the index holds: a partial index's filter, a sparse one's fields.
+    let mut pipeline = Vec::new();
+    match (&ix.partial_filter, ix.sparse) {
+        (Some(f), _) => pipeline.push(format!("{{$match: {}}}", shell_doc(f))),
+        (None, true) => {
+            let any: Vec<String> = fields.iter().map(|f| format!("{{{f:?}: {{$exists: true}}}}")).collect();
+            pipeline.push(format!("{{$match: {{$or: [{}]}}}}", any.join(", ")));
+        }
+        (None, false) => {}
+    }
+    let projected: Vec<String> = fields.iter().map(|f| format!("{f:?}: 1")).collect();
+    pipeline.push(format!("{{$project: {{{}}}}}", projected.join(", ")));
+    pipeline.push(format!("{{$merge: {{into: {name:?}, on: \"_id\", whenMatched: \"keepExisting\", whenNotMatched: \"insert\"}}}}"));
+    let commands = vec![
+        format!("{}.createIndex({}, {{{}}})", handle(&name), shell_doc(&ix.key), opts.join(", ")),
+        format!("{}.aggregate([{}])", handle(coll), pipeline.join(", ")),
+    ];
+    let what = fields.join(" + ");
+    let mut notes = vec![format!(
+        "{} keeps {}: before its drop the proxy collection {db}.{name} gets the same unique index and every document's _id and {what}; from then on the application inserts {{_id, {}}} into {name} first and the document with the same _id into {coll}, both in one transaction (a duplicate fails the first insert), and changes or deletes both together ({PROXY_PAGE})",
+        ix.name,
+        ix.guarantees().unwrap_or_default(),
+        fields.join(", ")
+    )];
+    // Sharded itself, a proxy keeps its uniqueness only on a key its index starts with.
+    if let Some(key) = ix.as_shard_key().filter(|_| ix.partial_filter.is_none() && !ix.sparse && ix.collation.is_none()) {
+        notes.push(format!("if {name} must be sharded itself, its key is its unique index's: sh.shardCollection(\"{db}.{name}\", {key})"));
+    }
+    Proxy { commands, notes }
 }
 
 #[cfg(test)]
@@ -196,6 +278,7 @@ mod tests {
             index_bytes: None,
             empty: false,
             blocked_by: vec![],
+            chosen_over_accepted: false,
         }
     }
 

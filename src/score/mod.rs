@@ -6,6 +6,7 @@
 //! the tables `WEIGHTS` and `CAPS` below (docs/reference.md "Score" prints the same tables).
 
 pub(crate) mod apply;
+pub(crate) mod choice;
 pub(crate) mod reasons;
 
 use crate::metrics::cluster::{useful_shards_words, ClusterReport};

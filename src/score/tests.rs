@@ -96,6 +96,7 @@ fn finding(effect: Effect, message: &str) -> Finding {
         message: message.into(),
         fix: vec![],
         percentage_of_writes: None,
+        index: None,
         source: "test",
         versions: "test",
     }
