@@ -351,6 +351,7 @@ fn measure_and_score(
         queries: workload.queries,
         server_version: facts.server_version,
         current_key: facts.sharding.as_ref().map(|s| &s.key),
+        application_ids: application_ids(&workload.sample.created),
     };
     use rayon::prelude::*;
     (0..proposals.len())
@@ -377,6 +378,13 @@ fn measure_and_score(
             (c, s)
         })
         .collect()
+}
+
+/// The share of sampled documents whose `_id` is not an ObjectId (its creation time is
+/// unknown), None when no document was read.
+fn application_ids(created: &[u32]) -> Option<f64> {
+    let other = created.iter().filter(|t| **t == crate::sample::NO_CREATION_TIME).count();
+    (!created.is_empty()).then(|| other as f64 / created.len() as f64)
 }
 
 /// Step 6: keys the server accepts first, then blocked ones (they need a change first), then

@@ -443,3 +443,59 @@ fn a_unique_partial_index_is_moved_with_its_filter() {
     let ix = pix.iter().find(|d| d.get_str("name") == Ok("ssn_1")).unwrap();
     assert_eq!(ix.get_document("partialFilterExpression").unwrap(), &doc! {"ssn": {"$type": "string"}});
 }
+
+/// `_id` chosen by the application: 2,000 documents, 1,500 with a string `_id` and 500 with an
+/// ObjectId (75.0% by hand). A key that does not start with `_id` is told that `_id` is then
+/// unique per shard only; `{_id: "hashed"}` is not; ObjectIds alone say nothing.
+#[test]
+fn application_chosen_ids_are_unique_per_shard_only() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let db = c.database("app");
+        let docs: Vec<Document> = (0..2000)
+            .map(|i| {
+                let mut d = doc! {"tenant": format!("t{}", i % 40), "n": i};
+                if i % 4 != 0 {
+                    d.insert("_id", format!("order-{i}"));
+                }
+                d
+            })
+            .collect();
+        db.collection::<Document>("orders").insert_many(docs).await.unwrap();
+        let plain: Vec<Document> = (0..500).map(|i| doc! {"tenant": format!("t{}", i % 40)}).collect();
+        db.collection::<Document>("events").insert_many(plain).await.unwrap();
+    });
+    let uri = m.uri();
+    let r = json(&[
+        "analyze",
+        "--uri",
+        &uri,
+        "--collection",
+        "app.orders",
+        "--key",
+        "{tenant: 1}",
+        "--key",
+        "{_id: \"hashed\"}",
+        "--format",
+        "json",
+    ]);
+    let said = |k: &str| -> Vec<String> {
+        candidate(&r, k)["constraints"]
+            .as_array()
+            .map(|a| a.iter().filter(|f| f["rule"] == "idUniqueness").map(|f| f["message"].as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    };
+    let t = said("{tenant: 1}");
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert!(
+        t[0].starts_with("_id is chosen by the application (75.0% of sampled documents hold an _id that is not an ObjectId)"),
+        "{}",
+        t[0]
+    );
+    assert!(t[0].contains("the server then keeps _id unique per shard only"), "{}", t[0]);
+    assert!(said("{_id: \"hashed\"}").is_empty());
+    assert_eq!(candidate(&r, "{tenant: 1}")["constraints"][0]["effect"], "warning");
+    let r = json(&["analyze", "--uri", &uri, "--collection", "app.events", "--key", "{tenant: 1}", "--format", "json"]);
+    assert!(candidate(&r, "{tenant: 1}")["constraints"].as_array().is_none_or(|a| a.iter().all(|f| f["rule"] != "idUniqueness")));
+}

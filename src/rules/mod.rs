@@ -7,6 +7,7 @@
 
 mod capped;
 mod existing_key;
+mod id_uniqueness;
 mod single_writes;
 mod time_series;
 mod unique_index;
@@ -26,6 +27,7 @@ crate::labels! {
         UpsertWithoutShardKey => "upsertWithoutShardKey",
         SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
         ExistingShardKey => "existingShardKey",
+        IdUniqueness => "idUniqueness",
     }
 }
 
@@ -76,6 +78,8 @@ pub(crate) struct Context<'a> {
     pub(crate) server_version: Option<(u32, u32)>,
     /// The key the collection is sharded on, when it is.
     pub(crate) current_key: Option<&'a ShardKey>,
+    /// The share of sampled documents whose `_id` is not an ObjectId (None: none read).
+    pub(crate) application_ids: Option<f64>,
 }
 
 impl Context<'_> {
@@ -112,7 +116,7 @@ impl Rule {
 
 /// Every rule, in the order the report lists what they find.
 pub(crate) const RULES: &[Rule] =
-    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
+    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE, id_uniqueness::RULE];
 
 /// Run every rule on one candidate.
 pub(crate) fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
@@ -132,7 +136,15 @@ pub(crate) mod test_support {
         options: Option<&'a CollectionOptions>,
         queries: &'a [&'a Query],
     ) -> Context<'a> {
-        Context { namespace: Some("app.accounts"), indexes, options, queries, server_version: None, current_key: None }
+        Context {
+            namespace: Some("app.accounts"),
+            indexes,
+            options,
+            queries,
+            server_version: None,
+            current_key: None,
+            application_ids: None,
+        }
     }
 }
 
