@@ -91,7 +91,10 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
             "refineCollectionShardKey"
         }
         Some(cur) => {
-            commands.push(format!("db.adminCommand({{reshardCollection: {:?}, key: {}}})", t.namespace, t.winner));
+            // Like shardCollection, reshardCollection takes the simple collation on a collection
+            // whose default is not simple (the manual's reshardCollection "collation" field).
+            let simple = if t.collation.is_some() { ", collation: {locale: \"simple\"}" } else { "" };
+            commands.push(format!("db.adminCommand({{reshardCollection: {:?}, key: {}{simple}}})", t.namespace, t.winner));
             let need = t.index_bytes.map(|ix| (t.data_bytes + ix) * 2 / t.shards.max(1) as u64);
             notes.push(match need {
                 Some(b) => format!(
@@ -312,6 +315,12 @@ mod tests {
         });
         assert_eq!(r.action, "reshardCollection");
         assert!(r.notes[0].contains("about 4000 MiB free storage"), "{:?}", r.notes);
+        let en = doc! {"locale": "en"};
+        let r = recommend(&Target { current_key: Some(&cur), collation: Some(&en), ..target("app.events", &h) });
+        assert_eq!(
+            r.commands,
+            ["db.adminCommand({reshardCollection: \"app.events\", key: {_id: \"hashed\"}, collation: {locale: \"simple\"}})"]
+        );
     }
 
     #[test]
