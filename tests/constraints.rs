@@ -361,6 +361,15 @@ fn assert_choice(uri: &str, c: &mongodb::Client, coll: &str, keys: [&str; 2], un
     });
     assert_eq!(count, proxied, "every document the index held");
     assert!(dup.unwrap_err().to_string().contains("E11000"), "the proxy keeps the uniqueness");
+    // The proxy's own key, when the note gives one (a plain unique index: not accounts' partial
+    // one, which no shard key keeps), runs too.
+    let own = notes.lines().find_map(|n| n.split_once("must be sharded itself, its key is its unique index's: ").map(|x| x.1.to_string()));
+    assert_eq!(own.is_some(), kept.get_document("partialFilterExpression").is_err(), "{notes}");
+    if let Some(line) = own {
+        let sent = assert_all_ran(&run_through_mongosh(uri, &[line]));
+        assert_eq!(sent["shardCollection"], format!("app.{proxy}"));
+        assert_eq!(sent["key"], key_json(&format!("{{{field}: 1}}")));
+    }
 }
 
 /// `members`: 30,000 members of 300 tenants, a unique index on email; 200 profiled finds, 85% by
