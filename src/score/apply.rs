@@ -177,12 +177,13 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
         let mut fixes = Vec::new();
         let mut first = Vec::new();
         for f in &t.blocked_by {
-            let why = if t.chosen_over_accepted {
-                "this key needs a change first"
-            } else {
-                "every candidate is blocked; this one needs a change first"
-            };
-            first.push(format!("{why}: {}", f.message));
+            // Chosen over accepted keys, the why and the warning above already give the whole
+            // message: the note names the index only.
+            first.push(match (&f.index, t.chosen_over_accepted) {
+                (Some(ix), true) => format!("this key needs a change first: unique index {} blocks it", ix.name),
+                (None, true) => format!("this key needs a change first: {}", f.message),
+                (_, false) => format!("every candidate is blocked; this one needs a change first: {}", f.message),
+            });
             if let Some(ix) = f.index.as_ref().filter(|ix| ix.unique) {
                 let p = proxy(db, coll, ix);
                 fixes.extend(p.commands);
