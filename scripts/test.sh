@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The project's test command (README "Set-up"; what each test proves: docs/maintainers.md "Tests"): installs the real mongod the
-# integration tests use, then runs every test and sums up the results.
+# integration tests use (and the real mongosh that runs the printed commands), then runs every test and sums up the results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDKEY_MONGOD="$(scripts/mongod.sh install)"
 export SHARDKEY_MONGOD
+SHARDKEY_MONGOSH="$(scripts/mongosh.sh)"
+export SHARDKEY_MONGOSH
 SHARDKEY_CHROMIUM="$(scripts/chromium.sh)"
 export SHARDKEY_CHROMIUM
 log="$(mktemp)"

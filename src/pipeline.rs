@@ -70,6 +70,11 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
     // What the source knows of the collection before reading it: indexes, options, sizes.
     let facts = source.facts();
+    // The collection's default collation: given, read live, or from a dump's metadata.json.
+    let settings = Settings {
+        default_collation: opts.settings.default_collation.clone().or_else(|| facts.options.as_ref().and_then(|o| o.collation.clone())),
+        ..opts.settings.clone()
+    };
     let mut notes = Vec::new();
     let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
     if on_ns > queries.len() as u64 {
@@ -118,7 +123,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let workload = Workload {
         sample,
         size: CollectionSize { num_docs_total: total, avg_doc_size_bytes: facts.avg_doc_size_bytes },
-        settings: &opts.settings,
+        settings: &settings,
         queries: &queries,
         shapes: &shapes,
         diffs: &diffs,
@@ -133,7 +138,14 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         notes.extend(cluster_notes(cl));
     }
     // 7. The commands for the best key the server accepts.
-    let recommendation = recommend(ns.as_deref(), candidates.first(), &facts);
+    let ranked: Vec<crate::score::choice::Ranked> = candidates
+        .iter()
+        .map(|c| crate::score::choice::Ranked { key: &c.key, score: c.score, verdict: c.verdict, constraints: &c.constraints })
+        .collect();
+    let choice = crate::score::choice::choose(&ranked);
+    let recommendation =
+        recommend(ns.as_deref(), candidates.get(choice.chosen), &facts, settings.default_collation.as_ref(), choice.over_accepted)
+            .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r });
     // 8. The report.
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
@@ -164,7 +176,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         settings: ReportSettings {
             chunk_size_bytes: opts.settings.chunk_size_bytes,
             num_most_common_values: opts.settings.num_most_common,
-            default_collation: opts.settings.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
+            default_collation: settings.default_collation.clone().map(|d| Bson::Document(d).into_relaxed_extjson()),
         },
         candidates,
         recommendation,
@@ -323,10 +335,11 @@ fn measure_and_score(
 ) -> Vec<(CandidateReport, Score)> {
     // What the source knows per key.
     let coll = ns.and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");
+    let collation = workload.settings.default_collation.is_some();
     let known: Vec<_> = proposals
         .iter()
         .map(|p| {
-            let support = facts.indexes.as_ref().map(|ix| supporting_index(&p.key, coll, ix));
+            let support = facts.indexes.as_ref().map(|ix| supporting_index(&p.key, coll, collation, ix));
             let actual = facts.sharding.as_ref().filter(|m| m.key == p.key).map(cluster::actual_chunks);
             (support, actual)
         })
@@ -338,6 +351,7 @@ fn measure_and_score(
         queries: workload.queries,
         server_version: facts.server_version,
         current_key: facts.sharding.as_ref().map(|s| &s.key),
+        application_ids: application_ids(&workload.sample.created),
     };
     use rayon::prelude::*;
     (0..proposals.len())
@@ -364,6 +378,13 @@ fn measure_and_score(
             (c, s)
         })
         .collect()
+}
+
+/// The share of sampled documents whose `_id` is not an ObjectId (its creation time is
+/// unknown), None when no document was read.
+fn application_ids(created: &[u32]) -> Option<f64> {
+    let other = created.iter().filter(|t| **t == crate::sample::NO_CREATION_TIME).count();
+    (!created.is_empty()).then(|| other as f64 / created.len() as f64)
 }
 
 /// Step 6: keys the server accepts first, then blocked ones (they need a change first), then
@@ -405,8 +426,14 @@ fn cluster_notes(cl: &cluster::ClusterReport) -> Vec<String> {
 }
 
 /// Step 7: the commands for the best key, unless even it is invalid.
-fn recommend(ns: Option<&str>, best: Option<&CandidateReport>, facts: &CollectionFacts) -> Option<crate::score::apply::Recommendation> {
-    let mut r = recommend_commands(ns, best, facts)?;
+fn recommend(
+    ns: Option<&str>,
+    best: Option<&CandidateReport>,
+    facts: &CollectionFacts,
+    collation: Option<&Document>,
+    over_accepted: bool,
+) -> Option<crate::score::apply::Recommendation> {
+    let mut r = recommend_commands(ns, best, facts, collation, over_accepted)?;
     // Said before the commands: what the choice does not rest on.
     let b = best.map(|b| &b.score_breakdown);
     let mut caveats = Vec::new();
@@ -426,19 +453,30 @@ fn recommend_commands(
     ns: Option<&str>,
     best: Option<&CandidateReport>,
     facts: &CollectionFacts,
+    collation: Option<&Document>,
+    over_accepted: bool,
 ) -> Option<crate::score::apply::Recommendation> {
+    let support = best.and_then(|b| b.metrics.supporting_index.as_ref());
+    let indexes = facts.indexes.as_deref().unwrap_or_default();
     match (ns, best) {
         (Some(n), Some(best)) if best.verdict != Verdict::Invalid => Some(crate::score::apply::recommend(&crate::score::apply::Target {
             namespace: n,
             winner: &best.key,
-            has_supporting_index: best.metrics.supporting_index.as_ref().map(|s| s.name.is_some()),
-            replace_index: best.metrics.supporting_index.as_ref().and_then(|s| s.replace.as_deref()),
+            has_supporting_index: support.map(|s| s.name.is_some()),
+            supporting: support.and_then(|s| s.name.as_ref()).and_then(|name| indexes.iter().find(|ix| &ix.name == name)),
+            new_index: support
+                .and_then(|s| s.new_index.clone())
+                .unwrap_or_else(|| crate::model::index::NewIndex::for_key(&best.key, indexes, collation.is_some())),
+            beside: support.and_then(|s| s.beside.as_ref()),
+            collation,
+            server_version: facts.server_version,
             current_key: facts.sharding.as_ref().map(|m| &m.key),
             shards: best.metrics.cluster.num_shards,
             data_bytes: best.metrics.cluster.scale.data_bytes,
             index_bytes: facts.total_index_size_bytes,
             empty: best.metrics.key_characteristics.is_none() && facts.num_docs_total == Some(0),
             blocked_by: best.constraints.iter().filter(|c| c.effect == crate::rules::Effect::Blocked).collect(),
+            chosen_over_accepted: over_accepted,
         })),
         _ => None,
     }

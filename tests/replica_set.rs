@@ -90,9 +90,16 @@ fn a_two_member_set_is_read_on_the_primary_and_the_secondary() {
     assert!(s["from"].as_str().is_some() && s["to"].as_str().is_some(), "{s}");
     let notes = v["notes"].to_string();
     assert!(
-        notes.contains(&format!("system.profile of 127.0.0.1:{} (primary): 120 operations on shop.orders", set.members[0].port)),
+        notes.contains(&format!("system.profile of 127.0.0.1:{} (primary): {on_primary} operations on shop.orders", set.members[0].port)),
         "{notes}"
     );
+
+    // directConnection=true: that member's profiler alone, the other named.
+    let direct = format!("mongodb://127.0.0.1:{}/?directConnection=true", set.members[1].port);
+    let v = json_ok(&shardkey(&["analyze", "--uri", &direct, "--collection", "shop.orders", "--format", "json"]));
+    assert_eq!(v["inputs"]["queries"]["members"].as_array().unwrap().len(), 1);
+    assert_eq!(member(&v, set.members[1].port)["operations"].as_u64(), Some(on_secondary));
+    assert!(v["notes"].to_string().contains(&format!("not 127.0.0.1:{}'s", set.members[0].port)), "{}", v["notes"]);
 
     // Only the primary profiles (the usual case): its operations are read, the secondary says why it holds none.
     let c0 = set.member_client(1);

@@ -210,11 +210,9 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
                     // Read by default: a user who may not read it still gets a plan, told why.
                     Some(why) if by_default => tx_notes.push(format!("{db}.system.profile not read: {why}")),
                     Some(why) => return Err(input_error(format!("system.profile not read: {why}"))),
-                    None => {
-                        tx_notes.extend(super::inputs::member_notes(&read, &db));
-                        names.push(format!("{db}.system.profile"));
-                    }
+                    None => names.push(format!("{db}.system.profile")),
                 }
+                tx_notes.extend(super::inputs::member_notes(&read, &db));
             }
             (QuerySource::Profile, None) => return Err(usage_error("--queries profile reads from a live deployment: give --uri")),
             (QuerySource::Sampled, _) => {

@@ -156,8 +156,8 @@ pub(crate) struct PlanArgs {
     pub(crate) database: Option<String>,
 
     /// Query log with the database's operations, read once for every collection: a mongod JSON log (transactions
-    /// and joins), a system.profile export, or with --uri `profile` (every member's profiler; the default with --uri).
-    /// Repeatable: each mongod writes its own log, give every member's.
+    /// and joins), a system.profile export, or with --uri `profile` (every member's profiler; the default with
+    /// --uri). Repeatable: each mongod writes its own log, give every member's.
     #[arg(long = "queries", value_name = "FILE|profile")]
     pub(crate) queries: Vec<String>,
 

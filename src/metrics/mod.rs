@@ -77,6 +77,22 @@ pub(crate) struct CandidateMetrics {
     /// Queries only (no documents): the first field's values the filters name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) query_values: Option<cardinality::QueryValues>,
+    /// Under a non-simple default collation: the sampled operations it keeps from one shard
+    /// (said in the reasons).
+    #[serde(skip)]
+    pub(crate) collation_spread: Option<CollationSpread>,
+}
+
+/// Sampled operations that reach one shard under the simple collation but not under the
+/// collection's default one: a string equality does not target under a non-simple
+/// collation (`crate::targeting`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CollationSpread {
+    /// The default collation's locale.
+    pub(crate) locale: String,
+    pub(crate) operations: u64,
+    /// Sampled operations (inserts aside).
+    pub(crate) of: u64,
 }
 
 /// What every candidate's measurement shares.
@@ -116,8 +132,20 @@ pub(crate) fn measure(
     let mut dist = DistributionCounter::new(&ranges);
     let mut shapes = ShapeCounter::default();
     let mut touches = Vec::new();
+    let mut spread = settings.default_collation.as_ref().map(|c| CollationSpread {
+        locale: c.get_str("locale").unwrap_or("?").to_string(),
+        operations: 0,
+        of: 0,
+    });
     for (q, shape) in w.queries.iter().zip(w.shapes) {
         if let Some(t) = dist.add(&ks.key, q, settings.default_collation.as_ref(), &ranges) {
+            if let Some(s) = spread.as_mut() {
+                s.of += 1;
+                let single = crate::targeting::Label::SingleShard;
+                if t.label != single && crate::targeting::target_query(&ks.key, q, None).label == single {
+                    s.operations += 1;
+                }
+            }
             shapes.add(shape, t.label, q.op.name(), q.op.is_read(), || example(q, settings.redact));
             touches.push(cluster::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
         }
@@ -142,6 +170,7 @@ pub(crate) fn measure(
             cluster,
             supporting_index: support,
             query_values: Some(first_field_values(&touches)),
+            collation_spread: spread,
         };
     }
     let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
@@ -155,6 +184,7 @@ pub(crate) fn measure(
         cluster,
         supporting_index: support,
         query_values: None,
+        collation_spread: spread,
     }
 }
 

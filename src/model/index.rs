@@ -5,14 +5,18 @@
 use super::{KeyField, KeyKind, ShardKey};
 use bson::{Bson, Document};
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct IndexSpec {
     pub(crate) name: String,
     pub(crate) key: Document,
     pub(crate) unique: bool,
     pub(crate) sparse: bool,
-    pub(crate) partial: bool,
-    pub(crate) simple_collation: bool,
+    /// `partialFilterExpression`, when the index is partial.
+    pub(crate) partial_filter: Option<Document>,
+    /// A collation other than simple (an index inherits the collection's default).
+    pub(crate) collation: Option<Document>,
+    /// A TTL index's `expireAfterSeconds`.
+    pub(crate) expire_after_seconds: Option<i64>,
     /// From explain's `isMultiKey`; None when unknown.
     pub(crate) multikey: Option<bool>,
 }
@@ -35,11 +39,9 @@ impl IndexSpec {
             key: d.get_document("key").cloned().unwrap_or_default(),
             unique: truthy(d.get("unique")) || name == "_id_",
             sparse: truthy(d.get("sparse")),
-            partial: d.contains_key("partialFilterExpression"),
-            simple_collation: d
-                .get_document("collation")
-                .map(|c| c.get_str("locale").map(|l| l == "simple").unwrap_or(false))
-                .unwrap_or(true),
+            partial_filter: d.get_document("partialFilterExpression").ok().cloned(),
+            collation: d.get_document("collation").ok().filter(|c| c.get_str("locale").is_ok_and(|l| l != "simple")).cloned(),
+            expire_after_seconds: d.get("expireAfterSeconds").and_then(crate::bsonx::number::as_i64),
             multikey: None,
             name,
         }
@@ -99,14 +101,91 @@ impl IndexSpec {
         if self.sparse {
             why.push("sparse");
         }
-        if self.partial {
+        if self.partial_filter.is_some() {
             why.push("partial");
         }
-        if !self.simple_collation {
+        if self.collation.is_some() {
             why.push("non-simple collation");
         }
         why
     }
+
+    /// The locale of its collation, when not simple.
+    pub(crate) fn collation_locale(&self) -> Option<&str> {
+        self.collation.as_ref().map(|c| c.get_str("locale").unwrap_or("?"))
+    }
+
+    pub(crate) fn is_partial(&self) -> bool {
+        self.partial_filter.is_some()
+    }
+
+    /// What the index guarantees beyond serving queries, in words, when anything: its
+    /// uniqueness (and over which documents) and its expiry. Said wherever a command would
+    /// touch it, so no guarantee is lost in silence.
+    pub(crate) fn guarantees(&self) -> Option<String> {
+        let fields: Vec<&str> = self.key.keys().map(String::as_str).collect();
+        let mut g = Vec::new();
+        if self.unique {
+            let over = match (&self.partial_filter, self.sparse) {
+                (Some(f), _) => format!(" among the documents matching {}", Bson::Document(f.clone()).into_relaxed_extjson()),
+                (None, true) => " among the documents that have the field".to_string(),
+                (None, false) => String::new(),
+            };
+            g.push(format!("{} unique{over}", fields.join(" + ")));
+        }
+        if let Some(s) = self.expire_after_seconds {
+            g.push(format!("documents expiring {s} s after their {} (TTL)", fields.join(", ")));
+        }
+        (!g.is_empty()).then(|| g.join("; "))
+    }
+}
+
+/// The index a shard key needs, as `createIndex` makes it: under the server's default name
+/// unless an index already holds that name (an index on the same pattern with other options:
+/// 5.0+ keeps both), and with the simple collation when the collection's default is not
+/// simple (SERVER-24751: only an index of simple collation supports a key; tried on 6.0.5).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct NewIndex {
+    pub(crate) key: ShardKey,
+    /// Its own name, when the default one is taken.
+    pub(crate) name: Option<String>,
+    pub(crate) simple_collation: bool,
+}
+
+impl NewIndex {
+    pub(crate) fn for_key(key: &ShardKey, indexes: &[IndexSpec], collection_collation: bool) -> NewIndex {
+        let default = default_name(key);
+        let name = indexes.iter().any(|ix| ix.name == default).then(|| format!("{default}_shardKey"));
+        NewIndex { key: key.clone(), name, simple_collation: collection_collation }
+    }
+
+    /// `createIndex`'s options argument (with its leading comma), or nothing.
+    pub(crate) fn options(&self) -> String {
+        let mut o = Vec::new();
+        if let Some(n) = &self.name {
+            o.push(format!("name: {n:?}"));
+        }
+        if self.simple_collation {
+            o.push("collation: {locale: \"simple\"}".to_string());
+        }
+        if o.is_empty() {
+            String::new()
+        } else {
+            format!(", {{{}}}", o.join(", "))
+        }
+    }
+
+    /// `<handle>.createIndex({a: 1}, {name: ..., collation: ...})`.
+    pub(crate) fn command(&self, handle: &str) -> String {
+        format!("{handle}.createIndex({}{})", self.key, self.options())
+    }
+}
+
+/// The name the server gives an index of this pattern (`a_1_b_hashed`).
+pub(crate) fn default_name(key: &ShardKey) -> String {
+    let parts: Vec<String> =
+        key.fields.iter().map(|f| format!("{}_{}", f.path, if f.kind == KeyKind::Hashed { "hashed" } else { "1" })).collect();
+    parts.join("_")
 }
 
 #[cfg(test)]
@@ -121,7 +200,7 @@ mod tests {
         let ix = IndexSpec::from_list_indexes(
             &doc! {"v": 2, "key": {"a": 1, "b": "hashed"}, "name": "a_1_b_hashed", "sparse": 1, "collation": {"locale": "fr"}},
         );
-        assert!(ix.sparse && !ix.simple_collation && !ix.unique);
+        assert!(ix.sparse && ix.collation_locale() == Some("fr") && !ix.unique);
         assert_eq!(ix.as_shard_key().map(|k| k.to_string()).as_deref(), Some("{a: 1, b: \"hashed\"}"));
         assert!(ix.has_prefix(&ShardKey::parse("{a: 1}").unwrap()));
         assert!(!ix.has_prefix(&ShardKey::parse("{b: 1}").unwrap()));

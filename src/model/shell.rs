@@ -379,6 +379,37 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
     LENIENT.decode(clean).ok()
 }
 
+/// A value as mongosh reads it.
+pub(crate) fn shell_value(v: &Bson) -> String {
+    match v {
+        Bson::MinKey => "MinKey".into(),
+        Bson::MaxKey => "MaxKey".into(),
+        Bson::Int64(i) => format!("NumberLong(\"{i}\")"),
+        Bson::Int32(i) => i.to_string(),
+        Bson::Double(f) => format!("{f:?}"),
+        Bson::String(s) => format!("{s:?}"),
+        Bson::ObjectId(o) => format!("ObjectId(\"{o}\")"),
+        Bson::DateTime(d) => format!("ISODate(\"{}\")", d.try_to_rfc3339_string().unwrap_or_default()),
+        Bson::Document(d) => shell_doc(d),
+        other => other.clone().into_relaxed_extjson().to_string(),
+    }
+}
+
+pub(crate) fn shell_doc(d: &Document) -> String {
+    let parts: Vec<String> = d
+        .iter()
+        .map(|(k, v)| {
+            let plain = k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if plain {
+                format!("{k}: {}", shell_value(v))
+            } else {
+                format!("{k:?}: {}", shell_value(v))
+            }
+        })
+        .collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,36 +37,7 @@ pub(crate) fn ranges(key: &ShardKey, splits: &[Bson], name: &str) -> Vec<ZoneRan
         .collect()
 }
 
-/// A value as mongosh reads it.
-pub(crate) fn shell_value(v: &Bson) -> String {
-    match v {
-        Bson::MinKey => "MinKey".into(),
-        Bson::MaxKey => "MaxKey".into(),
-        Bson::Int64(i) => format!("NumberLong(\"{i}\")"),
-        Bson::Int32(i) => i.to_string(),
-        Bson::Double(f) => format!("{f:?}"),
-        Bson::String(s) => format!("{s:?}"),
-        Bson::ObjectId(o) => format!("ObjectId(\"{o}\")"),
-        Bson::DateTime(d) => format!("ISODate(\"{}\")", d.try_to_rfc3339_string().unwrap_or_default()),
-        Bson::Document(d) => shell_doc(d),
-        other => other.clone().into_relaxed_extjson().to_string(),
-    }
-}
-
-pub(crate) fn shell_doc(d: &Document) -> String {
-    let parts: Vec<String> = d
-        .iter()
-        .map(|(k, v)| {
-            let plain = k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if plain {
-                format!("{k}: {}", shell_value(v))
-            } else {
-                format!("{k:?}: {}", shell_value(v))
-            }
-        })
-        .collect();
-    format!("{{{}}}", parts.join(", "))
-}
+pub(crate) use crate::model::shell::shell_doc;
 
 /// The zone name of a group: the database and the anchor's first field.
 pub(crate) fn zone_name(db: &str, key: &ShardKey) -> String {
@@ -78,6 +49,7 @@ pub(crate) fn zone_name(db: &str, key: &ShardKey) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::shell::shell_value;
 
     /// Three splits give four zones: MinKey..3, 3..5, 5..8, 8..MaxKey, on shards 0..3, the
     /// second key field at MinKey in every bound.

@@ -26,19 +26,22 @@ pub(super) struct Answer<'a> {
 pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
     let rec = r.recommendation.as_ref()?;
     let candidate = r.candidates.iter().find(|c| c.key == rec.key);
-    let why = candidate.and_then(|c| {
-        let next = r.candidates.iter().find(|n| n.rank == c.rank + 1);
-        c.compared_with_next
-            .as_ref()
-            .map(|w| match next {
-                // "#1 beats #2 (70 against 66)": the runner-up by its key, not its rank.
-                Some(n) => w
-                    .replacen(&format!("#{} beats #{} (", c.rank, n.rank), &format!("it beats {} (", n.key), 1)
-                    .replacen(&format!("#{} ties with #{} at", c.rank, n.rank), &format!("it ties with {} at", n.key), 1)
-                    .replacen(&format!("#{} is capped", n.rank), &format!("{} is capped", n.key), 1),
-                None => w.clone(),
-            })
-            .or_else(|| figures_shown(c).then(|| format!("at scale {}", c.metrics.cluster.verdict.trim_start_matches("with "))))
+    // A constraint's choice is the first thing to know; else what separates it from the next.
+    let why = rec.trade_off.clone().or_else(|| {
+        candidate.and_then(|c| {
+            let next = r.candidates.iter().find(|n| n.rank == c.rank + 1);
+            c.compared_with_next
+                .as_ref()
+                .map(|w| match next {
+                    // "#1 beats #2 (70 against 66)": the runner-up by its key, not its rank.
+                    Some(n) => w
+                        .replacen(&format!("#{} beats #{} (", c.rank, n.rank), &format!("it beats {} (", n.key), 1)
+                        .replacen(&format!("#{} ties with #{} at", c.rank, n.rank), &format!("it ties with {} at", n.key), 1)
+                        .replacen(&format!("#{} is capped", n.rank), &format!("{} is capped", n.key), 1),
+                    None => w.clone(),
+                })
+                .or_else(|| figures_shown(c).then(|| format!("at scale {}", c.metrics.cluster.verdict.trim_start_matches("with "))))
+        })
     });
     let warnings = if rec.caveats.is_empty() {
         candidate.and_then(|c| c.reasons.iter().find(|x| x.is_warning())).map(|x| vec![x.to_string()]).unwrap_or_default()
@@ -80,7 +83,13 @@ pub(crate) fn wrap(text: &str, width: usize) -> String {
             .map(|m| m.len())
             .unwrap_or(2);
         let next = " ".repeat((indent + marker).min(width / 2));
-        for (i, l) in textwrap::wrap(body, textwrap::Options::new(width).subsequent_indent(&next)).iter().enumerate() {
+        for (i, l) in textwrap::wrap(
+            body,
+            textwrap::Options::new(width).subsequent_indent(&next).word_splitter(textwrap::WordSplitter::NoHyphenation),
+        )
+        .iter()
+        .enumerate()
+        {
             if i > 0 {
                 out.push('\n');
             }

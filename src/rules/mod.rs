@@ -7,6 +7,7 @@
 
 mod capped;
 mod existing_key;
+mod id_uniqueness;
 mod single_writes;
 mod time_series;
 mod unique_index;
@@ -26,6 +27,7 @@ crate::labels! {
         UpsertWithoutShardKey => "upsertWithoutShardKey",
         SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
         ExistingShardKey => "existingShardKey",
+        IdUniqueness => "idUniqueness",
     }
 }
 
@@ -56,9 +58,9 @@ pub(crate) struct Finding {
     /// For `writesFail`: the share of sampled writes that would fail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) percentage_of_writes: Option<f64>,
-    /// The index behind the finding (a unique index that blocks the key), for `check` to name.
+    /// The index the finding is about (a unique index that blocks): what a fix must keep.
     #[serde(skip)]
-    pub(crate) index: Option<IndexSpec>,
+    pub(crate) index: Option<Box<IndexSpec>>,
     /// The manual page or server source the rule follows.
     pub(crate) source: &'static str,
     pub(crate) versions: &'static str,
@@ -76,6 +78,8 @@ pub(crate) struct Context<'a> {
     pub(crate) server_version: Option<(u32, u32)>,
     /// The key the collection is sharded on, when it is.
     pub(crate) current_key: Option<&'a ShardKey>,
+    /// The share of sampled documents whose `_id` is not an ObjectId (None: none read).
+    pub(crate) application_ids: Option<f64>,
 }
 
 impl Context<'_> {
@@ -112,7 +116,7 @@ impl Rule {
 
 /// Every rule, in the order the report lists what they find.
 pub(crate) const RULES: &[Rule] =
-    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
+    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE, id_uniqueness::RULE];
 
 /// Run every rule on one candidate.
 pub(crate) fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
@@ -132,7 +136,15 @@ pub(crate) mod test_support {
         options: Option<&'a CollectionOptions>,
         queries: &'a [&'a Query],
     ) -> Context<'a> {
-        Context { namespace: Some("app.accounts"), indexes, options, queries, server_version: None, current_key: None }
+        Context {
+            namespace: Some("app.accounts"),
+            indexes,
+            options,
+            queries,
+            server_version: None,
+            current_key: None,
+            application_ids: None,
+        }
     }
 }
 

@@ -40,12 +40,13 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
             let mut f = rule.finding(
                 Effect::Blocked,
                 format!(
-                    "unique index {} {spec} does not start with the key's fields: shardCollection refuses the collection while it exists (only _id and indexes prefixed by the shard key can be unique on a sharded collection); drop it and enforce the uniqueness another way, or choose a key its fields start with",
-                    ix.name
+                    "unique index {} {spec} does not start with the key's fields: shardCollection refuses the collection while it exists (only _id and indexes prefixed by the shard key can be unique on a sharded collection); it keeps {}: to drop it, keep that in a proxy collection (the manual's way; the recommendation prints it), or choose a key its fields start with",
+                    ix.name,
+                    ix.guarantees().unwrap_or_default()
                 ),
             );
             f.fix.push(format!("{}.dropIndex({:?})", cx.collection_handle(), ix.name));
-            f.index = Some(ix.clone());
+            f.index = Some(Box::new(ix.clone()));
             f
         })
         .collect()
@@ -58,7 +59,7 @@ mod tests {
     use bson::{doc, Document};
 
     fn unique(name: &str, key: Document) -> IndexSpec {
-        IndexSpec { name: name.into(), key, unique: true, sparse: false, partial: false, simple_collation: true, multikey: None }
+        IndexSpec { name: name.into(), key, unique: true, ..IndexSpec::default() }
     }
 
     /// The cases of the server's own comment on isUniqueIndexCompatible (shard_key_pattern.h).

@@ -6,6 +6,7 @@
 //! the tables `WEIGHTS` and `CAPS` below (docs/reference.md "Score" prints the same tables).
 
 pub(crate) mod apply;
+pub(crate) mod choice;
 pub(crate) mod reasons;
 
 use crate::metrics::cluster::{useful_shards_words, ClusterReport};
@@ -271,6 +272,8 @@ pub(crate) struct Facts {
     pub(crate) query_values: Option<crate::metrics::cardinality::QueryValues>,
     /// What the validity rules found (`crate::rules`).
     pub(crate) constraints: Vec<Finding>,
+    /// Operations a non-simple default collation keeps from one shard.
+    pub(crate) collation_spread: Option<crate::metrics::CollationSpread>,
 }
 
 impl Facts {
@@ -300,6 +303,7 @@ impl Facts {
             growth: cl.growth.clone(),
             load: cl.load.clone(),
             query_values: m.query_values.clone(),
+            collation_spread: m.collation_spread.clone(),
             constraints: Vec::new(),
         }
     }
@@ -532,6 +536,9 @@ fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceili
         to_every_shard_percent: c.percentage_of_ops_to_every_shard.unwrap_or(0.0),
     };
     said.by(fan, Reason::Targeting(t));
+    if let Some(cs) = f.collation_spread.as_ref().filter(|cs| cs.operations > 0) {
+        said.problem(Reason::CollationSpread { locale: cs.locale.clone(), operations: cs.operations, of: cs.of });
+    }
     if let Some(percent) = c.percentage_of_writes_without_shard_key.filter(|w| *w >= 20.0) {
         said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes });
     }

@@ -18,6 +18,12 @@ pub(crate) enum Reason {
     NoQuerySample,
     /// How the sampled operations reach the shards under the model.
     Targeting(Targeting),
+    /// The collection's non-simple default collation keeps these operations from one shard.
+    CollationSpread {
+        locale: String,
+        operations: u64,
+        of: u64,
+    },
     /// Writes that do not carry the shard key (20% or more of them).
     WritesWithoutShardKey {
         percent: f64,
@@ -204,6 +210,12 @@ impl fmt::Display for Reason {
                 f,
                 "{} sampled documents hold an array in a key field: MongoDB refuses such a shard key (BadValue)",
                 fmt_count(*docs)
+            ),
+            Reason::CollationSpread { locale, operations, of } => write!(
+                f,
+                "the collection's default collation ({locale}) keeps {} of {} sampled operations from one shard: under a collation other than simple an equality on a string does not target one shard (chunks are ranges of the simple collation); they would reach one if run with collation {{locale: \"simple\"}}, or with a key on a non-string field",
+                fmt_count(*operations),
+                fmt_count(*of)
             ),
             Reason::NoQuerySample => f.write_str(
                 "targeting not measured: no sampled operation on this collection, so fan-out and load count 0 (give a slow-query log, the profiler or sampled queries)",

@@ -69,6 +69,7 @@ fn facts() -> Facts {
         },
         load: Some(load(25.0, None)),
         query_values: None,
+        collation_spread: None,
         constraints: vec![],
     }
 }

@@ -334,3 +334,21 @@ pub fn load_ndjson(client: &Client, db: &str, coll: &str, path: impl AsRef<std::
     });
     n
 }
+
+/// The real mongosh scripts/mongosh.sh installs (path in SHARDKEY_MONGOSH).
+pub fn mongosh_binary() -> PathBuf {
+    let p = std::env::var("SHARDKEY_MONGOSH")
+        .expect("SHARDKEY_MONGOSH is not set: run the tests with scripts/test.sh, which installs the real mongosh");
+    let p = PathBuf::from(p);
+    assert!(p.is_file(), "SHARDKEY_MONGOSH={} is not a file", p.display());
+    p
+}
+
+/// Run a script through the real mongosh against `uri` (no rc file, no telemetry).
+pub fn mongosh(uri: &str, script: &str) -> Output {
+    Command::new(mongosh_binary())
+        .args(["--quiet", "--norc", uri, "--eval", script])
+        .env("DO_NOT_TRACK", "1")
+        .output()
+        .expect("run mongosh")
+}

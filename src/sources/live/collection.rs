@@ -129,7 +129,7 @@ impl LiveSession {
             .map(|b| b.iter().filter_map(|d| d.as_document()).map(IndexSpec::from_list_indexes).collect())
             .unwrap_or_default();
         for ix in &mut indexes {
-            if !ix.sparse && !ix.partial {
+            if !ix.sparse && !ix.is_partial() {
                 ix.multikey = self.is_multikey(&ix.name).await?;
             }
         }

@@ -189,8 +189,9 @@ impl LiveSession {
                 return vec![me()];
             }
         };
-        // The user chose one member: its profiler alone, and the others named.
-        if self.options.direct_connection == Some(true) {
+        // The user chose one member: its profiler alone of its set, and the others named.
+        let direct = self.options.direct_connection == Some(true);
+        if direct {
             let others: Vec<String> =
                 members_of_hello(&hello).into_iter().map(|m| m.host).filter(|h| Some(h.as_str()) != hello.get_str("me").ok()).collect();
             if !others.is_empty() {
@@ -199,7 +200,6 @@ impl LiveSession {
                     others.join(", ")
                 ));
             }
-            return vec![me()];
         }
         let mut shard_hosts: Vec<String> = shards.to_vec();
         let mut out = Vec::new();
@@ -212,6 +212,8 @@ impl LiveSession {
                 Ok(()) => shard_hosts.extend(listed.iter().filter_map(|d| d.get_str("host").ok().map(str::to_string))),
                 Err(e) => notes.push(format!("the shards' members not listed: {}", crate::error::one_line(&e))),
             }
+        } else if direct {
+            out.push(me());
         } else if hello.get_str("setName").is_ok() {
             out = self.members_of_set(&hello, notes).await;
         } else {

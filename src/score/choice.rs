@@ -1,0 +1,155 @@
+//! The choice a constraint puts before the DBA (issue 39.1). A unique index the key does not
+//! start with blocks the key (`crate::rules`), but its guarantee can move to a proxy
+//! collection (`super::apply`). So when the keys the indexes allow score far below a key they
+//! block, the recommendation is the better key with that change, and both sides are said in
+//! one sentence; when the gap is smaller the allowed key stays recommended and the blocked one
+//! is named as the alternative. The policy (docs/reference.md "Rules"): `FAR_BELOW` points.
+
+use super::apply::PROXY_PAGE;
+use super::Verdict;
+use crate::model::ShardKey;
+use crate::rules::{Effect, Finding, RuleId};
+use serde::Serialize;
+
+/// A blocked key this many points or more above the best key the server accepts is
+/// recommended with its change: about one verdict band (25) less a rounding margin.
+pub(crate) const FAR_BELOW: u32 = 20;
+
+/// One candidate as the choice sees it, in ranking order.
+pub(crate) struct Ranked<'a> {
+    pub(crate) key: &'a ShardKey,
+    pub(crate) score: u32,
+    pub(crate) verdict: Verdict,
+    pub(crate) constraints: &'a [Finding],
+}
+
+/// A key the DBA could choose instead, its score, and what it requires.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Alternative {
+    pub(crate) key: ShardKey,
+    pub(crate) score: u32,
+    pub(crate) requires: String,
+}
+
+/// What to recommend: the index of the chosen candidate, whether it is a blocked key chosen
+/// over accepted ones, the sentence and the alternatives.
+pub(crate) struct Choice {
+    pub(crate) chosen: usize,
+    pub(crate) over_accepted: bool,
+    pub(crate) trade_off: Option<String>,
+    pub(crate) alternatives: Vec<Alternative>,
+}
+
+/// The unique indexes blocking a key, when nothing else blocks it (a proxy keeps each).
+fn unique_blocks(c: &Ranked) -> Option<Vec<String>> {
+    let blocks: Vec<&Finding> = c.constraints.iter().filter(|f| f.effect == Effect::Blocked).collect();
+    if blocks.is_empty() || blocks.iter().any(|f| f.rule != RuleId::UniqueIndex || f.index.is_none()) {
+        return None;
+    }
+    Some(blocks.iter().filter_map(|f| f.index.as_ref()).map(|ix| ix.key.keys().cloned().collect::<Vec<_>>().join(" + ")).collect())
+}
+
+/// "email" or "email and ssn".
+fn and(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.join(""),
+    }
+}
+
+/// Choose between the best accepted key and the best key only unique indexes block.
+pub(crate) fn choose(ranked: &[Ranked]) -> Choice {
+    let none = Choice { chosen: 0, over_accepted: false, trade_off: None, alternatives: Vec::new() };
+    let accepted = ranked.iter().position(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid));
+    let blocked =
+        ranked.iter().enumerate().find_map(|(i, c)| (c.verdict == Verdict::Blocked).then(|| unique_blocks(c).map(|u| (i, u))).flatten());
+    let (Some(a), Some((b, fields))) = (accepted, blocked) else { return none };
+    let (ka, kb) = (&ranked[a], &ranked[b]);
+    if kb.score <= ka.score {
+        return none;
+    }
+    let uniq = and(&fields);
+    let plural = if fields.len() > 1 { "s" } else { "" };
+    let keep = format!("keep the unique index{plural} on {uniq} and the best key is {} ({})", ka.key, ka.score);
+    let far = kb.score >= ka.score + FAR_BELOW;
+    let moved = format!("{uniq}'s uniqueness moved to a proxy collection");
+    if far {
+        Choice {
+            chosen: b,
+            over_accepted: true,
+            trade_off: Some(format!(
+                "{keep}; move {uniq}'s uniqueness to a proxy collection ({PROXY_PAGE}) and shard on {} ({}): recommended, {} points above (the commands below do it)",
+                kb.key,
+                kb.score,
+                kb.score - ka.score
+            )),
+            alternatives: vec![Alternative { key: ka.key.clone(), score: ka.score, requires: "nothing: every unique index stays".into() }],
+        }
+    } else {
+        Choice {
+            chosen: a,
+            over_accepted: false,
+            trade_off: Some(format!(
+                "{keep}: recommended; moving {uniq}'s uniqueness to a proxy collection ({PROXY_PAGE}) would allow {} ({}), less than {FAR_BELOW} points above",
+                kb.key, kb.score
+            )),
+            alternatives: vec![Alternative { key: kb.key.clone(), score: kb.score, requires: moved }],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::index::IndexSpec;
+    use bson::doc;
+
+    fn k(s: &str) -> ShardKey {
+        ShardKey::parse(s).unwrap()
+    }
+
+    fn unique_block(field: &str) -> Finding {
+        let mut f = crate::rules::check(
+            &crate::rules::test_support::cx(
+                Some(&[IndexSpec { name: format!("{field}_1"), key: doc! {field: 1}, unique: true, ..IndexSpec::default() }]),
+                None,
+                &[],
+            ),
+            &k("{tenantId: 1, userId: 1}"),
+        );
+        f.remove(0)
+    }
+
+    #[test]
+    fn far_below_recommends_the_blocked_key_with_its_change() {
+        let (email, tu) = (k("{email: 1}"), k("{tenantId: 1, userId: 1}"));
+        let blocks = [unique_block("email")];
+        let ranked = [
+            Ranked { key: &email, score: 48, verdict: Verdict::Poor, constraints: &[] },
+            Ranked { key: &tu, score: 95, verdict: Verdict::Blocked, constraints: &blocks },
+        ];
+        let c = choose(&ranked);
+        assert_eq!((c.chosen, c.over_accepted), (1, true));
+        assert_eq!(
+            c.trade_off.unwrap(),
+            format!("keep the unique index on email and the best key is {{email: 1}} (48); move email's uniqueness to a proxy collection ({PROXY_PAGE}) and shard on {{tenantId: 1, userId: 1}} (95): recommended, 47 points above (the commands below do it)")
+        );
+        assert_eq!(c.alternatives, [Alternative { key: email.clone(), score: 48, requires: "nothing: every unique index stays".into() }]);
+        // 19 points: the accepted key stays, the blocked one is the alternative.
+        let ranked = [
+            Ranked { key: &email, score: 60, verdict: Verdict::Acceptable, constraints: &[] },
+            Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks },
+        ];
+        let c = choose(&ranked);
+        assert_eq!((c.chosen, c.over_accepted), (0, false));
+        assert_eq!(c.alternatives[0].requires, "email's uniqueness moved to a proxy collection");
+        // Nothing blocked above it, or nothing accepted: no choice to say.
+        let ranked = [
+            Ranked { key: &email, score: 80, verdict: Verdict::Good, constraints: &[] },
+            Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks },
+        ];
+        assert!(choose(&ranked).trade_off.is_none());
+        assert!(choose(&[Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks }]).trade_off.is_none());
+    }
+}
