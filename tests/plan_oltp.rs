@@ -288,14 +288,24 @@ fn zone_shards(p: &Value, ns: &str) -> std::collections::BTreeMap<i64, usize> {
 /// The hand count: the share of transactions on one shard, with the catalogue copied per
 /// zone or not, and the payment's update by `_id` alone given the store or not.
 fn hand_share(txns: &[Txn], zone: &std::collections::BTreeMap<i64, usize>, catalogue_copied: bool, id_write_fixed: bool) -> f64 {
-    const CATALOGUE: usize = 0;
+    hand_share_on(txns, zone, 0, catalogue_copied, id_write_fixed)
+}
+
+/// The same with the catalogue on shard `catalogue` (moveCollection, 8.0).
+fn hand_share_on(
+    txns: &[Txn],
+    zone: &std::collections::BTreeMap<i64, usize>,
+    catalogue: usize,
+    catalogue_copied: bool,
+    id_write_fixed: bool,
+) -> f64 {
     let on_one = |shards: &[usize]| shards.windows(2).all(|w| w[0] == w[1]);
     let one = txns
         .iter()
         .filter(|t| match t {
-            Txn::NewOrder { store } | Txn::Delivery { store } => catalogue_copied || zone[store] == CATALOGUE,
+            Txn::NewOrder { store } | Txn::Delivery { store } => catalogue_copied || zone[store] == catalogue,
             Txn::Payment => id_write_fixed,
-            Txn::Remote { store, from } => on_one(&[zone[store], zone[from]]) && (catalogue_copied || zone[store] == CATALOGUE),
+            Txn::Remote { store, from } => on_one(&[zone[store], zone[from]]) && (catalogue_copied || zone[store] == catalogue),
         })
         .count();
     one as f64 / txns.len() as f64
@@ -420,6 +430,25 @@ fn a_generated_oltp_application_gets_the_expert_plan_and_its_blockers() {
     assert_eq!(edge("retail.customers", "retail.orderLines")["cut"], false);
     let html = String::from_utf8_lossy(&run("html").stdout).to_string();
     assert!(html.contains("<h2>Workload</h2>") && html.contains("stroke-dasharray"), "the HTML draws the workload, cut edges dashed");
+
+    // From 8.0 moveCollection puts the catalogue where it serves the most transactions: by
+    // hand, the shard holding the most stores' catalogue-reading transactions on one shard.
+    let p8: Value = serde_json::from_slice(&{
+        let mut a = args("json");
+        a[8] = "8.0".into();
+        shardkey(&a.iter().map(String::as_str).collect::<Vec<_>>()).stdout
+    })
+    .unwrap();
+    common::assert_schema("plan", &p8);
+    let zone8 = zone_shards(&p8, "retail.customers");
+    let by_shard: Vec<f64> = (0..SHARDS).map(|h| hand_share_on(&txns, &zone8, h, false, false)).collect();
+    let items = p8["collections"].as_array().unwrap().iter().find(|c| c["namespace"] == "retail.items").unwrap();
+    let home: usize = items["shard"].as_str().unwrap().trim_start_matches("shard").parse().unwrap();
+    let best = by_shard.iter().cloned().fold(0.0, f64::max);
+    eprintln!("8.0: items on shard{home}; by hand per shard {by_shard:?}");
+    assert_eq!(by_shard[home], best, "items on shard{home}: by hand per shard {by_shard:?}");
+    let share8 = p8["transactions"]["singleShardShare"].as_f64().unwrap();
+    assert!((share8 - best).abs() <= 0.02, "8.0 share {share8}, by hand {best}");
 
     // The table leads with the blockers after the collections.
     let text = String::from_utf8_lossy(&run("table").stdout).to_string();

@@ -226,11 +226,13 @@ struct Options {
     alone: Vec<Choice>,
     /// Why a collection's choice is forced, when it is.
     forced: Vec<Option<String>>,
+    /// Reference data (small, read): kept whole.
+    reference: Vec<bool>,
 }
 
 fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup_targets: &BTreeSet<String>, s: &Settings) -> Options {
     let total: f64 = inputs.iter().map(|c| c.data_bytes as f64).sum();
-    let mut out = Options { open: Vec::new(), alone: Vec::new(), forced: Vec::new() };
+    let mut out = Options { open: Vec::new(), alone: Vec::new(), forced: Vec::new(), reference: Vec::new() };
     for c in inputs {
         let small = total <= 0.0 || (c.data_bytes as f64) < UNSHARDED_MAX_DATA_SHARE * total;
         let valid: Vec<usize> = (0..c.candidates.len()).filter(|k| c.candidates[*k].valid).collect();
@@ -240,12 +242,7 @@ fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup
             Some("a view: not a collection, it cannot be sharded".into())
         } else if valid.is_empty() {
             Some("no candidate key the server accepts".into())
-        } else if c.current_key.is_none()
-            && c.num_operations > 0
-            && c.write_share <= REFERENCE_MAX_WRITE_SHARE
-            && total > 0.0
-            && (c.data_bytes as f64) < REFERENCE_MAX_DATA_SHARE * total
-        {
+        } else if is_reference(c, total) {
             Some(format!(
                 "reference data ({:.1}% of the data, {:.0}% of its operations read it): kept whole so the transactions reading it are not scattered",
                 100.0 * c.data_bytes as f64 / total,
@@ -256,6 +253,7 @@ fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup
         } else {
             None
         };
+        out.reference.push(is_reference(c, total) && c.not_analysed.is_none() && c.kind != CollectionKind::View && !valid.is_empty());
         if forced.is_some() {
             out.open.push(vec![Choice::Unsharded]);
             out.alone.push(Choice::Unsharded);
@@ -282,6 +280,15 @@ fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup
     out
 }
 
+/// Small, not sharded yet, and (nearly) only read in the logs.
+fn is_reference(c: &CollectionInput, total: f64) -> bool {
+    c.current_key.is_none()
+        && c.num_operations > 0
+        && c.write_share <= REFERENCE_MAX_WRITE_SHARE
+        && total > 0.0
+        && (c.data_bytes as f64) < REFERENCE_MAX_DATA_SHARE * total
+}
+
 /// A deterministic spread of at most `max` items.
 fn spread<T: Copy>(all: &[T], max: usize) -> Vec<T> {
     if all.len() <= max {
@@ -299,6 +306,9 @@ pub(crate) struct Search {
     pub(crate) alone_figures: Figures,
     pub(crate) links: Vec<links::Link>,
     pub(crate) domains: Vec<BTreeSet<links::Node>>,
+    /// From 8.0: the shard moveCollection puts a reference collection on (where it serves
+    /// the most transactions), in place of the least loaded.
+    pub(crate) homes: Vec<Option<usize>>,
     /// What keeps transactions off one shard under `choices`.
     pub(crate) blockers: blockers::Blockers,
     /// The collections the workload touches together, and which pairs the plan cuts.
@@ -389,11 +399,56 @@ pub(crate) fn search(
             break;
         }
     }
-    let figures = eval(&choices);
-    let layout = Layout::new(inputs, &choices, &domains, s);
+    let homes = reference_homes(inputs, &choices, &domains, s, &opts.reference, &guide);
+    let layout = with_homes(Layout::new(inputs, &choices, &domains, s), &homes);
+    let figures = figures(&layout, &txns, &joins);
     let blockers = blockers::find(&layout, &txns);
     let edges = graph::edges(&layout, &guide, &joins);
-    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, blockers, edges }
+    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, homes, blockers, edges }
+}
+
+/// A layout with the reference collections' homes the search chose.
+pub(crate) fn with_homes<'a>(mut layout: Layout<'a>, homes: &[Option<usize>]) -> Layout<'a> {
+    for (c, h) in homes.iter().enumerate() {
+        if let Some(h) = h {
+            layout.home[c] = *h;
+        }
+    }
+    layout
+}
+
+/// From 8.0 (moveCollection), each reference collection goes to the shard where the most of
+/// the transactions reading it stay on one shard (ties: the least loaded, as placed).
+fn reference_homes(
+    inputs: &[CollectionInput],
+    choices: &[Choice],
+    domains: &[BTreeSet<links::Node>],
+    s: &Settings,
+    reference: &[bool],
+    transactions: &[&[Query]],
+) -> Vec<Option<usize>> {
+    let mut homes = vec![None; inputs.len()];
+    if s.target_version.is_none_or(|v| v < (8, 0)) {
+        return homes;
+    }
+    for c in (0..inputs.len()).filter(|c| reference[*c] && choices[*c] == Choice::Unsharded) {
+        let reading: Vec<&[Query]> = transactions.iter().filter(|t| t.iter().any(|q| q.ns == inputs[c].namespace)).copied().collect();
+        if reading.is_empty() {
+            continue;
+        }
+        let mut layout = with_homes(Layout::new(inputs, choices, domains, s), &homes);
+        let placed = layout.home[c];
+        let mut best = (reading.iter().map(|t| layout.transaction(t)).sum::<f64>(), placed);
+        for h in (0..layout.shards).filter(|h| *h != placed) {
+            layout.home[c] = h;
+            let on_one: f64 = reading.iter().map(|t| layout.transaction(t)).sum();
+            if on_one > best.0 + 1e-9 {
+                best = (on_one, h);
+            }
+        }
+        homes[c] = Some(best.1);
+    }
+    homes
 }
 
 /// The share of transactions (and joins) on one shard with collection `c` back on its own
@@ -408,6 +463,7 @@ pub(crate) fn single_shard_without(
 ) -> (Option<f64>, Option<f64>) {
     let mut ch = search.choices.clone();
     ch[c] = search.alone[c].clone();
-    let f = figures(&Layout::new(inputs, &ch, &search.domains, s), &spread(transactions, EVALUATED_MAX), &spread(joins, EVALUATED_MAX));
+    let layout = with_homes(Layout::new(inputs, &ch, &search.domains, s), &search.homes);
+    let f = figures(&layout, &spread(transactions, EVALUATED_MAX), &spread(joins, EVALUATED_MAX));
     (f.transactions, f.joins)
 }

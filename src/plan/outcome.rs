@@ -246,7 +246,7 @@ pub(crate) fn build(
     ev: TxnEvidence,
     without: &[(Option<f64>, Option<f64>)],
 ) -> Plan {
-    let layout = super::Layout::new(inputs, &search.choices, &search.domains, s);
+    let layout = super::with_homes(super::Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
     let f: &Figures = &search.figures;
     let mut commands = vec![format!("sh.enableSharding({db:?})")];
     let mut zone_cmds = Vec::new();
