@@ -119,20 +119,22 @@ pub(crate) fn measure(
     for (q, shape) in w.queries.iter().zip(w.shapes) {
         if let Some(t) = dist.add(&ks.key, q, settings.default_collation.as_ref(), &ranges) {
             shapes.add(shape, t.label, q.op.name());
-            touches.push(cluster::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
+            touches.push(cluster::QueryTouch { is_read: q.op.is_read(), retention: q.is_retention_delete(), touched: t.touched });
         }
     }
     for d in w.diffs {
         dist.add_diff(&ks.key, d);
     }
     let (mut read_distribution, mut write_distribution) = (dist.read_distribution(), dist.write_distribution());
+    let without_key = dist.writes_without_key();
     if !documents {
         read_distribution.num_reads_by_range.clear();
         write_distribution.num_writes_by_range.clear();
         // The key space as the queries name it: their points and range bounds.
         let named = cluster::query_key_space(&touches);
         let insert_order = insert_order::from_query_values(&ks.key, &named);
-        let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &named, w, &touches, actual);
+        let cluster =
+            predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, (&write_distribution, without_key), &named, w, &touches, actual);
         return CandidateMetrics {
             read_distribution,
             write_distribution,
@@ -145,7 +147,8 @@ pub(crate) fn measure(
         };
     }
     let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
-    let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &key_space, w, &touches, actual);
+    let cluster =
+        predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, (&write_distribution, without_key), &key_space, w, &touches, actual);
     CandidateMetrics {
         read_distribution,
         write_distribution,
@@ -192,7 +195,7 @@ fn predict_cluster(
     order: &KeySample,
     kc: &KeyCharacteristics,
     io: &InsertOrder,
-    writes: &WriteDistribution,
+    (writes, without_key): (&WriteDistribution, Option<distribution::WritesWithoutKey>),
     key_space: &KeySpace,
     w: &Workload,
     touches: &[cluster::QueryTouch],
@@ -242,6 +245,7 @@ fn predict_cluster(
                 .round()
                 / 1e6,
         ),
+        writes_without_key: without_key,
         shard_key_updates_percent: writes.percentage_of_shard_key_updates,
         num_inserts: writes.sample_size.insert,
         redact: w.settings.redact,

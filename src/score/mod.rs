@@ -533,7 +533,7 @@ fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceili
     };
     said.by(fan, Reason::Targeting(t));
     if let Some(percent) = c.percentage_of_writes_without_shard_key.filter(|w| *w >= 20.0) {
-        said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes });
+        said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes, by: c.writes_without_shard_key });
     }
     if let Some(percent) = c.percentage_of_shard_key_updates.filter(|x| *x > 0.0) {
         if percent / 100.0 >= KEY_UPDATES_CAP_SHARE {

@@ -3,6 +3,7 @@
 //! words (`reasons` is a list of strings), so a reason serialises as its text.
 
 use crate::metrics::cluster::{useful_shards_words, Growth};
+use crate::metrics::distribution::WritesWithoutKey;
 use crate::util::text::{fmt_count, mib};
 use serde::Serialize;
 use std::fmt;
@@ -22,6 +23,8 @@ pub(crate) enum Reason {
     WritesWithoutShardKey {
         percent: f64,
         writes: u64,
+        /// By what the cluster does with each; None when not split (the parts are then unknown).
+        by: Option<WritesWithoutKey>,
     },
     /// Writes that change the key's value: the document moves.
     ShardKeyUpdates {
@@ -224,11 +227,21 @@ impl fmt::Display for Reason {
                 }
                 Ok(())
             }
-            Reason::WritesWithoutShardKey { percent, writes } => write!(
-                f,
-                "{percent:.1}% of {} sampled writes do not carry the shard key (7.1+: a broadcast read then the write; before: broadcast or refused)",
-                fmt_count(*writes)
-            ),
+            Reason::WritesWithoutShardKey { percent, writes, by } => {
+                write!(f, "{percent:.1}% of {} sampled writes do not carry the shard key", fmt_count(*writes))?;
+                let Some(by) = by else { return Ok(()) };
+                // mongodb/mongo 04bbde7 write_without_shard_key_util.cpp `useTwoPhaseProtocol`.
+                let parts = [
+                    (by.multi, "updateMany/deleteMany (every version sends them to every shard, never refuses them)"),
+                    (by.single_by_id, "updateOne/deleteOne by _id (sent to every shard on every version, never refused, never two-phase)"),
+                    (by.single_other, "other single writes (refused before 7.1; 7.1+ a broadcast read then the write)"),
+                ];
+                let said: Vec<String> = parts.iter().filter(|(p, _)| *p > 0.0).map(|(p, w)| format!("{p:.1}% {w}")).collect();
+                if !said.is_empty() {
+                    write!(f, ": {}", said.join("; "))?;
+                }
+                Ok(())
+            }
             Reason::ShardKeyUpdates { percent, of_operations } => {
                 write!(
                     f,

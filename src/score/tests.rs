@@ -24,6 +24,7 @@ fn cost(fan_out: Option<f64>, single: f64) -> Cost {
         mean_shards_per_op: fan_out.map(|f| 1.0 + 3.0 * (1.0 - f)),
         percentage_of_ops_to_every_shard: Some(0.0),
         percentage_of_writes_without_shard_key: None,
+        writes_without_shard_key: None,
         percentage_of_shard_key_updates: None,
         fan_out,
     }

@@ -1,0 +1,163 @@
+//! The edge cases real collections have (issue 42): each test builds the collection a DBA
+//! met, runs `shardkey analyze`, and checks the words and numbers against what the server
+//! does (a real mongod's answer, or the server's source at a named commit).
+
+mod common;
+
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+/// SplitMix64: the same data on every run and machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// 2024-06-01T00:00:00Z in seconds.
+const T0: u64 = 1_717_200_000;
+
+fn oid(secs: u64, n: u64) -> String {
+    format!("{{\"$oid\":\"{:08x}5ca1ab1e{:08x}\"}}", secs as u32, n as u32)
+}
+
+fn date(secs: u64) -> String {
+    format!("{{\"$date\":{{\"$numberLong\":\"{}\"}}}}", secs * 1000)
+}
+
+/// One slow-query line of a mongod 4.4+ JSON log.
+fn log_line(c: &str, kind: &str, ns: &str, command: &str) -> String {
+    format!(
+        "{{\"t\":{{\"$date\":\"2024-06-04T11:19:50.398Z\"}},\"s\":\"I\",\"c\":\"{c}\",\"id\":51803,\"ctx\":\"conn1\",\"msg\":\"Slow query\",\"attr\":{{\"type\":\"{kind}\",\"ns\":\"{ns}\",\"command\":{command},\"durationMillis\":150}}}}\n"
+    )
+}
+
+fn find(ns: &str, filter: &str) -> String {
+    let (db, coll) = ns.split_once('.').unwrap();
+    log_line("COMMAND", "command", ns, &format!("{{\"find\":\"{coll}\",\"filter\":{filter},\"$db\":\"{db}\"}}"))
+}
+
+fn update_one(ns: &str, q: &str, u: &str) -> String {
+    log_line("WRITE", "update", ns, &format!("{{\"q\":{q},\"u\":{u},\"multi\":false,\"upsert\":false}}"))
+}
+
+fn delete_many(ns: &str, q: &str) -> String {
+    log_line("WRITE", "remove", ns, &format!("{{\"q\":{q},\"limit\":0}}"))
+}
+
+fn run(args: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("analyze", &v);
+    v
+}
+
+fn analyze_files(dir: &Path, docs: &str, log: &str, ns: &str, extra: &[&str]) -> Value {
+    let d = dir.join("docs.ndjson");
+    let l = dir.join("mongod.log");
+    std::fs::write(&d, docs).unwrap();
+    std::fs::write(&l, log).unwrap();
+    let (d, l) = (d.display().to_string(), l.display().to_string());
+    let mut args = vec!["analyze", "--docs", &d, "--queries", &l, "--collection", ns, "--format", "json"];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+/// `{a: 1, b: "hashed"}` from the JSON key.
+fn key_text(k: &Value) -> String {
+    let parts: Vec<String> = k.as_object().unwrap().iter().map(|(f, v)| format!("{f}: {v}")).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {
+    let all = r["candidates"].as_array().unwrap();
+    all.iter()
+        .find(|c| key_text(&c["key"]) == key)
+        .unwrap_or_else(|| panic!("{key} not proposed: {:?}", all.iter().map(|c| key_text(&c["key"])).collect::<Vec<_>>()))
+}
+
+fn words(c: &Value) -> String {
+    c["reasons"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+/// Item 7: an application log with a retention job. Reads by account (and account and time),
+/// `deleteMany({ts: {$lt: cutoff}})` every so often, `updateOne({_id})`. Neither write is ever
+/// refused: a multi write never asks `useTwoPhaseProtocol`, and updateOne/deleteOne by an exact
+/// `_id` without upsert return false there (mongodb/mongo 04bbde76e64e9764acd93434732f108940d681c2
+/// src/mongo/s/write_ops/write_without_shard_key_util.cpp); both are sent to every shard on every
+/// version. The retention delete removes the same old documents under every key, so `{ts: 1}`
+/// must not earn targeting from it: it stays below the account key, and every key's fan-out is
+/// the same with and without the deletes.
+#[test]
+fn retention_deletes_are_broadcast_never_refused_and_reward_no_key() {
+    let ns = "app.logs";
+    let mut rng = Rng(42);
+    let mut docs = String::new();
+    for i in 0..20_000u64 {
+        let s = T0 + i * 30;
+        let _ = writeln!(
+            docs,
+            "{{\"_id\":{},\"accountId\":\"a{:04}\",\"ts\":{},\"level\":{}}}",
+            oid(s, i),
+            rng.below(2_000),
+            date(s),
+            rng.below(3)
+        );
+    }
+    let (mut log, mut without_deletes) = (String::new(), String::new());
+    for _ in 0..1_000 {
+        let x = rng.below(100);
+        let line = if x < 50 {
+            find(ns, &format!("{{\"accountId\":\"a{:04}\"}}", rng.below(2_000)))
+        } else if x < 70 {
+            let s = T0 + rng.below(600_000);
+            find(ns, &format!("{{\"accountId\":\"a{:04}\",\"ts\":{{\"$gte\":{},\"$lt\":{}}}}}", rng.below(2_000), date(s), date(s + 3_600)))
+        } else if x < 85 {
+            let cut = delete_many(ns, &format!("{{\"ts\":{{\"$lt\":{}}}}}", date(T0 + rng.below(600_000))));
+            log += &cut;
+            continue;
+        } else {
+            let i = rng.below(20_000);
+            update_one(ns, &format!("{{\"_id\":{}}}", oid(T0 + i * 30, i)), "{\"$set\":{\"seen\":true}}")
+        };
+        log += &line;
+        without_deletes += &line;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let r = analyze_files(dir.path(), &docs, &log, ns, &["--total-docs", "50000000"]);
+    let account = cand(&r, "{accountId: 1, _id: 1}");
+    let w = words(account);
+    assert!(!w.contains("refused before") && !w.contains("broadcast or refused"), "{w}");
+    assert!(w.contains("updateMany/deleteMany (every version sends them to every shard, never refuses them)"), "{w}");
+    assert!(w.contains("updateOne/deleteOne by _id (sent to every shard on every version, never refused, never two-phase)"), "{w}");
+    let by = &account["cluster"]["cost"]["writesWithoutShardKey"];
+    let wd = &account["writeDistribution"];
+    assert_eq!(by["multi"], wd["percentageOfMultiWritesWithoutShardKey"]);
+    assert_eq!(by["singleById"], wd["percentageOfSingleWritesWithoutShardKey"]);
+    assert_eq!(by["singleOther"], 0.0);
+    let ts = cand(&r, "{ts: 1}");
+    assert!(ts["score"].as_u64() < account["score"].as_u64(), "{ts} against {account}");
+    // The fan-out leaves the retention deletes out: the same with or without them.
+    let r2 = analyze_files(dir.path(), &docs, &without_deletes, ns, &["--total-docs", "50000000"]);
+    for key in ["{ts: 1}", "{accountId: 1, _id: 1}", "{_id: 1}"] {
+        assert_eq!(cand(&r, key)["cluster"]["cost"]["fanOut"], cand(&r2, key)["cluster"]["cost"]["fanOut"], "{key}");
+    }
+    // A single write by neither key nor _id is still said to be refused before 7.1.
+    let email = log + &update_one(ns, "{\"level\":2}", "{\"$set\":{\"seen\":true}}").repeat(400);
+    let r3 = analyze_files(dir.path(), &docs, &email, ns, &["--total-docs", "50000000"]);
+    let w = words(cand(&r3, "{accountId: 1, _id: 1}"));
+    assert!(w.contains("other single writes (refused before 7.1; 7.1+ a broadcast read then the write)"), "{w}");
+}
