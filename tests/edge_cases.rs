@@ -161,3 +161,93 @@ fn retention_deletes_are_broadcast_never_refused_and_reward_no_key() {
     let w = words(cand(&r3, "{accountId: 1, _id: 1}"));
     assert!(w.contains("other single writes (refused before 7.1; 7.1+ a broadcast read then the write)"), "{w}");
 }
+
+/// The server's count of distinct hashed values: analyzeShardKey's grouping of the hashed
+/// index's keys (mongodb/mongo 3e76161 analyze_shard_key_cmd_util.cpp
+/// makeAggregateRequestForCardinalityAndFrequency: `$project {$meta: "indexKey"}`, `$group`,
+/// hinted on the index), run on a real mongod: (distinct keys, the largest group).
+fn server_hashed_groups(m: &common::Mongod, coll: &str, field: &str) -> (u64, u64) {
+    use futures_util::TryStreamExt;
+    use mongodb::bson::{doc, Document};
+    let client = m.client();
+    common::rt().block_on(async {
+        let db = client.database("t");
+        db.run_command(doc! {"createIndexes": coll, "indexes": [{"key": {field: "hashed"}, "name": format!("{field}_hashed")}]})
+            .await
+            .unwrap();
+        let pipeline = vec![
+            doc! {"$project": {"_id": 0, "key": {"$meta": "indexKey"}}},
+            doc! {"$group": {"_id": format!("$key.{field}"), "frequency": {"$sum": 1}}},
+            doc! {"$sort": {"frequency": -1}},
+        ];
+        let c = db.collection::<Document>(coll);
+        let groups: Vec<Document> =
+            c.aggregate(pipeline).hint(mongodb::options::Hint::Keys(doc! {field: "hashed"})).await.unwrap().try_collect().await.unwrap();
+        let top = groups.first().map_or(0, |g| g.get_i32("frequency").unwrap() as u64);
+        (groups.len() as u64, top)
+    })
+}
+
+/// Item 3: a field of `Math.random()` doubles has one hashed value on the server (doubles are
+/// truncated to 64-bit integers before hashing), so `{rand: "hashed"}` is one unsplittable
+/// chunk; quarter steps from -50 to 50 have as many hashed values as integers they truncate to.
+/// numDistinctValues and mostCommonValues are the server's, counted on the hashed index's keys.
+#[test]
+fn hashed_doubles_are_truncated_before_hashing() {
+    let mut rng = Rng(3);
+    let mut docs = String::new();
+    for i in 0..20_000u64 {
+        let rand = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let score = (i % 400) as f64 / 4.0 - 50.0 + 0.125;
+        let _ = writeln!(docs, "{{\"_id\":{i},\"rand\":{rand:?},\"score\":{score:?},\"n\":{}}}", rng.below(1_000_000));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("docs.ndjson");
+    std::fs::write(&file, &docs).unwrap();
+    let m = common::Mongod::start(common::Mode::Standalone);
+    assert_eq!(common::load_ndjson(&m.client(), "t", "r", &file), 20_000);
+    let (rand_hashed, rand_top) = server_hashed_groups(&m, "r", "rand");
+    let (score_hashed, score_top) = server_hashed_groups(&m, "r", "score");
+    drop(m);
+    assert_eq!((rand_hashed, rand_top), (1, 20_000), "the server's hashed index");
+    let f = file.display().to_string();
+    let r = run(&[
+        "analyze",
+        "--docs",
+        &f,
+        "--collection",
+        "t.r",
+        "--key",
+        "{rand: \"hashed\"}",
+        "--key",
+        "{score: \"hashed\"}",
+        "--key",
+        "{n: \"hashed\"}",
+        "--total-docs",
+        "50000000",
+        "--format",
+        "json",
+    ]);
+    for (key, hashed, top, before) in
+        [("{rand: \"hashed\"}", rand_hashed, rand_top, 20_000), ("{score: \"hashed\"}", score_hashed, score_top, 400)]
+    {
+        let c = cand(&r, key);
+        let kc = &c["keyCharacteristics"];
+        assert_eq!(kc["numDistinctValues"], hashed, "{key}");
+        assert_eq!(kc["mostCommonValues"][0]["frequency"], top, "{key}");
+        assert_eq!(kc["hashing"]["numDistinctHashedValues"], hashed, "{key}");
+        assert_eq!(kc["hashing"]["numDistinctValuesBeforeHashing"], before, "{key}");
+        assert!(words(c).contains("float trap"), "{key}: {}", words(c));
+    }
+    let rand = cand(&r, "{rand: \"hashed\"}");
+    assert!(
+        !rand["keyCharacteristics"]["jumboChunkRisk"]["values"].as_array().unwrap().is_empty(),
+        "one hashed value of 50 M documents: jumbo"
+    );
+    assert_eq!(rand["cluster"]["atScale"]["numChunks"], 1, "{}", rand["cluster"]["atScale"]);
+    assert_eq!(rand["cluster"]["atScale"]["shardsWithData"], 1);
+    assert!(!rand["cluster"]["scale"]["words"].as_str().unwrap().contains("spreads over every shard"));
+    // Integers hash one to one: no trap.
+    let n = cand(&r, "{n: \"hashed\"}");
+    assert!(n["keyCharacteristics"]["hashing"]["numDistinctFractionalDoubles"] == 0 && !words(n).contains("float trap"), "{}", words(n));
+}

@@ -109,7 +109,8 @@ pub(crate) fn measure(
     // built at most once per key (a vector as long as the sample).
     let positions = std::cell::OnceCell::new();
     let ks_positions = || positions.get_or_init(|| ks.insertion_positions_in_key_order()).as_slice();
-    let kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique);
+    let hashed = ks.hashed_groups();
+    let kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique, hashed.as_ref());
     // No documents: the server's ranges need sampled split points, so there are none.
     let key_space = if documents { ks.key_space_values() } else { KeySpace::default() };
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
@@ -133,8 +134,18 @@ pub(crate) fn measure(
         // The key space as the queries name it: their points and range bounds.
         let named = cluster::query_key_space(&touches);
         let insert_order = insert_order::from_query_values(&ks.key, &named);
-        let cluster =
-            predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, (&write_distribution, without_key), &named, w, &touches, actual);
+        let cluster = predict_cluster(
+            ks,
+            order.unwrap_or(ks),
+            &kc,
+            &insert_order,
+            (&write_distribution, without_key),
+            &named,
+            w,
+            &touches,
+            actual,
+            hashed.as_ref(),
+        );
         return CandidateMetrics {
             read_distribution,
             write_distribution,
@@ -147,8 +158,18 @@ pub(crate) fn measure(
         };
     }
     let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
-    let cluster =
-        predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, (&write_distribution, without_key), &key_space, w, &touches, actual);
+    let cluster = predict_cluster(
+        ks,
+        order.unwrap_or(ks),
+        &kc,
+        &insert_order,
+        (&write_distribution, without_key),
+        &key_space,
+        w,
+        &touches,
+        actual,
+        hashed.as_ref(),
+    );
     CandidateMetrics {
         read_distribution,
         write_distribution,
@@ -200,6 +221,7 @@ fn predict_cluster(
     w: &Workload,
     touches: &[cluster::QueryTouch],
     actual: Option<&ActualChunks>,
+    hashed: Option<&crate::sample::HashedGroups>,
 ) -> ClusterReport {
     let inserts = match io.kind {
         InsertKind::Increasing => cluster::layout::InsertPattern::Increasing,
@@ -217,7 +239,11 @@ fn predict_cluster(
     let mut jumbo_values: Vec<usize> = if !documents {
         Vec::new()
     } else {
-        frequency::jumbo_values(ks.frequencies(), counted, w.size.num_docs_total, kc.avg_doc_size_bytes, w.settings.chunk_size_bytes)
+        let freqs = match &hashed {
+            Some(h) => &h.groups[..],
+            None => ks.frequencies(),
+        };
+        frequency::jumbo_values(freqs, counted, w.size.num_docs_total, kc.avg_doc_size_bytes, w.settings.chunk_size_bytes)
             .iter()
             .filter_map(|j| key_space.search(&ks.key.to_key_space(&j.value)).ok())
             .collect()

@@ -271,6 +271,8 @@ pub(crate) struct Facts {
     pub(crate) query_values: Option<crate::metrics::cardinality::QueryValues>,
     /// What the validity rules found (`crate::rules`).
     pub(crate) constraints: Vec<Finding>,
+    /// A hashed field's values before and after hashing.
+    pub(crate) hashing: Option<crate::metrics::characteristics::Hashing>,
 }
 
 impl Facts {
@@ -301,6 +303,7 @@ impl Facts {
             load: cl.load.clone(),
             query_values: m.query_values.clone(),
             constraints: Vec::new(),
+            hashing: kc.and_then(|k| k.hashing.clone()),
         }
     }
 }
@@ -564,6 +567,18 @@ fn busiest_shard(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
 
 /// Cardinality, frequency, growth and the data's spread (documents only).
 fn distribution(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
+    if let Some(h) = f
+        .hashing
+        .as_ref()
+        .filter(|h| h.num_distinct_fractional_doubles > 0 && h.num_distinct_hashed_values < h.num_distinct_values_before_hashing)
+    {
+        said.problem(Reason::HashedDoublesTruncated {
+            field: h.field.clone(),
+            doubles: h.num_distinct_fractional_doubles,
+            before: h.num_distinct_values_before_hashing,
+            hashed: h.num_distinct_hashed_values,
+        });
+    }
     let distinct = f.estimated_distinct.max(1);
     if distinct < LOW_CARDINALITY {
         ceiling.at(Capped::LowCardinality);

@@ -8,6 +8,11 @@ use crate::util::text::{fmt_count, mib};
 use serde::Serialize;
 use std::fmt;
 
+/// "1 shard", "1,200 shards".
+fn noun(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", fmt_count(n), if n == 1 { one } else { many })
+}
+
 /// One sentence of a candidate's `reasons`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Reason {
@@ -42,6 +47,14 @@ pub(crate) enum Reason {
     },
     LowCardinality {
         distinct: u64,
+    },
+    /// A hashed field holds doubles with fractions: truncated to 64-bit integers before
+    /// hashing, many values share a hashed value (manual "Hashed Indexes"; `hash64`).
+    HashedDoublesTruncated {
+        field: String,
+        doubles: u64,
+        before: u64,
+        hashed: u64,
     },
     /// Enough distinct values, but growth stops early (`useful_shards_words`).
     LimitedGrowth {
@@ -262,9 +275,16 @@ impl fmt::Display for Reason {
             ),
             Reason::LowCardinality { distinct } => write!(
                 f,
-                "low cardinality: only {} distinct values; one value is the smallest unit the balancer can move, so at most {} shards can ever hold data",
-                fmt_count(*distinct),
-                fmt_count(*distinct)
+                "low cardinality: only {}; one value is the smallest unit the balancer can move, so at most {} can ever hold data",
+                noun(*distinct, "distinct value", "distinct values"),
+                noun(*distinct, "shard", "shards")
+            ),
+            Reason::HashedDoublesTruncated { field, doubles, before, hashed } => write!(
+                f,
+                "float trap: {field} holds {} doubles with fractions; a hashed index truncates each to a 64-bit integer before hashing, so its {} distinct values are {}: hash an integer field, or the value scaled to an integer",
+                fmt_count(*doubles),
+                fmt_count(*before),
+                noun(*hashed, "hashed value", "hashed values")
             ),
             Reason::LimitedGrowth { distinct, growth } => {
                 write!(f, "about {} distinct values", fmt_count(*distinct))?;

@@ -71,6 +71,7 @@ fn facts() -> Facts {
         load: Some(load(25.0, None)),
         query_values: None,
         constraints: vec![],
+        hashing: None,
     }
 }
 
