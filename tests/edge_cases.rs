@@ -251,3 +251,77 @@ fn hashed_doubles_are_truncated_before_hashing() {
     let n = cand(&r, "{n: \"hashed\"}");
     assert!(n["keyCharacteristics"]["hashing"]["numDistinctFractionalDoubles"] == 0 && !words(n).contains("float trap"), "{}", words(n));
 }
+
+/// Item 4: a clustered collection (`clusteredIndex: {key: {_id: 1}}`) keeps its records in
+/// `_id` order (a real mongod's natural order follows `_id`, not insertion), so record order
+/// says nothing of creation order: random UUID `_id`s are not monotonic (the server's rule for
+/// clustered collections is unknown: mongodb/mongo 3e76161 analyze_shard_key_cmd_util.cpp
+/// calculateMonotonicity), `createdAt` is increasing by its type, and the clustered index
+/// (listIndexes lists it) supports `{_id: 1}`: no createIndex.
+#[test]
+fn a_clustered_collection_is_not_read_in_creation_order() {
+    use futures_util::TryStreamExt;
+    use mongodb::bson::{doc, spec::BinarySubtype, Binary, Bson, DateTime, Document};
+    let m = common::Mongod::start(common::Mode::ReplicaSet);
+    let client = m.client();
+    let mut rng = Rng(4);
+    let (options, natural_in_creation_order) = common::rt().block_on(async {
+        let db = client.database("t");
+        db.run_command(doc! {"create": "ev", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}).await.unwrap();
+        let docs: Vec<Document> = (0..20_000i64)
+            .map(|i| {
+                let mut b = [0u8; 16];
+                b[..8].copy_from_slice(&rng.next().to_le_bytes());
+                b[8..].copy_from_slice(&rng.next().to_le_bytes());
+                b[6] = (b[6] & 0x0f) | 0x40; // version 4
+                let id = Bson::Binary(Binary { subtype: BinarySubtype::Uuid, bytes: b.to_vec() });
+                doc! {"_id": id, "createdAt": DateTime::from_millis(1_717_200_000_000 + i * 1000), "account": format!("a{}", rng.below(500))}
+            })
+            .collect();
+        let c = db.collection::<Document>("ev");
+        for chunk in docs.chunks(2000) {
+            c.insert_many(chunk.to_vec()).await.unwrap();
+        }
+        let listed = db.run_command(doc! {"listCollections": 1, "filter": {"name": "ev"}}).await.unwrap();
+        let entry = listed.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].as_document().unwrap().clone();
+        let times: Vec<i64> = c.find(doc! {}).limit(100).await.unwrap().try_collect::<Vec<Document>>().await.unwrap().iter().map(|d| d.get_datetime("createdAt").unwrap().timestamp_millis()).collect();
+        (entry.get_document("options").unwrap().clone(), times.windows(2).all(|w| w[0] < w[1]))
+    });
+    // What the server says of the collection: clustered, natural order not creation order.
+    assert!(options.contains_key("clusteredIndex"), "{options}");
+    assert!(!natural_in_creation_order);
+    let uri = m.uri();
+    let o = common::shardkey(&[
+        "analyze",
+        "--format",
+        "json",
+        "--uri",
+        &uri,
+        "--collection",
+        "t.ev",
+        "--key",
+        "{_id: 1}",
+        "--key",
+        "{createdAt: 1}",
+        "--key",
+        "{account: 1, _id: 1}",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("analyze", &r);
+    assert!(r["notes"].to_string().contains("a clustered collection"), "{}", r["notes"]);
+    let id = cand(&r, "{_id: 1}");
+    assert_eq!(id["keyCharacteristics"]["monotonicity"]["type"], "unknown");
+    assert_ne!(id["insertOrder"]["type"], "increasing", "{}", id["insertOrder"]);
+    assert!(!words(id).contains("every insert lands in the highest chunk"), "{}", words(id));
+    assert_eq!(id["supportingIndex"]["name"], "_id_");
+    assert!(id["supportingIndex"].get("createIndex").is_none_or(|c| c.is_null()), "{}", id["supportingIndex"]);
+    let created = cand(&r, "{createdAt: 1}");
+    assert_eq!(created["keyCharacteristics"]["monotonicity"]["type"], "unknown");
+    assert_eq!(created["insertOrder"]["type"], "increasing", "{}", created["insertOrder"]);
+    // Recommended on its own, {_id: 1} needs no createIndex.
+    let o = common::shardkey(&["analyze", "--format", "json", "--uri", &uri, "--collection", "t.ev", "--key", "{_id: 1}"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let commands = r["recommendation"]["commands"].to_string();
+    assert!(commands.contains("shardCollection") && !commands.contains("createIndex"), "{commands}");
+}

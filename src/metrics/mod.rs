@@ -91,6 +91,9 @@ pub(crate) struct Workload<'a> {
     pub(crate) diffs: &'a [&'a Document],
     /// `insert_order::newest_by_creation` of the sample, the same for every key (computed once).
     pub(crate) newest_created: Option<Vec<u64>>,
+    /// A clustered collection (`clusteredIndex`): its record order is `_id` order, never
+    /// the order documents were created in.
+    pub(crate) clustered: bool,
 }
 
 /// Every metric for one key. `order` is a separate insertion-ordered sample when
@@ -110,7 +113,14 @@ pub(crate) fn measure(
     let positions = std::cell::OnceCell::new();
     let ks_positions = || positions.get_or_init(|| ks.insertion_positions_in_key_order()).as_slice();
     let hashed = ks.hashed_groups();
-    let kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique, hashed.as_ref());
+    let mut kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique, hashed.as_ref());
+    if w.clustered {
+        // Record order is the clustered key's order: the server says unknown (mongodb/mongo
+        // 3e76161 src/mongo/db/s/analyze_shard_key_cmd_util.cpp calculateMonotonicity), and
+        // the insert order then rests on creation times or value types alone.
+        kc.monotonicity =
+            monotonicity::Monotonicity { record_id_correlation_coefficient: None, kind: monotonicity::MonotonicityType::Unknown };
+    }
     // No documents: the server's ranges need sampled split points, so there are none.
     let key_space = if documents { ks.key_space_values() } else { KeySpace::default() };
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
@@ -232,6 +242,9 @@ fn predict_cluster(
     // The newest documents by creation time when `_id`s carry it, else by load order.
     let recent = match &w.newest_created {
         Some(p) if ks.docs_with_arrays == 0 => ks.key_space_values_at(p),
+        // The newest by load order would be the highest `_id`s: without creation times,
+        // new documents are taken to land as the sampled ones lie.
+        _ if w.clustered => order.recent_key_space_values(1.0),
         _ => order.recent_key_space_values(0.1),
     };
     let documents = w.sample.num_docs > 0;
