@@ -6,7 +6,7 @@
 //! or `_id`; live, the existing indexes too.
 
 use crate::bsonx::{group_bytes, lookup, Lookup};
-use crate::model::{KeyField, KeyKind, Query, ShardKey};
+use crate::model::{geo, KeyField, KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, HashMap};
 
@@ -61,6 +61,8 @@ pub(crate) struct FieldProfile {
     /// Sampled filters naming it: by equality (or `$in`), by range.
     pub(crate) eq_uses: usize,
     pub(crate) range_uses: usize,
+    /// Holds GeoJSON or is read as a location (`$near`, `$geoWithin`): never a key field.
+    pub(crate) geo: bool,
 }
 
 impl FieldProfile {
@@ -165,7 +167,9 @@ pub(crate) fn field_paths(docs: &[Document]) -> Vec<String> {
             }
             let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
             match v {
-                Bson::Document(sub) if depth < MAX_DEPTH && !sub.keys().any(|x| x.starts_with('$')) => walk(sub, &path, depth + 1, out),
+                Bson::Document(sub) if depth < MAX_DEPTH && !sub.keys().any(|x| x.starts_with('$')) && !geo::is_geojson(sub) => {
+                    walk(sub, &path, depth + 1, out)
+                }
                 Bson::Array(_) => {}
                 _ => {
                     if !out.contains(&path) {
@@ -200,6 +204,10 @@ fn for_each_predicate<'a>(filter: &'a Document, f: &mut dyn FnMut(&'a str, &'a B
 
 fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
     for_each_predicate(filter, &mut |path, v| {
+        // A geo condition is neither: it bounds nothing on a shard key's index.
+        if geo::is_geo_predicate(v) {
+            return;
+        }
         let range = v.as_document().is_some_and(|d| d.keys().any(|o| matches!(o.as_str(), "$gt" | "$gte" | "$lt" | "$lte")));
         out.push((path.to_string(), range));
     });
@@ -215,6 +223,7 @@ fn profile_values<'a>(f: &mut FieldProfile, values: impl Iterator<Item = &'a Bso
         group_bytes(v, &mut b);
         *counts.entry(b).or_default() += 1;
         *types.entry(ValueType::of(v)).or_default() += 1;
+        f.geo |= v.as_document().is_some_and(geo::is_geojson);
     }
     f.distinct = counts.len();
     f.top_share = counts.values().copied().max().unwrap_or(0) as f64 / f.present.max(1) as f64;
@@ -249,6 +258,7 @@ fn filter_values(queries: &[&Query]) -> BTreeMap<String, Vec<Bson>> {
 /// Profile every field of the pre-scan and count its uses in the filters.
 pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<FieldProfile> {
     let mut uses: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let located: std::collections::BTreeSet<&str> = queries.iter().flat_map(|q| geo::geo_paths(&q.filter)).collect();
     for q in queries {
         let mut paths = Vec::new();
         filter_paths(&q.filter, &mut paths);
@@ -265,9 +275,9 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
     }
     let mut paths = field_paths(prescan);
     // Filter fields the pre-scan never showed (nested under arrays, rare) still get a profile.
-    for p in uses.keys() {
-        if !paths.contains(p) {
-            paths.push(p.clone());
+    for p in uses.keys().map(String::as_str).chain(located.iter().copied()) {
+        if !paths.iter().any(|x| x == p) {
+            paths.push(p.to_string());
         }
     }
     // Without documents, the values the filters name stand in for the profile.
@@ -291,6 +301,7 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
                 profile_values(&mut f, values.into_iter());
             }
             let (e, r) = uses.get(&path).copied().unwrap_or((0, 0));
+            f.geo |= located.contains(path.as_str());
             f.eq_uses = e;
             f.range_uses = r;
             f
@@ -310,7 +321,7 @@ pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal>
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
-    let usable = |f: &&FieldProfile| f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
+    let usable = |f: &&FieldProfile| !f.geo && f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
     // High cardinality in the pre-scan: most documents hold their own value, none is common.
     let high = |f: &FieldProfile| f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05;
     let mut out: Vec<Proposal> = Vec::new();

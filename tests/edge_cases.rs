@@ -325,3 +325,99 @@ fn a_clustered_collection_is_not_read_in_creation_order() {
     let commands = r["recommendation"]["commands"].to_string();
     assert!(commands.contains("shardCollection") && !commands.contains("createIndex"), "{commands}");
 }
+
+/// Item 1: venues with a GeoJSON `location` read by `$geoWithin` (with a city) and `$near`.
+/// On a real mongod, a B-tree index on `location` (a shard key's index cannot be a geo
+/// index) gives `$geoWithin` the bounds `[MinKey, MaxKey]`, and `$near` cannot run on it:
+/// geo conditions target nothing. No proposal puts `location` in a key; named with `--key`,
+/// the key is marked, and its geo queries reach every shard (scatter-gather alone, by city
+/// beside it).
+#[test]
+fn geo_fields_are_never_proposed_and_target_nothing() {
+    use mongodb::bson::{doc, Document};
+    let mut rng = Rng(1);
+    let point = |rng: &mut Rng| {
+        format!(
+            "{{\"type\":\"Point\",\"coordinates\":[{:.5},{:.5}]}}",
+            2.2 + rng.below(30_000) as f64 / 100_000.0,
+            48.8 + rng.below(20_000) as f64 / 100_000.0
+        )
+    };
+    let mut docs = String::new();
+    for i in 0..5_000u64 {
+        let _ = writeln!(
+            docs,
+            "{{\"_id\":{i},\"venueId\":\"v{i:05}\",\"city\":\"c{:02}\",\"location\":{},\"kind\":{}}}",
+            rng.below(40),
+            point(&mut rng),
+            rng.below(8)
+        );
+    }
+    let ns = "geo.venues";
+    let mut log = String::new();
+    for _ in 0..1_000 {
+        let x = rng.below(100);
+        let p = point(&mut rng);
+        log += &match x {
+            0..45 => find(
+                ns,
+                &format!(
+                    "{{\"city\":\"c{:02}\",\"location\":{{\"$geoWithin\":{{\"$centerSphere\":[{},0.0001]}}}}}}",
+                    rng.below(40),
+                    &p[p.find('[').unwrap()..p.rfind(']').unwrap() + 1]
+                ),
+            ),
+            45..60 => find(ns, &format!("{{\"location\":{{\"$near\":{{\"$geometry\":{p},\"$maxDistance\":500}}}}}}")),
+            60..90 => find(ns, &format!("{{\"venueId\":\"v{:05}\"}}", rng.below(5_000))),
+            _ => update_one(ns, &format!("{{\"_id\":{}}}", rng.below(5_000)), &format!("{{\"$set\":{{\"location\":{p}}}}}")),
+        };
+    }
+    // The server's bounds for geo conditions on a B-tree index on location.
+    let m = common::Mongod::start(common::Mode::Standalone);
+    let client = m.client();
+    let (within_bounds, near_error) = common::rt().block_on(async {
+        let db = client.database("geo");
+        let c = db.collection::<Document>("venues");
+        c.insert_one(doc! {"city": "c01", "location": {"type": "Point", "coordinates": [2.3, 48.9]}}).await.unwrap();
+        db.run_command(doc! {"createIndexes": "venues", "indexes": [{"key": {"location": 1}, "name": "location_1"}]}).await.unwrap();
+        let within = doc! {"location": {"$geoWithin": {"$centerSphere": [[2.3, 48.9], 0.0001]}}};
+        let e = db.run_command(doc! {"explain": {"find": "venues", "filter": within, "hint": {"location": 1}}}).await.unwrap();
+        let plan = e.get_document("queryPlanner").unwrap().get_document("winningPlan").unwrap();
+        let bounds =
+            plan.get_document("inputStage").unwrap_or(plan).get_document("indexBounds").unwrap().get_array("location").unwrap().clone();
+        let near = doc! {"location": {"$near": {"$geometry": {"type": "Point", "coordinates": [2.3, 48.9]}}}};
+        let err = db.run_command(doc! {"explain": {"find": "venues", "filter": near, "hint": {"location": 1}}}).await.unwrap_err();
+        (bounds, err.to_string())
+    });
+    drop(m);
+    assert_eq!(within_bounds, vec![mongodb::bson::Bson::String("[MinKey, MaxKey]".into())]);
+    assert!(near_error.contains("unable to find index for $geoNear query"), "{near_error}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let r = analyze_files(dir.path(), &docs, &log, ns, &["--total-docs", "5000000"]);
+    for c in r["candidates"].as_array().unwrap() {
+        assert!(!c["key"].as_object().unwrap().keys().any(|k| k.starts_with("location")), "proposed {}", c["key"]);
+        let why = c["proposedBecause"].as_str().unwrap_or("");
+        assert!(!why.contains("location"), "{why}");
+    }
+    let named = analyze_files(dir.path(), &docs, &log, ns, &["--key", "{location: 1}", "--key", "{city: 1, location: 1}"]);
+    for key in ["{location: 1}", "{city: 1, location: 1}"] {
+        let c = cand(&named, key);
+        assert!(c["constraints"].as_array().unwrap().iter().any(|f| f["rule"] == "geoField"), "{key}: {}", c["constraints"]);
+        assert!(words(c).contains("location is a location"), "{}", words(c));
+        let mut seen = 0;
+        for s in c["queryShapes"].as_array().unwrap() {
+            let shape = s["shape"].as_str().unwrap();
+            if shape == "{location: near}" {
+                seen += 1;
+                assert_eq!(s["label"], "scatterGather", "{key} {shape}");
+            }
+            if shape == "{city: eq, location: geoWithin}" {
+                seen += 1;
+                assert_eq!(s["label"], if key == "{location: 1}" { "scatterGather" } else { "multiShard" }, "{key} {shape}");
+            }
+        }
+        assert_eq!(seen, 2, "{}", c["queryShapes"]);
+    }
+    assert_eq!(cand(&named, "{location: 1}")["readDistribution"]["percentageOfSingleShardReads"], 0.0);
+}

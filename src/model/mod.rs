@@ -4,6 +4,7 @@
 //! on the command line.
 
 pub(crate) mod collection;
+pub(crate) mod geo;
 pub(crate) mod index;
 pub(crate) mod key_range;
 pub(crate) mod key_space;

@@ -7,6 +7,7 @@
 
 mod capped;
 mod existing_key;
+mod geo;
 mod single_writes;
 mod time_series;
 mod unique_index;
@@ -26,6 +27,7 @@ crate::labels! {
         UpsertWithoutShardKey => "upsertWithoutShardKey",
         SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
         ExistingShardKey => "existingShardKey",
+        GeoField => "geoField",
     }
 }
 
@@ -108,7 +110,7 @@ impl Rule {
 
 /// Every rule, in the order the report lists what they find.
 pub(crate) const RULES: &[Rule] =
-    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE];
+    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE, geo::RULE];
 
 /// Run every rule on one candidate.
 pub(crate) fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {
