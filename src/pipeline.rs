@@ -130,6 +130,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         diffs: &diffs,
         newest_created: metrics::insert_order::newest_by_creation(&sample.created, 0.1),
         clustered: facts.options.as_ref().is_some_and(|o| o.clustered),
+        hot_documents: metrics::hot_documents::measure(&queries, opts.settings.redact),
     };
     let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref());
     stage("measured, checked against the rules and scored every candidate".to_string());

@@ -309,6 +309,19 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
         .collect()
 }
 
+/// The fields sampled updates change with operators (`$inc`, `$set`, …; `$setOnInsert` aside).
+fn changed_fields(queries: &[&Query]) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for q in queries {
+        if let Some(crate::model::UpdateSpec::Modifiers(m)) = &q.update {
+            for (_, fields) in m.iter().filter(|(op, _)| op.as_str() != "$setOnInsert") {
+                out.extend(fields.as_document().into_iter().flat_map(|d| d.keys().cloned()));
+            }
+        }
+    }
+    out
+}
+
 fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
     ShardKey::new(spec.iter().map(|(p, k)| crate::model::KeyField { path: p.to_string(), kind: *k }).collect()).ok()
 }
@@ -476,11 +489,13 @@ pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal>
             );
         }
     }
-    // A hashed high-cardinality field: even data and inserts, targeted equality.
+    // A hashed high-cardinality field: even data and inserts, targeted equality. Not one the
+    // updates change (a counter): each change would move its document to another shard.
+    let changed = changed_fields(queries);
     if let Some(h) = used
         .iter()
         .chain(fields.iter().filter(usable).collect::<Vec<_>>().iter())
-        .find(|f| f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0)
+        .find(|f| f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0 && !changed.contains(&f.path))
     {
         push(
             key(&[(&h.path, KeyKind::Hashed)]),

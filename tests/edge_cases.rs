@@ -421,3 +421,44 @@ fn geo_fields_are_never_proposed_and_target_nothing() {
     }
     assert_eq!(cand(&named, "{location: 1}")["readDistribution"]["percentageOfSingleShardReads"], 0.0);
 }
+
+/// Item 2: three counter documents take 70% of the writes (`$inc` by `_id`). No key splits
+/// a document: the report names them, says so, gives the data-model fix (split counters),
+/// and does not propose the counter field itself as a hashed key (each `$inc` would move its
+/// document: mongodb/mongo's update path treats a changed shard key value as a shard key
+/// update, manual "Change a Document's Shard Key Value").
+#[test]
+fn hot_documents_are_named_and_no_key_splits_them() {
+    let ns = "app.stats";
+    let mut rng = Rng(2);
+    let mut docs = String::new();
+    for name in ["pageviews", "signups", "errors"] {
+        let _ = writeln!(docs, "{{\"_id\":\"{name}\",\"views\":{}}}", rng.below(10_000_000));
+    }
+    for i in 0..5_000u64 {
+        let _ = writeln!(docs, "{{\"_id\":\"article-{i:05}\",\"views\":{},\"section\":\"s{}\"}}", rng.below(10_000_000), rng.below(30));
+    }
+    let mut log = String::new();
+    for _ in 0..1_000 {
+        let x = rng.below(100);
+        let id = match x {
+            0..30 => "pageviews".to_string(),
+            30..55 => "signups".to_string(),
+            55..70 => "errors".to_string(),
+            _ => format!("article-{:05}", rng.below(5_000)),
+        };
+        log += &update_one(ns, &format!("{{\"_id\":\"{id}\"}}"), "{\"$inc\":{\"views\":1}}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let r = analyze_files(dir.path(), &docs, &log, ns, &["--total-docs", "5003"]);
+    for c in r["candidates"].as_array().unwrap() {
+        assert_ne!(key_text(&c["key"]), "{views: \"hashed\"}", "the counter field proposed");
+        let w = words(c);
+        assert!(w.contains("hot documents: 3 documents take"), "{w}");
+        for id in ["\"pageviews\"", "\"signups\"", "\"errors\""] {
+            assert!(w.contains(&format!("_id {id}")), "{id} not named: {w}");
+        }
+        assert!(w.contains("no shard key splits a document") && w.contains("split each into N sub-documents"), "{w}");
+        assert!(!w.contains("a hot key range"), "{w}");
+    }
+}

@@ -23,6 +23,7 @@ pub(crate) mod characteristics;
 pub(crate) mod cluster;
 pub mod distribution;
 pub(crate) mod frequency;
+pub(crate) mod hot_documents;
 pub(crate) mod insert_order;
 pub(crate) mod key_updates;
 pub(crate) mod monotonicity;
@@ -77,6 +78,9 @@ pub(crate) struct CandidateMetrics {
     /// Queries only (no documents): the first field's values the filters name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) query_values: Option<cardinality::QueryValues>,
+    /// The workload's hot documents, the same for every key (said by the score).
+    #[serde(skip)]
+    pub(crate) hot_documents: Option<hot_documents::HotDocuments>,
 }
 
 /// What every candidate's measurement shares.
@@ -94,6 +98,8 @@ pub(crate) struct Workload<'a> {
     /// A clustered collection (`clusteredIndex`): its record order is `_id` order, never
     /// the order documents were created in.
     pub(crate) clustered: bool,
+    /// `hot_documents::measure` of the queries (computed once).
+    pub(crate) hot_documents: Option<hot_documents::HotDocuments>,
 }
 
 /// Every metric for one key. `order` is a separate insertion-ordered sample when
@@ -165,6 +171,7 @@ pub(crate) fn measure(
             cluster,
             supporting_index: support,
             query_values: Some(first_field_values(&touches)),
+            hot_documents: w.hot_documents.clone(),
         };
     }
     let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
@@ -189,6 +196,7 @@ pub(crate) fn measure(
         cluster,
         supporting_index: support,
         query_values: None,
+        hot_documents: w.hot_documents.clone(),
     }
 }
 

@@ -273,6 +273,8 @@ pub(crate) struct Facts {
     pub(crate) constraints: Vec<Finding>,
     /// A hashed field's values before and after hashing.
     pub(crate) hashing: Option<crate::metrics::characteristics::Hashing>,
+    /// Documents that take much of the sampled writes.
+    pub(crate) hot_documents: Option<crate::metrics::hot_documents::HotDocuments>,
 }
 
 impl Facts {
@@ -304,6 +306,7 @@ impl Facts {
             query_values: m.query_values.clone(),
             constraints: Vec::new(),
             hashing: kc.and_then(|k| k.hashing.clone()),
+            hot_documents: m.hot_documents.clone(),
         }
     }
 }
@@ -554,8 +557,16 @@ fn busiest_shard(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
     if hot_shard(s, l.busiest_over_mean, n) {
         ceiling.at(Capped::HotShard);
     }
+    if let Some(h) = &f.hot_documents {
+        said.problem(Reason::HotDocuments {
+            ids: h.documents.iter().map(|d| (short_value(&d.id.clone().into_relaxed_extjson()), d.percent_of_writes)).collect(),
+            percent: h.percent_of_writes,
+            writes: h.num_writes,
+        });
+    }
     if n > 1 && s * n as f64 > 2.0 && l.busiest_over_mean >= HOT_SHARD_OVER_MEAN {
         said.problem(Reason::BusiestShard {
+            hot_documents: f.hot_documents.is_some(),
             shards: n,
             share: s,
             data_share: f.documents.then_some(l.busiest_shard_data_percent / 100.0),

@@ -102,6 +102,14 @@ pub(crate) enum Reason {
         /// Its operations over the mean shard's.
         over_mean: f64,
         ops: u64,
+        /// Hot documents were found (`HotDocuments`): they, not a key range, make the hot spot.
+        hot_documents: bool,
+    },
+    /// A few documents take much of the sampled writes: (short `_id`, % of writes) each.
+    HotDocuments {
+        ids: Vec<(String, f64)>,
+        percent: f64,
+        writes: u64,
     },
     /// Queries only: a later key field is increasing by nature.
     TopOfEachGroupByNature {
@@ -327,7 +335,7 @@ impl fmt::Display for Reason {
                     None => Ok(()),
                 }
             }
-            Reason::BusiestShard { shards, share, data_share, over_mean, ops } => {
+            Reason::BusiestShard { shards, share, data_share, over_mean, ops, hot_documents } => {
                 write!(
                     f,
                     "at scale the busiest of {} takes {:.1}% of {} sampled operations ({over_mean:.1}× the mean shard's)",
@@ -338,7 +346,21 @@ impl fmt::Display for Reason {
                 if let Some(d) = data_share {
                     write!(f, " while holding {:.1}% of the data", d * 100.0)?;
                 }
+                if *hot_documents {
+                    return write!(f, ": the hot documents' shard (a document's writes all run where it is)");
+                }
                 write!(f, ": a hot key range, which the balancer (it evens data size, not operations) never spreads")
+            }
+            Reason::HotDocuments { ids, percent, writes } => {
+                let each: Vec<String> = ids.iter().take(5).map(|(id, p)| format!("_id {id} {p:.1}%")).collect();
+                write!(
+                    f,
+                    "hot documents: {} take {percent:.1}% of {} sampled writes ({}{}); no shard key splits a document, so each one's writes run on the one shard that holds it, one after another, whatever the key; the fix is in the data model: split each into N sub-documents (the same _id with a part 0..N-1), write a random part, and sum the parts on read",
+                    noun(ids.len() as u64, "document", "documents"),
+                    fmt_count(*writes),
+                    each.join(", "),
+                    if ids.len() > 5 { format!(", {} more", ids.len() - 5) } else { String::new() }
+                )
             }
             Reason::TopOfEachGroupByNature { plural, fields } => write!(
                 f,

@@ -72,6 +72,7 @@ fn facts() -> Facts {
         query_values: None,
         constraints: vec![],
         hashing: None,
+        hot_documents: None,
     }
 }
 
