@@ -462,3 +462,72 @@ fn hot_documents_are_named_and_no_key_splits_them() {
         assert!(!w.contains("a hot key range"), "{w}");
     }
 }
+
+/// Item 5: pipelines that start with `$sort`, `$addFields`, `$project` or `$lookup` and then
+/// `$match: {customerId}`. mongod 6.0.5's optimiser moves the `$match` first (explain's
+/// `$cursor` `parsedQuery` holds it) unless it reads a field the stage before changed, or a
+/// `$limit` stands between; mongos targets the optimised pipeline. For each pipeline the
+/// server's parsedQuery decides the expected label under `{customerId: 1}`: single-shard when
+/// it fixes customerId, scatter-gather when it is empty.
+#[test]
+fn pipelines_target_on_the_match_the_server_moves_first() {
+    use mongodb::bson::{doc, Bson, Document};
+    let lookup = doc! {"$lookup": {"from": "customers", "localField": "customerId", "foreignField": "_id", "as": "cust"}};
+    let by_customer = doc! {"$match": {"customerId": "c1"}};
+    let pipelines: Vec<Vec<Document>> = vec![
+        vec![doc! {"$sort": {"createdAt": -1}}, by_customer.clone()],
+        vec![doc! {"$addFields": {"t2": {"$multiply": ["$total", 2]}}}, doc! {"$match": {"customerId": "c1", "t2": {"$gt": 3}}}],
+        vec![doc! {"$project": {"customerId": 1, "total": 1}}, by_customer.clone()],
+        vec![lookup.clone(), by_customer.clone()],
+        // Not moved: the field was changed before, the $lookup's own field, past a $limit.
+        vec![doc! {"$set": {"customerId": "x"}}, by_customer.clone()],
+        vec![lookup, doc! {"$match": {"cust._id": "c1"}}],
+        vec![doc! {"$sort": {"createdAt": -1}}, doc! {"$limit": 5}, by_customer],
+    ];
+    let m = common::Mongod::start(common::Mode::Standalone);
+    let client = m.client();
+    let parsed: Vec<Document> = common::rt().block_on(async {
+        let db = client.database("shop");
+        let orders: Vec<Document> = (0..200).map(|i| doc! {"customerId": format!("c{}", i % 20), "createdAt": i, "total": i % 7}).collect();
+        db.collection::<Document>("orders").insert_many(orders).await.unwrap();
+        db.collection::<Document>("customers")
+            .insert_many((0..20).map(|i| doc! {"_id": format!("c{i}")}).collect::<Vec<_>>())
+            .await
+            .unwrap();
+        db.run_command(doc! {"createIndexes": "orders", "indexes": [{"key": {"customerId": 1, "createdAt": -1}, "name": "c_1_t_-1"}]})
+            .await
+            .unwrap();
+        let mut out = Vec::new();
+        for p in &pipelines {
+            let e = db
+                .run_command(doc! {"explain": {"aggregate": "orders", "pipeline": p.clone(), "cursor": {}}, "verbosity": "queryPlanner"})
+                .await
+                .unwrap();
+            let planner = match e.get_array("stages") {
+                Ok(stages) => {
+                    stages[0].as_document().unwrap().get_document("$cursor").unwrap().get_document("queryPlanner").unwrap().clone()
+                }
+                Err(_) => e.get_document("queryPlanner").unwrap().clone(),
+            };
+            out.push(planner.get_document("parsedQuery").unwrap().clone());
+        }
+        out
+    });
+    drop(m);
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs = String::new();
+    for i in 0..2_000u64 {
+        let _ = writeln!(docs, "{{\"_id\":{i},\"customerId\":\"c{}\",\"createdAt\":{i},\"total\":{}}}", i % 500, i % 7);
+    }
+    for (p, server) in pipelines.iter().zip(&parsed) {
+        let pipeline = serde_json::to_string(&Bson::Array(p.iter().cloned().map(Bson::Document).collect()).into_relaxed_extjson()).unwrap();
+        let cmd = format!("{{\"aggregate\":\"orders\",\"pipeline\":{pipeline},\"cursor\":{{}},\"$db\":\"shop\"}}");
+        let log = log_line("COMMAND", "command", "shop.orders", &cmd).repeat(5);
+        let r = analyze_files(dir.path(), &docs, &log, "shop.orders", &["--key", "{customerId: 1}"]);
+        let single = &cand(&r, "{customerId: 1}")["readDistribution"]["percentageOfSingleShardReads"];
+        let expected = if server.contains_key("customerId") { 100.0 } else { 0.0 };
+        assert_eq!(single.as_f64(), Some(expected), "{pipeline}: the server's parsedQuery {server}");
+    }
+    // The server moved four of the seven (the premise of the issue).
+    assert_eq!(parsed.iter().filter(|q| q.contains_key("customerId")).count(), 4, "{parsed:?}");
+}
