@@ -199,7 +199,10 @@ fn candidates(
                 // An empty collection: the workload and the schema are all there is.
                 crate::propose::for_empty_collection(queries, indexes, facts.options.as_ref())
             } else {
-                crate::propose::for_collection(&pre, queries, indexes, facts.options.as_ref())
+                // The documents the pre-scan is drawn from: the file's or the collection's own
+                // count, not --total-docs (a file may be a sample of a larger collection).
+                let total = source.expected_docs().or(facts.num_docs_total);
+                crate::propose::for_collection(&pre, queries, indexes, facts.options.as_ref(), total)
             };
             let p = match &opts.candidates {
                 Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),

@@ -63,6 +63,10 @@ pub(crate) struct FieldProfile {
     pub(crate) range_uses: usize,
     /// Holds GeoJSON or is read as a location (`$near`, `$geoWithin`): never a key field.
     pub(crate) geo: bool,
+    /// Chao1 over the pre-scan's counts (values seen once, twice): its distinct values in
+    /// the whole collection, which a pre-scan of 1,000 cannot count (2,000 accounts look
+    /// unique there).
+    pub(crate) estimated_distinct: f64,
 }
 
 impl FieldProfile {
@@ -226,6 +230,9 @@ fn profile_values<'a>(f: &mut FieldProfile, values: impl Iterator<Item = &'a Bso
         f.geo |= v.as_document().is_some_and(geo::is_geojson);
     }
     f.distinct = counts.len();
+    let (f1, f2) = counts.values().fold((0.0, 0.0), |(a, b), &c| (a + (c == 1) as u8 as f64, b + (c == 2) as u8 as f64));
+    // Chao1, bias-corrected when no value was seen twice.
+    f.estimated_distinct = f.distinct as f64 + if f2 > 0.0 { f1 * f1 / (2.0 * f2) } else { f1 * (f1 - 1.0) / 2.0 };
     f.top_share = counts.values().copied().max().unwrap_or(0) as f64 / f.present.max(1) as f64;
     f.main_type = types.iter().max_by_key(|x| x.1).map(|x| *x.0).unwrap_or_default();
     let main = types.get(&f.main_type).copied().unwrap_or(0);
@@ -331,12 +338,33 @@ fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
 /// are no queries, and compounds of a grouping field followed by the time field or
 /// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
 pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
+    propose_in(prescan, queries, None)
+}
+
+/// A value holding this many documents or more on average (estimated over the collection)
+/// makes a grouping field, not an identifier.
+const GROUP_DOCS_PER_VALUE: f64 = 5.0;
+
+/// `propose`, knowing how many documents the pre-scan is drawn from (`total_docs`): a field
+/// whose values repeat in the pre-scan enough that each holds `GROUP_DOCS_PER_VALUE`
+/// documents or more over them is a grouping field, however unique the pre-scan makes it look.
+pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>) -> Vec<Proposal> {
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
     let usable = |f: &&FieldProfile| !f.geo && f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
-    // High cardinality in the pre-scan: most documents hold their own value, none is common.
-    let high = |f: &FieldProfile| f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05;
+    // Dates, timestamps and ObjectIds repeat within a second, never as groups.
+    let groups_over_all = |f: &FieldProfile| {
+        !f.increasing_by_nature
+            && total_docs.is_some_and(|t| {
+                t as f64 > 2.0 * n as f64 && t as f64 * f.present as f64 / n.max(1) as f64 >= GROUP_DOCS_PER_VALUE * f.estimated_distinct
+            })
+    };
+    // High cardinality in the pre-scan: most documents hold their own value, none is common,
+    // and the collection's size does not show its values as groups.
+    let high = |f: &FieldProfile| {
+        f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05 && !groups_over_all(f)
+    };
     let mut out: Vec<Proposal> = Vec::new();
     let mut push = |key: Option<ShardKey>, why: String| {
         if let Some(key) = key {
@@ -571,10 +599,11 @@ pub(crate) fn for_collection(
     queries: &[&Query],
     indexes: &[crate::model::index::IndexSpec],
     options: Option<&crate::model::collection::CollectionOptions>,
+    total_docs: Option<u64>,
 ) -> Vec<Proposal> {
     match options.and_then(|o| o.time_series.as_ref()) {
         Some(ts) => for_time_series(ts, prescan),
-        None => merge([propose(prescan, queries), from_indexes(indexes)]),
+        None => merge([propose_in(prescan, queries, total_docs), from_indexes(indexes)]),
     }
 }
 
