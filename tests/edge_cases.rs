@@ -247,6 +247,8 @@ fn hashed_doubles_are_truncated_before_hashing() {
     assert_eq!(rand["cluster"]["atScale"]["numChunks"], 1, "{}", rand["cluster"]["atScale"]);
     assert_eq!(rand["cluster"]["atScale"]["shardsWithData"], 1);
     assert!(!rand["cluster"]["scale"]["words"].as_str().unwrap().contains("spreads over every shard"));
+    // Item 9: one shard taking every insert is not a spread.
+    assert!(words(rand).contains("every insert lands on 1 of 4 shards") && !words(rand).contains("spread over 1 of"), "{}", words(rand));
     // Integers hash one to one: no trap.
     let n = cand(&r, "{n: \"hashed\"}");
     assert!(n["keyCharacteristics"]["hashing"]["numDistinctFractionalDoubles"] == 0 && !words(n).contains("float trap"), "{}", words(n));
@@ -566,4 +568,26 @@ fn a_grouping_field_is_told_from_an_identifier() {
     // The identifier is not taken for a group.
     let keys: Vec<String> = r["candidates"].as_array().unwrap().iter().map(|c| key_text(&c["key"])).collect();
     assert!(!keys.contains(&"{ref: 1, _id: 1}".to_string()), "{keys:?}");
+}
+
+/// Item 9: with one `--key` the answer's why is the cluster's verdict said once ("with 4
+/// shards at scale: …"), not "at scale 4 shards at scale".
+#[test]
+fn one_named_key_says_its_figures_once() {
+    let o = common::shardkey(&[
+        "analyze",
+        "--docs",
+        &common::fixture("events.ndjson"),
+        "--queries",
+        &common::fixture("mongod.log"),
+        "--collection",
+        "app.events",
+        "--key",
+        "{country: 1}",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let why = text.lines().find(|l| l.trim_start().starts_with("why: ")).unwrap_or_else(|| panic!("{text}"));
+    assert!(why.trim_start().starts_with("why: with 4 shards at scale: "), "{why}");
+    assert!(!text.contains("at scale 4 shards at scale"), "{text}");
 }

@@ -378,7 +378,12 @@ impl fmt::Display for Reason {
             Reason::HashedSpread => f.write_str("hashed: inserts spread evenly over the shards"),
             Reason::Constraint(c) => f.write_str(&c.message),
             Reason::InsertsSpread { taking, shards, share, why } => {
-                write!(f, "inserts spread over {taking} of {}, the busiest takes {:.1}%", shards_word(*shards), share * 100.0)?;
+                if *taking <= 1 && *shards > 1 {
+                    // Not a spread: every insert lands on one shard (a value hashing alike).
+                    write!(f, "every insert lands on 1 of {}", shards_word(*shards))?;
+                } else {
+                    write!(f, "inserts spread over {taking} of {}, the busiest takes {:.1}%", shards_word(*shards), share * 100.0)?;
+                }
                 match why {
                     Spread::Hashed => f.write_str(" (hashed)"),
                     Spread::By(Witness::None) => Ok(()),
