@@ -422,6 +422,11 @@ fn geo_fields_are_never_proposed_and_target_nothing() {
         assert_eq!(seen, 2, "{}", c["queryShapes"]);
     }
     assert_eq!(cand(&named, "{location: 1}")["readDistribution"]["percentageOfSingleShardReads"], 0.0);
+    // Item 9: a key that targets nothing is not "acceptable" (targetsNothing caps it at 49;
+    // here the moves of venues, shard key updates, cap it lower).
+    let loc = cand(&named, "{location: 1}");
+    assert_eq!(loc["scoreBreakdown"]["fanOut"], 0.0);
+    assert!(loc["score"].as_u64().unwrap() <= 49 && loc["verdict"] == "poor", "{}", loc["scoreBreakdown"]);
 }
 
 /// Item 2: three counter documents take 70% of the writes (`$inc` by `_id`). No key splits

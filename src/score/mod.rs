@@ -67,9 +67,10 @@ pub(crate) enum Capped {
     WritesFail,
     KeyUpdates,
     FewValuesInQueries,
+    TargetsNothing,
 }
 
-pub(crate) const CAPS: [Cap; 9] = [
+pub(crate) const CAPS: [Cap; 10] = [
     Cap { cap: Capped::ArrayInKey, max_score: 0.0, when: "a sampled document holds an array in a key field (invalid key)" },
     Cap {
         cap: Capped::JumboRisk,
@@ -102,6 +103,11 @@ pub(crate) const CAPS: [Cap; 9] = [
         cap: Capped::KeyUpdates,
         max_score: 45.0,
         when: "20% or more of sampled writes change the shard key (each moves its document to another shard in a distributed transaction)",
+    },
+    Cap {
+        cap: Capped::TargetsNothing,
+        max_score: 49.0,
+        when: "every sampled operation reaches every shard at scale (fan-out 0): the key targets nothing, whatever else it does well",
     },
 ];
 
@@ -538,6 +544,9 @@ fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceili
         to_every_shard_percent: c.percentage_of_ops_to_every_shard.unwrap_or(0.0),
     };
     said.by(fan, Reason::Targeting(t));
+    if n > 1 && c.fan_out == Some(0.0) {
+        ceiling.at(Capped::TargetsNothing);
+    }
     if let Some(percent) = c.percentage_of_writes_without_shard_key.filter(|w| *w >= 20.0) {
         said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes, by: c.writes_without_shard_key });
     }
