@@ -6,6 +6,7 @@ use crate::error::input_error;
 use crate::metrics::characteristics::CollectionSize;
 use crate::metrics::supporting_index::supporting_index;
 use crate::metrics::{self, cluster, Settings, Workload};
+use crate::model::index::IndexSpec;
 use crate::model::{Query, ShardKey};
 use crate::propose::Proposal;
 use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, ReportSettings, ToolInfo, SCHEMA_VERSION};
@@ -90,6 +91,11 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     if log.skipped.contains_key(crate::sources::queries::CUT_LAST_LINE) {
         notes.push("the log's last line was cut (copied while mongod was writing it): skipped, the rest was read".into());
     }
+    if facts.options.as_ref().is_some_and(|o| o.clustered) {
+        notes.push(
+            "a clustered collection: its records are kept in _id order, so record order is not creation order; monotonicity is unknown (as the server says) and where inserts land rests on creation times or value types; the clustered index supports {_id: 1}".into(),
+        );
+    }
     // `-v`: each stage as it ends, so a slow run shows where it is.
     let clock = std::time::Instant::now();
     let stage = |what: String| crate::util::term::detail(format!("{what} ({:.2} s)", clock.elapsed().as_secs_f64()));
@@ -128,6 +134,8 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         shapes: &shapes,
         diffs: &diffs,
         newest_created: metrics::insert_order::newest_by_creation(&sample.created, 0.1),
+        clustered: facts.options.as_ref().is_some_and(|o| o.clustered),
+        hot_documents: metrics::hot_documents::measure(&queries, opts.settings.redact),
     };
     let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref());
     stage("measured, checked against the rules and scored every candidate".to_string());
@@ -203,7 +211,10 @@ fn candidates(
                 // An empty collection: the workload and the schema are all there is.
                 crate::propose::for_empty_collection(queries, indexes, facts.options.as_ref())
             } else {
-                crate::propose::for_collection(&pre, queries, indexes, facts.options.as_ref())
+                // The documents the pre-scan is drawn from: the file's or the collection's own
+                // count, not --total-docs (a file may be a sample of a larger collection).
+                let total = source.expected_docs().or(facts.num_docs_total);
+                crate::propose::for_collection(&pre, queries, indexes, facts.options.as_ref(), total)
             };
             let p = match &opts.candidates {
                 Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),
@@ -335,18 +346,26 @@ fn measure_and_score(
 ) -> Vec<(CandidateReport, Score)> {
     // What the source knows per key.
     let coll = ns.and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");
+    // A clustered collection's clustered index supports its key (`{_id: 1}`): listIndexes
+    // lists it, a dump's metadata.json may give it only in the options.
+    let clustered = facts.options.as_ref().and_then(|o| o.clustered_index.clone());
+    let indexes: Option<Vec<IndexSpec>> = match (&facts.indexes, clustered) {
+        (Some(ix), Some(c)) if !ix.iter().any(|i| i.key == c.key) => Some(ix.iter().cloned().chain([c]).collect()),
+        (None, Some(c)) => Some(vec![c]),
+        (ix, _) => ix.clone(),
+    };
     let collation = workload.settings.default_collation.is_some();
     let known: Vec<_> = proposals
         .iter()
         .map(|p| {
-            let support = facts.indexes.as_ref().map(|ix| supporting_index(&p.key, coll, collation, ix));
+            let support = indexes.as_ref().map(|ix| supporting_index(&p.key, coll, collation, ix));
             let actual = facts.sharding.as_ref().filter(|m| m.key == p.key).map(cluster::actual_chunks);
             (support, actual)
         })
         .collect();
     let rules_cx = crate::rules::Context {
         namespace: ns,
-        indexes: facts.indexes.as_deref(),
+        indexes: indexes.as_deref(),
         options: facts.options.as_ref(),
         queries: workload.queries,
         server_version: facts.server_version,

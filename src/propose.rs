@@ -6,7 +6,7 @@
 //! or `_id`; live, the existing indexes too.
 
 use crate::bsonx::{group_bytes, lookup, Lookup};
-use crate::model::{KeyField, KeyKind, Query, ShardKey};
+use crate::model::{geo, KeyField, KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, HashMap};
 
@@ -61,6 +61,12 @@ pub(crate) struct FieldProfile {
     /// Sampled filters naming it: by equality (or `$in`), by range.
     pub(crate) eq_uses: usize,
     pub(crate) range_uses: usize,
+    /// Holds GeoJSON or is read as a location (`$near`, `$geoWithin`): never a key field.
+    pub(crate) geo: bool,
+    /// Chao1 over the pre-scan's counts (values seen once, twice): its distinct values in
+    /// the whole collection, which a pre-scan of 1,000 cannot count (2,000 accounts look
+    /// unique there).
+    pub(crate) estimated_distinct: f64,
 }
 
 impl FieldProfile {
@@ -165,7 +171,9 @@ pub(crate) fn field_paths(docs: &[Document]) -> Vec<String> {
             }
             let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
             match v {
-                Bson::Document(sub) if depth < MAX_DEPTH && !sub.keys().any(|x| x.starts_with('$')) => walk(sub, &path, depth + 1, out),
+                Bson::Document(sub) if depth < MAX_DEPTH && !sub.keys().any(|x| x.starts_with('$')) && !geo::is_geojson(sub) => {
+                    walk(sub, &path, depth + 1, out)
+                }
                 Bson::Array(_) => {}
                 _ => {
                     if !out.contains(&path) {
@@ -200,6 +208,10 @@ fn for_each_predicate<'a>(filter: &'a Document, f: &mut dyn FnMut(&'a str, &'a B
 
 fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
     for_each_predicate(filter, &mut |path, v| {
+        // A geo condition is neither: it bounds nothing on a shard key's index.
+        if geo::is_geo_predicate(v) {
+            return;
+        }
         let range = v.as_document().is_some_and(|d| d.keys().any(|o| matches!(o.as_str(), "$gt" | "$gte" | "$lt" | "$lte")));
         out.push((path.to_string(), range));
     });
@@ -215,8 +227,12 @@ fn profile_values<'a>(f: &mut FieldProfile, values: impl Iterator<Item = &'a Bso
         group_bytes(v, &mut b);
         *counts.entry(b).or_default() += 1;
         *types.entry(ValueType::of(v)).or_default() += 1;
+        f.geo |= v.as_document().is_some_and(geo::is_geojson);
     }
     f.distinct = counts.len();
+    let (f1, f2) = counts.values().fold((0.0, 0.0), |(a, b), &c| (a + (c == 1) as u8 as f64, b + (c == 2) as u8 as f64));
+    // Chao1, bias-corrected when no value was seen twice.
+    f.estimated_distinct = f.distinct as f64 + if f2 > 0.0 { f1 * f1 / (2.0 * f2) } else { f1 * (f1 - 1.0) / 2.0 };
     f.top_share = counts.values().copied().max().unwrap_or(0) as f64 / f.present.max(1) as f64;
     f.main_type = types.iter().max_by_key(|x| x.1).map(|x| *x.0).unwrap_or_default();
     let main = types.get(&f.main_type).copied().unwrap_or(0);
@@ -249,6 +265,7 @@ fn filter_values(queries: &[&Query]) -> BTreeMap<String, Vec<Bson>> {
 /// Profile every field of the pre-scan and count its uses in the filters.
 pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<FieldProfile> {
     let mut uses: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let located: std::collections::BTreeSet<&str> = queries.iter().flat_map(|q| geo::geo_paths(&q.filter)).collect();
     for q in queries {
         let mut paths = Vec::new();
         filter_paths(&q.filter, &mut paths);
@@ -265,9 +282,9 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
     }
     let mut paths = field_paths(prescan);
     // Filter fields the pre-scan never showed (nested under arrays, rare) still get a profile.
-    for p in uses.keys() {
-        if !paths.contains(p) {
-            paths.push(p.clone());
+    for p in uses.keys().map(String::as_str).chain(located.iter().copied()) {
+        if !paths.iter().any(|x| x == p) {
+            paths.push(p.to_string());
         }
     }
     // Without documents, the values the filters name stand in for the profile.
@@ -291,11 +308,25 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
                 profile_values(&mut f, values.into_iter());
             }
             let (e, r) = uses.get(&path).copied().unwrap_or((0, 0));
+            f.geo |= located.contains(path.as_str());
             f.eq_uses = e;
             f.range_uses = r;
             f
         })
         .collect()
+}
+
+/// The fields sampled updates change with operators (`$inc`, `$set`, …; `$setOnInsert` aside).
+fn changed_fields(queries: &[&Query]) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for q in queries {
+        if let Some(crate::model::UpdateSpec::Modifiers(m)) = &q.update {
+            for (_, fields) in m.iter().filter(|(op, _)| op.as_str() != "$setOnInsert") {
+                out.extend(fields.as_document().into_iter().flat_map(|d| d.keys().cloned()));
+            }
+        }
+    }
+    out
 }
 
 fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
@@ -307,12 +338,33 @@ fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
 /// are no queries, and compounds of a grouping field followed by the time field or
 /// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
 pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
+    propose_in(prescan, queries, None)
+}
+
+/// A value holding this many documents or more on average (estimated over the collection)
+/// makes a grouping field, not an identifier.
+const GROUP_DOCS_PER_VALUE: f64 = 5.0;
+
+/// `propose`, knowing how many documents the pre-scan is drawn from (`total_docs`): a field
+/// whose values repeat in the pre-scan enough that each holds `GROUP_DOCS_PER_VALUE`
+/// documents or more over them is a grouping field, however unique the pre-scan makes it look.
+pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>) -> Vec<Proposal> {
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
-    let usable = |f: &&FieldProfile| f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
-    // High cardinality in the pre-scan: most documents hold their own value, none is common.
-    let high = |f: &FieldProfile| f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05;
+    let usable = |f: &&FieldProfile| !f.geo && f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
+    // Dates, timestamps and ObjectIds repeat within a second, never as groups.
+    let groups_over_all = |f: &FieldProfile| {
+        !f.increasing_by_nature
+            && total_docs.is_some_and(|t| {
+                t as f64 > 2.0 * n as f64 && t as f64 * f.present as f64 / n.max(1) as f64 >= GROUP_DOCS_PER_VALUE * f.estimated_distinct
+            })
+    };
+    // High cardinality in the pre-scan: most documents hold their own value, none is common,
+    // and the collection's size does not show its values as groups.
+    let high = |f: &FieldProfile| {
+        f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05 && !groups_over_all(f)
+    };
     let mut out: Vec<Proposal> = Vec::new();
     let mut push = |key: Option<ShardKey>, why: String| {
         if let Some(key) = key {
@@ -465,11 +517,13 @@ pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal>
             );
         }
     }
-    // A hashed high-cardinality field: even data and inserts, targeted equality.
+    // A hashed high-cardinality field: even data and inserts, targeted equality. Not one the
+    // updates change (a counter): each change would move its document to another shard.
+    let changed = changed_fields(queries);
     if let Some(h) = used
         .iter()
         .chain(fields.iter().filter(usable).collect::<Vec<_>>().iter())
-        .find(|f| f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0)
+        .find(|f| f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0 && !changed.contains(&f.path))
     {
         push(
             key(&[(&h.path, KeyKind::Hashed)]),
@@ -545,10 +599,11 @@ pub(crate) fn for_collection(
     queries: &[&Query],
     indexes: &[crate::model::index::IndexSpec],
     options: Option<&crate::model::collection::CollectionOptions>,
+    total_docs: Option<u64>,
 ) -> Vec<Proposal> {
     match options.and_then(|o| o.time_series.as_ref()) {
         Some(ts) => for_time_series(ts, prescan),
-        None => merge([propose(prescan, queries), from_indexes(indexes)]),
+        None => merge([propose_in(prescan, queries, total_docs), from_indexes(indexes)]),
     }
 }
 

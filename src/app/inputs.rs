@@ -235,7 +235,7 @@ fn run_live(
             let proposed = if prescan.is_empty() {
                 propose::for_empty_collection(&queries, &info.indexes, Some(&info.options))
             } else {
-                propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options))
+                propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options), Some(info.count))
             };
             Candidates::Proposed(propose::merge([current, proposed, more]))
         }

@@ -5,7 +5,7 @@
 //! this module assembles them and owns the output type.
 
 use super::{cardinality, frequency, monotonicity, Settings};
-use crate::sample::{KeySample, Sample};
+use crate::sample::{HashedGroups, KeySample, Sample, ValueCount};
 use cardinality::Estimator;
 use monotonicity::Monotonicity;
 use serde::Serialize;
@@ -30,6 +30,11 @@ pub(crate) struct KeyCharacteristics {
     /// Documents with an array in a key field (the server refuses the key: BadValue).
     pub(crate) num_docs_with_array_key_values: u64,
     pub(crate) jumbo_chunk_risk: JumboRisk,
+    /// A key with a hashed field: what hashing did to its values (`numDistinctValues`,
+    /// `mostCommonValues` and the jumbo risk count hashed values, as the server groups the
+    /// hashed index's keys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hashing: Option<Hashing>,
     /// Present when the sample had too many distinct values to count exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) sketch: Option<SketchReport>,
@@ -55,6 +60,18 @@ pub(crate) struct NullOrMissing {
 pub(crate) struct FieldCount {
     pub(crate) field: String,
     pub(crate) docs: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Hashing {
+    /// The hashed field's path.
+    pub(crate) field: String,
+    pub(crate) num_distinct_values_before_hashing: u64,
+    pub(crate) num_distinct_hashed_values: u64,
+    /// Distinct doubles with a fraction in the hashed field: truncated to 64-bit integers
+    /// before hashing, so those in one integer interval share one hashed value.
+    pub(crate) num_distinct_fractional_doubles: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -128,12 +145,17 @@ pub(crate) fn measure<'p>(
     size: CollectionSize,
     settings: &Settings,
     is_unique: Option<bool>,
+    hashed: Option<&HashedGroups>,
 ) -> KeyCharacteristics {
     let total = size.num_docs_total;
     let sampled = sample.num_docs;
     let avg = size.avg_doc_size_bytes.unwrap_or(sample.total_bytes.checked_div(sampled).unwrap_or(0));
     let counted = ks.docs_counted();
-    let mcv = frequency::most_common(ks.frequencies(), settings.num_most_common)
+    // A hashed key is counted on its hashed values, as analyzeShardKey groups the hashed
+    // index's keys (mongodb/mongo 3e76161 src/mongo/db/s/analyze_shard_key_cmd_util.cpp
+    // makeAggregateRequestForCardinalityAndFrequency: $group on {$meta: "indexKey"}).
+    let freqs: &[ValueCount] = hashed.map_or(ks.frequencies(), |h| &h.groups);
+    let mcv = frequency::most_common(freqs, settings.num_most_common)
         .into_iter()
         .map(|v| MostCommonValue { value: ks.key.value_json(&v.value, settings.redact), frequency: v.count })
         .collect();
@@ -144,7 +166,7 @@ pub(crate) fn measure<'p>(
             None => monotonicity::measure(&ks.key, ks_positions(), ks.order_sample_has_one_value()),
         },
     };
-    let jumbo = frequency::jumbo_values(ks.frequencies(), counted.max(1), total, avg, settings.chunk_size_bytes)
+    let jumbo = frequency::jumbo_values(freqs, counted.max(1), total, avg, settings.chunk_size_bytes)
         .into_iter()
         .take(settings.num_most_common)
         .map(|j| JumboValueReport {
@@ -155,10 +177,15 @@ pub(crate) fn measure<'p>(
         .collect();
     // A sketch never counts more values than documents; a unique supporting index
     // makes every value distinct (the server then skips grouping).
-    let distinct = if is_unique == Some(true) { counted } else { ks.num_distinct().min(counted) };
+    let num_distinct = hashed.map_or(ks.num_distinct(), |h| h.groups.len() as u64);
+    let distinct = if is_unique == Some(true) { counted } else { num_distinct.min(counted) };
+    let profile = match hashed {
+        Some(h) => Some(h.groups.iter().fold((0, 0, 0), |(d, f1, f2), g| (d + 1, f1 + (g.count == 1) as u64, f2 + (g.count == 2) as u64))),
+        None => ks.count_profile(),
+    };
     let estimated = if is_unique == Some(true) {
         Estimate { value: total, estimator: Estimator::UniqueIndex }
-    } else if let Some((d, f1, f2)) = ks.count_profile() {
+    } else if let Some((d, f1, f2)) = profile {
         Estimate { value: cardinality::chao1(d, f1, f2, counted, total), estimator: Estimator::Chao1 }
     } else {
         Estimate { value: cardinality::scale_distinct(distinct, counted, total), estimator: Estimator::Sketch }
@@ -172,7 +199,13 @@ pub(crate) fn measure<'p>(
         is_unique,
         monotonicity: mono,
         estimated_num_distinct_values: estimated,
-        top_value_percentage: frequency::top_share(ks.frequencies(), counted) * 100.0,
+        top_value_percentage: frequency::top_share(freqs, counted) * 100.0,
+        hashing: hashed.map(|h| Hashing {
+            field: ks.key.hashed_position().map(|i| ks.key.fields[i].path.clone()).unwrap_or_default(),
+            num_distinct_values_before_hashing: h.raw_distinct,
+            num_distinct_hashed_values: h.groups.len() as u64,
+            num_distinct_fractional_doubles: h.fractional_doubles,
+        }),
         sketch: ks.sketch_info().map(|i| SketchReport {
             distinct_values: format!(
                 "HyperLogLog, 2^{} registers: standard error {:.2}%",

@@ -3,7 +3,7 @@
 use super::key_updates::{diff_touches_key, update_touches_key};
 use super::ranges::Ranges;
 use crate::model::{Op, Query, QueryOrigin, ShardKey};
-use crate::targeting::{target_query, Label, Targeting};
+use crate::targeting::{is_exact_id_query, target_query, Label, Targeting};
 use bson::Document;
 use serde::Serialize;
 
@@ -69,6 +69,23 @@ pub struct WriteDistribution {
     pub percentage_of_multi_writes_without_shard_key: Option<f64>,
 }
 
+/// The writes that do not carry the shard key, by what a sharded cluster does with each, as
+/// percentages of sampled writes (mongodb/mongo 04bbde76e64e9764acd93434732f108940d681c2
+/// src/mongo/s/write_ops/write_without_shard_key_util.cpp `useTwoPhaseProtocol`: only a
+/// single write asks; updateOne and deleteOne by an exact `_id` without upsert are not two-phase).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct WritesWithoutKey {
+    /// updateMany, deleteMany: sent to every shard on every version, never refused.
+    pub(crate) multi: f64,
+    /// updateOne or deleteOne by an exact `_id` (no upsert): sent to every shard on every
+    /// version (`_id` is unique), never refused, never two-phase.
+    pub(crate) single_by_id: f64,
+    /// Every other single write (findAndModify by `_id` included): refused before 7.1
+    /// (ShardKeyNotFound), 7.1+ a broadcast read then the targeted write.
+    pub(crate) single_other: f64,
+}
+
 /// Counts behind the two distributions, accumulated query by query.
 #[derive(Debug, Clone, Default)]
 pub struct DistributionCounter {
@@ -80,6 +97,8 @@ pub struct DistributionCounter {
     writes_by_range: Vec<u64>,
     shard_key_updates: u64,
     single_without_key: u64,
+    /// Of `single_without_key`: updateOne/deleteOne by an exact `_id`, not upserts.
+    single_by_id_without_key: u64,
     multi_without_key: u64,
 }
 
@@ -131,6 +150,10 @@ impl DistributionCounter {
                     self.multi_without_key += 1;
                 } else {
                     self.single_without_key += 1;
+                    let by_id = !q.upsert
+                        && matches!(q.op, Op::Update | Op::Delete)
+                        && is_exact_id_query(&q.filter, q.let_vars.as_ref(), q.collation.as_ref(), default_collation);
+                    self.single_by_id_without_key += by_id as u64;
                 }
             }
             // Sampled queries carry their key updates in separate diff documents.
@@ -150,6 +173,16 @@ impl DistributionCounter {
         if diff_touches_key(key, diff) {
             self.shard_key_updates += 1;
         }
+    }
+
+    /// The writes without the shard key by kind; None without sampled writes.
+    pub(crate) fn writes_without_key(&self) -> Option<WritesWithoutKey> {
+        let n = self.writes.total;
+        (n > 0).then(|| WritesWithoutKey {
+            multi: percentage(self.multi_without_key, n),
+            single_by_id: percentage(self.single_by_id_without_key, n),
+            single_other: percentage(self.single_without_key - self.single_by_id_without_key, n),
+        })
     }
 
     pub fn read_distribution(&self) -> ReadDistribution {
@@ -190,5 +223,38 @@ mod tests {
         assert_eq!(percentage(2, 3), 66.6666666667);
         assert_eq!(percentage(0, 0), 0.0);
         assert_eq!(percentage(5, 5), 100.0);
+    }
+
+    /// `useTwoPhaseProtocol` (mongodb/mongo 04bbde76e64e9764acd93434732f108940d681c2
+    /// write_without_shard_key_util.cpp): multi writes never ask; updateOne/deleteOne with an
+    /// exact `_id` and no upsert return false; findAndModify (not update-or-delete) and
+    /// upserts by `_id` do not take that exit.
+    #[test]
+    fn writes_without_the_key_by_what_the_cluster_does() {
+        use crate::model::{KeyKind, QueryOrigin};
+        use bson::doc;
+        let key = ShardKey::single("accountId", KeyKind::Range);
+        let q = |op, f: Document| Query::new(op, "a.b", f, QueryOrigin::Profiler);
+        let writes = [
+            Query { multi: true, ..q(Op::Delete, doc! {"ts": {"$lt": 5}}) },
+            Query { multi: true, ..q(Op::Update, doc! {"status": "x"}) },
+            q(Op::Update, doc! {"_id": 1}),
+            q(Op::Delete, doc! {"_id": 2, "x": {"$gt": 0}}),
+            q(Op::FindAndModify, doc! {"_id": 3}),
+            Query { upsert: true, ..q(Op::Update, doc! {"_id": 4}) },
+            q(Op::Update, doc! {"email": "e"}),
+            // Carries the key: not counted.
+            q(Op::Update, doc! {"accountId": 7}),
+        ];
+        let ranges = Ranges::cut(&crate::model::KeySpace::default(), 0);
+        let mut c = DistributionCounter::new(&ranges);
+        for w in &writes {
+            c.add(&key, w, None, &ranges);
+        }
+        let w = c.writes_without_key().unwrap();
+        assert_eq!((w.multi, w.single_by_id, w.single_other), (25.0, 25.0, 37.5));
+        let d = c.write_distribution();
+        assert_eq!(d.percentage_of_multi_writes_without_shard_key, Some(25.0));
+        assert_eq!(d.percentage_of_single_writes_without_shard_key, Some(62.5));
     }
 }

@@ -23,6 +23,7 @@ pub(crate) mod characteristics;
 pub(crate) mod cluster;
 pub mod distribution;
 pub(crate) mod frequency;
+pub(crate) mod hot_documents;
 pub(crate) mod insert_order;
 pub(crate) mod key_updates;
 pub(crate) mod monotonicity;
@@ -81,6 +82,9 @@ pub(crate) struct CandidateMetrics {
     /// (said in the reasons).
     #[serde(skip)]
     pub(crate) collation_spread: Option<CollationSpread>,
+    /// The workload's hot documents, the same for every key (said by the score).
+    #[serde(skip)]
+    pub(crate) hot_documents: Option<hot_documents::HotDocuments>,
 }
 
 /// Sampled operations that reach one shard under the simple collation but not under the
@@ -107,6 +111,11 @@ pub(crate) struct Workload<'a> {
     pub(crate) diffs: &'a [&'a Document],
     /// `insert_order::newest_by_creation` of the sample, the same for every key (computed once).
     pub(crate) newest_created: Option<Vec<u64>>,
+    /// A clustered collection (`clusteredIndex`): its record order is `_id` order, never
+    /// the order documents were created in.
+    pub(crate) clustered: bool,
+    /// `hot_documents::measure` of the queries (computed once).
+    pub(crate) hot_documents: Option<hot_documents::HotDocuments>,
 }
 
 /// Every metric for one key. `order` is a separate insertion-ordered sample when
@@ -125,7 +134,15 @@ pub(crate) fn measure(
     // built at most once per key (a vector as long as the sample).
     let positions = std::cell::OnceCell::new();
     let ks_positions = || positions.get_or_init(|| ks.insertion_positions_in_key_order()).as_slice();
-    let kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique);
+    let hashed = ks.hashed_groups();
+    let mut kc = characteristics::measure(ks, order, &ks_positions, w.sample, w.size, settings, is_unique, hashed.as_ref());
+    if w.clustered {
+        // Record order is the clustered key's order: the server says unknown (mongodb/mongo
+        // 3e76161 src/mongo/db/s/analyze_shard_key_cmd_util.cpp calculateMonotonicity), and
+        // the insert order then rests on creation times or value types alone.
+        kc.monotonicity =
+            monotonicity::Monotonicity { record_id_correlation_coefficient: None, kind: monotonicity::MonotonicityType::Unknown };
+    }
     // No documents: the server's ranges need sampled split points, so there are none.
     let key_space = if documents { ks.key_space_values() } else { KeySpace::default() };
     let ranges = Ranges::cut(&key_space, NUM_RANGES);
@@ -147,20 +164,32 @@ pub(crate) fn measure(
                 }
             }
             shapes.add(shape, t.label, q.op.name(), q.op.is_read(), || example(q, settings.redact));
-            touches.push(cluster::QueryTouch { is_read: q.op.is_read(), touched: t.touched });
+            touches.push(cluster::QueryTouch { is_read: q.op.is_read(), retention: q.is_retention_delete(), touched: t.touched });
         }
     }
     for d in w.diffs {
         dist.add_diff(&ks.key, d);
     }
     let (mut read_distribution, mut write_distribution) = (dist.read_distribution(), dist.write_distribution());
+    let without_key = dist.writes_without_key();
     if !documents {
         read_distribution.num_reads_by_range.clear();
         write_distribution.num_writes_by_range.clear();
         // The key space as the queries name it: their points and range bounds.
         let named = cluster::query_key_space(&touches);
         let insert_order = insert_order::from_query_values(&ks.key, &named);
-        let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &named, w, &touches, actual);
+        let cluster = predict_cluster(
+            ks,
+            order.unwrap_or(ks),
+            &kc,
+            &insert_order,
+            (&write_distribution, without_key),
+            &named,
+            w,
+            &touches,
+            actual,
+            hashed.as_ref(),
+        );
         return CandidateMetrics {
             read_distribution,
             write_distribution,
@@ -171,10 +200,22 @@ pub(crate) fn measure(
             supporting_index: support,
             query_values: Some(first_field_values(&touches)),
             collation_spread: spread,
+            hot_documents: w.hot_documents.clone(),
         };
     }
     let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
-    let cluster = predict_cluster(ks, order.unwrap_or(ks), &kc, &insert_order, &write_distribution, &key_space, w, &touches, actual);
+    let cluster = predict_cluster(
+        ks,
+        order.unwrap_or(ks),
+        &kc,
+        &insert_order,
+        (&write_distribution, without_key),
+        &key_space,
+        w,
+        &touches,
+        actual,
+        hashed.as_ref(),
+    );
     CandidateMetrics {
         read_distribution,
         write_distribution,
@@ -185,6 +226,7 @@ pub(crate) fn measure(
         supporting_index: support,
         query_values: None,
         collation_spread: spread,
+        hot_documents: w.hot_documents.clone(),
     }
 }
 
@@ -233,11 +275,12 @@ fn predict_cluster(
     order: &KeySample,
     kc: &KeyCharacteristics,
     io: &InsertOrder,
-    writes: &WriteDistribution,
+    (writes, without_key): (&WriteDistribution, Option<distribution::WritesWithoutKey>),
     key_space: &KeySpace,
     w: &Workload,
     touches: &[cluster::QueryTouch],
     actual: Option<&ActualChunks>,
+    hashed: Option<&crate::sample::HashedGroups>,
 ) -> ClusterReport {
     let inserts = match io.kind {
         InsertKind::Increasing => cluster::layout::InsertPattern::Increasing,
@@ -248,6 +291,9 @@ fn predict_cluster(
     // The newest documents by creation time when `_id`s carry it, else by load order.
     let recent = match &w.newest_created {
         Some(p) if ks.docs_with_arrays == 0 => ks.key_space_values_at(p),
+        // The newest by load order would be the highest `_id`s: without creation times,
+        // new documents are taken to land as the sampled ones lie.
+        _ if w.clustered => order.recent_key_space_values(1.0),
         _ => order.recent_key_space_values(0.1),
     };
     let documents = w.sample.num_docs > 0;
@@ -255,7 +301,11 @@ fn predict_cluster(
     let mut jumbo_values: Vec<usize> = if !documents {
         Vec::new()
     } else {
-        frequency::jumbo_values(ks.frequencies(), counted, w.size.num_docs_total, kc.avg_doc_size_bytes, w.settings.chunk_size_bytes)
+        let freqs = match &hashed {
+            Some(h) => &h.groups[..],
+            None => ks.frequencies(),
+        };
+        frequency::jumbo_values(freqs, counted, w.size.num_docs_total, kc.avg_doc_size_bytes, w.settings.chunk_size_bytes)
             .iter()
             .filter_map(|j| key_space.search(&ks.key.to_key_space(&j.value)).ok())
             .collect()
@@ -283,6 +333,7 @@ fn predict_cluster(
                 .round()
                 / 1e6,
         ),
+        writes_without_key: without_key,
         shard_key_updates_percent: writes.percentage_of_shard_key_updates,
         num_inserts: writes.sample_size.insert,
         redact: w.settings.redact,

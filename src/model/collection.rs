@@ -23,6 +23,8 @@ pub(crate) struct CollectionOptions {
     pub(crate) time_series: Option<TimeSeries>,
     /// A clustered collection (5.3+: `clusteredIndex`).
     pub(crate) clustered: bool,
+    /// Its clustered index as an index (`{_id: 1}`, unique), when the options give it.
+    pub(crate) clustered_index: Option<IndexSpec>,
     /// The default collation, when not simple.
     pub(crate) collation: Option<Document>,
     /// The collection has a validator (documents must match it).
@@ -45,6 +47,18 @@ impl CollectionOptions {
                 granularity: t.get_str("granularity").ok().map(str::to_string),
             }),
             clustered: o.get("clusteredIndex").is_some_and(|c| !matches!(c, Bson::Boolean(false))),
+            clustered_index: match o.get("clusteredIndex") {
+                Some(Bson::Document(c)) => {
+                    let mut ix = IndexSpec::from_list_indexes(c);
+                    ix.unique = true; // the server requires unique: true
+                    if ix.name.is_empty() {
+                        ix.name = "_id_".into();
+                    }
+                    Some(ix)
+                }
+                // `clusteredIndex: true` (time-series buckets): not a user index.
+                _ => None,
+            },
             collation: o.get_document("collation").ok().filter(|c| c.get_str("locale").is_ok_and(|l| l != "simple")).cloned(),
             validator: o.get_document("validator").is_ok_and(|v| !v.is_empty()),
             validator_required: o
@@ -120,6 +134,14 @@ mod tests {
         assert_eq!(view.options.view_on.as_deref(), Some("accounts"));
         let coll = DumpMetadata::parse(r#"{"options":{"collation":{"locale":"fr","strength":{"$numberInt":"2"}}}}"#).unwrap();
         assert!(coll.options.collation.is_some());
+        // listCollections' options of a clustered collection on mongod 6.0.5.
+        let clustered = DumpMetadata::parse(
+            r#"{"indexes":[],"options":{"clusteredIndex":{"v":{"$numberInt":"2"},"key":{"_id":{"$numberInt":"1"}},"name":"_id_","unique":true}}}"#,
+        )
+        .unwrap();
+        assert!(clustered.options.clustered);
+        let ix = clustered.options.clustered_index.unwrap();
+        assert_eq!((ix.name.as_str(), ix.unique, ix.key), ("_id_", true, bson::doc! {"_id": 1}));
     }
 
     #[test]

@@ -4,11 +4,13 @@
 //! on the command line.
 
 pub(crate) mod collection;
+pub(crate) mod geo;
 pub(crate) mod index;
 pub(crate) mod key_range;
 pub(crate) mod key_space;
 pub(crate) mod member;
 pub(crate) mod namespace;
+pub(crate) mod pipeline;
 pub(crate) mod query;
 pub mod relaxed;
 pub(crate) mod sampled_doc;

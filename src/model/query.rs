@@ -167,4 +167,35 @@ impl Query {
             joins: Vec::new(),
         }
     }
+
+    /// A retention delete: `deleteMany` whose filter is only an upper bound (`$lt`/`$lte`) on
+    /// one field, `{ts: {$lt: cutoff}}`. It removes the oldest documents wherever the key puts
+    /// them: the same documents, the same work, under every key.
+    pub(crate) fn is_retention_delete(&self) -> bool {
+        if self.op != Op::Delete || !self.multi || self.filter.len() != 1 {
+            return false;
+        }
+        let Some((field, Bson::Document(ops))) = self.filter.iter().next() else { return false };
+        !field.starts_with('$') && !ops.is_empty() && ops.keys().all(|k| k == "$lt" || k == "$lte")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    #[test]
+    fn a_retention_delete_is_a_delete_many_below_one_bound() {
+        let many = |f: Document| Query { multi: true, ..Query::new(Op::Delete, "a.b", f, QueryOrigin::Profiler) };
+        assert!(many(doc! {"ts": {"$lt": 5}}).is_retention_delete());
+        assert!(many(doc! {"ts": {"$lte": 5}}).is_retention_delete());
+        // A tenant's own clean-up, a range from below, a deleteOne: not retention.
+        assert!(!many(doc! {"ts": {"$lt": 5}, "accountId": 3}).is_retention_delete());
+        assert!(!many(doc! {"ts": {"$gt": 5}}).is_retention_delete());
+        assert!(!many(doc! {"ts": 5}).is_retention_delete());
+        assert!(!Query::new(Op::Delete, "a.b", doc! {"ts": {"$lt": 5}}, QueryOrigin::Profiler).is_retention_delete());
+        let update = Query { multi: true, ..Query::new(Op::Update, "a.b", doc! {"ts": {"$lt": 5}}, QueryOrigin::Profiler) };
+        assert!(!update.is_retention_delete());
+    }
 }

@@ -40,7 +40,8 @@ pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
                         .replacen(&format!("#{} is capped", n.rank), &format!("{} is capped", n.key), 1),
                     None => w.clone(),
                 })
-                .or_else(|| figures_shown(c).then(|| format!("at scale {}", c.metrics.cluster.verdict.trim_start_matches("with "))))
+                // The cluster's verdict already says "with N shards at scale: …".
+                .or_else(|| figures_shown(c).then(|| c.metrics.cluster.verdict.clone()))
         })
     });
     let warnings = if rec.caveats.is_empty() {

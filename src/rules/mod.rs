@@ -7,6 +7,7 @@
 
 mod capped;
 mod existing_key;
+mod geo;
 mod id_uniqueness;
 mod single_writes;
 mod time_series;
@@ -28,6 +29,7 @@ crate::labels! {
         SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
         ExistingShardKey => "existingShardKey",
         IdUniqueness => "idUniqueness",
+        GeoField => "geoField",
     }
 }
 
@@ -115,8 +117,16 @@ impl Rule {
 }
 
 /// Every rule, in the order the report lists what they find.
-pub(crate) const RULES: &[Rule] =
-    &[capped::RULE, time_series::RULE, existing_key::RULE, unique_index::RULE, upserts::RULE, single_writes::RULE, id_uniqueness::RULE];
+pub(crate) const RULES: &[Rule] = &[
+    capped::RULE,
+    time_series::RULE,
+    existing_key::RULE,
+    unique_index::RULE,
+    upserts::RULE,
+    single_writes::RULE,
+    id_uniqueness::RULE,
+    geo::RULE,
+];
 
 /// Run every rule on one candidate.
 pub(crate) fn check(cx: &Context, key: &ShardKey) -> Vec<Finding> {

@@ -346,6 +346,39 @@ impl KeySample {
         }
     }
 
+    /// For a key with a hashed field, the counted values grouped as its hashed index groups
+    /// them: by the key-space tuple, the hashed field as `hash64` of the value (numbers
+    /// truncated to 64-bit integers first, so 0.1 and 0.9 are one hashed value). Each group
+    /// stands under its smallest value in key order. None without a hashed field, or past
+    /// exact counting (a sketch keeps no values to hash).
+    pub(crate) fn hashed_groups(&self) -> Option<HashedGroups> {
+        let h = self.key.hashed_position()?;
+        let fields = self.key.fields.len();
+        let mut all: Vec<(Vec<Bson>, Vec<Bson>, u64)> = match &self.counts {
+            Counts::Dense(d) => d
+                .run_starts()
+                .map(|(e, c)| {
+                    let v = d.decode(e, fields);
+                    (self.key.to_key_space(&v), v, c as u64)
+                })
+                .collect(),
+            Counts::Exact { values, .. } => values.iter().map(|x| (self.key.to_key_space(&x.value), x.value.clone(), x.count)).collect(),
+            Counts::Sketch { .. } => return None,
+        };
+        let raw_distinct = all.len() as u64;
+        let fractional_doubles =
+            all.iter().filter(|(_, v, _)| matches!(v.get(h), Some(Bson::Double(f)) if f.fract() != 0.0)).count() as u64;
+        all.sort_by(|a, b| cmp_tuple(&a.0, &b.0).then_with(|| cmp_tuple(&a.1, &b.1)));
+        let mut groups: Vec<(Vec<Bson>, ValueCount)> = Vec::new();
+        for (ks, value, count) in all {
+            match groups.last_mut() {
+                Some((last, g)) if cmp_tuple(last, &ks).is_eq() => g.count += count,
+                _ => groups.push((ks, ValueCount { value, count })),
+            }
+        }
+        Some(HashedGroups { groups: groups.into_iter().map(|(_, g)| g).collect(), raw_distinct, fractional_doubles })
+    }
+
     /// Distinct values in key space (hashed fields hashed), sorted, with document counts:
     /// every value when there are few enough, else evenly spaced documents in key order
     /// standing for their neighbours (dense), the exact counts, or the reservoir weighted.
@@ -392,6 +425,15 @@ impl KeySample {
             }
         };
         decoded.sort_by(|a, b| cmp_tuple(&a.0, &b.0));
+        // Values a hashed field makes equal (doubles truncated before hashing) are one
+        // key-space value: one place in a chunk, never split apart.
+        decoded.dedup_by(|next, kept| {
+            let same = cmp_tuple(&next.0, &kept.0).is_eq();
+            if same {
+                kept.1 += next.1;
+            }
+            same
+        });
         KeySpace::from_values(decoded)
     }
 

@@ -32,6 +32,17 @@ pub(crate) struct ValueCount {
     pub(crate) count: u64,
 }
 
+/// A hashed key's values grouped by hashed value (`KeySample::hashed_groups`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HashedGroups {
+    /// One per distinct hashed value, under its smallest value, in key-space order.
+    pub(crate) groups: Vec<ValueCount>,
+    /// Distinct values before hashing.
+    pub(crate) raw_distinct: u64,
+    /// Of those, the ones whose hashed field is a double with a fraction (truncated before hashing).
+    pub(crate) fractional_doubles: u64,
+}
+
 /// Distinct values counted exactly per key (past the dense pass) before switching to
 /// sketches: a key with more distinct values in the sample is high-cardinality anyway.
 pub(crate) const EXACT_LIMIT: usize = 20_000;
@@ -251,6 +262,23 @@ mod tests {
             s.add(&d);
         }
         assert_eq!((s.docs_null_or_missing, s.null_or_missing_by_field.clone()), (3, vec![2, 2]));
+    }
+
+    /// hash64 truncates doubles: 0.25, 0.75 and -0.5 are the hashed value of 0; 1.5 of 1.
+    #[test]
+    fn a_hashed_key_groups_values_that_hash_alike() {
+        let mut s = KeySample::new(ShardKey::parse("{a: \"hashed\"}").unwrap());
+        for v in [0.25, 0.75, -0.5, 1.5, 0.25, 7.0] {
+            s.add(&doc! {"a": v});
+        }
+        s.finish();
+        let h = s.hashed_groups().unwrap();
+        assert_eq!((h.raw_distinct, h.groups.len(), h.fractional_doubles), (5, 3, 4));
+        let mut counts: Vec<u64> = h.groups.iter().map(|g| g.count).collect();
+        counts.sort();
+        assert_eq!(counts, vec![1, 1, 4]);
+        assert_eq!(s.key_space_values().counts(), &h.groups.iter().map(|g| g.count).collect::<Vec<_>>()[..]);
+        assert!(KeySample::new(ShardKey::parse("{a: 1}").unwrap()).hashed_groups().is_none());
     }
 
     #[test]

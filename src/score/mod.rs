@@ -68,9 +68,10 @@ pub(crate) enum Capped {
     WritesFail,
     KeyUpdates,
     FewValuesInQueries,
+    TargetsNothing,
 }
 
-pub(crate) const CAPS: [Cap; 9] = [
+pub(crate) const CAPS: [Cap; 10] = [
     Cap { cap: Capped::ArrayInKey, max_score: 0.0, when: "a sampled document holds an array in a key field (invalid key)" },
     Cap {
         cap: Capped::JumboRisk,
@@ -103,6 +104,11 @@ pub(crate) const CAPS: [Cap; 9] = [
         cap: Capped::KeyUpdates,
         max_score: 45.0,
         when: "20% or more of sampled writes change the shard key (each moves its document to another shard in a distributed transaction)",
+    },
+    Cap {
+        cap: Capped::TargetsNothing,
+        max_score: 49.0,
+        when: "every sampled operation reaches every shard at scale (fan-out 0): the key targets nothing, whatever else it does well",
     },
 ];
 
@@ -274,6 +280,10 @@ pub(crate) struct Facts {
     pub(crate) constraints: Vec<Finding>,
     /// Operations a non-simple default collation keeps from one shard.
     pub(crate) collation_spread: Option<crate::metrics::CollationSpread>,
+    /// A hashed field's values before and after hashing.
+    pub(crate) hashing: Option<crate::metrics::characteristics::Hashing>,
+    /// Documents that take much of the sampled writes.
+    pub(crate) hot_documents: Option<crate::metrics::hot_documents::HotDocuments>,
 }
 
 impl Facts {
@@ -305,6 +315,8 @@ impl Facts {
             query_values: m.query_values.clone(),
             collation_spread: m.collation_spread.clone(),
             constraints: Vec::new(),
+            hashing: kc.and_then(|k| k.hashing.clone()),
+            hot_documents: m.hot_documents.clone(),
         }
     }
 }
@@ -539,8 +551,11 @@ fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceili
     if let Some(cs) = f.collation_spread.as_ref().filter(|cs| cs.operations > 0) {
         said.problem(Reason::CollationSpread { locale: cs.locale.clone(), operations: cs.operations, of: cs.of });
     }
+    if n > 1 && c.fan_out == Some(0.0) {
+        ceiling.at(Capped::TargetsNothing);
+    }
     if let Some(percent) = c.percentage_of_writes_without_shard_key.filter(|w| *w >= 20.0) {
-        said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes });
+        said.problem(Reason::WritesWithoutShardKey { percent, writes: c.num_writes, by: c.writes_without_shard_key });
     }
     if let Some(percent) = c.percentage_of_shard_key_updates.filter(|x| *x > 0.0) {
         if percent / 100.0 >= KEY_UPDATES_CAP_SHARE {
@@ -558,8 +573,16 @@ fn busiest_shard(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
     if hot_shard(s, l.busiest_over_mean, n) {
         ceiling.at(Capped::HotShard);
     }
+    if let Some(h) = &f.hot_documents {
+        said.problem(Reason::HotDocuments {
+            ids: h.documents.iter().map(|d| (short_value(&d.id.clone().into_relaxed_extjson()), d.percent_of_writes)).collect(),
+            percent: h.percent_of_writes,
+            writes: h.num_writes,
+        });
+    }
     if n > 1 && s * n as f64 > 2.0 && l.busiest_over_mean >= HOT_SHARD_OVER_MEAN {
         said.problem(Reason::BusiestShard {
+            hot_documents: f.hot_documents.is_some(),
             shards: n,
             share: s,
             data_share: f.documents.then_some(l.busiest_shard_data_percent / 100.0),
@@ -571,6 +594,18 @@ fn busiest_shard(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
 
 /// Cardinality, frequency, growth and the data's spread (documents only).
 fn distribution(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
+    if let Some(h) = f
+        .hashing
+        .as_ref()
+        .filter(|h| h.num_distinct_fractional_doubles > 0 && h.num_distinct_hashed_values < h.num_distinct_values_before_hashing)
+    {
+        said.problem(Reason::HashedDoublesTruncated {
+            field: h.field.clone(),
+            doubles: h.num_distinct_fractional_doubles,
+            before: h.num_distinct_values_before_hashing,
+            hashed: h.num_distinct_hashed_values,
+        });
+    }
     let distinct = f.estimated_distinct.max(1);
     if distinct < LOW_CARDINALITY {
         ceiling.at(Capped::LowCardinality);

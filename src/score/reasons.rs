@@ -3,9 +3,15 @@
 //! words (`reasons` is a list of strings), so a reason serialises as its text.
 
 use crate::metrics::cluster::{useful_shards_words, Growth};
+use crate::metrics::distribution::WritesWithoutKey;
 use crate::util::text::{fmt_count, mib};
 use serde::Serialize;
 use std::fmt;
+
+/// "1 shard", "1,200 shards".
+fn noun(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", fmt_count(n), if n == 1 { one } else { many })
+}
 
 /// One sentence of a candidate's `reasons`.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +34,8 @@ pub(crate) enum Reason {
     WritesWithoutShardKey {
         percent: f64,
         writes: u64,
+        /// By what the cluster does with each; None when not split (the parts are then unknown).
+        by: Option<WritesWithoutKey>,
     },
     /// Writes that change the key's value: the document moves.
     ShardKeyUpdates {
@@ -45,6 +53,14 @@ pub(crate) enum Reason {
     },
     LowCardinality {
         distinct: u64,
+    },
+    /// A hashed field holds doubles with fractions: truncated to 64-bit integers before
+    /// hashing, many values share a hashed value (manual "Hashed Indexes"; `hash64`).
+    HashedDoublesTruncated {
+        field: String,
+        doubles: u64,
+        before: u64,
+        hashed: u64,
     },
     /// Enough distinct values, but growth stops early (`useful_shards_words`).
     LimitedGrowth {
@@ -92,6 +108,14 @@ pub(crate) enum Reason {
         /// Its operations over the mean shard's.
         over_mean: f64,
         ops: u64,
+        /// Hot documents were found (`HotDocuments`): they, not a key range, make the hot spot.
+        hot_documents: bool,
+    },
+    /// A few documents take much of the sampled writes: (short `_id`, % of writes) each.
+    HotDocuments {
+        ids: Vec<(String, f64)>,
+        percent: f64,
+        writes: u64,
     },
     /// Queries only: a later key field is increasing by nature.
     TopOfEachGroupByNature {
@@ -236,11 +260,21 @@ impl fmt::Display for Reason {
                 }
                 Ok(())
             }
-            Reason::WritesWithoutShardKey { percent, writes } => write!(
-                f,
-                "{percent:.1}% of {} sampled writes do not carry the shard key (7.1+: a broadcast read then the write; before: broadcast or refused)",
-                fmt_count(*writes)
-            ),
+            Reason::WritesWithoutShardKey { percent, writes, by } => {
+                write!(f, "{percent:.1}% of {} sampled writes do not carry the shard key", fmt_count(*writes))?;
+                let Some(by) = by else { return Ok(()) };
+                // mongodb/mongo 04bbde7 write_without_shard_key_util.cpp `useTwoPhaseProtocol`.
+                let parts = [
+                    (by.multi, "updateMany/deleteMany (every version sends them to every shard, never refuses them)"),
+                    (by.single_by_id, "updateOne/deleteOne by _id (sent to every shard on every version, never refused, never two-phase)"),
+                    (by.single_other, "other single writes (refused before 7.1; 7.1+ a broadcast read then the write)"),
+                ];
+                let said: Vec<String> = parts.iter().filter(|(p, _)| *p > 0.0).map(|(p, w)| format!("{p:.1}% {w}")).collect();
+                if !said.is_empty() {
+                    write!(f, ": {}", said.join("; "))?;
+                }
+                Ok(())
+            }
             Reason::ShardKeyUpdates { percent, of_operations } => {
                 write!(
                     f,
@@ -261,9 +295,16 @@ impl fmt::Display for Reason {
             ),
             Reason::LowCardinality { distinct } => write!(
                 f,
-                "low cardinality: only {} distinct values; one value is the smallest unit the balancer can move, so at most {} shards can ever hold data",
-                fmt_count(*distinct),
-                fmt_count(*distinct)
+                "low cardinality: only {}; one value is the smallest unit the balancer can move, so at most {} can ever hold data",
+                noun(*distinct, "distinct value", "distinct values"),
+                noun(*distinct, "shard", "shards")
+            ),
+            Reason::HashedDoublesTruncated { field, doubles, before, hashed } => write!(
+                f,
+                "float trap: {field} holds {} doubles with fractions; a hashed index truncates each to a 64-bit integer before hashing, so its {} distinct values are {}: hash an integer field, or the value scaled to an integer",
+                fmt_count(*doubles),
+                fmt_count(*before),
+                noun(*hashed, "hashed value", "hashed values")
             ),
             Reason::LimitedGrowth { distinct, growth } => {
                 write!(f, "about {} distinct values", fmt_count(*distinct))?;
@@ -306,7 +347,7 @@ impl fmt::Display for Reason {
                     None => Ok(()),
                 }
             }
-            Reason::BusiestShard { shards, share, data_share, over_mean, ops } => {
+            Reason::BusiestShard { shards, share, data_share, over_mean, ops, hot_documents } => {
                 write!(
                     f,
                     "at scale the busiest of {} takes {:.1}% of {} sampled operations ({over_mean:.1}× the mean shard's)",
@@ -317,7 +358,21 @@ impl fmt::Display for Reason {
                 if let Some(d) = data_share {
                     write!(f, " while holding {:.1}% of the data", d * 100.0)?;
                 }
+                if *hot_documents {
+                    return write!(f, ": the hot documents' shard (a document's writes all run where it is)");
+                }
                 write!(f, ": a hot key range, which the balancer (it evens data size, not operations) never spreads")
+            }
+            Reason::HotDocuments { ids, percent, writes } => {
+                let each: Vec<String> = ids.iter().take(5).map(|(id, p)| format!("_id {id} {p:.1}%")).collect();
+                write!(
+                    f,
+                    "hot documents: {} take {percent:.1}% of {} sampled writes ({}{}); no shard key splits a document, so each one's writes run on the one shard that holds it, one after another, whatever the key; the fix is in the data model: split each into N sub-documents (the same _id with a part 0..N-1), write a random part, and sum the parts on read",
+                    noun(ids.len() as u64, "document", "documents"),
+                    fmt_count(*writes),
+                    each.join(", "),
+                    if ids.len() > 5 { format!(", {} more", ids.len() - 5) } else { String::new() }
+                )
             }
             Reason::TopOfEachGroupByNature { plural, fields } => write!(
                 f,
@@ -335,7 +390,12 @@ impl fmt::Display for Reason {
             Reason::HashedSpread => f.write_str("hashed: inserts spread evenly over the shards"),
             Reason::Constraint(c) => f.write_str(&c.message),
             Reason::InsertsSpread { taking, shards, share, why } => {
-                write!(f, "inserts spread over {taking} of {}, the busiest takes {:.1}%", shards_word(*shards), share * 100.0)?;
+                if *taking <= 1 && *shards > 1 {
+                    // Not a spread: every insert lands on one shard (a value hashing alike).
+                    write!(f, "every insert lands on 1 of {}", shards_word(*shards))?;
+                } else {
+                    write!(f, "inserts spread over {taking} of {}, the busiest takes {:.1}%", shards_word(*shards), share * 100.0)?;
+                }
                 match why {
                     Spread::Hashed => f.write_str(" (hashed)"),
                     Spread::By(Witness::None) => Ok(()),

@@ -24,6 +24,7 @@ fn cost(fan_out: Option<f64>, single: f64) -> Cost {
         mean_shards_per_op: fan_out.map(|f| 1.0 + 3.0 * (1.0 - f)),
         percentage_of_ops_to_every_shard: Some(0.0),
         percentage_of_writes_without_shard_key: None,
+        writes_without_shard_key: None,
         percentage_of_shard_key_updates: None,
         fan_out,
     }
@@ -71,6 +72,8 @@ fn facts() -> Facts {
         query_values: None,
         collation_spread: None,
         constraints: vec![],
+        hashing: None,
+        hot_documents: None,
     }
 }
 
@@ -160,11 +163,12 @@ fn fan_out_weight() {
     let mut f = facts();
     f.cost = cost(Some(0.5), 50.0);
     assert_eq!(score(&f).score, 83);
-    // Every operation to every shard: 100 − 35 = 65, and the reason says so as a problem.
-    // (The load is left even here to weigh the fan-out alone.)
+    // Every operation to every shard: 100 − 35 = 65, capped at 49 (targetsNothing: at best
+    // poor), and the reason says so as a problem. (The load is left even here.)
     f.cost = cost(Some(0.0), 0.0);
     let s = score(&f);
-    assert_eq!(s.score, 65);
+    assert_eq!((s.score, s.breakdown.weighted, s.breakdown.capped_by), (49, 65.0, Some(Capped::TargetsNothing)));
+    assert_eq!(s.verdict, Verdict::Poor);
     assert!(
         words(&s)[0].starts_with("with 4 shards, 0.0% of 100 sampled operations reach one shard; a read reaches 4.00"),
         "{:?}",
@@ -406,6 +410,7 @@ fn every_cap_is_in_the_table_and_in_the_reference() {
         Capped::WritesFail,
         Capped::KeyUpdates,
         Capped::FewValuesInQueries,
+        Capped::TargetsNothing,
     ] {
         let cap = CAPS.iter().find(|x| x.cap == c).unwrap_or_else(|| panic!("{c:?} not in CAPS"));
         // docs/reference.md's cap table: "| name | at most | when |".

@@ -446,12 +446,13 @@ mod tests {
 
     const CX: FieldContext = FieldContext { hashed: false, simple_collation: true };
 
+    /// A pattern, its flags, and the string interval mongod's explain gave (upper bound None: all strings).
+    type ServerBounds<'a> = (&'a str, &'a str, (&'a str, Option<&'a str>));
+
     #[test]
     fn regex_prefixes_are_the_servers() {
         // (pattern, flags, the string interval mongod 6.0.5's explain gave on an index {sku: 1}).
-        // (lower bound, upper bound: None is the end of strings, `{}`)
-        type Range<'a> = (&'a str, Option<&'a str>);
-        let server: [(&str, &str, Range); 17] = [
+        let server: [ServerBounds; 17] = [
             ("^OFFC|^HOME", "", ("", None)),
             ("^OFFC-00", "m", ("", None)),
             ("^a", "i", ("", None)),

@@ -225,7 +225,12 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
 /// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
 /// stand beside it: `{_id: 1, x: {$gt: 0}}`); with an explicit collation that is not the
 /// collection's default, a collatable `_id` does not count.
-fn is_exact_id_query(filter: &Document, let_vars: Option<&Document>, collation: Option<&Document>, default: Option<&Document>) -> bool {
+pub(crate) fn is_exact_id_query(
+    filter: &Document,
+    let_vars: Option<&Document>,
+    collation: Option<&Document>,
+    default: Option<&Document>,
+) -> bool {
     let id_key = ShardKey::single("_id", KeyKind::Range);
     let Some(id) = extract_key_by_equality(&id_key, filter, let_vars) else { return false };
     let explicit_other = collation.is_some_and(|c| !c.is_empty() && Some(c) != default);

@@ -6,6 +6,7 @@
 pub(crate) mod layout;
 
 use self::layout::{Chunk, DataLine, InsertPattern};
+use super::distribution::WritesWithoutKey;
 use crate::model::sharding::ShardingMetadata;
 use crate::model::KeySpace;
 use crate::model::ShardKey;
@@ -204,10 +205,14 @@ pub(crate) struct Cost {
     /// 7.1+ runs a single one in two phases (a broadcast read, then a targeted write);
     /// before 7.1 a single one needs `_id`, a multi one is broadcast.
     pub(crate) percentage_of_writes_without_shard_key: Option<f64>,
+    /// The same writes by what the cluster does with each (refused before 7.1 or not).
+    pub(crate) writes_without_shard_key: Option<WritesWithoutKey>,
     /// Writes that change the key: the document moves to another shard (a distributed transaction).
     pub(crate) percentage_of_shard_key_updates: Option<f64>,
     /// 1 − mean over operations of (shards reached − 1) / (N − 1): 1 when all reach one shard,
-    /// 0 when all reach every shard. The score's fan-out component.
+    /// 0 when all reach every shard. The score's fan-out component. Retention deletes are
+    /// left out: they remove the same documents under every key, so reaching fewer shards
+    /// saves nothing (one shard then does all of it).
     pub(crate) fan_out: Option<f64>,
 }
 
@@ -240,6 +245,8 @@ pub(crate) struct Scale {
 /// What one sampled query touches, in key space.
 pub(crate) struct QueryTouch {
     pub(crate) is_read: bool,
+    /// `Query::is_retention_delete`: not counted in the fan-out.
+    pub(crate) retention: bool,
     pub(crate) touched: Vec<crate::model::KeyRange>,
 }
 
@@ -313,6 +320,7 @@ pub(crate) struct Inputs<'a> {
     /// The top value's share of documents (0..1).
     pub(crate) top_share: f64,
     pub(crate) writes_without_shard_key_percent: Option<f64>,
+    pub(crate) writes_without_key: Option<WritesWithoutKey>,
     pub(crate) shard_key_updates_percent: Option<f64>,
     /// Documents inserted in the sampled workload; 0 when the queries show no insert.
     pub(crate) num_inserts: u64,
@@ -399,8 +407,8 @@ fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, ni: f64, migrations
 }
 
 fn cost(s: &Spread, inp: &Inputs, n: usize) -> Cost {
-    let (mut nr, mut nw, mut single_r, mut single_w, mut sum_r, mut sum_w, mut every, mut fan) =
-        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0.0);
+    let (mut nr, mut nw, mut single_r, mut single_w, mut sum_r, mut sum_w, mut every, mut fan, mut fan_ops) =
+        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0.0, 0u64);
     for (q, &h) in inp.queries.iter().zip(&s.hits) {
         if q.is_read {
             nr += 1;
@@ -412,7 +420,10 @@ fn cost(s: &Spread, inp: &Inputs, n: usize) -> Cost {
             single_w += (h == 1) as u64;
         }
         every += (h >= s.owners && s.owners > 1) as u64;
-        fan += if n > 1 { (h.max(1) - 1) as f64 / (n - 1) as f64 } else { 0.0 };
+        if !q.retention {
+            fan_ops += 1;
+            fan += if n > 1 { (h.max(1) - 1) as f64 / (n - 1) as f64 } else { 0.0 };
+        }
     }
     let ops = nr + nw;
     let p = |a: u64, b: u64| (b > 0).then(|| pct(a as f64, b as f64));
@@ -427,8 +438,9 @@ fn cost(s: &Spread, inp: &Inputs, n: usize) -> Cost {
         mean_shards_per_op: (ops > 0).then(|| round2((sum_r + sum_w) as f64 / ops as f64)),
         percentage_of_ops_to_every_shard: p(every, ops),
         percentage_of_writes_without_shard_key: inp.writes_without_shard_key_percent.filter(|_| nw > 0),
+        writes_without_shard_key: inp.writes_without_key.filter(|_| nw > 0),
         percentage_of_shard_key_updates: inp.shard_key_updates_percent.filter(|_| nw > 0),
-        fan_out: (ops > 0).then(|| ((1.0 - fan / ops as f64).clamp(0.0, 1.0) * 1e6).round() / 1e6),
+        fan_out: (fan_ops > 0).then(|| ((1.0 - fan / fan_ops as f64).clamp(0.0, 1.0) * 1e6).round() / 1e6),
     }
 }
 
@@ -671,7 +683,7 @@ mod tests {
     use crate::model::{KeyKind, KeyRange};
 
     fn at(v: i32) -> QueryTouch {
-        QueryTouch { is_read: true, touched: vec![KeyRange::point(vec![Bson::Int32(v)])] }
+        QueryTouch { is_read: true, retention: false, touched: vec![KeyRange::point(vec![Bson::Int32(v)])] }
     }
 
     /// Values 0..100, one document each, 4 shards: at scale shard k owns 25k..25k+25.
@@ -695,6 +707,7 @@ mod tests {
             estimated_distinct: 100,
             top_share: 0.01,
             writes_without_shard_key_percent: None,
+            writes_without_key: None,
             shard_key_updates_percent: None,
             num_inserts,
             redact: false,
@@ -728,11 +741,30 @@ mod tests {
     /// without inserts seen, inserts are left out.
     #[test]
     fn a_broadcast_loads_every_shard_and_no_operations_means_no_load() {
-        let all = QueryTouch { is_read: false, touched: vec![KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] }] };
+        let all =
+            QueryTouch { is_read: false, retention: false, touched: vec![KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] }] };
         let r = predict_with(&[all], 0);
         let l = r.load.unwrap();
         assert_eq!((l.busiest_shard_percent, l.busiest_over_mean, l.num_inserts, l.insert_percent), (100.0, 1.0, None, None));
         assert!(r.at_scale.shards.iter().all(|s| s.operations_percent == 100.0));
         assert_eq!(predict_with(&[], 0).load, None);
+    }
+
+    /// A retention delete below value 10 reaches shard0 only, a read of 60 shard2: the fan-out
+    /// counts the read alone (1.0), the means count both.
+    #[test]
+    fn a_retention_delete_is_left_out_of_the_fan_out() {
+        let old =
+            QueryTouch { is_read: false, retention: true, touched: vec![KeyRange { min: vec![Bson::MinKey], max: vec![Bson::Int32(10)] }] };
+        let r = predict_with(&[old, at(60)], 0);
+        assert_eq!((r.cost.fan_out, r.cost.mean_shards_per_op), (Some(1.0), Some(1.0)));
+        let r = predict_with(&[every_shard(), at(60)], 0);
+        assert_eq!((r.cost.fan_out, r.cost.mean_shards_per_op), (Some(1.0), Some(2.5)));
+        let r = predict_with(&[QueryTouch { retention: false, ..every_shard() }, at(60)], 0);
+        assert_eq!(r.cost.fan_out, Some(0.5));
+    }
+
+    fn every_shard() -> QueryTouch {
+        QueryTouch { is_read: false, retention: true, touched: vec![KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] }] }
     }
 }

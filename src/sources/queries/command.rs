@@ -116,14 +116,8 @@ pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, ori
         "count" => log.push(read_query(Op::Count, ns, filter_of("query"), cmd, origin)),
         "distinct" => log.push(read_query(Op::Distinct, ns, filter_of("query"), cmd, origin)),
         "aggregate" => {
-            let filter = cmd
-                .get_array("pipeline")
-                .ok()
-                .and_then(|p| p.first())
-                .and_then(|s| s.as_document())
-                .and_then(|s| s.get_document("$match").ok())
-                .cloned()
-                .unwrap_or_default();
+            // What the server's optimiser runs first: mongos targets the optimised pipeline.
+            let filter = cmd.get_array("pipeline").map(|p| crate::model::pipeline::leading_match(p)).unwrap_or_default();
             let mut q = read_query(Op::Aggregate, ns, filter, cmd, origin);
             if let (Ok(p), Some((db, _))) = (cmd.get_array("pipeline"), q.ns.split_once('.')) {
                 q.joins = joins_of(db, p);
