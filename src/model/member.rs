@@ -128,11 +128,17 @@ pub(crate) struct MemberRead {
 }
 
 impl MemberRead {
-    /// How it is named in the report: "127.0.0.1:27018 (secondary)".
+    /// A log file (not a profiler read live).
+    pub(crate) fn is_log(&self) -> bool {
+        !self.source.ends_with(".system.profile")
+    }
+
+    /// How it is named in the report: "127.0.0.1:27018 (secondary)", a log "mongod.log (db2:27018)".
     pub(crate) fn label(&self) -> String {
-        match &self.host {
-            Some(h) => format!("{h} ({})", self.role.as_str()),
-            None => self.source.clone(),
+        match (&self.host, self.is_log()) {
+            (Some(h), false) => format!("{h} ({})", self.role.as_str()),
+            (Some(h), true) => format!("{} ({h})", self.source),
+            (None, _) => self.source.clone(),
         }
     }
 }

@@ -385,25 +385,34 @@ impl CheckWorkload {
         CheckWorkload { sources: q.sources.clone(), operations: q.queries_used, members: q.members.clone() }
     }
 
-    /// One line: "572 operations from h1 (primary) 300, ...; not read: h2 (unknown): why"; a log
+    /// One line: "572 operations: h1 (primary) 300, h3 (hidden) 40; not read: h2 (unknown): why"; a log
     /// file by its name (the job's paths say nothing).
     pub(crate) fn line(&self) -> String {
-        let label = |m: &crate::model::member::MemberRead| match &m.host {
-            Some(_) => m.label(),
-            None => std::path::Path::new(&m.source).file_name().map_or(m.source.clone(), |n| n.to_string_lossy().into_owned()),
+        let label = |m: &crate::model::member::MemberRead| {
+            if !m.is_log() {
+                return m.label();
+            }
+            let file = std::path::Path::new(&m.source).file_name().map_or(m.source.clone(), |n| n.to_string_lossy().into_owned());
+            match &m.host {
+                Some(h) => format!("{file} (mongod {h})"),
+                None => file,
+            }
         };
         let count = crate::util::text::fmt_count;
-        let read: Vec<String> =
-            self.members.iter().filter(|m| m.error.is_none()).map(|m| format!("{} {}", label(m), count(m.operations))).collect();
-        let not_read: Vec<String> = self.members.iter().filter_map(|m| Some(format!("{}: {}", m.label(), m.error.as_deref()?))).collect();
+        let read: Vec<&crate::model::member::MemberRead> = self.members.iter().filter(|m| m.error.is_none()).collect();
+        let not_read: Vec<String> = self.members.iter().filter_map(|m| Some(format!("{}: {}", label(m), m.error.as_deref()?))).collect();
         let mut s = match self.operations {
             1 => "1 operation".to_string(),
             n => format!("{} operations", count(n)),
         };
-        if !read.is_empty() {
-            s.push_str(&format!(" from {}", read.join(", ")));
-        } else if !self.sources.is_empty() {
-            s.push_str(&format!(" from {}", self.sources.join(", ")));
+        match read.as_slice() {
+            [] if !self.sources.is_empty() => s.push_str(&format!(" from {}", self.sources.join(", "))),
+            [] => {}
+            [one] => s.push_str(&format!(" from {}", label(one))),
+            many => {
+                let each: Vec<String> = many.iter().map(|m| format!("{} {}", label(m), count(m.operations))).collect();
+                s.push_str(&format!(": {}", each.join(", ")));
+            }
         }
         if !not_read.is_empty() {
             s.push_str(&format!("; not read: {}", not_read.join("; ")));
