@@ -16,6 +16,12 @@ fn type_byte(v: &Bson) -> u8 {
     (canonical_type(v) + 2) as u8
 }
 
+/// Whether an encoded value (its first byte) is a number or an object: the only values two of
+/// which can share a `hash64` (numbers truncated to 64-bit integers, inside objects too).
+pub(crate) fn may_hash_alike(encoded: &[u8]) -> bool {
+    encoded.first().is_some_and(|&b| b == type_byte(&Bson::Int32(0)) || b == type_byte(&Bson::Document(Default::default())))
+}
+
 /// Bytes with 0x00 escaped as 0x00 0xFF and a terminating 0x00 0x00: prefix order kept.
 fn put_bytes(b: &[u8], out: &mut Vec<u8>) {
     for &c in b {

@@ -154,7 +154,8 @@ pub(crate) fn measure<'p>(
     // A hashed key is counted on its hashed values, as analyzeShardKey groups the hashed
     // index's keys (mongodb/mongo 3e76161 src/mongo/db/s/analyze_shard_key_cmd_util.cpp
     // makeAggregateRequestForCardinalityAndFrequency: $group on {$meta: "indexKey"}).
-    let freqs: &[ValueCount] = hashed.map_or(ks.frequencies(), |h| &h.groups);
+    let groups = hashed.and_then(|h| h.groups.as_deref());
+    let freqs: &[ValueCount] = groups.unwrap_or(ks.frequencies());
     let mcv = frequency::most_common(freqs, settings.num_most_common)
         .into_iter()
         .map(|v| MostCommonValue { value: ks.key.value_json(&v.value, settings.redact), frequency: v.count })
@@ -177,10 +178,10 @@ pub(crate) fn measure<'p>(
         .collect();
     // A sketch never counts more values than documents; a unique supporting index
     // makes every value distinct (the server then skips grouping).
-    let num_distinct = hashed.map_or(ks.num_distinct(), |h| h.groups.len() as u64);
+    let num_distinct = groups.map_or(ks.num_distinct(), |g| g.len() as u64);
     let distinct = if is_unique == Some(true) { counted } else { num_distinct.min(counted) };
-    let profile = match hashed {
-        Some(h) => Some(h.groups.iter().fold((0, 0, 0), |(d, f1, f2), g| (d + 1, f1 + (g.count == 1) as u64, f2 + (g.count == 2) as u64))),
+    let profile = match groups {
+        Some(g) => Some(g.iter().fold((0, 0, 0), |(d, f1, f2), g| (d + 1, f1 + (g.count == 1) as u64, f2 + (g.count == 2) as u64))),
         None => ks.count_profile(),
     };
     let estimated = if is_unique == Some(true) {
@@ -203,7 +204,7 @@ pub(crate) fn measure<'p>(
         hashing: hashed.map(|h| Hashing {
             field: ks.key.hashed_position().map(|i| ks.key.fields[i].path.clone()).unwrap_or_default(),
             num_distinct_values_before_hashing: h.raw_distinct,
-            num_distinct_hashed_values: h.groups.len() as u64,
+            num_distinct_hashed_values: h.hashed_distinct,
             num_distinct_fractional_doubles: h.fractional_doubles,
         }),
         sketch: ks.sketch_info().map(|i| SketchReport {

@@ -301,10 +301,7 @@ fn predict_cluster(
     let mut jumbo_values: Vec<usize> = if !documents {
         Vec::new()
     } else {
-        let freqs = match &hashed {
-            Some(h) => &h.groups[..],
-            None => ks.frequencies(),
-        };
+        let freqs = hashed.and_then(|h| h.groups.as_deref()).unwrap_or(ks.frequencies());
         frequency::jumbo_values(freqs, counted, w.size.num_docs_total, kc.avg_doc_size_bytes, w.settings.chunk_size_bytes)
             .iter()
             .filter_map(|j| key_space.search(&ks.key.to_key_space(&j.value)).ok())

@@ -354,6 +354,20 @@ impl KeySample {
     pub(crate) fn hashed_groups(&self) -> Option<HashedGroups> {
         let h = self.key.hashed_position()?;
         let fields = self.key.fields.len();
+        // Strings, ObjectIds, UUIDs, dates: each has its own hash; only numbers (and objects
+        // holding them) can collapse. Decoding every value is then not needed.
+        let may = match &self.counts {
+            Counts::Dense(d) if fields == 1 => d.run_starts().any(|(e, _)| crate::bsonx::keystring::may_hash_alike(d.entry(e))),
+            Counts::Exact { values, .. } => values.iter().any(|x| {
+                matches!(x.value.get(h), Some(Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) | Bson::Document(_)))
+            }),
+            Counts::Dense(_) => true,
+            Counts::Sketch { .. } => return None,
+        };
+        if !may {
+            let n = self.num_distinct();
+            return Some(HashedGroups { groups: None, hashed_distinct: n, raw_distinct: n, fractional_doubles: 0 });
+        }
         let mut all: Vec<(Vec<Bson>, Vec<Bson>, u64)> = match &self.counts {
             Counts::Dense(d) => d
                 .run_starts()
@@ -376,7 +390,12 @@ impl KeySample {
                 _ => groups.push((ks, ValueCount { value, count })),
             }
         }
-        Some(HashedGroups { groups: groups.into_iter().map(|(_, g)| g).collect(), raw_distinct, fractional_doubles })
+        Some(HashedGroups {
+            hashed_distinct: groups.len() as u64,
+            groups: Some(groups.into_iter().map(|(_, g)| g).collect()),
+            raw_distinct,
+            fractional_doubles,
+        })
     }
 
     /// Distinct values in key space (hashed fields hashed), sorted, with document counts:

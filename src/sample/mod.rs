@@ -35,8 +35,12 @@ pub(crate) struct ValueCount {
 /// A hashed key's values grouped by hashed value (`KeySample::hashed_groups`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HashedGroups {
-    /// One per distinct hashed value, under its smallest value, in key-space order.
-    pub(crate) groups: Vec<ValueCount>,
+    /// One per distinct hashed value, under its smallest value, in key-space order; None
+    /// when no two values can hash alike (no number or object in the hashed field): the
+    /// sample's own counts stand.
+    pub(crate) groups: Option<Vec<ValueCount>>,
+    /// Distinct hashed values.
+    pub(crate) hashed_distinct: u64,
     /// Distinct values before hashing.
     pub(crate) raw_distinct: u64,
     /// Of those, the ones whose hashed field is a double with a fraction (truncated before hashing).
@@ -273,12 +277,21 @@ mod tests {
         }
         s.finish();
         let h = s.hashed_groups().unwrap();
-        assert_eq!((h.raw_distinct, h.groups.len(), h.fractional_doubles), (5, 3, 4));
-        let mut counts: Vec<u64> = h.groups.iter().map(|g| g.count).collect();
+        let groups = h.groups.clone().unwrap();
+        assert_eq!((h.raw_distinct, h.hashed_distinct, groups.len(), h.fractional_doubles), (5, 3, 3, 4));
+        let mut counts: Vec<u64> = groups.iter().map(|g| g.count).collect();
         counts.sort();
         assert_eq!(counts, vec![1, 1, 4]);
-        assert_eq!(s.key_space_values().counts(), &h.groups.iter().map(|g| g.count).collect::<Vec<_>>()[..]);
+        assert_eq!(s.key_space_values().counts(), &groups.iter().map(|g| g.count).collect::<Vec<_>>()[..]);
         assert!(KeySample::new(ShardKey::parse("{a: 1}").unwrap()).hashed_groups().is_none());
+        // Strings never hash alike: the sample's counts stand, nothing is decoded.
+        let mut t = KeySample::new(ShardKey::parse("{a: \"hashed\"}").unwrap());
+        for v in ["x", "y", "x"] {
+            t.add(&doc! {"a": v});
+        }
+        t.finish();
+        let h = t.hashed_groups().unwrap();
+        assert_eq!((h.groups, h.hashed_distinct, h.raw_distinct), (None, 2, 2));
     }
 
     #[test]
