@@ -2,21 +2,11 @@
 
 mod common;
 
-use common::{fixture, load_ndjson, rt, shardkey, Mode, Mongod};
+use common::{fixture, json_ok, load_ndjson, rt, shardkey, Mode, Mongod};
 use mongodb::bson::{doc, Document};
 use serde_json::{json, Value};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-
-/// A JSON report; an analyze report (it has candidates) is held to schemas/analyze.schema.json.
-fn json_ok(o: &Output) -> Value {
-    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    if v.get("candidates").is_some() {
-        common::assert_schema("analyze", &v);
-    }
-    v
-}
 
 fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {
     let want = shardkey::model::ShardKey::parse(key).unwrap().to_json();

@@ -13,7 +13,7 @@
 //! customer id) is sharded on its own best key, without zones.
 
 mod common;
-use common::shardkey;
+use common::{shardkey, Lcg};
 
 use bson::{doc, Bson, Document};
 use serde_json::Value;
@@ -28,16 +28,6 @@ fn json(o: &Output) -> Value {
     let v = serde_json::from_slice(&o.stdout).unwrap();
     common::assert_schema("plan", &v);
     v
-}
-
-/// A small deterministic generator (64-bit LCG, Knuth's constants).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
 }
 
 const CUSTOMERS: i64 = 400;

@@ -26,21 +26,12 @@
 //! sharded on storeId touches every shard).
 
 mod common;
-use common::shardkey;
+use common::{shardkey, Lcg};
 
 use bson::{doc, Bson, Document};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
-
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
 
 const STORES: i64 = 12;
 const CUSTOMERS_PER_STORE: i64 = 100;

@@ -4,17 +4,11 @@
 
 mod common;
 
-use common::{assert_schema, block, rt, shardkey, Mode, Mongod, ReplSet};
+use common::{assert_schema, block, json_ok, rt, shardkey, Mode, Mongod, ReplSet};
 use mongodb::bson::{doc, Document};
 use mongodb::bson::{oid::ObjectId, spec::BinarySubtype, Binary, Bson, Timestamp};
 use mongodb::Client;
 use serde_json::Value;
-
-fn json_ok(o: &std::process::Output) -> Value {
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    v
-}
 
 /// Profile every operation of `db` on member `i` (the level is per mongod, per database).
 fn profile_all(set: &ReplSet, i: usize, db: &str) {

@@ -4,30 +4,12 @@
 //! Every scenario names its source (README "Scenarios" has the table). A test
 //! accepts every answer an expert would accept and fails the clear mistakes.
 
+mod common;
+use common::Rng;
+
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::process::Command;
-
-/// SplitMix64: the same data on every run and machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-}
 
 /// 2024-06-01T00:00:00Z in seconds.
 const T0: u64 = 1_717_200_000;

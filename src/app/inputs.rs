@@ -395,13 +395,8 @@ fn log_file_note(files: &[MemberRead]) -> Option<String> {
     if files.len() < 2 {
         return None;
     }
-    let each: Vec<String> = files
-        .iter()
-        .map(|m| {
-            let host = m.host.as_deref().map(|h| format!(" ({h})")).unwrap_or_default();
-            format!("{}{host} {}", m.source, crate::util::text::count_of(m.operations, "operation", "operations"))
-        })
-        .collect();
+    let each: Vec<String> =
+        files.iter().map(|m| format!("{} {}", m.label(), crate::util::text::count_of(m.operations, "operation", "operations"))).collect();
     Some(format!("each mongod writes its own log: {}", each.join(", ")))
 }
 

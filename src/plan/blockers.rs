@@ -200,7 +200,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate::tests::{coll, op, settings};
+    use super::super::evaluate::tests::{op, orders_customers_items, settings};
     use super::*;
     use crate::model::Op;
     use bson::doc;
@@ -215,13 +215,7 @@ mod tests {
     /// the update fixes t2: 2/4. Both: 3/4 (t3 spans partitions: no fix).
     #[test]
     fn blockers_by_hand() {
-        let inputs =
-            vec![coll("s.orders", 100, &["{customerId: 1}"]), coll("s.customers", 10, &["{_id: 1}"]), coll("s.items", 1, &["{_id: 1}"])];
-        let linked: Vec<BTreeSet<super::super::links::Node>> =
-            vec![[("s.orders".to_string(), "customerId".to_string()), ("s.customers".to_string(), "_id".to_string())]
-                .into_iter()
-                .collect()];
-        let choices = vec![Choice::Key(0), Choice::Key(0), Choice::Unsharded];
+        let (inputs, linked, choices) = orders_customers_items();
         let layout = Layout::new(&inputs, &choices, &linked, &settings());
         let item = || op(Op::Find, "s.items", doc! {"_id": "sku-1"});
         let t1 = vec![op(Op::Find, "s.orders", doc! {"customerId": 150}), item()];

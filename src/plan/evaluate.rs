@@ -290,6 +290,18 @@ pub(crate) mod tests {
         }
     }
 
+    /// orders and customers zoned together on the customer id, items (read only) unsharded:
+    /// the collections, their link and the choices of the hand-worked blocker and edge tests.
+    pub(crate) fn orders_customers_items() -> (Vec<CollectionInput>, Vec<BTreeSet<super::super::links::Node>>, Vec<super::super::Choice>) {
+        let inputs =
+            vec![coll("s.orders", 100, &["{customerId: 1}"]), coll("s.customers", 10, &["{_id: 1}"]), coll("s.items", 1, &["{_id: 1}"])];
+        let linked = vec![[("s.orders".to_string(), "customerId".to_string()), ("s.customers".to_string(), "_id".to_string())]
+            .into_iter()
+            .collect()];
+        let choices = vec![super::super::Choice::Key(0), super::super::Choice::Key(0), super::super::Choice::Unsharded];
+        (inputs, linked, choices)
+    }
+
     pub(crate) fn op(o: Op, ns: &str, f: Document) -> Query {
         Query::new(o, ns, f, QueryOrigin::SlowQueryLog)
     }

@@ -89,8 +89,7 @@ pub(crate) fn edges(layout: &Layout, transactions: &[&[Query]], joins: &[&Query]
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate::tests::{coll, op, settings};
-    use super::super::Choice;
+    use super::super::evaluate::tests::{op, orders_customers_items, settings};
     use super::*;
     use crate::model::Op;
     use bson::doc;
@@ -102,13 +101,7 @@ mod tests {
     /// kept 1/1; orders-items: 2 of 4 (50%), kept 1/2 (not cut); customers-items: 25%, kept 0: cut.
     #[test]
     fn edges_by_hand() {
-        let inputs =
-            vec![coll("s.orders", 100, &["{customerId: 1}"]), coll("s.customers", 10, &["{_id: 1}"]), coll("s.items", 1, &["{_id: 1}"])];
-        let linked: Vec<BTreeSet<super::super::links::Node>> =
-            vec![[("s.orders".to_string(), "customerId".to_string()), ("s.customers".to_string(), "_id".to_string())]
-                .into_iter()
-                .collect()];
-        let choices = vec![Choice::Key(0), Choice::Key(0), Choice::Unsharded];
+        let (inputs, linked, choices) = orders_customers_items();
         let layout = Layout::new(&inputs, &choices, &linked, &settings());
         let o = |c: i32| op(Op::Find, "s.orders", doc! {"customerId": c});
         let item = || op(Op::Find, "s.items", doc! {"_id": "a"});

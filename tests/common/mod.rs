@@ -25,6 +25,48 @@ pub fn shardkey(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_shardkey")).args(args).env_remove("MONGODB_URI").output().expect("run shardkey")
 }
 
+/// An analyze run that succeeded: its JSON report, held to schemas/analyze.schema.json when
+/// it has candidates.
+pub fn json_ok(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    if v.get("candidates").is_some() {
+        assert_schema("analyze", &v);
+    }
+    v
+}
+
+/// SplitMix64: the same data on every run and machine.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+/// A small deterministic generator (64-bit LCG, Knuth's constants): the plan tests' data.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
 /// Check `v` against the published JSON Schema `schemas/<name>.schema.json` (panics with
 /// every error and where it is).
 pub fn assert_schema(name: &str, v: &serde_json::Value) {
@@ -159,16 +201,8 @@ impl Mongod {
                 cfg.insert("configsvr", true);
             }
             c.database("admin").run_command(doc! {"replSetInitiate": cfg}).await.unwrap();
-            let start = Instant::now();
-            loop {
-                let hello = c.database("admin").run_command(doc! {"hello": 1}).await.unwrap();
-                if hello.get_bool("isWritablePrimary").unwrap_or(false) {
-                    break;
-                }
-                assert!(start.elapsed() < Duration::from_secs(60), "replica set did not elect a primary");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
         });
+        wait_for_primary(&c);
     }
 
     /// serverStatus opcounters (insert, update, delete).
@@ -232,13 +266,13 @@ impl ReplSet {
         });
         if auth {
             // The localhost exception, on the primary once it is one.
-            set.wait_for_primary(&first);
+            wait_for_primary(&first);
             rt().block_on(async {
                 first.database("admin").run_command(doc! {"createUser": "root", "pwd": "rootpw-123", "roles": ["root"]}).await.unwrap();
             });
         }
         let admin = set.member_client(0);
-        set.wait_for_primary(&admin);
+        wait_for_primary(&admin);
         // Every other member a secondary: reads there work, the set's config is settled.
         let start = Instant::now();
         loop {
@@ -256,18 +290,6 @@ impl ReplSet {
             std::thread::sleep(Duration::from_millis(300));
         }
         set
-    }
-
-    fn wait_for_primary(&self, c: &Client) {
-        let start = Instant::now();
-        loop {
-            let hello = block(c.database("admin").run_command(doc! {"hello": 1})).unwrap();
-            if hello.get_bool("isWritablePrimary").unwrap_or(false) {
-                return;
-            }
-            assert!(start.elapsed() < Duration::from_secs(60), "replica set did not elect a primary");
-            std::thread::sleep(Duration::from_millis(200));
-        }
     }
 
     fn credentials(&self) -> &'static str {
@@ -298,6 +320,19 @@ impl ReplSet {
     pub fn client(&self) -> Client {
         let uri = self.uri("");
         rt().block_on(async { Client::with_uri_str(uri).await.unwrap() })
+    }
+}
+
+/// Until the server `c` reaches is a writable primary (60 s at most).
+fn wait_for_primary(c: &Client) {
+    let start = Instant::now();
+    loop {
+        let hello = block(c.database("admin").run_command(doc! {"hello": 1})).unwrap();
+        if hello.get_bool("isWritablePrimary").unwrap_or(false) {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "replica set did not elect a primary");
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 
