@@ -14,6 +14,7 @@ use crate::sources::docs::namespace_from_dump_path;
 use crate::sources::files::FileSource;
 use crate::sources::files::{dump_metadata_beside, read_metadata};
 use crate::sources::live::{server_compare, LiveOptions, LiveSession, LiveSource, ProfileRead, ProfileScope};
+use crate::sources::queries::sessions::Sessions;
 use crate::sources::queries::{read_query_file_into, QueryLog};
 use anyhow::Result;
 
@@ -438,5 +439,34 @@ pub(super) fn member_notes(read: &ProfileRead, ns: &dyn std::fmt::Display) -> Ve
         ));
     }
     out.extend(read.notes.iter().cloned());
+    out
+}
+
+fn namespaces_counted(by_ns: &std::collections::BTreeMap<String, u64>) -> String {
+    by_ns.iter().map(|(ns, n)| format!("{ns} ({n})")).collect::<Vec<_>>().join(", ")
+}
+
+/// What the profiler's sessionless write statements became: placed in their transaction
+/// by client and time, or not, and what the plan then cannot see.
+pub(crate) fn profiled_writes_notes(s: &Sessions) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.placed() > 0 {
+        out.push(format!(
+            "{} update/delete statements from the profiler carry no session; {} were placed in their transaction by client and time (each ran inside one transaction's span on that client, while no other of its transactions was open): {}",
+            s.placed() + s.unplaced,
+            s.placed(),
+            namespaces_counted(&s.placed_by_namespace)
+        ));
+    }
+    if s.unplaced > 0 {
+        let likely: usize = s.likely.values().map(Vec::len).sum();
+        out.push(format!(
+            "{} update/delete statements from the profiler carry no session and could not be placed in one transaction by client and time: {}; {}the plan cannot see which transactions write them{}",
+            s.unplaced,
+            namespaces_counted(&s.unplaced_by_namespace),
+            if likely > 0 { format!("{likely} ran just before or after one transaction of their client and count for the links as likely its own; otherwise ") } else { String::new() },
+            if likely > 0 { "" } else { ", so it cannot zone those collections with the collections the transactions read or insert into" },
+        ));
+    }
     out
 }

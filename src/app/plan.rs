@@ -222,10 +222,11 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             }
         }
     }
-    let sessions: Sessions = match log.sink.take().map(|s| s.as_any().downcast::<Sessions>()) {
+    let mut sessions: Sessions = match log.sink.take().map(|s| s.as_any().downcast::<Sessions>()) {
         Some(Ok(s)) => *s,
         _ => Sessions::default(),
     };
+    sessions.place();
     let summary_lines = log.skipped.get(TXN_LINES).copied().unwrap_or(0);
     if queries.is_empty() {
         tx_notes.push("no query source: transactions and joins not read (give --queries LOG or --queries profile)".to_string());
@@ -236,14 +237,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             "no transaction found: the logs show none (slowms may be too high; legacy 2.2–4.2 text logs carry no session ids)".to_string()
         });
     }
-    if sessions.unplaced > 0 {
-        let on: Vec<String> = sessions.unplaced_by_namespace.iter().map(|(ns, n)| format!("{ns} ({n})")).collect();
-        tx_notes.push(format!(
-            "{} update/delete statements from the profiler carry no session: their transactions show only their other operations (a JSON log ties them by connection); the plan cannot see which transactions write {}, so it cannot zone them with the collections those transactions read or insert into",
-            sessions.unplaced,
-            on.join(", ")
-        ));
-    }
+    tx_notes.extend(super::inputs::profiled_writes_notes(&sessions));
     if sessions.is_sampled() {
         tx_notes.push(format!(
             "the log holds about {} transactions: a uniform sample of {} is kept whole (those whose session id hashes lowest), and the figures are the sample's",
@@ -255,20 +249,32 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     let txn_ops: Vec<&[Query]> = transactions.iter().map(|(_, v)| v.as_slice()).collect();
     // What a transaction seen in part shows is true (its links count), but it never
     // counts as on one shard on the strength of that part: the share is of whole ones.
-    let (in_part, whole): (Vec<&[Query]>, Vec<&[Query]>) = txn_ops.iter().partition(|ops| sessions.seen_in_part(ops));
+    let (in_part, whole): (Vec<_>, Vec<_>) = transactions.iter().partition(|(t, ops)| sessions.seen_in_part(t, ops));
+    let (in_part, whole): (Vec<&[Query]>, Vec<&[Query]>) =
+        (in_part.iter().map(|(_, v)| v.as_slice()).collect(), whole.iter().map(|(_, v)| v.as_slice()).collect());
     if !in_part.is_empty() {
         tx_notes.push(format!(
-            "{} seen in part left out of the single-shard share: the profiler does not tie update/delete statements to their transaction, so each may hold writes it does not show (a mongod log recorded with slowms -1 shows them whole)",
+            "{} seen in part left out of the single-shard share: the profiler does not tie update/delete statements to their transaction, and its client and time could not place every one, so each may hold writes it does not show (a mongod log recorded with slowms -1 shows them whole)",
             count_of(in_part.len() as u64, "transaction", "transactions")
         ));
     }
     let joins: Vec<&Query> = sessions.joins.iter().collect();
-    let mut links = links::find(&txn_ops, &sessions.joins);
+    // The links also read the writes a transaction alone could hold (just before or after
+    // its window): likely its own, they tell which collections it writes.
+    let with_likely: Vec<Vec<Query>> =
+        transactions.iter().filter_map(|(t, ops)| sessions.likely.get(*t).map(|more| ops.iter().chain(more).cloned().collect())).collect();
+    let link_ops: Vec<&[Query]> = transactions
+        .iter()
+        .filter(|(t, _)| !sessions.likely.contains_key(*t))
+        .map(|(_, v)| v.as_slice())
+        .chain(with_likely.iter().map(Vec::as_slice))
+        .collect();
+    let mut links = links::find(&link_ops, &sessions.joins);
     if txn_ops.iter().any(|ops| ops.iter().any(|q| q.op == Op::Insert)) {
         let docs = document_values(&db, &targets, session.as_ref(), &rt);
-        let more = links::inferred(&txn_ops, &docs, &links);
+        let more = links::inferred(&link_ops, &docs, &links);
         links.extend(more);
-        let together = links::co_inserted(&txn_ops, &docs, &links);
+        let together = links::co_inserted(&link_ops, &docs, &links);
         links.extend(together);
     }
     let extra = linked_keys(&links);

@@ -106,6 +106,12 @@ pub(crate) struct TxnId {
 pub(crate) struct SessionRef {
     pub(crate) txn: Option<TxnId>,
     pub(crate) conn: Option<String>,
+    /// The profiler's `client` (an address, no port) and `ts`: what places a profiled
+    /// write statement, which carries no session, in its transaction.
+    pub(crate) client: Option<String>,
+    pub(crate) ts_millis: Option<i64>,
+    /// The command said `startTransaction: true`: nothing of its transaction ran before it.
+    pub(crate) starts: bool,
 }
 
 /// One stage of an aggregation that reads another collection.

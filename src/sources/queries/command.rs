@@ -22,7 +22,8 @@ pub(super) fn read_query(op: Op, ns: String, filter: Document, cmd: &Document, o
     q.collation = opt_doc(cmd, "collation");
     q.let_vars = opt_doc(cmd, "let");
     if let Some(txn) = txn_of(cmd) {
-        q.session = Some(Box::new(SessionRef { txn: Some(txn), conn: None }));
+        let starts = cmd.get_bool("startTransaction").unwrap_or(false);
+        q.session = Some(Box::new(SessionRef { txn: Some(txn), starts, ..Default::default() }));
     }
     q
 }
@@ -173,13 +174,13 @@ pub(super) fn find_and_modify(cmd: &Document, ns: String, origin: QueryOrigin) -
 }
 
 /// A statement inherits the command's `let` and its session (`lsid`, `txnNumber`,
-/// `autocommit`), nothing else.
+/// `autocommit`, `startTransaction`), nothing else.
 pub(super) fn with_outer(stmt: &Document, cmd: &Document) -> Document {
     let mut s = stmt.clone();
     if let (false, Ok(l)) = (s.contains_key("let"), cmd.get_document("let")) {
         s.insert("let", l.clone());
     }
-    for k in ["lsid", "txnNumber", "autocommit"] {
+    for k in ["lsid", "txnNumber", "autocommit", "startTransaction"] {
         if let (false, Some(v)) = (s.contains_key(k), cmd.get(k)) {
             s.insert(k, v.clone());
         }

@@ -35,6 +35,8 @@ pub struct QueryLog {
     pub(crate) pending: Option<OpStats>,
     /// The logging connection (`ctx`) of the line being read, when a sink wants sessions.
     pub(crate) pending_conn: Option<String>,
+    /// The profiler's `client` of the document being read, when a sink wants sessions.
+    pub(crate) pending_client: Option<String>,
     /// `--since`/`--until` (milliseconds since the epoch): operations outside are skipped.
     pub(crate) window: (Option<i64>, Option<i64>),
     /// Sees every operation (not only the sample): `shardkey workload`.
@@ -117,6 +119,7 @@ impl Default for QueryLog {
             rng: crate::util::splitmix::SplitMix64(0x9e37_79b9),
             pending: None,
             pending_conn: None,
+            pending_client: None,
             window: (None, None),
             sink: None,
             deferred: Vec::new(),
@@ -188,6 +191,11 @@ impl QueryLog {
         if let Some(sink) = &mut self.sink {
             if let Some(conn) = &self.pending_conn {
                 q.session.get_or_insert_with(Default::default).conn = Some(conn.clone());
+            }
+            if let Some(client) = &self.pending_client {
+                let s = q.session.get_or_insert_with(Default::default);
+                s.client = Some(client.clone());
+                s.ts_millis = q.stats.as_ref().and_then(|x| x.ts_millis);
             }
             sink.op(&q);
         }

@@ -16,6 +16,7 @@ mod legacy;
 mod light;
 mod log;
 pub use light::hand_scan_agrees;
+mod placement;
 mod profile;
 mod sampled;
 pub(crate) mod sessions;

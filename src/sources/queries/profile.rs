@@ -27,8 +27,14 @@ pub(super) fn add_profile_shaped(log: &mut QueryLog, d: &Document, origin: Query
             _ => get_i64(d, "tsMillis"),
         },
     });
+    // Where and when it ran: the profiler ties no write statement to its session, its
+    // client and time place it (`sessions::placement`).
+    if origin == QueryOrigin::Profiler && log.sink.is_some() {
+        log.pending_client = d.get_str("client").ok().map(str::to_string);
+    }
     add_profile_inner(log, d, origin);
     log.pending = None;
+    log.pending_client = None;
 }
 
 fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {

@@ -6,15 +6,17 @@
 //! without the session, then the command's line with `lsid` and `txnNumber` but without
 //! the statements; both name the connection (`ctx`). The statements a connection logged
 //! are therefore given to the next write command that connection logs (`claim`). The
-//! profiler writes such statements without any session or connection: they cannot be
-//! placed, `Sessions::unplaced` counts them, and the profiler's transactions are then
-//! seen in part (`Sessions::seen_in_part`). The profiler's inserts carry their session
-//! in `command`, and join their transaction.
+//! profiler writes such statements without any session or connection: its client and
+//! time place them (`placement`, once every source is read: `Sessions::place`); those it
+//! cannot place leave the transactions that could hold them seen in part
+//! (`Sessions::seen_in_part`). The profiler's inserts carry their session in `command`,
+//! and join their transaction.
 
+use super::placement::{self, Loose, Span};
 use super::OpSink;
 use crate::model::query::TxnId;
 use crate::model::{Op, Query, QueryOrigin};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Transactions kept: a uniform sample over the whole log, the ones whose session hashes
 /// lowest (bottom-k), so memory stays bounded however long the log. The same hash decides
@@ -39,10 +41,27 @@ pub(crate) struct Sessions {
     /// Joining aggregations seen (kept or not).
     pub(crate) joins_seen: u64,
     joins_rng: crate::util::splitmix::SplitMix64,
-    /// Write statements whose transaction cannot be told (no connection in the record).
+    /// Write statements whose transaction cannot be told (no connection in the record, or
+    /// left unplaced by their client and time).
     pub(crate) unplaced: u64,
     /// The same, per namespace: the collections whose writes the transactions may hold unseen.
     pub(crate) unplaced_by_namespace: BTreeMap<String, u64>,
+    /// ... of which with neither client nor time: every profiled transaction may hold them.
+    untimed: u64,
+    /// Profiled writes without a session, waiting for `place`.
+    loose: Vec<Loose>,
+    /// Where and when each kept transaction's profiled statements ran.
+    spans: HashMap<TxnId, Span>,
+    /// Whether a profiled statement said `startTransaction` (the source writes it).
+    marks_start: bool,
+    /// Operations seen, in source order: a statement's place among those ending in the same ms.
+    seq: u64,
+    /// After `place`: profiled writes placed in their transaction, per namespace.
+    pub(crate) placed_by_namespace: BTreeMap<String, u64>,
+    /// After `place`: writes beside one transaction, which may be its own (links only).
+    pub(crate) likely: BTreeMap<TxnId, Vec<Query>>,
+    /// After `place`: the profiled transactions that may hold a write not shown.
+    in_part: HashSet<TxnId>,
     /// Per connection: statements logged since its last write command.
     pending: HashMap<String, Vec<Query>>,
     /// Per connection: the first claim this part saw, which also takes the statements an
@@ -98,6 +117,7 @@ impl Sessions {
                 Some((top, _)) if h < *top => {
                     if let Some((_, out)) = self.kept.pop_last() {
                         self.transactions.remove(&out);
+                        self.spans.remove(&out);
                     }
                 }
                 _ => return,
@@ -125,12 +145,38 @@ impl Sessions {
         self.sampled
     }
 
-    /// Whether a transaction may hold statements its source did not show. The profiler
-    /// never ties an update's or a delete's statement to its session (the server writes
-    /// none there), so once it showed such statements, any transaction it showed may hold
-    /// some: its shown part alone cannot say the transaction ran on one shard.
-    pub(crate) fn seen_in_part(&self, ops: &[Query]) -> bool {
-        self.unplaced > 0 && ops.iter().any(|q| q.origin == QueryOrigin::Profiler)
+    /// Whether a transaction may hold statements its source did not show: a profiled
+    /// write that `place` could not put elsewhere, or its first statement not shown (see
+    /// `placement`); every profiled transaction when some profiled write had no client
+    /// or time. Its shown part alone cannot say the transaction ran on one shard.
+    pub(crate) fn seen_in_part(&self, txn: &TxnId, ops: &[Query]) -> bool {
+        let profiled = ops.iter().any(|q| q.origin == QueryOrigin::Profiler);
+        profiled && (self.untimed > 0 || self.in_part.contains(txn))
+    }
+
+    /// Place the profiled writes without a session in their transactions (once every
+    /// source is read: a transaction's window is known only then).
+    pub(crate) fn place(&mut self) {
+        let p = placement::place(&self.spans, std::mem::take(&mut self.loose), self.marks_start);
+        for (t, q) in p.placed {
+            *self.placed_by_namespace.entry(q.ns.clone()).or_default() += 1;
+            if let Some(ops) = self.transactions.get_mut(&t) {
+                ops.push(q);
+            }
+        }
+        for (t, q) in p.likely {
+            self.likely.entry(t).or_default().push(q);
+        }
+        for (ns, n) in p.unplaced_by_namespace {
+            self.unplaced += n;
+            *self.unplaced_by_namespace.entry(ns).or_default() += n;
+        }
+        self.in_part = p.in_part;
+    }
+
+    /// Profiled writes placed in their transaction.
+    pub(crate) fn placed(&self) -> u64 {
+        self.placed_by_namespace.values().sum()
     }
 
     /// Statements left waiting for a command line that never came (end of the log).
@@ -150,6 +196,8 @@ fn lean(q: &Query) -> Query {
 impl OpSink for Sessions {
     fn op(&mut self, q: &Query) {
         let session = q.session.as_deref();
+        self.seq += 1;
+        let seq = self.seq;
         if !q.joins.is_empty() {
             self.joins_seen += 1;
             let held = self.joins.len();
@@ -160,7 +208,22 @@ impl OpSink for Sessions {
             }
         }
         match (session.and_then(|s| s.txn.clone()), session.and_then(|s| s.conn.clone())) {
-            (Some(txn), _) => self.add_to_txn(txn, vec![lean(q)]),
+            (Some(txn), _) => {
+                if let Some((client, ts)) = session.and_then(|s| Some((s.client.as_ref()?, (s.ts_millis?, seq)))) {
+                    let starts = session.is_some_and(|s| s.starts);
+                    self.marks_start |= starts;
+                    self.spans.entry(txn.clone()).and_modify(|sp| sp.add(ts, starts)).or_insert_with(|| Span {
+                        client: client.clone(),
+                        first: ts,
+                        last: ts,
+                        starts,
+                    });
+                }
+                self.add_to_txn(txn.clone(), vec![lean(q)]);
+                if !self.transactions.contains_key(&txn) {
+                    self.spans.remove(&txn);
+                }
+            }
             // A write statement on its own line: its command line says the transaction.
             (None, Some(conn)) if matches!(q.op, Op::Update | Op::Delete) => {
                 let v = self.pending.entry(conn).or_default();
@@ -169,8 +232,14 @@ impl OpSink for Sessions {
                 }
             }
             (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == QueryOrigin::Profiler => {
-                self.unplaced += 1;
-                *self.unplaced_by_namespace.entry(q.ns.clone()).or_default() += 1;
+                match session.and_then(|s| Some((s.client.clone()?, (s.ts_millis?, seq)))) {
+                    Some((client, ts)) if self.loose.len() < placement::MAX_LOOSE => self.loose.push(Loose { q: lean(q), client, ts }),
+                    _ => {
+                        self.untimed += 1;
+                        self.unplaced += 1;
+                        *self.unplaced_by_namespace.entry(q.ns.clone()).or_default() += 1;
+                    }
+                }
             }
             _ => {}
         }
@@ -219,6 +288,28 @@ impl OpSink for Sessions {
             &mut self.joins_rng,
         );
         self.joins_seen += other.joins_seen;
+        // The later part's positions come after all of this one's.
+        let by = self.seq;
+        self.seq += other.seq;
+        for (t, sp) in other.spans {
+            if self.transactions.contains_key(&t) {
+                let sp = sp.shifted(by);
+                self.spans.entry(t).and_modify(|s| s.merge(&sp)).or_insert(sp);
+            }
+        }
+        self.spans.retain(|t, _| self.transactions.contains_key(t));
+        self.marks_start |= other.marks_start;
+        let room = placement::MAX_LOOSE.saturating_sub(self.loose.len());
+        let over = other.loose.len().saturating_sub(room);
+        for w in other.loose.iter().skip(room) {
+            *self.unplaced_by_namespace.entry(w.q.ns.clone()).or_default() += 1;
+        }
+        self.untimed += other.untimed + over as u64;
+        self.unplaced += over as u64;
+        self.loose.extend(other.loose.into_iter().take(room).map(|mut w| {
+            w.ts.1 += by;
+            w
+        }));
         self.unplaced += other.unplaced;
         for (ns, n) in other.unplaced_by_namespace {
             *self.unplaced_by_namespace.entry(ns).or_default() += n;
@@ -239,7 +330,7 @@ mod tests {
 
     fn stmt(conn: &str, ns: &str) -> Query {
         let mut q = Query::new(Op::Update, ns, doc! {"a": 1}, QueryOrigin::SlowQueryLog);
-        q.session = Some(Box::new(SessionRef { txn: None, conn: Some(conn.into()) }));
+        q.session = Some(Box::new(SessionRef { conn: Some(conn.into()), ..Default::default() }));
         q
     }
 
@@ -256,7 +347,7 @@ mod tests {
     fn past_the_cap_a_uniform_sample_of_whole_transactions() {
         let ins = |n: i64| {
             let mut q = Query::new(Op::Insert, "db.a", bson::Document::new(), QueryOrigin::SlowQueryLog);
-            q.session = Some(Box::new(SessionRef { txn: Some(txn(n)), conn: None }));
+            q.session = Some(Box::new(SessionRef { txn: Some(txn(n)), ..Default::default() }));
             q
         };
         let parts: Vec<Sessions> = (0..3i64)
@@ -367,17 +458,68 @@ mod reading {
         }
         let s = log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
         assert_eq!(s.transactions.len(), 1, "{s:?}");
-        let ops = s.transactions.values().next().unwrap();
+        let (t, ops) = s.transactions.iter().next().unwrap();
         assert_eq!(
             ops.iter().map(|q| (q.op, q.ns.as_str())).collect::<Vec<_>>(),
             vec![(Op::Find, "shop.orders"), (Op::Insert, "shop.payments")]
         );
+        // These documents carry no client and no time: nothing places the update.
         assert_eq!(s.unplaced, 1);
         assert_eq!(s.unplaced_by_namespace.get("shop.customers"), Some(&1));
-        assert!(s.seen_in_part(ops));
+        assert!(s.seen_in_part(t, ops));
         // Without the unplaced update, the same transaction is whole.
         let whole = Sessions::default();
-        assert!(!whole.seen_in_part(ops));
+        assert!(!whole.seen_in_part(t, ops));
+    }
+
+    /// Profiler documents as mongod 6.0.5 wrote them for one driver transaction (captured:
+    /// insert an order, update the customer, insert a payment; trimmed of locks and
+    /// cluster time): the update carries no session, but ran from the transaction's client
+    /// between its two inserts: placed, and the transaction is whole. The same update from
+    /// another client, or after the payment (it may be a write after the commit), is not
+    /// placed and the transaction is seen in part; after it, it still counts for links.
+    #[test]
+    fn a_profiled_update_between_its_transactions_inserts_is_placed_by_client_and_time() {
+        use bson::{doc, DateTime};
+        let lsid = doc! {"id": bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: vec![8; 16] }};
+        let ins = |coll: &str, starts: bool, ms: i64| {
+            let mut c = doc! {"insert": coll, "ordered": true, "lsid": lsid.clone()};
+            if starts {
+                c.insert("startTransaction", true);
+            }
+            c.extend(doc! {"txnNumber": 2i64, "autocommit": false, "$db": "saas"});
+            doc! {"op": "insert", "ns": format!("saas.{coll}"), "command": c, "ninserted": 1, "ts": DateTime::from_millis(ms), "client": "127.0.0.1"}
+        };
+        let upd = |client: &str, ms: i64| {
+            doc! {"op": "update", "ns": "saas.customers", "command": {"q": {"_id": 3}, "u": {"$inc": {"orders": 1}}, "multi": false, "upsert": false},
+            "nMatched": 1, "ts": DateTime::from_millis(ms), "client": client}
+        };
+        let run = |docs: &[bson::Document]| {
+            let mut log = QueryLog { sink: Some(Box::new(Sessions::default())), ..Default::default() };
+            for d in docs {
+                super::super::profile::add_profile_doc(&mut log, d);
+            }
+            let mut s = *log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+            s.place();
+            s
+        };
+        let t0 = 1_795_682_123_803;
+        let s = run(&[ins("orders", true, t0), upd("127.0.0.1", t0 + 2), ins("payments", false, t0 + 11)]);
+        let (t, ops) = s.transactions.iter().next().unwrap();
+        assert_eq!(ops.iter().map(|q| q.ns.as_str()).collect::<Vec<_>>(), vec!["saas.orders", "saas.payments", "saas.customers"]);
+        assert_eq!((s.placed(), s.unplaced), (1, 0));
+        assert!(!s.seen_in_part(t, ops));
+        for (docs, likely) in [
+            (vec![ins("orders", true, t0), upd("10.1.1.1", t0 + 2), ins("payments", false, t0 + 11)], 0),
+            (vec![ins("orders", true, t0), ins("payments", false, t0 + 11), upd("127.0.0.1", t0 + 12)], 1),
+        ] {
+            let s = run(&docs);
+            let (t, ops) = s.transactions.iter().next().unwrap();
+            assert_eq!(ops.len(), 2);
+            assert_eq!((s.placed(), s.unplaced), (0, 1));
+            assert_eq!(s.seen_in_part(t, ops), likely == 1, "the other client's update is no transaction's");
+            assert_eq!(s.likely.values().map(Vec::len).sum::<usize>(), likely);
+        }
     }
 
     /// Lines as mongod 6.0.5 writes them (captured from a replica set running a driver
