@@ -426,9 +426,11 @@ fn live_transactions_over_three_collections_are_found_and_planned() {
     assert_eq!(p["transactions"]["singleShardShare"].as_f64(), Some(1.0), "{:#}", p["transactions"]);
 
     // The profiler, read once for the whole database: the same 60 transactions (their finds and
-    // inserts carry the session); the update statements carry none, and the report says so.
-    // Each transaction may then hold an update the profiler does not tie to it: seen in part,
-    // every one is left out of the single-shard share (never 100% on the strength of its reads).
+    // inserts carry the session); the update statements carry none, and ran after each
+    // transaction's last statement shown, so time alone cannot tell them from a write after
+    // the commit. The one transaction open then that read that customer's orders (orders'
+    // customerId is linked to customers' _id) holds each: every transaction whole, and by
+    // hand each reads and writes one customer's documents: all on one shard.
     // Without --queries, plan --uri reads the profiler, as analyze does, and says so.
     let uri = m.uri();
     for args in [&["--queries", "profile"][..], &[]] {
@@ -438,11 +440,13 @@ fn live_transactions_over_three_collections_are_found_and_planned() {
         assert_eq!(p["transactions"]["found"], 60, "{:#}", p["transactions"]);
         assert_eq!(p["transactions"]["sources"][0], "shop.system.profile");
         let notes = p["transactions"]["notes"].to_string();
-        assert!(notes.contains("60 update/delete statements from the profiler carry no session"), "{notes}");
-        assert_eq!(p["transactions"]["seenInPart"], 60, "{:#}", p["transactions"]);
-        assert_eq!(p["transactions"]["evaluated"], 0, "{:#}", p["transactions"]);
-        assert!(p["transactions"].get("singleShardShare").is_none(), "{:#}", p["transactions"]);
-        assert!(notes.contains("60 transactions seen in part left out of the single-shard share"), "{notes}");
+        assert!(
+            notes.contains("60 update/delete statements from the profiler carry no session and were placed in the one transaction of their client open then that fixes the values they write by"),
+            "{notes}"
+        );
+        assert_eq!(p["transactions"]["seenInPart"], 0, "{:#}", p["transactions"]);
+        assert_eq!(p["transactions"]["evaluated"], 60, "{:#}", p["transactions"]);
+        assert_eq!(p["transactions"]["singleShardShare"].as_f64(), Some(1.0), "{:#}", p["transactions"]);
         assert_eq!(notes.contains("no --queries: read shop.system.profile"), args.is_empty(), "{notes}");
         // The profiled inserts joined their transactions: orders' and payments' inserts
         // (carrying the session in `command`) sit beside the reads of the same customer.
@@ -513,10 +517,19 @@ fn live_profiled_transactions_of_inserts_and_updates_are_found_and_zoned() {
 
 /// The same transactions from four application threads at once (one client address, four
 /// sessions): a customer update that ran while two of that client's transactions were open
-/// cannot be placed by time, and those transactions are seen in part, never counted on one
-/// shard on the strength of what they show. What is placed still links the customers.
+/// cannot be placed by time. Without a read, those transactions are seen in part, never
+/// counted on one shard on the strength of what they show; when each transaction first
+/// reads its customer by `_id`, the one open transaction that read that customer holds the
+/// update (each thread serves its own customers), and by hand all 240 are whole and each on
+/// one shard once the three collections are zoned on the customer.
 #[test]
-fn live_concurrent_profiled_transactions_place_what_time_tells() {
+fn live_concurrent_profiled_transactions_place_what_time_and_values_tell() {
+    for read_first in [false, true] {
+        concurrent_profiled_transactions(read_first);
+    }
+}
+
+fn concurrent_profiled_transactions(read_first: bool) {
     use common::{rt, Mode, Mongod};
     const PER_THREAD: i64 = 60;
     let m = Mongod::start(Mode::ReplicaSet);
@@ -541,6 +554,9 @@ fn live_concurrent_profiled_transactions_place_what_time_tells() {
                     // Each thread serves its own customers: no write conflict between them.
                     let c = (th * 25 + rng.below(25)) as i64;
                     session.start_transaction().await.unwrap();
+                    if read_first {
+                        customers.find_one(doc! {"_id": c}).session(&mut session).await.unwrap();
+                    }
                     orders.insert_one(doc! {"customerId": c, "total": 2.5}).session(&mut session).await.unwrap();
                     customers.update_one(doc! {"_id": c}, doc! {"$inc": {"orders": 1}}).session(&mut session).await.unwrap();
                     payments.insert_one(doc! {"customerId": c, "amount": 2.5}).session(&mut session).await.unwrap();
@@ -559,7 +575,7 @@ fn live_concurrent_profiled_transactions_place_what_time_tells() {
     assert_eq!(t["found"].as_u64(), Some(all), "{t:#}");
     let (in_part, evaluated) = (t["seenInPart"].as_u64().unwrap(), t["evaluated"].as_u64().unwrap());
     assert_eq!(in_part + evaluated, all, "{t:#}");
-    // Every update is accounted for: placed, or said unplaced (one per transaction).
+    // Every update is accounted for: placed by time or by values, or said unplaced.
     let notes = t["notes"].to_string();
     let number_before = |s: &str| -> u64 {
         notes
@@ -567,16 +583,22 @@ fn live_concurrent_profiled_transactions_place_what_time_tells() {
             .map(|i| notes[..i].rsplit(|c: char| !c.is_ascii_digit()).find(|w| !w.is_empty()).unwrap().parse().unwrap())
             .unwrap_or(0)
     };
-    let placed = number_before(" were placed in their transaction by client and time");
+    let by_time = number_before(" were placed in their transaction by client and time");
+    let by_values = number_before(" placed in the one transaction of their client open then");
     let unplaced = number_before(" update/delete statements from the profiler carry no session and could not be placed");
-    assert_eq!(placed + unplaced, all, "{notes}");
+    assert_eq!(by_time + by_values + unplaced, all, "{notes}");
     assert!(unplaced == 0 || in_part > 0, "{t:#}");
-    // A transaction judged whole holds its own customer's update, never another thread's
-    // (each thread serves its own 25 customers): each is on one shard.
+    // A transaction judged whole holds its own customer's update, never another thread's:
+    // each is on one shard.
     if evaluated > 0 {
         assert_eq!(t["singleShardShare"].as_f64(), Some(1.0), "{t:#}");
     }
     for ns in ["saas.orders", "saas.payments"] {
         assert_eq!(first_field(collection(&p, ns)).0, "customerId", "{ns}: {:#}", p["collections"]);
+    }
+    if read_first {
+        assert_eq!((unplaced, in_part, evaluated), (0, 0, all), "{t:#}");
+        assert_eq!(first_field(collection(&p, "saas.customers")).0, "_id", "{:#}", p["collections"]);
+        assert!(collection(&p, "saas.customers")["zones"].as_array().is_some_and(|z| z.len() == 4), "{:#}", p["collections"]);
     }
 }

@@ -447,21 +447,29 @@ fn namespaces_counted(by_ns: &std::collections::BTreeMap<String, u64>) -> String
 }
 
 /// What the profiler's sessionless write statements became: placed in their transaction
-/// by client and time, or not, and what the plan then cannot see.
+/// by client and time, or by the values it fixes, or not, and what the plan then cannot see.
 pub(crate) fn profiled_writes_notes(s: &Sessions) -> Vec<String> {
     let mut out = Vec::new();
+    let by_values: u64 = s.by_values_by_namespace.values().sum();
+    let total = s.placed() + by_values + s.unplaced;
     if s.placed() > 0 {
         out.push(format!(
-            "{} update/delete statements from the profiler carry no session; {} were placed in their transaction by client and time (each ran inside one transaction's span on that client, while no other of its transactions was open): {}",
-            s.placed() + s.unplaced,
+            "{total} update/delete statements from the profiler carry no session; {} were placed in their transaction by client and time (each ran inside one transaction's span on that client, while no other of its transactions was open): {}",
             s.placed(),
             namespaces_counted(&s.placed_by_namespace)
+        ));
+    }
+    if by_values > 0 {
+        out.push(format!(
+            "{by_values} {} placed in the one transaction of their client open then that fixes the values they write by (its own reads of that document, or of a linked field): {}",
+            if s.placed() > 0 { "more were" } else { "update/delete statements from the profiler carry no session and were" },
+            namespaces_counted(&s.by_values_by_namespace)
         ));
     }
     if s.unplaced > 0 {
         let likely: usize = s.likely.values().map(Vec::len).sum();
         out.push(format!(
-            "{} update/delete statements from the profiler carry no session and could not be placed in one transaction by client and time: {}; {}the plan cannot see which transactions write them{}",
+            "{} update/delete statements from the profiler carry no session and could not be placed in one transaction (by client and time, or by the values the transactions open then fix): {}; {}the plan cannot see which transactions write them{}",
             s.unplaced,
             namespaces_counted(&s.unplaced_by_namespace),
             if likely > 0 { format!("{likely} ran just before or after one transaction of their client and count for the links as likely its own; otherwise ") } else { String::new() },

@@ -237,7 +237,6 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             "no transaction found: the logs show none (slowms may be too high; legacy 2.2–4.2 text logs carry no session ids)".to_string()
         });
     }
-    tx_notes.extend(super::inputs::profiled_writes_notes(&sessions));
     if sessions.is_sampled() {
         tx_notes.push(format!(
             "the log holds about {} transactions: a uniform sample of {} is kept whole (those whose session id hashes lowest), and the figures are the sample's",
@@ -245,8 +244,17 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             sessions.transactions.len()
         ));
     }
+    // Links first (placed writes, and the likely ones beside a single transaction), then
+    // the writes time left open are placed by the values the open transactions fix.
+    let inserts = sessions.transactions.values().any(|ops| ops.iter().any(|q| q.op == Op::Insert));
+    let docs = inserts.then(|| document_values(&db, &targets, session.as_ref(), &rt));
+    let mut links = find_links(&sessions, docs.as_ref());
+    let by_values = sessions.place_by(|w, could| links::holder_by_values(w, could, &links));
+    if by_values > 0 {
+        links = find_links(&sessions, docs.as_ref());
+    }
+    tx_notes.extend(super::inputs::profiled_writes_notes(&sessions));
     let transactions: Vec<(&TxnId, &Vec<Query>)> = sessions.transactions.iter().collect();
-    let txn_ops: Vec<&[Query]> = transactions.iter().map(|(_, v)| v.as_slice()).collect();
     // What a transaction seen in part shows is true (its links count), but it never
     // counts as on one shard on the strength of that part: the share is of whole ones.
     let (in_part, whole): (Vec<_>, Vec<_>) = transactions.iter().partition(|(t, ops)| sessions.seen_in_part(t, ops));
@@ -259,24 +267,6 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         ));
     }
     let joins: Vec<&Query> = sessions.joins.iter().collect();
-    // The links also read the writes a transaction alone could hold (just before or after
-    // its window): likely its own, they tell which collections it writes.
-    let with_likely: Vec<Vec<Query>> =
-        transactions.iter().filter_map(|(t, ops)| sessions.likely.get(*t).map(|more| ops.iter().chain(more).cloned().collect())).collect();
-    let link_ops: Vec<&[Query]> = transactions
-        .iter()
-        .filter(|(t, _)| !sessions.likely.contains_key(*t))
-        .map(|(_, v)| v.as_slice())
-        .chain(with_likely.iter().map(Vec::as_slice))
-        .collect();
-    let mut links = links::find(&link_ops, &sessions.joins);
-    if txn_ops.iter().any(|ops| ops.iter().any(|q| q.op == Op::Insert)) {
-        let docs = document_values(&db, &targets, session.as_ref(), &rt);
-        let more = links::inferred(&link_ops, &docs, &links);
-        links.extend(more);
-        let together = links::co_inserted(&link_ops, &docs, &links);
-        links.extend(together);
-    }
     let extra = linked_keys(&links);
 
     // Each collection on its own, on the shared log.
@@ -377,4 +367,25 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     }
     p.notes.extend(notes);
     Ok(p)
+}
+
+/// Links from the transactions (with the writes likely theirs), the joins, and for
+/// inserts the collections' documents.
+fn find_links(sessions: &Sessions, docs: Option<&links::DocValues>) -> Vec<links::Link> {
+    // The links also read the writes a transaction alone could hold (just before or after
+    // its span): likely its own, they tell which collections it writes.
+    let ops: Vec<Vec<Query>> = sessions
+        .transactions
+        .iter()
+        .map(|(t, ops)| ops.iter().chain(sessions.likely.get(t).into_iter().flatten()).cloned().collect())
+        .collect();
+    let ops: Vec<&[Query]> = ops.iter().map(Vec::as_slice).collect();
+    let mut links = links::find(&ops, &sessions.joins);
+    if let Some(docs) = docs {
+        let more = links::inferred(&ops, docs, &links);
+        links.extend(more);
+        let together = links::co_inserted(&ops, docs, &links);
+        links.extend(together);
+    }
+    links
 }

@@ -285,6 +285,35 @@ pub(crate) fn co_inserted(transactions: &[&[Query]], docs: &DocValues, known: &[
     out
 }
 
+/// Which of the transactions that could hold a write (`could`) is its own, by the values
+/// they show: the only one whose statements fix a field the write fixes, or a field linked
+/// to it, to the same value (a customer read by `_id` then updated by `_id`; the orders
+/// read by `customerId`, then the customer updated). None when none or several do (two
+/// transactions fixing one value, or a constant, tell nothing).
+pub(crate) fn holder_by_values(w: &Query, could: &[&[Query]], links: &[Link]) -> Option<usize> {
+    let domains = domains(links);
+    let wanted: Vec<(Node, String)> = equalities(&w.filter)
+        .into_iter()
+        .flat_map(|(f, v)| {
+            let node = (w.ns.clone(), f);
+            let key = value_key(&v);
+            let mut same: Vec<Node> = domains.iter().find(|d| d.contains(&node)).map(|d| d.iter().cloned().collect()).unwrap_or_default();
+            if !same.contains(&node) {
+                same.push(node);
+            }
+            same.into_iter().map(move |n| (n, key.clone()))
+        })
+        .collect();
+    let mut holders = could.iter().enumerate().filter(|(_, ops)| {
+        let f = fixed(ops);
+        wanted.iter().any(|(n, v)| f.get(n).is_some_and(|vals| vals.contains(v)))
+    });
+    match (holders.next(), holders.next()) {
+        (Some((i, _)), None) => Some(i),
+        _ => None,
+    }
+}
+
 /// Domains: the connected sets of linked fields, each sorted; a field in none is alone.
 pub(crate) fn domains(links: &[Link]) -> Vec<BTreeSet<Node>> {
     let mut out: Vec<BTreeSet<Node>> = Vec::new();
@@ -389,6 +418,29 @@ mod tests {
         let alone: Vec<Vec<Query>> = (0..5).map(|_| vec![ins("s.orders")]).collect();
         txns.extend(alone.iter().map(|t| t.as_slice()));
         assert!(co_inserted(&txns, &docs, &[]).is_empty());
+    }
+
+    /// Two transactions of one client were open when a customer's update ran: the one that
+    /// read that customer (by `_id`, or its orders by the linked `customerId`) holds it; when
+    /// both read it, or neither, nothing tells.
+    #[test]
+    fn a_write_goes_to_the_one_open_transaction_that_fixes_its_value() {
+        let read = |ns: &str, f: Document| Query::new(Op::Find, ns, f, QueryOrigin::Profiler);
+        let upd = q("s.customers", doc! {"_id": 7});
+        let a = vec![read("s.customers", doc! {"_id": 7})];
+        let b = vec![read("s.customers", doc! {"_id": 8})];
+        assert_eq!(holder_by_values(&upd, &[&b, &a], &[]), Some(1));
+        assert_eq!(holder_by_values(&upd, &[&a, &a], &[]), None);
+        assert_eq!(holder_by_values(&upd, &[&b, &b], &[]), None);
+        let c = vec![read("s.orders", doc! {"customerId": 7i64})];
+        let link = Link {
+            a: ("s.customers".into(), "_id".into()),
+            b: ("s.orders".into(), "customerId".into()),
+            count: 3,
+            seen_in: "transactions",
+        };
+        assert_eq!(holder_by_values(&upd, &[&b, &c], &[]), None, "not linked: the orders' customerId tells nothing");
+        assert_eq!(holder_by_values(&upd, &[&b, &c], &[link]), Some(1));
     }
 
     /// Orders are inserted without their document beside an update of the customer: the

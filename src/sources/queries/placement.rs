@@ -70,6 +70,13 @@ pub(crate) struct Loose {
     pub(crate) ts: Pos,
 }
 
+/// A write left unplaced by time, with the transactions that could hold it.
+#[derive(Debug, Clone)]
+pub(crate) struct Open {
+    pub(crate) w: Loose,
+    pub(crate) could: Vec<TxnId>,
+}
+
 /// What placement found.
 #[derive(Debug, Default)]
 pub(crate) struct Placed {
@@ -77,10 +84,28 @@ pub(crate) struct Placed {
     pub(crate) placed: Vec<(TxnId, Query)>,
     /// Writes just outside one transaction's window, which it alone could hold: for links.
     pub(crate) likely: Vec<(TxnId, Query)>,
+    /// Writes left unplaced.
+    pub(crate) open: Vec<Open>,
+    /// Transactions whose first statement shown did not start them.
+    pub(crate) not_started: HashSet<TxnId>,
+}
+
+impl Placed {
     /// Transactions that may hold a write not shown with them.
-    pub(crate) in_part: HashSet<TxnId>,
+    pub(crate) fn in_part(&self) -> HashSet<TxnId> {
+        let mut out = self.not_started.clone();
+        out.extend(self.open.iter().flat_map(|o| o.could.iter().cloned()));
+        out
+    }
+
     /// Writes left unplaced, per namespace.
-    pub(crate) unplaced_by_namespace: BTreeMap<String, u64>,
+    pub(crate) fn unplaced_by_namespace(&self) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for o in &self.open {
+            *out.entry(o.w.q.ns.clone()).or_default() += 1;
+        }
+        out
+    }
 }
 
 /// Each transaction's possible extent: from its first statement shown (or, when that one
@@ -127,14 +152,13 @@ pub(crate) fn place(spans: &HashMap<TxnId, Span>, loose: Vec<Loose>, marks_start
         }
         let could: Vec<&TxnId> =
             candidates.iter().filter(|(t, _)| extent.get(t).is_some_and(|(a, b)| *a <= w.ts && w.ts <= *b)).map(|(t, _)| *t).collect();
-        out.in_part.extend(could.iter().map(|t| (*t).clone()));
-        *out.unplaced_by_namespace.entry(w.q.ns.clone()).or_default() += 1;
         if let ([t], true) = (&could[..], inside.is_empty()) {
-            out.likely.push(((*t).clone(), w.q));
+            out.likely.push(((*t).clone(), w.q.clone()));
         }
+        out.open.push(Open { could: could.into_iter().cloned().collect(), w });
     }
     if marks_start {
-        out.in_part.extend(spans.iter().filter(|(_, s)| !s.starts).map(|(t, _)| t.clone()));
+        out.not_started.extend(spans.iter().filter(|(_, s)| !s.starts).map(|(t, _)| t.clone()));
     }
     out
 }
@@ -168,8 +192,8 @@ mod tests {
         let p = place(&spans, vec![w("10.0.0.1", 105), w("10.0.0.1", 150), w("10.0.0.2", 205)], true);
         assert_eq!(p.placed.iter().map(|(t, q)| (t.txn_number, q.filter.get_i64("_id").unwrap())).collect::<Vec<_>>(), vec![(1, 105)]);
         assert_eq!(p.likely.iter().map(|(t, _)| t.txn_number).collect::<Vec<_>>(), vec![1]);
-        assert_eq!(p.in_part, [t("s", 1)].into());
-        assert_eq!(p.unplaced_by_namespace["s.customers"], 2);
+        assert_eq!(p.in_part(), [t("s", 1)].into());
+        assert_eq!(p.unplaced_by_namespace()["s.customers"], 2);
     }
 
     /// Two sessions of one client run at once (windows 100–120 and 110–130): a write at 115
@@ -182,10 +206,10 @@ mod tests {
                 .into();
         let p = place(&spans, vec![w("c", 115)], true);
         assert!(p.placed.is_empty() && p.likely.is_empty());
-        assert_eq!(p.in_part, [t("a", 1), t("b", 1)].into());
+        assert_eq!(p.in_part(), [t("a", 1), t("b", 1)].into());
         // A source that never writes startTransaction: B is judged by the writes alone.
         let spans: HashMap<TxnId, Span> = [(t("b", 1), span("c", 110, 130, false))].into();
-        assert!(place(&spans, vec![], false).in_part.is_empty());
-        assert_eq!(place(&spans, vec![], true).in_part, [t("b", 1)].into());
+        assert!(place(&spans, vec![], false).in_part().is_empty());
+        assert_eq!(place(&spans, vec![], true).in_part(), [t("b", 1)].into());
     }
 }

@@ -48,6 +48,7 @@ pub(crate) struct Sessions {
     pub(crate) unplaced_by_namespace: BTreeMap<String, u64>,
     /// ... of which with neither client nor time: every profiled transaction may hold them.
     untimed: u64,
+    untimed_by_namespace: BTreeMap<String, u64>,
     /// Profiled writes without a session, waiting for `place`.
     loose: Vec<Loose>,
     /// Where and when each kept transaction's profiled statements ran.
@@ -60,8 +61,12 @@ pub(crate) struct Sessions {
     pub(crate) placed_by_namespace: BTreeMap<String, u64>,
     /// After `place`: writes beside one transaction, which may be its own (links only).
     pub(crate) likely: BTreeMap<TxnId, Vec<Query>>,
+    /// After `place`: what is left unplaced, and the transactions that may hold it.
+    placement: placement::Placed,
     /// After `place`: the profiled transactions that may hold a write not shown.
     in_part: HashSet<TxnId>,
+    /// After `place_by`: writes placed by the values their transaction fixes, per namespace.
+    pub(crate) by_values_by_namespace: BTreeMap<String, u64>,
     /// Per connection: statements logged since its last write command.
     pending: HashMap<String, Vec<Query>>,
     /// Per connection: the first claim this part saw, which also takes the statements an
@@ -157,21 +162,55 @@ impl Sessions {
     /// Place the profiled writes without a session in their transactions (once every
     /// source is read: a transaction's window is known only then).
     pub(crate) fn place(&mut self) {
-        let p = placement::place(&self.spans, std::mem::take(&mut self.loose), self.marks_start);
-        for (t, q) in p.placed {
+        let mut p = placement::place(&self.spans, std::mem::take(&mut self.loose), self.marks_start);
+        for (t, q) in std::mem::take(&mut p.placed) {
             *self.placed_by_namespace.entry(q.ns.clone()).or_default() += 1;
             if let Some(ops) = self.transactions.get_mut(&t) {
                 ops.push(q);
             }
         }
-        for (t, q) in p.likely {
+        for (t, q) in std::mem::take(&mut p.likely) {
             self.likely.entry(t).or_default().push(q);
         }
-        for (ns, n) in p.unplaced_by_namespace {
+        self.placement = p;
+        self.count_unplaced();
+    }
+
+    /// Place the writes `place` left open by what the transactions that could hold them
+    /// show: `pick` names the one of them (an index into its list) whose statements fix
+    /// the write's values, if only one does. Returns how many were placed.
+    pub(crate) fn place_by(&mut self, pick: impl Fn(&Query, &[&[Query]]) -> Option<usize>) -> u64 {
+        let open = std::mem::take(&mut self.placement.open);
+        let mut placed = 0;
+        for o in open {
+            let could: Vec<&[Query]> = o.could.iter().map(|t| self.transactions.get(t).map(Vec::as_slice).unwrap_or_default()).collect();
+            match pick(&o.w.q, &could).and_then(|i| o.could.get(i)).cloned() {
+                Some(t) => {
+                    placed += 1;
+                    *self.by_values_by_namespace.entry(o.w.q.ns.clone()).or_default() += 1;
+                    if let Some(l) = self.likely.get_mut(&t) {
+                        l.retain(|q| q.filter != o.w.q.filter || q.ns != o.w.q.ns);
+                    }
+                    if let Some(ops) = self.transactions.get_mut(&t) {
+                        ops.push(o.w.q);
+                    }
+                }
+                None => self.placement.open.push(o),
+            }
+        }
+        self.count_unplaced();
+        placed
+    }
+
+    /// The unplaced counts and the transactions seen in part, from what is left open.
+    fn count_unplaced(&mut self) {
+        self.unplaced = self.untimed;
+        self.unplaced_by_namespace = self.untimed_by_namespace.clone();
+        for (ns, n) in self.placement.unplaced_by_namespace() {
             self.unplaced += n;
             *self.unplaced_by_namespace.entry(ns).or_default() += n;
         }
-        self.in_part = p.in_part;
+        self.in_part = self.placement.in_part();
     }
 
     /// Profiled writes placed in their transaction.
@@ -238,6 +277,7 @@ impl OpSink for Sessions {
                         self.untimed += 1;
                         self.unplaced += 1;
                         *self.unplaced_by_namespace.entry(q.ns.clone()).or_default() += 1;
+                        *self.untimed_by_namespace.entry(q.ns.clone()).or_default() += 1;
                     }
                 }
             }
@@ -303,6 +343,10 @@ impl OpSink for Sessions {
         let over = other.loose.len().saturating_sub(room);
         for w in other.loose.iter().skip(room) {
             *self.unplaced_by_namespace.entry(w.q.ns.clone()).or_default() += 1;
+            *self.untimed_by_namespace.entry(w.q.ns.clone()).or_default() += 1;
+        }
+        for (ns, n) in other.untimed_by_namespace {
+            *self.untimed_by_namespace.entry(ns).or_default() += n;
         }
         self.untimed += other.untimed + over as u64;
         self.unplaced += over as u64;
