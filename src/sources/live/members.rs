@@ -332,27 +332,10 @@ impl LiveSession {
         };
         let start = log.found;
         let (mut from, mut to): (Option<bson::DateTime>, Option<bson::DateTime>) = (None, None);
-        // Cursors whose first batch (find, aggregate) is counted: their getMores are the same read.
-        let mut cursors = std::collections::HashSet::new();
         let cursor = coll.find(filter).sort(doc! {"$natural": 1}).max_time(self.max_time).selection_criteria(self.read.clone());
         let mut cur = self.answer("reading system.profile on", cursor.into_future()).await?;
         while let Some(d) = self.answer("reading system.profile on", cur.try_next()).await? {
             log.records += 1;
-            if is_mirrored_read(&d) {
-                log.skip(MIRRORED_READS);
-                continue;
-            }
-            let id = d.get("cursorid").and_then(crate::bsonx::number::as_i64).filter(|id| *id != 0);
-            match (d.get_str("op"), id) {
-                (Ok("getmore"), Some(id)) if cursors.contains(&id) => {
-                    log.skip(GETMORE_OF_COUNTED);
-                    continue;
-                }
-                (Ok("getmore"), _) | (_, None) => {}
-                (_, Some(id)) => {
-                    cursors.insert(id);
-                }
-            }
             let before = log.found;
             add_record(log, &d);
             // The span of the operations counted (not shardkey's own, nor what was skipped).
@@ -367,23 +350,6 @@ impl LiveSession {
         Ok(())
     }
 }
-
-/// Mirrored reads (4.4+): a primary copies a share of its reads (find, count, distinct, and the
-/// filters of updates and findAndModify, all as reads) to electable secondaries to warm their
-/// caches. They land in the secondary's profiler, but the application sent them once, to the
-/// primary. The server builds them with `$readPreference: secondaryPreferred`, `readConcern:
-/// local` and `maxTimeMS`, from an internal client: no session, no appName (mongodb/mongo
-/// src/mongo/db/mirror_maestro.cpp at 019afd89c77629a3cabf93803314dd77f451276b, `_mirror`).
-fn is_mirrored_read(d: &Document) -> bool {
-    let Ok(c) = d.get_document("command") else { return false };
-    let mode = c.get_document("$readPreference").ok().and_then(|r| r.get_str("mode").ok());
-    let level = c.get_document("readConcern").ok().and_then(|r| r.get_str("level").ok());
-    mode == Some("secondaryPreferred") && level == Some("local") && !c.contains_key("lsid") && !d.contains_key("appName")
-}
-
-/// Why profiler entries are not counted, beside the reasons every query source has.
-pub(crate) const MIRRORED_READS: &str = "mirrored reads (a primary's reads copied to a secondary to warm its cache)";
-pub(crate) const GETMORE_OF_COUNTED: &str = "getMores of a cursor whose first batch is counted (one read)";
 
 /// A profiler read's error in one line, with the privilege that would allow it.
 fn profile_error(e: &anyhow::Error, db: &str) -> String {
@@ -422,21 +388,6 @@ mod tests {
         let hello = doc! {"setName": "rs9", "hosts": ["h1:1", "h2:1"], "passives": ["h3:1"], "arbiters": ["h4:1"]};
         let hosts: Vec<String> = members_of_hello(&hello).into_iter().map(|m| m.host).collect();
         assert_eq!(hosts, vec!["h1:1", "h2:1", "h3:1"]);
-    }
-
-    #[test]
-    fn mirrored_reads_are_told_from_the_applications() {
-        // A mirrored find as mongod 6.0.5 profiled it on a secondary (trimmed), and the same
-        // find from a driver (a session, an appName).
-        let mirrored = doc! {"op": "query", "ns": "shop.orders", "command": {"find": "orders", "filter": {"customerId": 8},
-        "batchSize": 1, "singleBatch": true, "maxTimeMS": 1000, "$readPreference": {"mode": "secondaryPreferred"},
-        "readConcern": {"level": "local"}, "$db": "shop"}};
-        assert!(is_mirrored_read(&mirrored));
-        let mut app = mirrored.clone();
-        app.get_document_mut("command").unwrap().insert("lsid", doc! {"id": 1});
-        app.insert("appName", "dashboard");
-        assert!(!is_mirrored_read(&app));
-        assert!(!is_mirrored_read(&doc! {"op": "query", "ns": "shop.orders", "command": {"find": "orders"}}));
     }
 
     #[test]

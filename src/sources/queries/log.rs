@@ -37,6 +37,8 @@ pub struct QueryLog {
     pub(crate) pending_conn: Option<String>,
     /// The profiler's `client` of the document being read, when a sink wants sessions.
     pub(crate) pending_client: Option<String>,
+    /// Profiled cursors whose first batch was counted (their getMores are the same read).
+    pub(crate) cursors: std::collections::HashSet<i64>,
     /// `--since`/`--until` (milliseconds since the epoch): operations outside are skipped.
     pub(crate) window: (Option<i64>, Option<i64>),
     /// Sees every operation (not only the sample): `shardkey workload`.
@@ -120,6 +122,7 @@ impl Default for QueryLog {
             pending: None,
             pending_conn: None,
             pending_client: None,
+            cursors: Default::default(),
             window: (None, None),
             sink: None,
             deferred: Vec::new(),

@@ -42,6 +42,16 @@ fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
         log.skip(super::OWN_OPERATIONS);
         return;
     }
+    if origin == QueryOrigin::Profiler {
+        if is_mirrored_read(d) {
+            log.skip(MIRRORED_READS);
+            return;
+        }
+        if is_getmore_of_counted(log, d) {
+            log.skip(GETMORE_OF_COUNTED);
+            return;
+        }
+    }
     let ns = d.get_str("ns").unwrap_or("").to_string();
     let op = d.get_str("op").unwrap_or("");
     let cmd = d.get_document("command").ok();
@@ -93,5 +103,78 @@ fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
             }
         },
         _ => log.skip(NOT_CRUD),
+    }
+}
+
+/// Mirrored reads (4.4+): a primary copies a share of its reads (find, count, distinct, and the
+/// filters of updates and findAndModify, all as reads) to electable secondaries to warm their
+/// caches. They land in the secondary's profiler, but the application sent them once, to the
+/// primary. The server builds them with `$readPreference: secondaryPreferred`, `readConcern:
+/// local` and `maxTimeMS`, from an internal client: no session, no appName (mongodb/mongo
+/// src/mongo/db/mirror_maestro.cpp at 019afd89c77629a3cabf93803314dd77f451276b, `_mirror`).
+pub(crate) fn is_mirrored_read(d: &Document) -> bool {
+    let Ok(c) = d.get_document("command") else { return false };
+    let mode = c.get_document("$readPreference").ok().and_then(|r| r.get_str("mode").ok());
+    let level = c.get_document("readConcern").ok().and_then(|r| r.get_str("level").ok());
+    mode == Some("secondaryPreferred") && level == Some("local") && !c.contains_key("lsid") && !d.contains_key("appName")
+}
+
+/// Why profiler entries are not counted, beside the reasons every query source has.
+pub(crate) const MIRRORED_READS: &str = "mirrored reads (a primary's reads copied to a secondary to warm its cache)";
+pub(crate) const GETMORE_OF_COUNTED: &str = "getMores of a cursor whose first batch is counted (one read)";
+
+/// Cursors remembered per source, at most (a getMore past it is counted).
+const MAX_CURSORS: usize = 1_000_000;
+
+/// A getMore of a cursor whose first batch (find, aggregate) this source counted: the same
+/// read, not another. Remembers the cursors of first batches that left one open.
+fn is_getmore_of_counted(log: &mut QueryLog, d: &Document) -> bool {
+    let Some(id) = d.get("cursorid").and_then(crate::bsonx::number::as_i64).filter(|id| *id != 0) else { return false };
+    match d.get_str("op") {
+        Ok("getmore") => log.cursors.contains(&id),
+        _ => {
+            if log.cursors.len() < MAX_CURSORS {
+                log.cursors.insert(id);
+            }
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    #[test]
+    fn mirrored_reads_are_told_from_the_applications() {
+        // A mirrored find as mongod 6.0.5 profiled it on a secondary (trimmed), and the same
+        // find from a driver (a session, an appName).
+        let mirrored = doc! {"op": "query", "ns": "shop.orders", "command": {"find": "orders", "filter": {"customerId": 8},
+        "batchSize": 1, "singleBatch": true, "maxTimeMS": 1000, "$readPreference": {"mode": "secondaryPreferred"},
+        "readConcern": {"level": "local"}, "$db": "shop"}};
+        assert!(is_mirrored_read(&mirrored));
+        let mut app = mirrored.clone();
+        app.get_document_mut("command").unwrap().insert("lsid", doc! {"id": 1});
+        app.insert("appName", "dashboard");
+        assert!(!is_mirrored_read(&app));
+        assert!(!is_mirrored_read(&doc! {"op": "query", "ns": "shop.orders", "command": {"find": "orders"}}));
+    }
+
+    /// A find whose cursor stayed open and its two getMores, as a profiler export holds them:
+    /// one read; a getMore whose find this source did not see is counted (it is all there is).
+    #[test]
+    fn a_getmore_of_a_counted_find_is_the_same_read() {
+        let mut log = QueryLog::default();
+        let find = doc! {"op": "query", "ns": "shop.orders", "command": {"find": "orders", "filter": {"customerId": 3}, "$db": "shop"}, "cursorid": 77i64};
+        let more = doc! {"op": "getmore", "ns": "shop.orders", "command": {"getMore": 77i64, "collection": "orders"}, "cursorid": 77i64,
+        "originatingCommand": {"find": "orders", "filter": {"customerId": 3}, "$db": "shop"}};
+        let lone = doc! {"op": "getmore", "ns": "shop.orders", "command": {"getMore": 78i64, "collection": "orders"}, "cursorid": 78i64,
+        "originatingCommand": {"find": "orders", "filter": {"customerId": 4}, "$db": "shop"}};
+        for d in [&find, &more, &more, &lone] {
+            add_profile_doc(&mut log, d);
+        }
+        assert_eq!(log.found, 2);
+        assert_eq!(log.skipped.get(GETMORE_OF_COUNTED), Some(&2));
     }
 }
