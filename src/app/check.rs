@@ -187,12 +187,18 @@ impl ChangedFiles {
     }
 
     /// The first line of a changed file that names the culprit, trying its most specific name
-    /// first in every file.
+    /// first in every file. The files that also name the collection (the culprit's last name)
+    /// are searched first: a field as common as `status` is in many files of a change.
     fn locate(&self, culprit: Option<&Culprit>) -> Option<Location> {
-        culprit?.names.iter().find_map(|name| {
-            self.0.iter().find_map(|(file, text)| {
-                let line = text.lines().position(|l| names_word(l, name))?;
-                Some(Location { file: file.clone(), line: line as u32 + 1 })
+        let names = &culprit?.names;
+        let about = |text: &str| names.last().is_some_and(|c| text.lines().any(|l| names_word(l, c)));
+        let (theirs, others): (Vec<_>, Vec<_>) = self.0.iter().partition(|(_, text)| about(text));
+        [theirs, others].into_iter().find_map(|files| {
+            names.iter().find_map(|name| {
+                files.iter().find_map(|(file, text)| {
+                    let line = text.lines().position(|l| names_word(l, name))?;
+                    Some(Location { file: file.clone(), line: line as u32 + 1 })
+                })
             })
         })
     }
@@ -235,4 +241,23 @@ fn policy_lines(text: &str) -> BTreeMap<(String, String), u32> {
         out.insert((ns.clone(), k), l);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A change touching two files that both name `status`: the one that also names the
+    /// collection (`orders`) is where the culprit is; without such a file, the first naming it.
+    #[test]
+    fn the_file_that_names_the_collection_is_searched_first() {
+        let files = ChangedFiles(vec![
+            ("ui/labels.js".into(), "const status = 'ok';\n".into()),
+            ("migrations/7.js".into(), "db.orders.createIndex(\n  {status: 1})\n".into()),
+        ]);
+        let culprit = Culprit { causes: vec![], names: vec!["status".into(), "orders".into()] };
+        assert_eq!(files.locate(Some(&culprit)), Some(Location { file: "migrations/7.js".into(), line: 2 }));
+        let other = Culprit { causes: vec![], names: vec!["status".into(), "invoices".into()] };
+        assert_eq!(files.locate(Some(&other)), Some(Location { file: "ui/labels.js".into(), line: 1 }));
+    }
 }
