@@ -255,7 +255,9 @@ fn the_generated_shop_gets_the_expert_plan() {
     // regions stays unsharded; events is sharded on its own, without zones.
     assert_eq!(collection(&p, "shop.regions")["action"], "unsharded");
     assert_eq!(collection(&p, "shop.events")["action"], "shard");
-    assert!(collection(&p, "shop.events").get("zones").is_none());
+    // Every collection lists its zones and partners, empty when it has none (always present).
+    assert_eq!(collection(&p, "shop.events")["zones"], serde_json::json!([]));
+    assert_eq!(collection(&p, "shop.regions")["colocatedWith"], serde_json::json!([]));
     // Hand computation: a checkout's four operations sit in one zone (its customer's), so
     // it runs on one shard; a restock writes an event (placed by the balancer on any of
     // the 4 shards, independently) and a customer (its zone's shard): one shard with

@@ -84,9 +84,8 @@ pub(crate) struct PlannedCollection {
     /// The shard an unsharded collection lives on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) shard: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Always present (empty when not zoned), as docs/reference.md lists them.
     pub(crate) zones: Vec<ZoneReport>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) colocated_with: Vec<String>,
     pub(crate) data_bytes: u64,
     pub(crate) num_operations: u64,
@@ -382,11 +381,17 @@ pub(crate) fn build(
     commands.extend(index_cmds);
     commands.extend(range_cmds);
     commands.extend(shard_cmds);
+    let move_cmds_given = !move_cmds.is_empty();
     commands.extend(move_cmds);
     if layout.groups.iter().any(|g| matches!(&search.choices[g.anchor], Choice::Key(k) if inputs[g.anchor].candidates[*k].key.fields[0].kind == crate::model::KeyKind::Hashed)) {
         notes.push("hashed zones: on an empty collection add {presplitHashedZones: true} to shardCollection (4.4+) so every zone starts with its chunks".into());
     }
-    notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i".into());
+    // Shard names appear in zones and moveCollection commands only: said where they do.
+    match (layout.groups.is_empty(), move_cmds_given) {
+        (false, _) => notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i".into()),
+        (true, true) => notes.push("shard names shard0…: replace them with your shards' names (sh.status())".into()),
+        (true, false) => {}
+    }
     let total_d: f64 = f.data.iter().sum();
     let total_o: f64 = inputs.iter().map(|c| c.num_operations as f64).sum();
     let shards = (0..layout.shards)

@@ -21,6 +21,12 @@ fn what(c: &PlannedCollection) -> String {
     }
 }
 
+/// Why the shards' operation shares add up to more than 100%, when they do.
+fn ops_note(p: &Plan) -> Option<String> {
+    let total: f64 = p.shards.iter().map(|s| s.operations_percent).sum();
+    (total > 100.5).then(|| format!("ops {total:.0}% in all: {}", super::text::OPS_COUNT_ON_EACH))
+}
+
 /// The first lines: the figures that judge the plan.
 fn headline(p: &Plan) -> Vec<String> {
     let mut v = vec![format!(
@@ -111,6 +117,9 @@ pub(super) fn table(p: &Plan) -> String {
     for sh in &p.shards {
         let _ = writeln!(s, "  {:<8} data {:>5.1}%  ops {:>5.1}%  {}", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
     }
+    if let Some(n) = ops_note(p) {
+        let _ = writeln!(s, "  ({n})");
+    }
     let _ = writeln!(s, "\ncommands (mongosh, through mongos):");
     for c in &p.commands {
         let _ = writeln!(s, "  {c}");
@@ -153,6 +162,9 @@ pub(super) fn markdown(p: &Plan) -> String {
     s.push_str("\n## Shards\n\n| shard | data % | ops % | collections |\n|---|--:|--:|---|\n");
     for sh in &p.shards {
         let _ = writeln!(s, "| {} | {:.1} | {:.1} | {} |", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
+    }
+    if let Some(n) = ops_note(p) {
+        let _ = writeln!(s, "\nO{}.", &n[1..]);
     }
     s.push_str("\n## Commands\n\n```js\n");
     for c in &p.commands {
@@ -232,7 +244,7 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
     for l in headline(p) {
         let _ = write!(b, "<p>{}</p>", esc(&l));
     }
-    b.push_str("<table><tr><th>collection</th><th>action</th><th class=\"n\">score</th><th>why</th></tr>");
+    b.push_str("<table><tr><th>collection</th><th>action</th><th class=\"n\">score</th><th class=\"n\">data</th><th class=\"n\">ops</th><th>why</th></tr>");
     for c in &p.collections {
         let mut why = c.why.clone();
         if let Some(t) = &c.trade_off {
@@ -241,9 +253,11 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
         let score = c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
         let _ = write!(
             b,
-            "<tr><td>{}</td><td><code>{}</code></td><td class=\"n\">{score}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td><code>{}</code></td><td class=\"n\">{score}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             esc(&c.namespace),
             esc(&what(c)),
+            esc(&bytes(c.data_bytes)),
+            c.num_operations,
             esc(&why)
         );
     }
@@ -258,13 +272,28 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
     b.push_str(&workload_svg(p, esc));
     let _ = write!(b, "<p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
     let colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"];
-    let (bar_w, gap, h) = (60, 20, 200.0);
-    let width = p.shards.len() * (bar_w + gap) + 220;
-    let _ = write!(b, "<svg width=\"{width}\" height=\"260\" role=\"img\" aria-label=\"collections on shards\">");
-    let max = p.shards.iter().map(|s| s.data_bytes).max().unwrap_or(1).max(1) as f64;
+    // Bars from x0 on, the y axis (data on the shard, 0 to the fullest shard) on their left,
+    // each bar named with its shard and its shares of data and operations under it.
+    let (bar_w, gap, h, x0, top) = (60, 20, 200.0, 90, 10.0);
+    let width = x0 + p.shards.len() * (bar_w + gap) + 220;
+    let _ = write!(b, "<svg width=\"{width}\" height=\"290\" role=\"img\" aria-label=\"collections on shards\">");
+    let max_bytes = p.shards.iter().map(|s| s.data_bytes).max().unwrap_or(1).max(1);
+    let max = max_bytes as f64;
+    let axis_x = x0 - 8;
+    let _ = write!(
+        b,
+        "<line x1=\"{axis_x}\" y1=\"{top}\" x2=\"{axis_x}\" y2=\"{}\" stroke=\"#888\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">0</text><text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\">data on the shard</text>",
+        top + h,
+        axis_x - 4,
+        top + 10.0,
+        esc(&bytes(max_bytes)),
+        axis_x - 4,
+        top + h,
+        top + h / 2.0
+    );
     for (i, sh) in p.shards.iter().enumerate() {
-        let x = i * (bar_w + gap);
-        let mut y = h;
+        let x = x0 + i * (bar_w + gap);
+        let mut y = top + h;
         for (ci, c) in p.collections.iter().enumerate() {
             let Some(on) = sh.collections.iter().find(|o| o.namespace == c.namespace) else { continue };
             let hgt = h * on.data_bytes as f64 / max;
@@ -276,9 +305,22 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
                 esc(&c.namespace)
             );
         }
-        let _ = write!(b, "<text x=\"{x}\" y=\"{}\">{}</text>", h + 20.0, esc(&sh.shard));
+        let _ = write!(
+            b,
+            "<text x=\"{x}\" y=\"{}\">{}</text><text x=\"{x}\" y=\"{}\" font-size=\"11\">{:.0}% · {:.0}%</text>",
+            top + h + 18.0,
+            esc(&sh.shard),
+            top + h + 34.0,
+            sh.data_percent,
+            sh.operations_percent
+        );
     }
-    let lx = p.shards.len() * (bar_w + gap) + 10;
+    let _ = write!(
+        b,
+        "<text x=\"{x0}\" y=\"{}\" font-size=\"12\">shard: data % · operations %</text>",
+        top + h + 56.0
+    );
+    let lx = x0 + p.shards.len() * (bar_w + gap) + 10;
     for (ci, c) in p.collections.iter().enumerate() {
         let y = 20 + ci * 18;
         let _ = write!(
@@ -291,7 +333,11 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
             esc(&c.namespace)
         );
     }
-    b.push_str("</svg><h2>Commands</h2><pre>");
+    b.push_str("</svg>");
+    if let Some(n) = ops_note(p) {
+        let _ = write!(b, "<p>O{}.</p>", esc(&n[1..]));
+    }
+    b.push_str("<h2>Commands</h2><pre>");
     for c in &p.commands {
         let _ = writeln!(b, "{}", esc(c));
     }

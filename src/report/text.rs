@@ -10,6 +10,9 @@ pub(super) fn figures_shown(c: &CandidateReport) -> bool {
 use serde_json::Value;
 use std::fmt::Write;
 
+/// Why per-shard shares of operations add up to more than 100% (analyze's details, plan's shards).
+pub(super) const OPS_COUNT_ON_EACH: &str = "an operation reaching 3 shards counts on all 3, so those shares add up to more than 100%";
+
 /// What every human-readable report leads with: the recommended key, why, the warning
 /// that matters most, and the commands (`recommendation`).
 pub(super) struct Answer<'a> {
