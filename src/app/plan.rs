@@ -9,7 +9,9 @@ use crate::model::query::TxnId;
 use crate::model::{KeyKind, Namespace, Op, Query, ShardKey};
 use crate::pipeline::Candidates;
 use crate::plan::outcome::{build, Plan, TxnEvidence};
-use crate::plan::{links, search, single_shard_without, CandidateInput, CollectionInput, CollectionKind, Settings};
+use crate::plan::{
+    links, search, single_shard_without, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, Settings, UniqueIndex,
+};
 use crate::propose::{Origin, Proposal};
 use crate::report::Report;
 use crate::sources::live::{LiveOptions, LiveSession, ProfileScope};
@@ -139,9 +141,29 @@ fn candidate_inputs(r: &Report) -> Vec<CandidateInput> {
                 zone_splits: c.metrics.cluster.zone_splits.clone(),
                 needs_index: c.metrics.supporting_index.as_ref().map(|s| s.name.is_none()),
                 max_useful_shards: c.metrics.cluster.growth.max_useful_shards,
+                notes: candidate_notes(r, c),
             }
         })
         .collect()
+}
+
+/// What a candidate's analysis warns of and what refuses it, for the plan's words.
+fn candidate_notes(r: &Report, c: &crate::report::CandidateReport) -> CandidateNotes {
+    use crate::rules::Effect;
+    let blocked_by = c
+        .constraints
+        .iter()
+        .filter(|f| f.effect == Effect::Blocked)
+        .filter_map(|f| f.index.as_ref())
+        .map(|ix| UniqueIndex { name: ix.name.clone(), pattern: ix.pattern(), fields: ix.key.keys().cloned().collect() })
+        .collect();
+    let invalid = (c.verdict == crate::score::Verdict::Invalid).then(|| {
+        match c.constraints.iter().find(|f| f.effect == Effect::Refused) {
+            Some(f) => f.message.clone(),
+            None => c.reasons.first().map(|x| x.to_string()).unwrap_or_default(),
+        }
+    });
+    CandidateNotes { warning: crate::report::text::first_warning(r, c), blocked_by, invalid }
 }
 
 fn plan(req: &PlanRequest) -> Result<Plan> {

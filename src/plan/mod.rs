@@ -13,6 +13,7 @@ pub(crate) mod evaluate;
 pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
+pub(crate) mod words;
 pub(crate) mod zones;
 
 use crate::model::{KeyKind, Query, ShardKey};
@@ -47,6 +48,29 @@ pub(crate) struct CandidateInput {
     pub(crate) needs_index: Option<bool>,
     /// The most shards that can ever share its data evenly (cluster growth).
     pub(crate) max_useful_shards: u64,
+    /// What its own analysis warns of, and what refuses it.
+    pub(crate) notes: CandidateNotes,
+}
+
+/// What a candidate's own analysis says beyond its figures: the plan carries it per collection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct CandidateNotes {
+    /// The most important warning (analyze's: the recommendation's caveat, else the key's
+    /// first warning reason).
+    pub(crate) warning: Option<String>,
+    /// The unique indexes that keep `shardCollection` from taking it while they exist.
+    pub(crate) blocked_by: Vec<UniqueIndex>,
+    /// Why the server refuses it whatever is changed (capped, arrays in a key field, ...).
+    pub(crate) invalid: Option<String>,
+}
+
+/// A unique index, as the plan names it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct UniqueIndex {
+    pub(crate) name: String,
+    /// `{slug: 1}`.
+    pub(crate) pattern: String,
+    pub(crate) fields: Vec<String>,
 }
 
 /// What kind of namespace it is.
@@ -313,6 +337,8 @@ pub(crate) struct Search {
     pub(crate) blockers: blockers::Blockers,
     /// The collections the workload touches together, and which pairs the plan cuts.
     pub(crate) edges: Vec<graph::Edge>,
+    /// The choices kept as given (`--key`, `--unsharded`).
+    pub(crate) given: Vec<bool>,
 }
 
 /// Coordinate search from each collection's own choice: moves of a whole domain's
@@ -404,7 +430,8 @@ pub(crate) fn search(
     let figures = figures(&layout, &txns, &joins);
     let blockers = blockers::find(&layout, &txns);
     let edges = graph::edges(&layout, &guide, &joins);
-    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, homes, blockers, edges }
+    let given = vec![false; inputs.len()];
+    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, homes, blockers, edges, given }
 }
 
 /// A layout with the reference collections' homes the search chose.

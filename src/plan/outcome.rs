@@ -97,6 +97,11 @@ pub(crate) struct PlannedCollection {
     pub(crate) why: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) trade_off: Option<String>,
+    /// The most important warning of its own analysis on the key chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) warning: Option<String>,
+    /// The rules that forced or forbade a key (unique indexes, invalid keys), one sentence each.
+    pub(crate) constraints: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -375,6 +380,11 @@ pub(crate) fn build(
             alone_score,
             why,
             trade_off,
+            warning: match &search.choices[c] {
+                Choice::Key(k) => inp.candidates[*k].notes.warning.clone(),
+                Choice::Unsharded => None,
+            },
+            constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
         });
     }
     commands.extend(zone_cmds);

@@ -27,6 +27,21 @@ fn ops_note(p: &Plan) -> Option<String> {
     (total > 100.5).then(|| format!("ops {total:.0}% in all: {}", super::text::OPS_COUNT_ON_EACH))
 }
 
+/// Why, the trade-off, the warning and the rules, in one cell (Markdown, HTML).
+fn why_cell(c: &PlannedCollection) -> String {
+    let mut why = c.why.clone();
+    if let Some(t) = &c.trade_off {
+        why.push_str(&format!("; trade-off: {t}"));
+    }
+    if let Some(x) = &c.warning {
+        why.push_str(&format!("; warning: {x}"));
+    }
+    for x in &c.constraints {
+        why.push_str(&format!("; rule: {x}"));
+    }
+    why
+}
+
 /// The first lines: the figures that judge the plan.
 fn headline(p: &Plan) -> Vec<String> {
     let mut v = vec![format!(
@@ -102,6 +117,12 @@ pub(super) fn table(p: &Plan) -> String {
         if let Some(t) = &c.trade_off {
             let _ = writeln!(s, "{:<w$}    trade-off: {t}", "");
         }
+        if let Some(x) = &c.warning {
+            let _ = writeln!(s, "{:<w$}    ! {x}", "");
+        }
+        for x in &c.constraints {
+            let _ = writeln!(s, "{:<w$}    rule: {x}", "");
+        }
         if let Some(z) = c.zones.first() {
             let _ = writeln!(s, "{:<w$}    zones: {} ranges, {}…, with {}", "", c.zones.len(), z.zone, c.colocated_with.join(", "));
         }
@@ -137,10 +158,7 @@ pub(super) fn markdown(p: &Plan) -> String {
     }
     s.push_str("| collection | action | score | data | ops | why |\n|---|---|--:|--:|--:|---|\n");
     for c in &p.collections {
-        let mut why = c.why.clone();
-        if let Some(t) = &c.trade_off {
-            why.push_str(&format!("; trade-off: {t}"));
-        }
+        let why = why_cell(c);
         let _ = writeln!(
             s,
             "| `{}` | {} | {} | {} | {} | {} |",
@@ -246,10 +264,7 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
     }
     b.push_str("<table><tr><th>collection</th><th>action</th><th class=\"n\">score</th><th class=\"n\">data</th><th class=\"n\">ops</th><th>why</th></tr>");
     for c in &p.collections {
-        let mut why = c.why.clone();
-        if let Some(t) = &c.trade_off {
-            why.push_str(&format!("; trade-off: {t}"));
-        }
+        let why = why_cell(c);
         let score = c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
         let _ = write!(
             b,

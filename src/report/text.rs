@@ -55,6 +55,16 @@ pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
     Some(Answer { rec, candidate, why, warnings })
 }
 
+/// A candidate's most important warning, as the answer leads with it: the recommendation's
+/// first caveat when it is the recommended key, else its own first warning reason (`plan`
+/// carries it per collection).
+pub(crate) fn first_warning(r: &Report, c: &CandidateReport) -> Option<String> {
+    match r.recommendation.as_ref().filter(|rec| rec.key == c.key).and_then(|rec| rec.caveats.first()) {
+        Some(caveat) => Some(caveat.clone()),
+        None => c.reasons.iter().find(|x| x.is_warning()).map(|x| x.to_string()),
+    }
+}
+
 /// Why there is no answer, when there are candidates but no recommendation.
 pub(super) fn no_answer(r: &Report) -> Option<&'static str> {
     if r.recommendation.is_some() || r.candidates.is_empty() {

@@ -1,0 +1,146 @@
+//! `shardkey plan` on a generated multi-tenant tracker (a mongodump directory and a mongod
+//! 6.0 JSON log): each collection carries the warning of its own analysis and the rule that
+//! forced or forbade its key (docs/reference.md "plan"), and `check` holds the database to a
+//! plan declared in the policy (`[plan]`).
+//!
+//! The data, and what a DBA knows from it by hand:
+//! - `tasks`: 2,000 documents; tenant 0 holds 600 of them (30.0%), tenants 1..=100 hold 14
+//!   each. Read by tenant, updated by tenant and `_id`. On a key led by the tenant id alone
+//!   the top value holds 600 / 2,000 = 30.0% of the documents.
+//! - `tenants`: 300 documents with a unique index on `slug` (its metadata.json), read and
+//!   updated by `_id`. A unique index must start with the shard key's fields
+//!   (mongodb/mongo 49802bc src/mongo/s/shard_key_pattern.cpp, isIndexUniquenessCompatible):
+//!   every key not starting with `slug`, `{_id: ...}` among them, is blocked while it exists.
+
+mod common;
+use common::{shardkey, Lcg};
+
+use bson::{doc, Document};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub const TASKS: i64 = 2000;
+pub const HOT_TASKS: i64 = 600;
+pub const TENANTS: i64 = 300;
+/// Task updates in the log; one in four names the task by _id alone.
+pub const WRITES: i64 = 400;
+
+fn write_collection(dir: &Path, name: &str, docs: &[Document], indexes: Value) {
+    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
+    for d in docs {
+        d.to_writer(&mut f).unwrap();
+    }
+    let meta = json!({"indexes": indexes, "collectionName": name, "type": "collection", "options": {}});
+    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
+}
+
+/// One mongod 6.0 slow-query line (the server's field order: t, s, c, id, ctx, msg, attr).
+fn slow(out: &mut String, ms: &mut u64, ns: &str, command: Value) {
+    *ms += 1;
+    let t = format!("2026-11-24T06:{:02}:{:02}.{:03}+00:00", (*ms / 60_000) % 60, (*ms / 1000) % 60, *ms % 1000);
+    let attr = json!({"type": "command", "ns": ns, "command": command, "durationMillis": 0});
+    writeln!(out, r#"{{"t":{{"$date":"{t}"}},"s":"I","c":"COMMAND","id":51803,"ctx":"conn7","msg":"Slow query","attr":{attr}}}"#).unwrap();
+}
+
+/// The tracker: documents in `dir/saas/*.bson`, the log in `dir/mongod.log`.
+pub fn generate(dir: &Path) {
+    let db = dir.join("saas");
+    std::fs::create_dir_all(&db).unwrap();
+    let id_index = json!([{"v": 2, "key": {"_id": 1}, "name": "_id_"}]);
+    // Task j belongs to tenant 0 when (j × 7) mod 2,000 < 600 (600 of them, spread through
+    // the file so the tenant id does not grow with insertion order), else to one of tenants
+    // 1..=100, 14 each. Its _id: an ObjectId of random bytes (no creation-time order).
+    let tenant_of = |j: i64| match (j * 7) % TASKS {
+        r if r < HOT_TASKS => 0,
+        r => 1 + (r - HOT_TASKS) / 14,
+    };
+    let mut rng = Lcg(5);
+    let ids: Vec<bson::oid::ObjectId> = (0..TASKS)
+        .map(|_| {
+            let mut b = [0u8; 12];
+            b.iter_mut().for_each(|x| *x = rng.below(256) as u8);
+            bson::oid::ObjectId::from_bytes(b)
+        })
+        .collect();
+    let tasks: Vec<Document> = (0..TASKS)
+        .map(|j| doc! {"_id": ids[j as usize], "tenantId": tenant_of(j), "title": format!("task {j}"), "pad": "t".repeat(60)})
+        .collect();
+    let tenants: Vec<Document> =
+        (0..TENANTS).map(|i| doc! {"_id": i, "slug": format!("tenant-{i}"), "plan": "pro", "pad": "p".repeat(600)}).collect();
+    write_collection(&db, "tasks", &tasks, id_index);
+    write_collection(
+        &db,
+        "tenants",
+        &tenants,
+        json!([{"v": 2, "key": {"_id": 1}, "name": "_id_"}, {"v": 2, "key": {"slug": 1}, "name": "slug_1", "unique": true}]),
+    );
+    let mut log = String::new();
+    let mut ms = 0u64;
+    // 400 rounds: a find of a tenant's tasks, an update of one task (by tenant and _id, and in
+    // every fourth round by _id alone: 100 of the 400 task writes lack the tenant id, 25.0%),
+    // a find and an update of a tenant by _id.
+    for round in 0..WRITES {
+        let j = rng.below(TASKS as u64) as i64;
+        let (t, oid) = (tenant_of(j), ids[j as usize]);
+        slow(&mut log, &mut ms, "saas.tasks", json!({"find": "tasks", "filter": {"tenantId": t}, "$db": "saas"}));
+        let q = if round % 4 == 0 { json!({"_id": {"$oid": oid.to_hex()}}) } else { json!({"tenantId": t, "_id": {"$oid": oid.to_hex()}}) };
+        slow(&mut log, &mut ms, "saas.tasks", json!({"update": "tasks", "updates": [{"q": q, "u": {"$set": {"title": "x"}}}], "$db": "saas"}));
+        let n = rng.below(TENANTS as u64) as i64;
+        slow(&mut log, &mut ms, "saas.tenants", json!({"find": "tenants", "filter": {"_id": n}, "$db": "saas"}));
+        slow(
+            &mut log,
+            &mut ms,
+            "saas.tenants",
+            json!({"update": "tenants", "updates": [{"q": {"_id": n}, "u": {"$set": {"plan": "pro"}}}], "$db": "saas"}),
+        );
+    }
+    std::fs::write(dir.join("mongod.log"), log).unwrap();
+}
+
+fn plan_json(dir: &Path, extra: &[&str]) -> Value {
+    let dump = dir.join("saas");
+    let log = dir.join("mongod.log");
+    let mut args = vec!["plan", "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap(), "--shards", "4", "--format", "json"];
+    args.extend_from_slice(extra);
+    let o = shardkey(&args);
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("plan", &v);
+    v
+}
+
+fn collection<'a>(p: &'a Value, ns: &str) -> &'a Value {
+    p["collections"].as_array().unwrap().iter().find(|c| c["namespace"] == ns).unwrap_or_else(|| panic!("no {ns} in {p:#}"))
+}
+
+#[test]
+fn each_collection_carries_its_warning_and_the_rule_that_forced_its_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate(tmp.path());
+    let p = plan_json(tmp.path(), &[]);
+    // tasks, on a key led by the tenant id: its analysis warns that the updates by _id alone
+    // (by hand: 100 of the 400 task writes, 25.0%) do not carry the key.
+    let tasks = collection(&p, "saas.tasks");
+    assert_eq!(tasks["key"].as_object().unwrap().keys().next().map(String::as_str), Some("tenantId"), "{tasks:#}");
+    let warning = tasks["warning"].as_str().unwrap_or_else(|| panic!("no warning: {tasks:#}"));
+    assert!(warning.starts_with(&format!("25.0% of {WRITES} sampled writes do not carry the shard key")), "{warning}");
+    assert_eq!(tasks["constraints"], json!([]));
+    // tenants is read and written by _id, but the unique index on slug blocks every key not
+    // led by slug: the plan shards it on slug, and says which index forbade the _id key.
+    let tenants = collection(&p, "saas.tenants");
+    assert_eq!(tenants["key"].as_object().unwrap().keys().next().map(String::as_str), Some("slug"), "{tenants:#}");
+    let rules = tenants["constraints"].as_array().unwrap();
+    assert_eq!(rules.len(), 1, "{tenants:#}");
+    let rule = rules[0].as_str().unwrap();
+    assert!(rule.starts_with("the unique index slug_1 {slug: 1} allows only keys that start with slug: {_id: "), "{rule}");
+    assert!(rule.ends_with("is blocked (shardCollection refuses it while the index exists)"), "{rule}");
+    // The other formats say the same.
+    let dump = tmp.path().join("saas");
+    let log = tmp.path().join("mongod.log");
+    for (fmt, warn, rule) in [("table", "! 25.0% of", "rule: the unique index slug_1"), ("markdown", "warning: 25.0% of", "rule: the unique index slug_1"), ("html", "warning: 25.0% of", "rule: the unique index slug_1")] {
+        let o = shardkey(&["plan", "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap(), "--shards", "4", "--format", fmt]);
+        let text = String::from_utf8_lossy(&o.stdout).replace('\n', " ").replace("  ", " ");
+        assert!(o.status.success() && text.contains(warn) && text.contains(rule), "{fmt}: {text}");
+    }
+}
