@@ -2,7 +2,7 @@
 //! once), then the keys chosen together (`crate::plan`).
 
 use super::inputs::build_report_with;
-use super::{PlanRequest, QuerySource};
+use super::{GivenChoice, PlanRequest, QuerySource};
 use crate::error::{input_error, one_line, usage_error};
 use crate::model::collection::CollectionOptions;
 use crate::model::query::TxnId;
@@ -10,7 +10,7 @@ use crate::model::{KeyKind, Namespace, Op, Query, ShardKey};
 use crate::pipeline::Candidates;
 use crate::plan::outcome::{build, Plan, TxnEvidence};
 use crate::plan::{
-    links, search, single_shard_without, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, Settings, UniqueIndex,
+    given, links, search, single_shard_without, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, Settings, UniqueIndex,
 };
 use crate::propose::{Origin, Proposal};
 use crate::report::Report;
@@ -79,6 +79,13 @@ fn dump_targets(dir: &std::path::Path) -> Result<Vec<Target>> {
         )));
     }
     Ok(by_name.into_values().collect())
+}
+
+/// Each choice given, with the index of the collection it names (`plan::given::resolve`).
+fn given_targets<'a>(db: &str, namespaces: &[String], given: &'a [GivenChoice]) -> Result<Vec<(usize, &'a GivenChoice)>> {
+    let names: Vec<(&str, &str)> = given.iter().map(|g| (g.origin, g.collection.as_str())).collect();
+    let at = given::resolve(db, namespaces, &names).map_err(usage_error)?;
+    Ok(at.into_iter().zip(given).collect())
 }
 
 /// Keys on the fields other collections share values with (co-location candidates).
@@ -157,11 +164,9 @@ fn candidate_notes(r: &Report, c: &crate::report::CandidateReport) -> CandidateN
         .filter_map(|f| f.index.as_ref())
         .map(|ix| UniqueIndex { name: ix.name.clone(), pattern: ix.pattern(), fields: ix.key.keys().cloned().collect() })
         .collect();
-    let invalid = (c.verdict == crate::score::Verdict::Invalid).then(|| {
-        match c.constraints.iter().find(|f| f.effect == Effect::Refused) {
-            Some(f) => f.message.clone(),
-            None => c.reasons.first().map(|x| x.to_string()).unwrap_or_default(),
-        }
+    let invalid = (c.verdict == crate::score::Verdict::Invalid).then(|| match c.constraints.iter().find(|f| f.effect == Effect::Refused) {
+        Some(f) => f.message.clone(),
+        None => c.reasons.first().map(|x| x.to_string()).unwrap_or_default(),
     });
     CandidateNotes { warning: crate::report::text::first_warning(r, c), blocked_by, invalid }
 }
@@ -295,6 +300,11 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     }
     let extra = linked_keys(&links);
 
+    // What if: the collections given (--key, --unsharded), known before any is read.
+    let namespaces: Vec<String> = targets.iter().map(|t| format!("{db}.{}", t.name)).collect();
+    let given_at = given_targets(&db, &namespaces, &req.given)?;
+    let mut given_inputs = Vec::new();
+
     // Each collection on its own, on the shared log.
     let shared = (&log, &names[..]);
     let mut inputs = Vec::new();
@@ -319,6 +329,15 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             not_analysed: None,
             current_key: None,
         };
+        let given = given_at.iter().find(|(at, _)| namespaces[*at] == ns_text).map(|(at, g)| (*at, *g));
+        if let Some((at, g)) = given {
+            if t.kind == CollectionKind::View && g.key.is_some() {
+                return Err(usage_error(format!("{} {ns_text}: a view, not a collection: it cannot be sharded", g.origin)));
+            }
+            if g.key.is_none() {
+                given_inputs.push((at, None));
+            }
+        }
         if t.kind == CollectionKind::View {
             inputs.push(ci);
             continue;
@@ -329,6 +348,14 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         one.indexes = None;
         let more = extra.get(&ns_text).cloned().unwrap_or_default();
         let cands = if more.is_empty() { Candidates::FromPrescan } else { Candidates::FromPrescanAnd(more) };
+        if let Some((at, GivenChoice { origin, key: Some(key), .. })) = given {
+            // The key as given, measured as `analyze --key` measures it (refused when the
+            // documents lack its fields or hold arrays there).
+            let r = build_report_with(&one, Some(ns.clone()), Candidates::Named(vec![key.clone()]), false, Some(shared))
+                .map_err(|e| input_error(format!("{origin} {ns_text}={key}: {}", one_line(&e))))?;
+            let cand = r.candidates.iter().position(|c| c.key == *key).and_then(|i| candidate_inputs(&r).into_iter().nth(i));
+            given_inputs.push((at, Some(cand.ok_or_else(|| input_error(format!("{origin} {ns_text}={key}: not measured")))?)));
+        }
         match build_report_with(&one, Some(ns), cands, false, Some(shared)) {
             Ok(r) => {
                 if let Some(best) = r.candidates.first() {
@@ -365,6 +392,13 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
     };
+    if let Some((c, g)) = given_at.iter().find(|(c, g)| g.key.is_none() && inputs[*c].current_key.is_some()) {
+        return Err(usage_error(format!(
+            "{} {}: sharded already: a plan keeps it sharded (keep, refine or reshard its key)",
+            g.origin, inputs[*c].namespace
+        )));
+    }
+    let what_if_links = (!given_at.is_empty()).then(|| links.clone());
     let found = search(&inputs, links, &whole, &in_part, &joins, &settings);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &whole, &joins, &settings)).collect();
     let ev = TxnEvidence {
@@ -377,7 +411,12 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         notes: tx_notes,
         joins_found: sessions.joins_seen,
     };
-    let mut p = build(&db, &inputs, &found, &settings, ev, &without);
+    let mut p = build(&db, &inputs, &found, &settings, ev.clone(), &without);
+    if let Some(links) = what_if_links {
+        let (given_inputs, fixed) = given::with_given(&inputs, given_inputs);
+        let w = given::Workload { links, transactions: &whole, in_part: &in_part, joins: &joins };
+        p.given = Some(given::what_if(&p, &given_inputs, &fixed, w, &settings, ev));
+    }
     if version.is_none() {
         p.notes.push(
             "target version not known (give --target-version): moveCollection (8.0) and sharded $lookup targets (5.1) are not used".into(),

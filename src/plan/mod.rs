@@ -10,6 +10,7 @@
 
 pub(crate) mod blockers;
 pub(crate) mod evaluate;
+pub(crate) mod given;
 pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
@@ -356,6 +357,19 @@ pub(crate) fn search(
     joins: &[&Query],
     s: &Settings,
 ) -> Search {
+    search_with(inputs, links, transactions, in_part, joins, s, &[])
+}
+
+/// `search`, with the choices `fixed` gives (`Some`) kept as they are (`given`: what if).
+pub(crate) fn search_with(
+    inputs: &[CollectionInput],
+    links: Vec<links::Link>,
+    transactions: &[&[Query]],
+    in_part: &[&[Query]],
+    joins: &[&Query],
+    s: &Settings,
+    fixed: &[Option<Choice>],
+) -> Search {
     let domains = links::domains(&links);
     let lookup_targets: BTreeSet<String> = joins
         .iter()
@@ -363,14 +377,14 @@ pub(crate) fn search(
         .filter(|j| j.stage != crate::model::query::JoinStage::UnionWith)
         .map(|j| j.from.clone())
         .collect();
-    let opts = options(inputs, &domains, &lookup_targets, s);
+    let opts = given::constrain(options(inputs, &domains, &lookup_targets, s), fixed);
     let txns = spread(transactions, EVALUATED_MAX);
     let joins = spread(joins, EVALUATED_MAX);
     let eval = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &txns, &joins);
     let guide: Vec<&[Query]> = if in_part.is_empty() { txns.clone() } else { spread(&[transactions, in_part].concat(), EVALUATED_MAX) };
     let guided = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).objective;
-    let mut choices = opts.alone.clone();
-    let alone_figures = eval(&choices);
+    let alone_figures = eval(&opts.alone);
+    let mut choices = given::start(&opts.alone, fixed);
     let mut best = guided(&choices);
     for _ in 0..20 {
         let mut improved = false;
@@ -430,7 +444,7 @@ pub(crate) fn search(
     let figures = figures(&layout, &txns, &joins);
     let blockers = blockers::find(&layout, &txns);
     let edges = graph::edges(&layout, &guide, &joins);
-    let given = vec![false; inputs.len()];
+    let given = (0..inputs.len()).map(|c| fixed.get(c).is_some_and(Option::is_some)).collect();
     Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, homes, blockers, edges, given }
 }
 

@@ -47,6 +47,9 @@ pub(crate) struct Plan {
     /// mongosh commands, in order, through mongos.
     pub(crate) commands: Vec<String>,
     pub(crate) notes: Vec<String>,
+    /// `--key`, `--unsharded`: the plan with those choices kept, beside this one (what if).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) given: Option<super::given::GivenPlan>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -341,6 +344,10 @@ pub(crate) fn build(
                 } else {
                     format!("{} scores {}; zones on its first field keep it with {}", cand.key, cand.score, colocated_with.join(", "))
                 };
+                let why = match &search.forced[c] {
+                    Some(w) => format!("{w}: {why}"),
+                    None => why,
+                };
                 (action, Some(cand.key.clone()), Some(cand.score), None, why)
             }
         };
@@ -477,6 +484,7 @@ pub(crate) fn build(
         sizing,
         commands,
         notes,
+        given: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! `--unsharded`: what refused a key, and how the plan as given compares. Only words: the
 //! figures come from the search (`super::search`) and the collections' own analyses.
 
+use super::outcome::Plan;
 use super::{CandidateInput, Choice, CollectionInput, UniqueIndex};
 
 /// "the unique index slug_1 {slug: 1}", "the unique indexes a_1 {a: 1} and b_1 {b: 1}".
@@ -61,6 +62,39 @@ pub(crate) fn constraints(inp: &CollectionInput, choice: &Choice, given: bool) -
         .max_by_key(|c| c.score);
     out.extend(forbidden.and_then(|c| refusal(c, true)));
     out
+}
+
+/// "85%", or "none" without a share.
+fn pct(x: Option<f64>) -> String {
+    x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none".into())
+}
+
+/// The plan as given against shardkey's, in one sentence: the transactions' single-shard
+/// shares and the difference in points, the joins', the objectives.
+pub(crate) fn comparison(own: &Plan, given: &Plan) -> String {
+    let (o, g) = (own.transactions.single_shard_share, given.transactions.single_shard_share);
+    let mut words = match (o, g) {
+        (Some(o), Some(g)) => {
+            let points = ((o - g) * 100.0).round();
+            let n = |p: f64| crate::util::text::count_of(p.abs() as u64, "point", "points");
+            let diff = match points {
+                p if p > 0.0 => format!("{} fewer than shardkey's plan ({})", n(p), pct(Some(o))),
+                p if p < 0.0 => format!("{} more than shardkey's plan ({})", n(p), pct(Some(o))),
+                _ => format!("as many as shardkey's plan ({})", pct(Some(o))),
+            };
+            format!("your plan keeps {} of transactions on one shard, {diff}", pct(Some(g)))
+        }
+        _ => "no transaction to compare".to_string(),
+    };
+    if own.joins.single_shard_share.is_some() {
+        words.push_str(&format!(
+            "; joins: {} on one shard against {}",
+            pct(given.joins.single_shard_share),
+            pct(own.joins.single_shard_share)
+        ));
+    }
+    words.push_str(&format!("; objective {:.3} against {:.3}", given.objective.value, own.objective.value));
+    words
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! The plan in words: the table, Markdown and HTML bodies the writers emit (JSON is the
 //! `Plan` itself). Only formatting: every figure comes from `crate::plan`.
 
+mod given;
+
+use crate::plan::blockers::Blocker;
 use crate::plan::outcome::{Plan, PlannedCollection};
 use crate::util::text::bytes;
 use std::fmt::Write;
@@ -74,16 +77,20 @@ const BLOCKERS_SHOWN: usize = 3;
 /// What keeps transactions off one shard: a title, then one line per blocker shown.
 fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
     let t = &p.transactions;
-    if t.blockers.is_empty() {
+    blockers_of("transactions", t.single_shard_share, t.single_shard_share_if_all_fixed, &t.blockers)
+}
+
+/// The same for any plan's blockers (`whose`: "transactions", "your plan's transactions").
+fn blockers_of(whose: &str, single: Option<f64>, if_all: Option<f64>, list: &[Blocker]) -> Option<(String, Vec<String>)> {
+    if list.is_empty() {
         return None;
     }
-    let mut title = format!("What keeps transactions off one shard ({} on one shard", share(t.single_shard_share));
-    if let Some(all) = t.single_shard_share_if_all_fixed {
+    let mut title = format!("What keeps {whose} off one shard ({} on one shard", share(single));
+    if let Some(all) = if_all {
         title.push_str(&format!(", {} with every fix", share(Some(all))));
     }
     title.push(')');
-    let lines = t
-        .blockers
+    let lines = list
         .iter()
         .take(BLOCKERS_SHOWN)
         .map(|b| {
@@ -103,7 +110,7 @@ fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
 }
 
 pub(super) fn table(p: &Plan) -> String {
-    let mut s = String::new();
+    let mut s = given::table(p);
     for l in headline(p) {
         let _ = writeln!(s, "{l}");
     }
@@ -153,6 +160,7 @@ pub(super) fn table(p: &Plan) -> String {
 
 pub(super) fn markdown(p: &Plan) -> String {
     let mut s = String::from("# shardkey plan\n\n");
+    s.push_str(&given::markdown(p));
     for l in headline(p) {
         let _ = writeln!(s, "{l}\n");
     }
@@ -259,6 +267,7 @@ fn workload_svg(p: &Plan, esc: fn(&str) -> String) -> String {
 /// (one bar per shard, a segment per collection's data there), the commands.
 pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
     let mut b = String::from("<h1>shardkey plan</h1>");
+    b.push_str(&given::html(p, esc));
     for l in headline(p) {
         let _ = write!(b, "<p>{}</p>", esc(&l));
     }
@@ -330,11 +339,7 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
             sh.operations_percent
         );
     }
-    let _ = write!(
-        b,
-        "<text x=\"{x0}\" y=\"{}\" font-size=\"12\">shard: data % · operations %</text>",
-        top + h + 56.0
-    );
+    let _ = write!(b, "<text x=\"{x0}\" y=\"{}\" font-size=\"12\">shard: data % · operations %</text>", top + h + 56.0);
     let lx = x0 + p.shards.len() * (bar_w + gap) + 10;
     for (ci, c) in p.collections.iter().enumerate() {
         let y = 20 + ci * 18;

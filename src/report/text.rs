@@ -1,6 +1,7 @@
 //! Lines and cells more than one writer prints.
 
 use super::{CandidateReport, Report};
+use crate::score::reasons::Reason;
 
 /// An invalid key (the server refuses it) shows why, and no performance figures: what it
 /// would cost on a cluster is moot.
@@ -57,11 +58,13 @@ pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
 
 /// A candidate's most important warning, as the answer leads with it: the recommendation's
 /// first caveat when it is the recommended key, else its own first warning reason (`plan`
-/// carries it per collection).
+/// carries it per collection). What refuses the key is left to the plan's rules, which name it.
 pub(crate) fn first_warning(r: &Report, c: &CandidateReport) -> Option<String> {
+    use crate::rules::Effect;
+    let refusal = |x: &Reason| matches!(x, Reason::Constraint(f) if matches!(f.effect, Effect::Blocked | Effect::Refused));
     match r.recommendation.as_ref().filter(|rec| rec.key == c.key).and_then(|rec| rec.caveats.first()) {
         Some(caveat) => Some(caveat.clone()),
-        None => c.reasons.iter().find(|x| x.is_warning()).map(|x| x.to_string()),
+        None => c.reasons.iter().find(|x| x.is_warning() && !refusal(x)).map(|x| x.to_string()),
     }
 }
 
