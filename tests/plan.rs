@@ -447,6 +447,69 @@ fn what_if_keeps_the_given_keys_and_compares_both_plans() {
     }
 }
 
+/// `check` holds the database to the plan its policy declares (`[plan]`): the declared keys
+/// kept, judged against shardkey's own plan on the same dump and log.
+#[test]
+fn check_holds_the_database_to_its_declared_plan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let customer_of = generate(tmp.path());
+    let (dump, log) = (tmp.path().join("shop"), tmp.path().join("mongod.log"));
+    let policy = tmp.path().join("shardkey.toml");
+    let check = |text: &str| {
+        std::fs::write(&policy, text).unwrap();
+        let o = shardkey(&[
+            "check",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--dump",
+            dump.to_str().unwrap(),
+            "--queries",
+            log.to_str().unwrap(),
+            "--shards",
+            "4",
+            "--format",
+            "json",
+        ]);
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        common::assert_schema("check", &v);
+        let rule = |name: &str| v["databaseRules"].as_array().unwrap().iter().find(|r| r["rule"] == name).cloned().unwrap();
+        (o.status.code(), rule("max_single_shard_loss_percent"), rule("forbid_refused_keys"))
+    };
+    // orders on its _id: 0.05 of the transactions on one shard against shardkey's 0.85 (by
+    // hand, above): 80 points given up, more than the 10 allowed. The culprit names the
+    // collection whose choice differs, and what keeps the declared plan's transactions apart.
+    let (code, loss, refused) =
+        check("[plan]\ntarget_version = \"6.0\"\nmax_single_shard_loss_percent = 10\n\n[plan.keys]\norders = \"{_id: 1}\"\n");
+    assert_eq!(code, Some(1), "{loss:#}");
+    assert_eq!((loss["passed"].as_bool(), loss["actual"].as_f64()), (Some(false), Some(80.0)), "{loss:#}");
+    let causes = loss["culprit"]["causes"].to_string();
+    assert!(causes.contains("shop.orders: declared shard {_id: 1}, shardkey's shard {customerId: "), "{causes}");
+    assert_eq!(loss["location"]["line"], 6, "the declared key's line: {loss:#}");
+    assert_eq!(refused["passed"], true);
+    // The expert plan on ranges, events unsharded: (400 + 26) / 500 = 0.852 on one shard (the
+    // count above), 0.2 points more than shardkey's 0.85: it holds.
+    let (code, loss, _) = check(
+        "[plan]\ntarget_version = \"6.0\"\nunsharded = [\"events\"]\n\n[plan.keys]\norders = \"{customerId: 1}\"\npayments = \"{customerId: 1}\"\ncustomers = \"{_id: 1}\"\n",
+    );
+    // Zone 0's upper bound, as the plan with those keys lays it out (see the what-if test).
+    let mut a = vec!["plan", "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap(), "--shards", "4"];
+    a.extend_from_slice(&["--target-version", "6.0", "--format", "json", "--unsharded", "events"]);
+    a.extend_from_slice(&["--key", "orders={customerId: 1}", "--key", "payments={customerId: 1}", "--key", "customers={_id: 1}"]);
+    let p = json(&shardkey(&a));
+    let bound = collection(&p["given"], "shop.customers")["zones"][0]["max"]["_id"].as_i64().unwrap();
+    let on_shard0 = customer_of[CHECKOUTS..].iter().filter(|c| **c < bound).count();
+    let declared = (CHECKOUTS + on_shard0) as f64 / (CHECKOUTS + RESTOCKS) as f64;
+    assert_eq!(code, Some(0), "{loss:#}");
+    assert!((loss["actual"].as_f64().unwrap() - (0.85 - declared) * 100.0).abs() < 1e-6, "{loss:#} against {declared}");
+    // A declared collection the database does not hold: one line, exit 2.
+    std::fs::write(&policy, "[plan]\n[plan.keys]\nordrs = \"{_id: 1}\"\n").unwrap();
+    let o =
+        shardkey(&["check", "--policy", policy.to_str().unwrap(), "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), err.lines().count()), (Some(2), 1), "{err}");
+    assert!(err.contains("[plan.keys] ordrs: no collection shop.ordrs in database shop; did you mean shop.orders?"), "{err}");
+}
+
 #[test]
 fn what_if_refuses_what_the_database_cannot_have_in_one_line() {
     let tmp = tempfile::tempdir().unwrap();

@@ -193,3 +193,61 @@ fn each_collection_carries_its_warning_and_the_rule_that_forced_its_key() {
         assert!(o.status.success() && text.contains(warn) && text.contains("rule: the unique index slug_1"), "{fmt}: {text}");
     }
 }
+
+/// `check` with a policy that declares the plan: a declared key the unique index blocks fails
+/// `forbid_refused_keys`, named with the index, annotated at the key's line; turned off, it passes.
+#[test]
+fn check_fails_a_declared_key_that_a_unique_index_blocks() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate(tmp.path());
+    let policy = tmp.path().join("shardkey.toml");
+    let run = |text: &str, format: &str| {
+        std::fs::write(&policy, text).unwrap();
+        let dump = tmp.path().join("saas");
+        let log = tmp.path().join("mongod.log");
+        let args = ["check", "--policy", policy.to_str().unwrap(), "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap()];
+        shardkey(&[&args[..], &["--shards", "4", "--format", format]].concat())
+    };
+    let declared = "[plan]\nunsharded = [\"comments\"]\n\n[plan.keys]\ntasks = \"{tenantId: 1, _id: 1}\"\ntenants = '{_id: \"hashed\"}'\n";
+    let o = run(declared, "json");
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("check", &v);
+    let rules = v["databaseRules"].as_array().unwrap();
+    let r = rules.iter().find(|r| r["rule"] == "forbid_refused_keys").unwrap();
+    assert_eq!((r["passed"].as_bool(), r["actual"].as_u64()), (Some(false), Some(1)), "{r:#}");
+    assert!(
+        r["message"].as_str().unwrap().starts_with(
+            "saas.tenants: the unique index slug_1 {slug: 1} allows only keys that start with slug: {_id: \"hashed\"} is blocked"
+        ),
+        "{r:#}"
+    );
+    assert_eq!(r["culprit"]["names"], json!(["slug_1", "slug", "tenants"]));
+    assert_eq!(r["location"], json!({"file": policy.to_str().unwrap(), "line": 6}), "the declared key's line");
+    // No transaction in the logs: the share rule has nothing to compare, and says so.
+    let loss = rules.iter().find(|r| r["rule"] == "max_single_shard_loss_percent").unwrap();
+    assert_eq!(loss["skipped"], "no transaction in the logs: no single-shard share to compare");
+    // The table says it too; turned off, the gate passes.
+    let o = run(declared, "table");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("FAIL  forbid_refused_keys") && text.contains("slug_1"), "{text}");
+    let o = run(&declared.replace("[plan]\n", "[plan]\nforbid_refused_keys = false\n"), "table");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    // A rule on each collection's key does not go in [plan], nor a plan rule in [defaults].
+    for (text, needle) in [
+        (
+            "[plan]\nmin_score = 60\n",
+            "line 2: field min_score: a rule on each collection's key: set it in [defaults] or a [[collection]], not [plan]",
+        ),
+        (
+            "[defaults]\nforbid_refused_keys = true\n[plan]\n",
+            "line 2: field forbid_refused_keys: a rule on the whole database's plan: set it in [plan]",
+        ),
+        ("[plan.keys]\ntasks = \"{tenantId: -1}\"\n", "field keys: tasks: "),
+    ] {
+        let o = run(text, "table");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!((o.status.code(), err.lines().count()), (Some(2), 1), "{text}: {err}");
+        assert!(err.contains(needle), "{text}: {err}");
+    }
+}

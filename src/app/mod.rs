@@ -5,6 +5,7 @@
 mod analyze;
 mod baseline;
 mod check;
+mod check_plan;
 mod github;
 mod inputs;
 mod plan;
@@ -85,6 +86,8 @@ pub(crate) struct AnalyzeRequest {
 #[derive(Debug, Clone)]
 pub(crate) struct CheckRequest {
     pub(crate) input: InputRequest,
+    /// `--dump`: a mongodump database directory (the `[plan]`'s database, the collections' documents).
+    pub(crate) dump: Option<PathBuf>,
     pub(crate) policy: PathBuf,
     /// A previous `check --format json` report: fail only on what got worse.
     pub(crate) baseline: Option<PathBuf>,

@@ -171,7 +171,7 @@ fn candidate_notes(r: &Report, c: &crate::report::CandidateReport) -> CandidateN
     CandidateNotes { warning: crate::report::text::first_warning(r, c), blocked_by, invalid }
 }
 
-fn plan(req: &PlanRequest) -> Result<Plan> {
+pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     let input = &req.input;
     // The targets, and for a live run the session that lists them.
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;

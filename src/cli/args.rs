@@ -470,6 +470,11 @@ pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
 
+    /// A mongodump database directory: the policy's [plan] plans it whole, and each [[collection]]
+    /// without --docs reads its <coll>.bson there.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["uri", "host", "port", "docs"])]
+    pub(crate) dump: Option<PathBuf>,
+
     /// The policy file (TOML). Default: shardkey.toml in the current directory or the nearest parent that has one.
     /// `shardkey check --init` prints one to start from.
     #[arg(long, value_name = "FILE")]

@@ -204,8 +204,16 @@ impl Cli {
                 format: w.format.into(),
             }),
             Command::Check(c) => Request::Check(CheckRequest {
-                // `--init` needs no input (and must not prompt for a password).
-                input: if c.init { InputRequest { uri: None, ..input_request_unchecked(&c.input) } } else { input_request(&c.input)? },
+                // `--init` needs no input (and must not prompt for a password); a dump is the
+                // deployment, not $MONGODB_URI.
+                input: match (c.init, &c.dump) {
+                    (true, _) => InputRequest { uri: None, ..input_request_unchecked(&c.input) },
+                    (false, Some(_)) => {
+                        InputRequest { uri: connection::connection_uri(&c.input.conn, false, false)?, ..input_request(&c.input)? }
+                    }
+                    (false, None) => input_request(&c.input)?,
+                },
+                dump: c.dump,
                 policy: match (c.policy, c.init) {
                     (Some(p), _) => p,
                     (None, true) => PathBuf::from("shardkey.toml"),

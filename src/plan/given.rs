@@ -92,6 +92,9 @@ pub(crate) struct GivenChoiceReport {
     /// invalid key): kept, and flagged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) refused: Option<String>,
+    /// What a change that caused the refusal would name: the blocking indexes and their fields.
+    #[serde(skip)]
+    pub(crate) refused_by: Vec<String>,
 }
 
 /// The plan as given, beside shardkey's own (`Plan`'s other fields).
@@ -170,10 +173,16 @@ pub(crate) fn what_if(
                 Choice::Key(k) => Some(&inputs[c].candidates[*k]),
                 Choice::Unsharded => None,
             };
+            let refused_by = key
+                .iter()
+                .flat_map(|k| k.notes.blocked_by.iter())
+                .flat_map(|ix| std::iter::once(ix.name.clone()).chain(ix.fields.iter().filter(|f| *f != "_id").cloned()))
+                .collect();
             Some(GivenChoiceReport {
                 namespace: inputs[c].namespace.clone(),
                 key: key.map(|k| k.key.clone()),
                 refused: key.and_then(|k| super::words::refusal(k, false)),
+                refused_by,
             })
         })
         .collect();
