@@ -103,13 +103,13 @@ pub(crate) fn culprit(rule: &str, p: &PlanInput) -> Culprit {
     c
 }
 
+/// The policy's reading of one rule line: name, value, the section's other fields, whether the
+/// section is `[plan]`.
+pub(super) type RuleEntry<'a> = dyn Fn(&Spanned<String>, &Spanned<toml::Value>, &[&str], bool) -> Result<(&'static str, Threshold)> + 'a;
+
 /// `[plan]`: its settings, and its rules through `rule_entry` (the policy's own reading of a
 /// rule line); a rule that is not a plan rule is refused with where it goes.
-pub(super) fn parse(
-    table: &super::RawTable,
-    at: &dyn Fn(usize) -> String,
-    rule_entry: &dyn Fn(&Spanned<String>, &Spanned<toml::Value>, &[&str], bool) -> Result<(&'static str, Threshold)>,
-) -> Result<PlanPolicy> {
+pub(super) fn parse(table: &super::RawTable, at: &dyn Fn(usize) -> String, rule_entry: &RuleEntry) -> Result<PlanPolicy> {
     let mut p = PlanPolicy::default();
     for (k, v) in table {
         let field = |msg: &str| input_error(format!("{}: field {}: {msg}", at(v.span().start), k.get_ref()));
