@@ -1,7 +1,7 @@
 //! `shardkey plan`: every collection of a database analysed on the same query logs (read
 //! once), then the keys chosen together (`crate::plan`).
 
-use super::inputs::build_report_with;
+use super::inputs::{build_report_with, SharedLog};
 use super::{GivenChoice, PlanRequest, QuerySource};
 use crate::error::{input_error, one_line, usage_error};
 use crate::model::collection::CollectionOptions;
@@ -86,6 +86,16 @@ fn given_targets<'a>(db: &str, namespaces: &[String], given: &'a [GivenChoice]) 
     let names: Vec<(&str, &str)> = given.iter().map(|g| (g.origin, g.collection.as_str())).collect();
     let at = given::resolve(db, namespaces, &names).map_err(usage_error)?;
     Ok(at.into_iter().zip(given).collect())
+}
+
+/// A key as given, measured as `analyze --key` measures it: refused (in one line) when the
+/// documents lack its fields or hold arrays there.
+fn given_candidate(one: &super::InputRequest, ns: &Namespace, key: &ShardKey, origin: &str, shared: SharedLog) -> Result<CandidateInput> {
+    let refused = |why: String| input_error(format!("{origin} {ns}={key}: {why}"));
+    let r = build_report_with(one, Some(ns.clone()), Candidates::Named(vec![key.clone()]), false, Some(shared))
+        .map_err(|e| refused(one_line(&e)))?;
+    let at = r.candidates.iter().position(|c| c.key == *key).ok_or_else(|| refused("not measured".into()))?;
+    Ok(candidate_inputs(&r).swap_remove(at))
 }
 
 /// Keys on the fields other collections share values with (co-location candidates).
@@ -304,6 +314,15 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     let namespaces: Vec<String> = targets.iter().map(|t| format!("{db}.{}", t.name)).collect();
     let given_at = given_targets(&db, &namespaces, &req.given)?;
     let mut given_inputs = Vec::new();
+    for (at, g) in &given_at {
+        match &g.key {
+            None => given_inputs.push((*at, None)),
+            Some(_) if targets[*at].kind == CollectionKind::View => {
+                return Err(usage_error(format!("{} {}: a view, not a collection: it cannot be sharded", g.origin, namespaces[*at])))
+            }
+            Some(_) => {}
+        }
+    }
 
     // Each collection on its own, on the shared log.
     let shared = (&log, &names[..]);
@@ -329,15 +348,6 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
             not_analysed: None,
             current_key: None,
         };
-        let given = given_at.iter().find(|(at, _)| namespaces[*at] == ns_text).map(|(at, g)| (*at, *g));
-        if let Some((at, g)) = given {
-            if t.kind == CollectionKind::View && g.key.is_some() {
-                return Err(usage_error(format!("{} {ns_text}: a view, not a collection: it cannot be sharded", g.origin)));
-            }
-            if g.key.is_none() {
-                given_inputs.push((at, None));
-            }
-        }
         if t.kind == CollectionKind::View {
             inputs.push(ci);
             continue;
@@ -348,13 +358,8 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
         one.indexes = None;
         let more = extra.get(&ns_text).cloned().unwrap_or_default();
         let cands = if more.is_empty() { Candidates::FromPrescan } else { Candidates::FromPrescanAnd(more) };
-        if let Some((at, GivenChoice { origin, key: Some(key), .. })) = given {
-            // The key as given, measured as `analyze --key` measures it (refused when the
-            // documents lack its fields or hold arrays there).
-            let r = build_report_with(&one, Some(ns.clone()), Candidates::Named(vec![key.clone()]), false, Some(shared))
-                .map_err(|e| input_error(format!("{origin} {ns_text}={key}: {}", one_line(&e))))?;
-            let cand = r.candidates.iter().position(|c| c.key == *key).and_then(|i| candidate_inputs(&r).into_iter().nth(i));
-            given_inputs.push((at, Some(cand.ok_or_else(|| input_error(format!("{origin} {ns_text}={key}: not measured")))?)));
+        if let Some((at, g @ GivenChoice { key: Some(key), .. })) = given_at.iter().find(|(at, _)| namespaces[*at] == ns_text) {
+            given_inputs.push((*at, Some(given_candidate(&one, &ns, key, g.origin, shared)?)));
         }
         match build_report_with(&one, Some(ns), cands, false, Some(shared)) {
             Ok(r) => {

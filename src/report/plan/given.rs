@@ -38,13 +38,14 @@ impl Row<'_> {
         self.own.map(what).unwrap_or_else(|| "-".into())
     }
 
-    /// Said under a row whose choice is yours or differs from shardkey's.
-    fn notes(&self) -> Vec<String> {
+    /// Said under a row whose choice is yours or differs from shardkey's; the warning after
+    /// `warn` ("!" in the table, as `analyze` marks it; "warning:" in a cell).
+    fn notes(&self, warn: &str) -> Vec<String> {
         let differs = self.own.is_none_or(|o| what(o) != what(self.yours));
         if !(self.given || differs) {
             return Vec::new();
         }
-        let mut v: Vec<String> = self.yours.warning.iter().map(|w| format!("! {w}")).collect();
+        let mut v: Vec<String> = self.yours.warning.iter().map(|w| format!("{warn} {w}")).collect();
         v.extend(self.yours.constraints.iter().map(|c| format!("rule: {c}")));
         v
     }
@@ -73,7 +74,7 @@ pub(super) fn table(p: &Plan) -> String {
     let _ = writeln!(s, "{:<w$}  {:<40}  shardkey's", "collection", "yours");
     for r in rows(p, g) {
         let _ = writeln!(s, "{:<w$}  {:<40}  {}", r.yours.namespace, r.yours_text(), r.own_text());
-        for n in r.notes() {
+        for n in r.notes("!") {
             let _ = writeln!(s, "{:<w$}    {n}", "");
         }
     }
@@ -102,7 +103,7 @@ pub(super) fn markdown(p: &Plan) -> String {
             r.yours.namespace,
             cell(&r.yours_text()),
             cell(&r.own_text()),
-            cell(&r.notes().join("; "))
+            cell(&r.notes("warning:").join("; "))
         );
     }
     if let Some((title, lines)) = blockers(g) {
@@ -130,7 +131,7 @@ pub(super) fn html(p: &Plan, esc: fn(&str) -> String) -> String {
             esc(&r.yours.namespace),
             esc(&r.yours_text()),
             esc(&r.own_text()),
-            esc(&r.notes().join("; "))
+            esc(&r.notes("warning:").join("; "))
         );
     }
     b.push_str("</table>");
