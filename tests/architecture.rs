@@ -24,7 +24,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("plan", &["model", "bsonx", "util"]),
     ("report", &["plan", "policy", "rules", "score", "metrics", "model", "util"]),
     ("pipeline", &["sources", "sample", "targeting", "metrics", "rules", "score", "report", "propose", "model", "bsonx", "util", "error"]),
-    ("app", &["pipeline", "plan", "sources", "sample", "metrics", "score", "policy", "report", "propose", "model", "util", "error"]),
+    (
+        "app",
+        &["pipeline", "plan", "sources", "sample", "metrics", "rules", "score", "policy", "report", "propose", "model", "util", "error"],
+    ),
     ("cli", &["app", "report", "model", "util", "error"]),
 ];
 

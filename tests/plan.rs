@@ -62,8 +62,9 @@ fn lsid(n: usize) -> Value {
     serde_json::json!({"id": {"$uuid": format!("{:08x}-0000-4000-8000-{:012x}", n, n)}})
 }
 
-/// The shop: documents in `dir/shop/*.bson` and the log `dir/mongod.log`.
-fn generate(dir: &Path) {
+/// The shop: documents in `dir/shop/*.bson` and the log `dir/mongod.log`. Returns the
+/// customer of each transaction: the checkouts, then the restocks.
+fn generate(dir: &Path) -> Vec<i64> {
     let db = dir.join("shop");
     std::fs::create_dir_all(&db).unwrap();
     let mut rng = Lcg(42);
@@ -97,9 +98,11 @@ fn generate(dir: &Path) {
     // customer's counter, a payment, all for one customer) and restocks (an event and a
     // customer's counter).
     let mut txns: Vec<Vec<(String, u32, String, Value)>> = Vec::new();
+    let mut customer_of = Vec::new();
     for t in 0..CHECKOUTS + RESTOCKS {
         let ctx = format!("conn{}", 10 + t % 2);
         let c = rng.below(CUSTOMERS as u64) as i64;
+        customer_of.push(c);
         let ls = lsid(t);
         let n = 1 + t as i64;
         // The command's name first, as the server logs it.
@@ -190,6 +193,7 @@ fn generate(dir: &Path) {
         plain(&mut log, &mut ms, "shop.events", serde_json::json!({"find": "events", "filter": {"_id": (i * 7) as i64}, "$db": "shop"}));
     }
     std::fs::write(dir.join("mongod.log"), log).unwrap();
+    customer_of
 }
 
 fn collection<'a>(p: &'a Value, ns: &str) -> &'a Value {
@@ -255,7 +259,9 @@ fn the_generated_shop_gets_the_expert_plan() {
     // regions stays unsharded; events is sharded on its own, without zones.
     assert_eq!(collection(&p, "shop.regions")["action"], "unsharded");
     assert_eq!(collection(&p, "shop.events")["action"], "shard");
-    assert!(collection(&p, "shop.events").get("zones").is_none());
+    // Every collection lists its zones and partners, empty when it has none (always present).
+    assert_eq!(collection(&p, "shop.events")["zones"], serde_json::json!([]));
+    assert_eq!(collection(&p, "shop.regions")["colocatedWith"], serde_json::json!([]));
     // Hand computation: a checkout's four operations sit in one zone (its customer's), so
     // it runs on one shard; a restock writes an event (placed by the balancer on any of
     // the 4 shards, independently) and a customer (its zone's shard): one shard with
@@ -351,6 +357,180 @@ fn the_generated_shop_gets_the_expert_plan() {
             let widest = text.lines().filter(|l| !is_command(l)).map(|l| l.chars().count()).max().unwrap_or(0);
             assert!(widest <= 100, "the plan's table fits 100 columns, as the analysis does: {widest}");
         }
+    }
+}
+
+/// What if (docs/reference.md "plan", what if): the DBA's choices kept, the rest chosen
+/// around them, both plans' single-shard shares against a count over the generated transactions.
+#[test]
+fn what_if_keeps_the_given_keys_and_compares_both_plans() {
+    let tmp = tempfile::tempdir().unwrap();
+    let customer_of = generate(tmp.path());
+    let (dump, log) = (tmp.path().join("shop"), tmp.path().join("mongod.log"));
+    let plan = |extra: &[&str]| {
+        let mut a = vec!["plan", "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap(), "--shards", "4"];
+        a.extend_from_slice(&["--target-version", "6.0", "--format", "json"]);
+        a.extend_from_slice(extra);
+        json(&shardkey(&a))
+    };
+    let share = |v: &Value| v["transactions"]["singleShardShare"].as_f64().unwrap();
+
+    // orders kept on its _id. By hand: a checkout finds the customer's orders by customerId,
+    // which {_id: 1} sends to every shard: none of the 400 is on one shard. A restock inserts
+    // an event (events is a third of the data: sharded, its chunk placed by the balancer) and
+    // updates a customer (unsharded on shard0, or sharded apart): together with chance 1/4.
+    // (0 + 100 × 1/4) / 500 = 0.05. shardkey's own plan stays the expert one: 0.85.
+    let p = plan(&["--key", "shop.orders={_id: 1}"]);
+    let g = &p["given"];
+    assert_eq!(g["choices"], serde_json::json!([{"namespace": "shop.orders", "key": {"_id": 1}}]));
+    let orders = collection(g, "shop.orders");
+    assert_eq!((orders["action"].as_str(), &orders["key"]), (Some("shard"), &serde_json::json!({"_id": 1})));
+    assert!(orders["why"].as_str().unwrap().starts_with("kept as given: {_id: 1} scores "), "{orders:#}");
+    // The rest chosen around it: no collection zoned with orders, whose key has no customer id.
+    for ns in ["shop.payments", "shop.customers"] {
+        assert!(!collection(g, ns)["colocatedWith"].as_array().unwrap().iter().any(|x| x == "shop.orders"), "{g:#}");
+    }
+    let yours = (0.0 * CHECKOUTS as f64 + 0.25 * RESTOCKS as f64) / (CHECKOUTS + RESTOCKS) as f64;
+    assert!((share(g) - yours).abs() < 1e-9, "yours: {} against {yours}", share(g));
+    assert!((share(&p) - 0.85).abs() < 1e-9, "shardkey's: {}", share(&p));
+    assert_eq!(first_field(collection(&p, "shop.orders")).0, "customerId", "shardkey's own plan is unchanged");
+    assert!((g["difference"]["singleShardShare"].as_f64().unwrap() - (0.85 - yours)).abs() < 1e-9, "{:#}", g["difference"]);
+    // Each join reads one customer's orders by customerId: every shard under {_id: 1}.
+    assert_eq!((g["joins"]["singleShardShare"].as_f64(), g["difference"]["joinsSingleShardShare"].as_f64()), (Some(0.0), Some(1.0)));
+    assert!(
+        g["words"]
+            .as_str()
+            .unwrap()
+            .starts_with("your plan keeps 5% of transactions on one shard, 80 points fewer than shardkey's plan (85%)"),
+        "{}",
+        g["words"]
+    );
+    assert!(g["commands"].as_array().unwrap().iter().any(|c| c == "sh.shardCollection(\"shop.orders\", {_id: 1})"), "{:#}", g["commands"]);
+
+    // Ranged keys on the customer id, and events kept unsharded: the three zoned together on
+    // the customer id's ranges, events on the primary shard (shard0, before 8.0). By hand: a
+    // checkout is in its customer's zone (1); a restock's event is on shard0, its customer in
+    // its zone: on one shard when the customer's zone is zone 0 (on shard0), below the first
+    // zone bound. Counted over the generated restocks.
+    let p = plan(&[
+        "--key",
+        "shop.orders={customerId: 1}",
+        "--key",
+        "payments={customerId: 1}",
+        "--key",
+        "shop.customers={_id: 1}",
+        "--unsharded",
+        "shop.events",
+    ]);
+    let g = &p["given"];
+    assert_eq!(g["choices"].as_array().unwrap().len(), 4);
+    assert_eq!(collection(g, "shop.events")["action"], "unsharded");
+    assert_eq!(collection(g, "shop.events")["shard"], "shard0");
+    assert_eq!(collection(g, "shop.customers")["colocatedWith"].as_array().unwrap().len(), 2, "{g:#}");
+    let zone0 = &collection(g, "shop.customers")["zones"][0];
+    assert_eq!(zone0["shard"], "shard0");
+    let bound = zone0["max"]["_id"].as_i64().unwrap_or_else(|| panic!("{zone0:#}"));
+    let on_shard0 = customer_of[CHECKOUTS..].iter().filter(|c| **c < bound).count();
+    let yours = (CHECKOUTS + on_shard0) as f64 / (CHECKOUTS + RESTOCKS) as f64;
+    assert!((share(g) - yours).abs() < 1e-9, "yours: {} against ({CHECKOUTS} + {on_shard0}) / 500 = {yours}", share(g));
+    assert!((share(&p) - 0.85).abs() < 1e-9);
+
+    // The table, Markdown and HTML give both plans.
+    for fmt in ["table", "markdown", "html"] {
+        let mut a = vec!["plan", "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap(), "--shards", "4"];
+        a.extend_from_slice(&["--target-version", "6.0", "--key", "shop.orders={_id: 1}", "--format", fmt]);
+        let o = shardkey(&a);
+        let text = String::from_utf8_lossy(&o.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(o.status.success(), "{fmt}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(text.contains("What if: shop.orders {_id: 1} kept, the rest chosen around it: your plan keeps 5% of transactions on one shard, 80 points fewer than shardkey's plan (85%)"), "{fmt}: {text}");
+        assert!(text.contains("shard {_id: 1} (given)") && text.contains("shardkey's plan, chosen on its own"), "{fmt}: {text}");
+    }
+}
+
+/// `check` holds the database to the plan its policy declares (`[plan]`): the declared keys
+/// kept, judged against shardkey's own plan on the same dump and log.
+#[test]
+fn check_holds_the_database_to_its_declared_plan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let customer_of = generate(tmp.path());
+    let (dump, log) = (tmp.path().join("shop"), tmp.path().join("mongod.log"));
+    let policy = tmp.path().join("shardkey.toml");
+    let check = |text: &str| {
+        std::fs::write(&policy, text).unwrap();
+        let o = shardkey(&[
+            "check",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--dump",
+            dump.to_str().unwrap(),
+            "--queries",
+            log.to_str().unwrap(),
+            "--shards",
+            "4",
+            "--format",
+            "json",
+        ]);
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        common::assert_schema("check", &v);
+        let rule = |name: &str| v["databaseRules"].as_array().unwrap().iter().find(|r| r["rule"] == name).cloned().unwrap();
+        (o.status.code(), rule("max_single_shard_loss_percent"), rule("forbid_refused_keys"))
+    };
+    // orders on its _id: 0.05 of the transactions on one shard against shardkey's 0.85 (by
+    // hand, above): 80 points given up, more than the 10 allowed. The culprit names the
+    // collection whose choice differs, and what keeps the declared plan's transactions apart.
+    let (code, loss, refused) =
+        check("[plan]\ntarget_version = \"6.0\"\nmax_single_shard_loss_percent = 10\n\n[plan.keys]\norders = \"{_id: 1}\"\n");
+    assert_eq!(code, Some(1), "{loss:#}");
+    assert_eq!((loss["passed"].as_bool(), loss["actual"].as_f64()), (Some(false), Some(80.0)), "{loss:#}");
+    let causes = loss["culprit"]["causes"].to_string();
+    assert!(causes.contains("shop.orders: declared shard {_id: 1}, shardkey's shard {customerId: "), "{causes}");
+    assert_eq!(loss["location"]["line"], 6, "the declared key's line: {loss:#}");
+    assert_eq!(refused["passed"], true);
+    // The expert plan on ranges, events unsharded: (400 + 26) / 500 = 0.852 on one shard (the
+    // count above), 0.2 points more than shardkey's 0.85: it holds.
+    let (code, loss, _) = check(
+        "[plan]\ntarget_version = \"6.0\"\nunsharded = [\"events\"]\n\n[plan.keys]\norders = \"{customerId: 1}\"\npayments = \"{customerId: 1}\"\ncustomers = \"{_id: 1}\"\n",
+    );
+    // Zone 0's upper bound, as the plan with those keys lays it out (see the what-if test).
+    let mut a = vec!["plan", "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap(), "--shards", "4"];
+    a.extend_from_slice(&["--target-version", "6.0", "--format", "json", "--unsharded", "events"]);
+    a.extend_from_slice(&["--key", "orders={customerId: 1}", "--key", "payments={customerId: 1}", "--key", "customers={_id: 1}"]);
+    let p = json(&shardkey(&a));
+    let bound = collection(&p["given"], "shop.customers")["zones"][0]["max"]["_id"].as_i64().unwrap();
+    let on_shard0 = customer_of[CHECKOUTS..].iter().filter(|c| **c < bound).count();
+    let declared = (CHECKOUTS + on_shard0) as f64 / (CHECKOUTS + RESTOCKS) as f64;
+    assert_eq!(code, Some(0), "{loss:#}");
+    assert!((loss["actual"].as_f64().unwrap() - (0.85 - declared) * 100.0).abs() < 1e-6, "{loss:#} against {declared}");
+    // A declared collection the database does not hold: one line, exit 2.
+    std::fs::write(&policy, "[plan]\n[plan.keys]\nordrs = \"{_id: 1}\"\n").unwrap();
+    let o =
+        shardkey(&["check", "--policy", policy.to_str().unwrap(), "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), err.lines().count()), (Some(2), 1), "{err}");
+    assert!(err.contains("[plan.keys] ordrs: no collection shop.ordrs in database shop; did you mean shop.orders?"), "{err}");
+}
+
+#[test]
+fn what_if_refuses_what_the_database_cannot_have_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    generate(tmp.path());
+    let (dump, log) = (tmp.path().join("shop"), tmp.path().join("mongod.log"));
+    for (given, expected) in [
+        (&["--key", "shop.ordrs={customerId: 1}"][..], "--key shop.ordrs: no collection shop.ordrs in database shop; did you mean shop.orders?"),
+        (&["--unsharded", "paymnts"][..], "--unsharded paymnts: no collection shop.paymnts in database shop; did you mean shop.payments?"),
+        // A field no document of the collection holds (a typo, most often).
+        (&["--key", "orders={custId: 1}"][..], "--key shop.orders={custId: 1}: key {custId: 1}: 4,000 of 4,000 sampled documents lack a key field, and none of the first 1,000 has 'custId'; did you mean 'customerId'?"),
+        (&["--key", "shop.orders={customerId: }"][..], "--key shop.orders={customerId: }: "),
+        (&["--key", "shop.orders"][..], "--key shop.orders: expected COLL={field: 1, ...}"),
+        (&["--key", "orders={_id: 1}", "--unsharded", "shop.orders"][..], "--unsharded shop.orders: shop.orders is given twice (--key and --unsharded)"),
+    ] {
+        let mut a = vec!["plan", "--dump", dump.to_str().unwrap(), "--queries", log.to_str().unwrap(), "--format", "json"];
+        a.extend_from_slice(given);
+        let o = shardkey(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{given:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{given:?}: {err}");
+        assert!(err.starts_with(&format!("shardkey: {expected}")), "{given:?}: {err}");
     }
 }
 

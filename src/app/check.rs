@@ -40,7 +40,15 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             return Err(input_error(format!("{name}: {} has no key; offline checks need the planned key", c.namespace)));
         }
         let candidates = Candidates::Named(c.key.iter().cloned().collect());
-        let r = build_report(&a.input, Some(c.namespace.clone()), candidates, false)?;
+        // --dump: the collection's documents are its <coll>.bson there.
+        let input = match &a.dump {
+            Some(dir) if a.input.docs.is_none() => {
+                let docs = dir.join(format!("{}.bson", c.namespace.coll()));
+                super::InputRequest { docs: docs.exists().then_some(docs), ..a.input.clone() }
+            }
+            _ => a.input.clone(),
+        };
+        let r = build_report(&input, Some(c.namespace.clone()), candidates, false)?;
         // The planned key, or the collection's current key (found by the audit).
         let key = c.key.as_ref().or(r.audit.as_ref().map(|x| &x.shard_key));
         let Some(cand) = key.and_then(|k| r.candidates.iter().find(|x| &x.key == k)) else {
@@ -48,7 +56,7 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         };
         // A collection without documents has no key values to judge: docs/reference.md
         // "Robustness" makes it an input error (exit 2), not a score of 0 that fails every rule.
-        let documents_given = a.input.docs.is_some() || a.input.uri.is_some();
+        let documents_given = input.docs.is_some() || input.uri.is_some();
         if documents_given && cand.metrics.key_characteristics.is_none() {
             return Err(input_error(format!(
                 "{name}: {} is empty: no documents to check {} against (seed it first, or leave it out of the policy)",
@@ -84,6 +92,17 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
             databases.push(db);
         }
     }
+    // [plan]: the whole database's plan (not when --collection checks one collection).
+    let plan_rules = match &p.plan {
+        Some(pp) if a.input.namespace.is_none() => {
+            let (db, rules) = super::check_plan::run(a, pp)?;
+            if !databases.contains(&db) {
+                databases.push(db);
+            }
+            rules
+        }
+        _ => Vec::new(),
+    };
     let live = a.input.docs.is_none() && a.input.uri.is_some();
     // Offline, the databases' other collections are unknown: those rules do not apply.
     let mut database_rules = if live && p.reads_databases() {
@@ -93,6 +112,7 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
     } else {
         Vec::new()
     };
+    database_rules.extend(plan_rules);
     let lines = policy_lines(&text);
     let changed = ChangedFiles::read(&a.changed_files);
     for c in &mut results {
@@ -105,7 +125,9 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         }
     }
     for x in database_rules.iter_mut().filter(|x| !x.passed || x.warning) {
-        let policy_line = lines.get(&(String::new(), x.rule.to_string()));
+        // A [plan] rule points at the declared collection's line when it has one ([plan.keys]).
+        let named = x.culprit.iter().flat_map(|c| c.names.iter()).find_map(|n| lines.get(&(String::new(), n.clone())));
+        let policy_line = named.or_else(|| lines.get(&(String::new(), x.rule.to_string())));
         x.location =
             Some(changed.locate(x.culprit.as_ref()).unwrap_or(Location { file: name.clone(), line: policy_line.copied().unwrap_or(1) }));
     }
@@ -169,7 +191,10 @@ fn unlisted_collections(input: &super::InputRequest, databases: &[String], p: &p
         let session = rt.block_on(LiveSession::open(&lo))?;
         for (name, kind, _) in rt.block_on(session.list_collections())? {
             let ns = format!("{db}.{name}");
-            if kind != "view" && !p.collections.iter().any(|c| c.namespace.to_string() == ns) {
+            // A collection the [plan] declares is held by the plan's rules.
+            let in_plan =
+                p.plan.as_ref().is_some_and(|pp| pp.keys.iter().map(|k| &k.0).chain(&pp.unsharded).any(|n| *n == name || *n == ns));
+            if kind != "view" && !in_plan && !p.collections.iter().any(|c| c.namespace.to_string() == ns) {
                 out.push(ns);
             }
         }

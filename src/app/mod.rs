@@ -5,6 +5,7 @@
 mod analyze;
 mod baseline;
 mod check;
+mod check_plan;
 mod github;
 mod inputs;
 mod plan;
@@ -85,6 +86,8 @@ pub(crate) struct AnalyzeRequest {
 #[derive(Debug, Clone)]
 pub(crate) struct CheckRequest {
     pub(crate) input: InputRequest,
+    /// `--dump`: a mongodump database directory (the `[plan]`'s database, the collections' documents).
+    pub(crate) dump: Option<PathBuf>,
     pub(crate) policy: PathBuf,
     /// A previous `check --format json` report: fail only on what got worse.
     pub(crate) baseline: Option<PathBuf>,
@@ -113,7 +116,34 @@ pub(crate) struct PlanRequest {
     pub(crate) shard_size_bytes: Option<u64>,
     /// `--shard-ops`: operations per second one shard sustains.
     pub(crate) shard_ops_per_second: Option<f64>,
+    /// `--key`, `--unsharded`: choices kept as given (what if).
+    pub(crate) given: Vec<GivenChoice>,
     pub(crate) format: Format,
+}
+
+/// A choice the DBA fixes for one collection (`plan --key`, `--unsharded`, a policy's `[plan]`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GivenChoice {
+    /// Where it was given, for the words of an error: `--key`, `--unsharded`, a policy's field.
+    pub(crate) origin: &'static str,
+    /// As given: `db.coll`, or a collection of the plan's database.
+    pub(crate) collection: String,
+    /// None: kept unsharded.
+    pub(crate) key: Option<ShardKey>,
+}
+
+impl GivenChoice {
+    /// `--key NS={KEY}`: the collection, then the key document after the first `=` that opens one.
+    pub(crate) fn parse_key(text: &str) -> Result<GivenChoice, String> {
+        let at = text.match_indices('=').map(|(i, _)| i).find(|i| text[i + 1..].trim_start().starts_with('{'));
+        let Some(at) = at else { return Err(format!("--key {text}: expected COLL={{field: 1, ...}}, e.g. shop.orders={{customerId: 1}}")) };
+        let (name, key) = (text[..at].trim(), &text[at + 1..]);
+        if name.is_empty() {
+            return Err(format!("--key {text}: name the collection before '='"));
+        }
+        let key = ShardKey::parse(key).map_err(|e| format!("--key {text}: {e}"))?;
+        Ok(GivenChoice { origin: "--key", collection: name.to_string(), key: Some(key) })
+    }
 }
 
 /// `shardkey workload`: summarise query logs.

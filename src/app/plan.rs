@@ -1,15 +1,17 @@
 //! `shardkey plan`: every collection of a database analysed on the same query logs (read
 //! once), then the keys chosen together (`crate::plan`).
 
-use super::inputs::build_report_with;
-use super::{PlanRequest, QuerySource};
+use super::inputs::{build_report_with, SharedLog};
+use super::{GivenChoice, PlanRequest, QuerySource};
 use crate::error::{input_error, one_line, usage_error};
 use crate::model::collection::CollectionOptions;
 use crate::model::query::TxnId;
 use crate::model::{KeyKind, Namespace, Op, Query, ShardKey};
 use crate::pipeline::Candidates;
 use crate::plan::outcome::{build, Plan, TxnEvidence};
-use crate::plan::{links, search, single_shard_without, CandidateInput, CollectionInput, CollectionKind, Settings};
+use crate::plan::{
+    given, links, search, single_shard_without, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, Settings, UniqueIndex,
+};
 use crate::propose::{Origin, Proposal};
 use crate::report::Report;
 use crate::sources::live::{LiveOptions, LiveSession, ProfileScope};
@@ -79,6 +81,23 @@ fn dump_targets(dir: &std::path::Path) -> Result<Vec<Target>> {
     Ok(by_name.into_values().collect())
 }
 
+/// Each choice given, with the index of the collection it names (`plan::given::resolve`).
+fn given_targets<'a>(db: &str, namespaces: &[String], given: &'a [GivenChoice]) -> Result<Vec<(usize, &'a GivenChoice)>> {
+    let names: Vec<(&str, &str)> = given.iter().map(|g| (g.origin, g.collection.as_str())).collect();
+    let at = given::resolve(db, namespaces, &names).map_err(usage_error)?;
+    Ok(at.into_iter().zip(given).collect())
+}
+
+/// A key as given, measured as `analyze --key` measures it: refused (in one line) when the
+/// documents lack its fields or hold arrays there.
+fn given_candidate(one: &super::InputRequest, ns: &Namespace, key: &ShardKey, origin: &str, shared: SharedLog) -> Result<CandidateInput> {
+    let refused = |why: String| input_error(format!("{origin} {ns}={key}: {why}"));
+    let r = build_report_with(one, Some(ns.clone()), Candidates::Named(vec![key.clone()]), false, Some(shared))
+        .map_err(|e| refused(one_line(&e)))?;
+    let at = r.candidates.iter().position(|c| c.key == *key).ok_or_else(|| refused("not measured".into()))?;
+    Ok(candidate_inputs(&r).swap_remove(at))
+}
+
 /// Keys on the fields other collections share values with (co-location candidates).
 fn linked_keys(links: &[links::Link]) -> BTreeMap<String, Vec<Proposal>> {
     let mut out: BTreeMap<String, Vec<Proposal>> = BTreeMap::new();
@@ -139,12 +158,30 @@ fn candidate_inputs(r: &Report) -> Vec<CandidateInput> {
                 zone_splits: c.metrics.cluster.zone_splits.clone(),
                 needs_index: c.metrics.supporting_index.as_ref().map(|s| s.name.is_none()),
                 max_useful_shards: c.metrics.cluster.growth.max_useful_shards,
+                notes: candidate_notes(r, c),
             }
         })
         .collect()
 }
 
-fn plan(req: &PlanRequest) -> Result<Plan> {
+/// What a candidate's analysis warns of and what refuses it, for the plan's words.
+fn candidate_notes(r: &Report, c: &crate::report::CandidateReport) -> CandidateNotes {
+    use crate::rules::Effect;
+    let blocked_by = c
+        .constraints
+        .iter()
+        .filter(|f| f.effect == Effect::Blocked)
+        .filter_map(|f| f.index.as_ref())
+        .map(|ix| UniqueIndex { name: ix.name.clone(), pattern: ix.pattern(), fields: ix.key.keys().cloned().collect() })
+        .collect();
+    let invalid = (c.verdict == crate::score::Verdict::Invalid).then(|| match c.constraints.iter().find(|f| f.effect == Effect::Refused) {
+        Some(f) => f.message.clone(),
+        None => c.reasons.first().map(|x| x.to_string()).unwrap_or_default(),
+    });
+    CandidateNotes { warning: crate::report::text::first_warning(r, c), blocked_by, invalid }
+}
+
+pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     let input = &req.input;
     // The targets, and for a live run the session that lists them.
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -269,6 +306,20 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     let joins: Vec<&Query> = sessions.joins.iter().collect();
     let extra = linked_keys(&links);
 
+    // What if: the collections given (--key, --unsharded), known before any is read.
+    let namespaces: Vec<String> = targets.iter().map(|t| format!("{db}.{}", t.name)).collect();
+    let given_at = given_targets(&db, &namespaces, &req.given)?;
+    let mut given_inputs = Vec::new();
+    for (at, g) in &given_at {
+        match &g.key {
+            None => given_inputs.push((*at, None)),
+            Some(_) if targets[*at].kind == CollectionKind::View => {
+                return Err(usage_error(format!("{} {}: a view, not a collection: it cannot be sharded", g.origin, namespaces[*at])))
+            }
+            Some(_) => {}
+        }
+    }
+
     // Each collection on its own, on the shared log.
     let shared = (&log, &names[..]);
     let mut inputs = Vec::new();
@@ -303,6 +354,9 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         one.indexes = None;
         let more = extra.get(&ns_text).cloned().unwrap_or_default();
         let cands = if more.is_empty() { Candidates::FromPrescan } else { Candidates::FromPrescanAnd(more) };
+        if let Some((at, g @ GivenChoice { key: Some(key), .. })) = given_at.iter().find(|(at, _)| namespaces[*at] == ns_text) {
+            given_inputs.push((*at, Some(given_candidate(&one, &ns, key, g.origin, shared)?)));
+        }
         match build_report_with(&one, Some(ns), cands, false, Some(shared)) {
             Ok(r) => {
                 if let Some(best) = r.candidates.first() {
@@ -339,6 +393,13 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
     };
+    if let Some((c, g)) = given_at.iter().find(|(c, g)| g.key.is_none() && inputs[*c].current_key.is_some()) {
+        return Err(usage_error(format!(
+            "{} {}: sharded already: a plan keeps it sharded (keep, refine or reshard its key)",
+            g.origin, inputs[*c].namespace
+        )));
+    }
+    let what_if_links = (!given_at.is_empty()).then(|| links.clone());
     let found = search(&inputs, links, &whole, &in_part, &joins, &settings);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &whole, &joins, &settings)).collect();
     let ev = TxnEvidence {
@@ -351,7 +412,12 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         notes: tx_notes,
         joins_found: sessions.joins_seen,
     };
-    let mut p = build(&db, &inputs, &found, &settings, ev, &without);
+    let mut p = build(&db, &inputs, &found, &settings, ev.clone(), &without);
+    if let Some(links) = what_if_links {
+        let (given_inputs, fixed) = given::with_given(&inputs, given_inputs);
+        let w = given::Workload { links, transactions: &whole, in_part: &in_part, joins: &joins };
+        p.given = Some(given::what_if(&p, &given_inputs, &fixed, w, &settings, ev));
+    }
     if version.is_none() {
         p.notes.push(
             "target version not known (give --target-version): moveCollection (8.0) and sharded $lookup targets (5.1) are not used".into(),

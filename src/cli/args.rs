@@ -58,7 +58,8 @@ const WORKLOAD_EXAMPLES: &str = "Examples:
 const PLAN_EXAMPLES: &str = "Examples:
   shardkey plan --dump dump/shop --queries mongod.log
   shardkey plan --uri mongodb://host/ --database shop --queries /var/log/mongodb/mongod.log --format json
-  shardkey plan --uri mongodb://host/ --database shop --queries profile --target-version 8.0";
+  shardkey plan --uri mongodb://host/ --database shop --queries profile --target-version 8.0
+  shardkey plan --dump dump/shop --queries mongod.log --key 'orders={customerId: 1, _id: 1}' --unsharded events   # what if";
 
 const SAMPLE_EXAMPLES: &str = "Examples:
   shardkey sample --uri mongodb://primary/ --collection shop.orders --rate 0.01 --duration 10m --change-server-settings
@@ -205,6 +206,16 @@ pub(crate) struct PlanArgs {
     /// a sharded $lookup target 5.1.
     #[arg(long, value_name = "X.Y")]
     pub(crate) target_version: Option<String>,
+
+    /// What if: keep this key for a collection and choose the rest around it, e.g.
+    /// 'shop.orders={customerId: 1, _id: 1}' (a bare collection name is in the plan's database).
+    /// The report gives your plan beside the one shardkey chooses. Repeatable.
+    #[arg(long = "key", value_name = "COLL={KEY}")]
+    pub(crate) keys: Vec<String>,
+
+    /// What if: keep this collection unsharded (db.coll, or a bare name). Repeatable.
+    #[arg(long, value_name = "COLL")]
+    pub(crate) unsharded: Vec<String>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
@@ -458,6 +469,11 @@ pub(crate) struct AnalyzeArgs {
 pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
+
+    /// A mongodump database directory: the policy's [plan] plans it whole, and each [[collection]]
+    /// without --docs reads its <coll>.bson there.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["uri", "host", "port", "docs"])]
+    pub(crate) dump: Option<PathBuf>,
 
     /// The policy file (TOML). Default: shardkey.toml in the current directory or the nearest parent that has one.
     /// `shardkey check --init` prints one to start from.

@@ -5,7 +5,9 @@ mod args;
 mod connection;
 mod man;
 
-use crate::app::{AnalyzeRequest, CheckRequest, InputRequest, PlanRequest, QuerySource, Request, SampleRequest, WorkloadRequest};
+use crate::app::{
+    AnalyzeRequest, CheckRequest, GivenChoice, InputRequest, PlanRequest, QuerySource, Request, SampleRequest, WorkloadRequest,
+};
 use crate::error::{usage_error, Exit, Outcome};
 use crate::model::{relaxed, Namespace, ShardKey};
 use anyhow::Result;
@@ -170,6 +172,16 @@ impl Cli {
                 if p.shard_ops.is_some_and(|x| !(x > 0.0 && x.is_finite())) {
                     return Err(usage_error("--shard-ops takes a positive number of operations per second"));
                 }
+                let mut given = Vec::new();
+                for k in &p.keys {
+                    given.push(GivenChoice::parse_key(k).map_err(usage_error)?);
+                }
+                for u in p.unsharded.iter().map(|u| u.trim()) {
+                    if u.is_empty() {
+                        return Err(usage_error("--unsharded: name the collection (db.coll, or a collection of the plan's database)"));
+                    }
+                    given.push(GivenChoice { origin: "--unsharded", collection: u.to_string(), key: None });
+                }
                 Request::Plan(PlanRequest {
                     input,
                     database: p.database.or(uri_db.filter(|_| p.dump.is_none())),
@@ -177,6 +189,7 @@ impl Cli {
                     target_version,
                     shard_size_bytes,
                     shard_ops_per_second: p.shard_ops,
+                    given,
                     format: p.format.into(),
                 })
             }
@@ -191,8 +204,16 @@ impl Cli {
                 format: w.format.into(),
             }),
             Command::Check(c) => Request::Check(CheckRequest {
-                // `--init` needs no input (and must not prompt for a password).
-                input: if c.init { InputRequest { uri: None, ..input_request_unchecked(&c.input) } } else { input_request(&c.input)? },
+                // `--init` needs no input (and must not prompt for a password); a dump is the
+                // deployment, not $MONGODB_URI.
+                input: match (c.init, &c.dump) {
+                    (true, _) => InputRequest { uri: None, ..input_request_unchecked(&c.input) },
+                    (false, Some(_)) => {
+                        InputRequest { uri: connection::connection_uri(&c.input.conn, false, false)?, ..input_request(&c.input)? }
+                    }
+                    (false, None) => input_request(&c.input)?,
+                },
+                dump: c.dump,
                 policy: match (c.policy, c.init) {
                     (Some(p), _) => p,
                     (None, true) => PathBuf::from("shardkey.toml"),
@@ -430,6 +451,41 @@ mod tests {
         // a file input and a deployment are one or the other
         assert!(request(&["analyze", "--docs", "d.json", "--host", "h"]).is_err());
         assert!(request(&["plan", "--dump", "dump/shop", "--host", "h"]).is_err());
+    }
+
+    #[test]
+    fn plan_keys_and_unsharded_collections_are_given_choices() {
+        let Request::Plan(p) = request(&[
+            "plan",
+            "--dump",
+            "d",
+            "--key",
+            "shop.orders={customerId: 1, _id: 1}",
+            "--key",
+            "a=b={x: 1}",
+            "--unsharded",
+            "events",
+        ])
+        .unwrap() else {
+            panic!("plan")
+        };
+        let key = |s: &str| Some(ShardKey::parse(s).unwrap());
+        assert_eq!(
+            p.given,
+            [
+                GivenChoice { origin: "--key", collection: "shop.orders".into(), key: key("{customerId: 1, _id: 1}") },
+                // The key starts after the first '=' that opens a document.
+                GivenChoice { origin: "--key", collection: "a=b".into(), key: key("{x: 1}") },
+                GivenChoice { origin: "--unsharded", collection: "events".into(), key: None },
+            ]
+        );
+        for (arg, needle) in
+            [("orders", "expected COLL={field: 1, ...}"), ("={a: 1}", "name the collection"), ("o={a: -1}", "--key o={a: -1}: ")]
+        {
+            let e = request(&["plan", "--dump", "d", "--key", arg]).unwrap_err();
+            assert!(e.to_string().contains(needle), "{arg}: {e}");
+            assert_eq!(crate::error::exit_code(&e), Exit::UserError, "{arg}");
+        }
     }
 
     #[test]

@@ -283,6 +283,7 @@ pub(crate) mod tests {
                     zone_splits: vec![Bson::Int32(100), Bson::Int32(200), Bson::Int32(300)],
                     needs_index: None,
                     max_useful_shards: 1000,
+                    notes: Default::default(),
                 })
                 .collect(),
             not_analysed: None,

@@ -10,9 +10,11 @@
 
 pub(crate) mod blockers;
 pub(crate) mod evaluate;
+pub(crate) mod given;
 pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
+pub(crate) mod words;
 pub(crate) mod zones;
 
 use crate::model::{KeyKind, Query, ShardKey};
@@ -47,6 +49,29 @@ pub(crate) struct CandidateInput {
     pub(crate) needs_index: Option<bool>,
     /// The most shards that can ever share its data evenly (cluster growth).
     pub(crate) max_useful_shards: u64,
+    /// What its own analysis warns of, and what refuses it.
+    pub(crate) notes: CandidateNotes,
+}
+
+/// What a candidate's own analysis says beyond its figures: the plan carries it per collection.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct CandidateNotes {
+    /// The most important warning (analyze's: the recommendation's caveat, else the key's
+    /// first warning reason).
+    pub(crate) warning: Option<String>,
+    /// The unique indexes that keep `shardCollection` from taking it while they exist.
+    pub(crate) blocked_by: Vec<UniqueIndex>,
+    /// Why the server refuses it whatever is changed (capped, arrays in a key field, ...).
+    pub(crate) invalid: Option<String>,
+}
+
+/// A unique index, as the plan names it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct UniqueIndex {
+    pub(crate) name: String,
+    /// `{slug: 1}`.
+    pub(crate) pattern: String,
+    pub(crate) fields: Vec<String>,
 }
 
 /// What kind of namespace it is.
@@ -313,6 +338,8 @@ pub(crate) struct Search {
     pub(crate) blockers: blockers::Blockers,
     /// The collections the workload touches together, and which pairs the plan cuts.
     pub(crate) edges: Vec<graph::Edge>,
+    /// The choices kept as given (`--key`, `--unsharded`).
+    pub(crate) given: Vec<bool>,
 }
 
 /// Coordinate search from each collection's own choice: moves of a whole domain's
@@ -330,6 +357,19 @@ pub(crate) fn search(
     joins: &[&Query],
     s: &Settings,
 ) -> Search {
+    search_with(inputs, links, transactions, in_part, joins, s, &[])
+}
+
+/// `search`, with the choices `fixed` gives (`Some`) kept as they are (`given`: what if).
+pub(crate) fn search_with(
+    inputs: &[CollectionInput],
+    links: Vec<links::Link>,
+    transactions: &[&[Query]],
+    in_part: &[&[Query]],
+    joins: &[&Query],
+    s: &Settings,
+    fixed: &[Option<Choice>],
+) -> Search {
     let domains = links::domains(&links);
     let lookup_targets: BTreeSet<String> = joins
         .iter()
@@ -337,14 +377,14 @@ pub(crate) fn search(
         .filter(|j| j.stage != crate::model::query::JoinStage::UnionWith)
         .map(|j| j.from.clone())
         .collect();
-    let opts = options(inputs, &domains, &lookup_targets, s);
+    let opts = given::constrain(options(inputs, &domains, &lookup_targets, s), fixed);
     let txns = spread(transactions, EVALUATED_MAX);
     let joins = spread(joins, EVALUATED_MAX);
     let eval = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &txns, &joins);
     let guide: Vec<&[Query]> = if in_part.is_empty() { txns.clone() } else { spread(&[transactions, in_part].concat(), EVALUATED_MAX) };
     let guided = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).objective;
-    let mut choices = opts.alone.clone();
-    let alone_figures = eval(&choices);
+    let alone_figures = eval(&opts.alone);
+    let mut choices = given::start(&opts.alone, fixed);
     let mut best = guided(&choices);
     for _ in 0..20 {
         let mut improved = false;
@@ -404,7 +444,8 @@ pub(crate) fn search(
     let figures = figures(&layout, &txns, &joins);
     let blockers = blockers::find(&layout, &txns);
     let edges = graph::edges(&layout, &guide, &joins);
-    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, homes, blockers, edges }
+    let given = (0..inputs.len()).map(|c| fixed.get(c).is_some_and(Option::is_some)).collect();
+    Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, homes, blockers, edges, given }
 }
 
 /// A layout with the reference collections' homes the search chose.

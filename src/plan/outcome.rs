@@ -47,6 +47,9 @@ pub(crate) struct Plan {
     /// mongosh commands, in order, through mongos.
     pub(crate) commands: Vec<String>,
     pub(crate) notes: Vec<String>,
+    /// `--key`, `--unsharded`: the plan with those choices kept, beside this one (what if).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) given: Option<super::given::GivenPlan>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -84,9 +87,8 @@ pub(crate) struct PlannedCollection {
     /// The shard an unsharded collection lives on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) shard: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Always present (empty when not zoned), as docs/reference.md lists them.
     pub(crate) zones: Vec<ZoneReport>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) colocated_with: Vec<String>,
     pub(crate) data_bytes: u64,
     pub(crate) num_operations: u64,
@@ -98,6 +100,11 @@ pub(crate) struct PlannedCollection {
     pub(crate) why: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) trade_off: Option<String>,
+    /// The most important warning of its own analysis on the key chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) warning: Option<String>,
+    /// The rules that forced or forbade a key (unique indexes, invalid keys), one sentence each.
+    pub(crate) constraints: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -337,6 +344,10 @@ pub(crate) fn build(
                 } else {
                     format!("{} scores {}; zones on its first field keep it with {}", cand.key, cand.score, colocated_with.join(", "))
                 };
+                let why = match &search.forced[c] {
+                    Some(w) => format!("{w}: {why}"),
+                    None => why,
+                };
                 (action, Some(cand.key.clone()), Some(cand.score), None, why)
             }
         };
@@ -376,17 +387,28 @@ pub(crate) fn build(
             alone_score,
             why,
             trade_off,
+            warning: match &search.choices[c] {
+                Choice::Key(k) => inp.candidates[*k].notes.warning.clone(),
+                Choice::Unsharded => None,
+            },
+            constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
         });
     }
     commands.extend(zone_cmds);
     commands.extend(index_cmds);
     commands.extend(range_cmds);
     commands.extend(shard_cmds);
+    let move_cmds_given = !move_cmds.is_empty();
     commands.extend(move_cmds);
     if layout.groups.iter().any(|g| matches!(&search.choices[g.anchor], Choice::Key(k) if inputs[g.anchor].candidates[*k].key.fields[0].kind == crate::model::KeyKind::Hashed)) {
         notes.push("hashed zones: on an empty collection add {presplitHashedZones: true} to shardCollection (4.4+) so every zone starts with its chunks".into());
     }
-    notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i".into());
+    // Shard names appear in zones and moveCollection commands only: said where they do.
+    match (layout.groups.is_empty(), move_cmds_given) {
+        (false, _) => notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i".into()),
+        (true, true) => notes.push("shard names shard0…: replace them with your shards' names (sh.status())".into()),
+        (true, false) => {}
+    }
     let total_d: f64 = f.data.iter().sum();
     let total_o: f64 = inputs.iter().map(|c| c.num_operations as f64).sum();
     let shards = (0..layout.shards)
@@ -462,6 +484,7 @@ pub(crate) fn build(
         sizing,
         commands,
         notes,
+        given: None,
     }
 }
 

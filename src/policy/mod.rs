@@ -1,6 +1,7 @@
 //! The CI gate's policy file (`shardkey.toml`) and its rules (`rules::RULES`),
 //! each read off one metric of a candidate. Pure: text in, rule results out.
 
+pub(crate) mod plan;
 pub(crate) mod rules;
 
 use crate::error::input_error;
@@ -18,7 +19,7 @@ pub fn default_policy() -> String {
         "# shardkey policy: `shardkey check --policy shardkey.toml`\n\
          # Every rule is optional; a rule in [[collection]] overrides the one in [defaults].\n\n[defaults]\n",
     );
-    for r in RULES {
+    for r in RULES.iter().filter(|r| !matches!(r.judge, Judge::Plan(_))) {
         s.push_str(&format!("# {}\n{} = {}\n", r.doc, r.name, r.default));
     }
     s.push_str(
@@ -26,6 +27,14 @@ pub fn default_policy() -> String {
          # The key in use or planned. Leave it out for a sharded collection to check its current key.\n\
          key = \"{projectId: 1, _id: 1}\"\n",
     );
+    s.push_str(
+        "\n# The whole database held to its plan (check --dump DIR, or --uri): uncomment to declare it.\n\
+         # [plan]\n# database = \"app\"\n# unsharded = [\"settings\"]\n",
+    );
+    for r in RULES.iter().filter(|r| matches!(r.judge, Judge::Plan(_))) {
+        s.push_str(&format!("# # {}\n# {} = {}\n", r.doc, r.name, r.default));
+    }
+    s.push_str("# [plan.keys]\n# events = \"{projectId: 1, _id: 1}\"\n");
     s
 }
 
@@ -44,6 +53,8 @@ pub(crate) struct CollectionPolicy {
 pub struct Policy {
     pub(crate) defaults: Rules,
     pub(crate) collections: Vec<CollectionPolicy>,
+    /// `[plan]`: the database's plan, declared.
+    pub(crate) plan: Option<plan::PlanPolicy>,
 }
 
 impl CollectionPolicy {
@@ -78,12 +89,12 @@ impl Tolerance {
 
 /// Whether the rule of that name takes a percentage (its figure moves with the sample).
 pub(crate) fn is_percentage(rule: &str) -> bool {
-    rules::rule(rule).is_some_and(|d| d.value == ValueType::Percent && matches!(d.judge, Judge::Candidate(_)))
+    rules::rule(rule).is_some_and(|d| d.value == ValueType::Percent && matches!(d.judge, Judge::Candidate(_) | Judge::Plan(_)))
 }
 
-/// The rules that are on unless set, overridden by `rules`.
+/// The rules that are on unless set, overridden by `rules` (the plan's aside: `[plan]` has its own).
 fn with_implied(rules: &Rules) -> Rules {
-    let mut r: Rules = RULES.iter().filter_map(|d| Some((d.name, d.implied?))).collect();
+    let mut r: Rules = RULES.iter().filter(|d| !matches!(d.judge, Judge::Plan(_))).filter_map(|d| Some((d.name, d.implied?))).collect();
     r.extend(rules.iter().map(|(k, v)| (*k, *v)));
     r
 }
@@ -109,6 +120,7 @@ struct PolicyFile {
     defaults: RawTable,
     #[serde(default)]
     collection: Vec<Spanned<RawTable>>,
+    plan: Option<RawTable>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -125,10 +137,12 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
         }
     })?;
     let at = |offset: usize| format!("{name}: line {}", line_of(text, offset));
-    // One rule entry: a known name and a threshold of its type.
-    let rule_entry = |k: &Spanned<String>, v: &Spanned<toml::Value>, also: &[&str]| -> Result<(&'static str, Threshold)> {
+    // One rule entry: a known name and a threshold of its type. An unknown name is told the
+    // section's other fields (`also`) and its rules: [plan]'s (`plan`) or the others.
+    let rule_entry = |k: &Spanned<String>, v: &Spanned<toml::Value>, also: &[&str], plan: bool| -> Result<(&'static str, Threshold)> {
         let Some(def) = rules::rule(k.get_ref()) else {
-            let expected: Vec<String> = also.iter().copied().chain(RULES.iter().map(|r| r.name)).map(|n| format!("`{n}`")).collect();
+            let names = RULES.iter().filter(|r| matches!(r.judge, Judge::Plan(_)) == plan).map(|r| r.name);
+            let expected: Vec<String> = also.iter().copied().chain(names).map(|n| format!("`{n}`")).collect();
             return Err(input_error(format!(
                 "{}: unknown field `{}`, expected one of {}",
                 at(k.span().start),
@@ -167,13 +181,22 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
         };
         Ok((def.name, t))
     };
+    // A plan rule belongs in [plan] alone.
+    let not_plan = |k: &Spanned<String>, n: &str| -> Result<()> {
+        match rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Plan(_))) {
+            true => Err(input_error(format!("{}: field {n}: a rule on the whole database's plan: set it in [plan]", at(k.span().start)))),
+            false => Ok(()),
+        }
+    };
     let mut defaults = Rules::new();
     for (k, v) in &f.defaults {
-        let (n, t) = rule_entry(k, v, &[])?;
+        let (n, t) = rule_entry(k, v, &[], false)?;
+        not_plan(k, n)?;
         defaults.insert(n, t);
     }
-    if f.collection.is_empty() {
-        return Err(input_error(format!("{name}: no [[collection]]: name at least one namespace to check")));
+    let plan = f.plan.as_ref().map(|t| plan::parse(t, &at, &rule_entry)).transpose()?;
+    if f.collection.is_empty() && plan.is_none() {
+        return Err(input_error(format!("{name}: no [[collection]] or [plan]: name at least one namespace to check")));
     }
     let mut collections = Vec::new();
     for table in &f.collection {
@@ -195,7 +218,8 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
                     key = Some(ShardKey::parse(text).map_err(|e| input_error(format!("{}: field key: {e}", at(v.span().start))))?);
                 }
                 _ => {
-                    let (n, t) = rule_entry(k, v, &["namespace", "key"])?;
+                    let (n, t) = rule_entry(k, v, &["namespace", "key"], false)?;
+                    not_plan(k, n)?;
                     if rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Databases(_))) {
                         return Err(input_error(format!(
                             "{}: field {n}: set it in [defaults] (it reads the databases, not one collection)",
@@ -211,7 +235,7 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
         };
         collections.push(CollectionPolicy { namespace, key, rules });
     }
-    Ok(Policy { defaults, collections })
+    Ok(Policy { defaults, collections, plan })
 }
 
 /// What caused a violation.
@@ -264,7 +288,7 @@ pub(crate) struct RuleResult {
 pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
     let mut results = judge(rules, |j, t| match j {
         Judge::Candidate(f) => Some(f(t, input)),
-        Judge::Databases(_) | Judge::Tolerance => None,
+        Judge::Databases(_) | Judge::Plan(_) | Judge::Tolerance => None,
     });
     for r in results.iter_mut().filter(|r| !r.passed) {
         r.culprit = rules::rule(r.rule).and_then(|d| d.culprit).map(|f| f(input)).filter(|c| c != &Culprit::default());
@@ -277,12 +301,24 @@ pub(crate) fn evaluate(rules: &Rules, input: &RuleInput) -> Vec<RuleResult> {
 pub(crate) fn evaluate_databases(rules: &Rules, input: &DatabasesInput) -> Vec<RuleResult> {
     let mut results = judge(rules, |j, t| match j {
         Judge::Databases(f) => Some(f(t, input)),
-        Judge::Candidate(_) | Judge::Tolerance => None,
+        Judge::Candidate(_) | Judge::Plan(_) | Judge::Tolerance => None,
     });
     for r in results.iter_mut().filter(|r| !r.passed || r.warning) {
         let names =
             input.unlisted.unwrap_or_default().iter().map(|ns| ns.split_once('.').map_or(ns.as_str(), |x| x.1).to_string()).collect();
         r.culprit = Some(Culprit { causes: Vec::new(), names });
+    }
+    results
+}
+
+/// Check `[plan]`'s rules on the declared plan beside shardkey's.
+pub(crate) fn evaluate_plan(rules: &Rules, input: &plan::PlanInput) -> Vec<RuleResult> {
+    let mut results = judge(rules, |j, t| match j {
+        Judge::Plan(f) => Some(f(t, input)),
+        Judge::Candidate(_) | Judge::Databases(_) | Judge::Tolerance => None,
+    });
+    for r in results.iter_mut().filter(|r| !r.passed) {
+        r.culprit = Some(plan::culprit(r.rule, input)).filter(|c| c != &Culprit::default());
     }
     results
 }
@@ -326,7 +362,16 @@ mod tests {
         let r = p.collections[0].effective_rules(&p.defaults);
         assert_eq!(r.get("min_score"), Some(&Threshold::Int(60)));
         assert_eq!(r.get("forbid_monotonic"), Some(&Threshold::Flag(true)));
-        assert_eq!(r.len(), RULES.len(), "every rule has a line in the starting policy");
+        let plan_rules = RULES.iter().filter(|d| matches!(d.judge, Judge::Plan(_))).count();
+        assert_eq!(r.len(), RULES.len() - plan_rules, "every rule has a line in the starting policy");
+        // The [plan] block is there, commented: uncommented, it parses with every plan rule.
+        let (head, block) = text.split_once("# [plan]\n").unwrap();
+        let uncommented =
+            format!("{head}[plan]\n{}", block.lines().map(|l| l.strip_prefix("# ").unwrap_or(l)).collect::<Vec<_>>().join("\n"));
+        let p = parse("default", &uncommented).unwrap();
+        let plan = p.plan.unwrap();
+        assert_eq!(plan.rules.len(), plan_rules, "{uncommented}");
+        assert_eq!((plan.database.as_deref(), plan.unsharded.as_slice(), plan.keys.len()), (Some("app"), &["settings".to_string()][..], 1));
     }
 
     #[test]

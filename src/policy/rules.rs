@@ -109,6 +109,9 @@ pub(crate) enum Judge {
     Candidate(fn(Threshold, &RuleInput) -> Finding),
     /// Once per run, on the databases the policy's collections are in: set in `[defaults]` only.
     Databases(fn(Threshold, &DatabasesInput) -> Finding),
+    /// Once per run, on the plan the policy's `[plan]` declares beside shardkey's own: set in
+    /// `[plan]` only.
+    Plan(fn(Threshold, &super::plan::PlanInput) -> Finding),
     /// Not judged: how far `--baseline` lets a figure move before it counts as a change.
     Tolerance,
 }
@@ -379,6 +382,26 @@ pub(crate) const RULES: &[RuleDef] = &[
                 _ => Finding::Warning { actual, message },
             }
         }),
+    },
+    RuleDef {
+        name: "forbid_refused_keys",
+        metric: "plan given.choices[].refused",
+        value: ValueType::Flag,
+        doc: "[plan] only, on unless false: a declared key the server refuses (a unique index blocks it, or it is invalid)",
+        default: "true",
+        implied: Some(Threshold::Flag(true)),
+        culprit: None,
+        judge: Judge::Plan(super::plan::refused_keys),
+    },
+    RuleDef {
+        name: "max_single_shard_loss_percent",
+        metric: "plan transactions.singleShardShare - given.transactions.singleShardShare",
+        value: ValueType::Percent,
+        doc: "[plan] only, 10 unless set: points of transactions on one shard the declared plan may give up against shardkey's own",
+        default: "10.0",
+        implied: Some(Threshold::Percent(10.0)),
+        culprit: None,
+        judge: Judge::Plan(super::plan::share_loss),
     },
     RuleDef {
         name: "score_tolerance",

@@ -1,6 +1,9 @@
 //! The plan in words: the table, Markdown and HTML bodies the writers emit (JSON is the
 //! `Plan` itself). Only formatting: every figure comes from `crate::plan`.
 
+mod given;
+
+use crate::plan::blockers::Blocker;
 use crate::plan::outcome::{Plan, PlannedCollection};
 use crate::util::text::bytes;
 use std::fmt::Write;
@@ -19,6 +22,27 @@ fn what(c: &PlannedCollection) -> String {
         (None, Some(s)) => format!("{} on {s}", c.action),
         (None, None) => c.action.to_string(),
     }
+}
+
+/// Why the shards' operation shares add up to more than 100%, when they do.
+fn ops_note(p: &Plan) -> Option<String> {
+    let total: f64 = p.shards.iter().map(|s| s.operations_percent).sum();
+    (total > 100.5).then(|| format!("ops {total:.0}% in all: {}", super::text::OPS_COUNT_ON_EACH))
+}
+
+/// Why, the trade-off, the warning and the rules, in one cell (Markdown, HTML).
+fn why_cell(c: &PlannedCollection) -> String {
+    let mut why = c.why.clone();
+    if let Some(t) = &c.trade_off {
+        why.push_str(&format!("; trade-off: {t}"));
+    }
+    if let Some(x) = &c.warning {
+        why.push_str(&format!("; warning: {x}"));
+    }
+    for x in &c.constraints {
+        why.push_str(&format!("; rule: {x}"));
+    }
+    why
 }
 
 /// The first lines: the figures that judge the plan.
@@ -53,16 +77,20 @@ const BLOCKERS_SHOWN: usize = 3;
 /// What keeps transactions off one shard: a title, then one line per blocker shown.
 fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
     let t = &p.transactions;
-    if t.blockers.is_empty() {
+    blockers_of("transactions", t.single_shard_share, t.single_shard_share_if_all_fixed, &t.blockers)
+}
+
+/// The same for any plan's blockers (`whose`: "transactions", "your plan's transactions").
+fn blockers_of(whose: &str, single: Option<f64>, if_all: Option<f64>, list: &[Blocker]) -> Option<(String, Vec<String>)> {
+    if list.is_empty() {
         return None;
     }
-    let mut title = format!("What keeps transactions off one shard ({} on one shard", share(t.single_shard_share));
-    if let Some(all) = t.single_shard_share_if_all_fixed {
+    let mut title = format!("What keeps {whose} off one shard ({} on one shard", share(single));
+    if let Some(all) = if_all {
         title.push_str(&format!(", {} with every fix", share(Some(all))));
     }
     title.push(')');
-    let lines = t
-        .blockers
+    let lines = list
         .iter()
         .take(BLOCKERS_SHOWN)
         .map(|b| {
@@ -82,7 +110,7 @@ fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
 }
 
 pub(super) fn table(p: &Plan) -> String {
-    let mut s = String::new();
+    let mut s = given::table(p);
     for l in headline(p) {
         let _ = writeln!(s, "{l}");
     }
@@ -95,6 +123,12 @@ pub(super) fn table(p: &Plan) -> String {
         let _ = writeln!(s, "{:<w$}    {}", "", c.why);
         if let Some(t) = &c.trade_off {
             let _ = writeln!(s, "{:<w$}    trade-off: {t}", "");
+        }
+        if let Some(x) = &c.warning {
+            let _ = writeln!(s, "{:<w$}    ! {x}", "");
+        }
+        for x in &c.constraints {
+            let _ = writeln!(s, "{:<w$}    rule: {x}", "");
         }
         if let Some(z) = c.zones.first() {
             let _ = writeln!(s, "{:<w$}    zones: {} ranges, {}…, with {}", "", c.zones.len(), z.zone, c.colocated_with.join(", "));
@@ -111,6 +145,9 @@ pub(super) fn table(p: &Plan) -> String {
     for sh in &p.shards {
         let _ = writeln!(s, "  {:<8} data {:>5.1}%  ops {:>5.1}%  {}", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
     }
+    if let Some(n) = ops_note(p) {
+        let _ = writeln!(s, "  ({n})");
+    }
     let _ = writeln!(s, "\ncommands (mongosh, through mongos):");
     for c in &p.commands {
         let _ = writeln!(s, "  {c}");
@@ -123,15 +160,13 @@ pub(super) fn table(p: &Plan) -> String {
 
 pub(super) fn markdown(p: &Plan) -> String {
     let mut s = String::from("# shardkey plan\n\n");
+    s.push_str(&given::markdown(p));
     for l in headline(p) {
         let _ = writeln!(s, "{l}\n");
     }
     s.push_str("| collection | action | score | data | ops | why |\n|---|---|--:|--:|--:|---|\n");
     for c in &p.collections {
-        let mut why = c.why.clone();
-        if let Some(t) = &c.trade_off {
-            why.push_str(&format!("; trade-off: {t}"));
-        }
+        let why = why_cell(c);
         let _ = writeln!(
             s,
             "| `{}` | {} | {} | {} | {} | {} |",
@@ -153,6 +188,9 @@ pub(super) fn markdown(p: &Plan) -> String {
     s.push_str("\n## Shards\n\n| shard | data % | ops % | collections |\n|---|--:|--:|---|\n");
     for sh in &p.shards {
         let _ = writeln!(s, "| {} | {:.1} | {:.1} | {} |", sh.shard, sh.data_percent, sh.operations_percent, names(sh));
+    }
+    if let Some(n) = ops_note(p) {
+        let _ = writeln!(s, "\nO{}.", &n[1..]);
     }
     s.push_str("\n## Commands\n\n```js\n");
     for c in &p.commands {
@@ -229,21 +267,21 @@ fn workload_svg(p: &Plan, esc: fn(&str) -> String) -> String {
 /// (one bar per shard, a segment per collection's data there), the commands.
 pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
     let mut b = String::from("<h1>shardkey plan</h1>");
+    b.push_str(&given::html(p, esc));
     for l in headline(p) {
         let _ = write!(b, "<p>{}</p>", esc(&l));
     }
-    b.push_str("<table><tr><th>collection</th><th>action</th><th class=\"n\">score</th><th>why</th></tr>");
+    b.push_str("<table><tr><th>collection</th><th>action</th><th class=\"n\">score</th><th class=\"n\">data</th><th class=\"n\">ops</th><th>why</th></tr>");
     for c in &p.collections {
-        let mut why = c.why.clone();
-        if let Some(t) = &c.trade_off {
-            why.push_str(&format!("; trade-off: {t}"));
-        }
+        let why = why_cell(c);
         let score = c.score.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
         let _ = write!(
             b,
-            "<tr><td>{}</td><td><code>{}</code></td><td class=\"n\">{score}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td><code>{}</code></td><td class=\"n\">{score}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             esc(&c.namespace),
             esc(&what(c)),
+            esc(&bytes(c.data_bytes)),
+            c.num_operations,
             esc(&why)
         );
     }
@@ -258,13 +296,28 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
     b.push_str(&workload_svg(p, esc));
     let _ = write!(b, "<p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
     let colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"];
-    let (bar_w, gap, h) = (60, 20, 200.0);
-    let width = p.shards.len() * (bar_w + gap) + 220;
-    let _ = write!(b, "<svg width=\"{width}\" height=\"260\" role=\"img\" aria-label=\"collections on shards\">");
-    let max = p.shards.iter().map(|s| s.data_bytes).max().unwrap_or(1).max(1) as f64;
+    // Bars from x0 on, the y axis (data on the shard, 0 to the fullest shard) on their left,
+    // each bar named with its shard and its shares of data and operations under it.
+    let (bar_w, gap, h, x0, top) = (60, 20, 200.0, 90, 10.0);
+    let width = x0 + p.shards.len() * (bar_w + gap) + 220;
+    let _ = write!(b, "<svg width=\"{width}\" height=\"290\" role=\"img\" aria-label=\"collections on shards\">");
+    let max_bytes = p.shards.iter().map(|s| s.data_bytes).max().unwrap_or(1).max(1);
+    let max = max_bytes as f64;
+    let axis_x = x0 - 8;
+    let _ = write!(
+        b,
+        "<line x1=\"{axis_x}\" y1=\"{top}\" x2=\"{axis_x}\" y2=\"{}\" stroke=\"#888\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">0</text><text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\">data on the shard</text>",
+        top + h,
+        axis_x - 4,
+        top + 10.0,
+        esc(&bytes(max_bytes)),
+        axis_x - 4,
+        top + h,
+        top + h / 2.0
+    );
     for (i, sh) in p.shards.iter().enumerate() {
-        let x = i * (bar_w + gap);
-        let mut y = h;
+        let x = x0 + i * (bar_w + gap);
+        let mut y = top + h;
         for (ci, c) in p.collections.iter().enumerate() {
             let Some(on) = sh.collections.iter().find(|o| o.namespace == c.namespace) else { continue };
             let hgt = h * on.data_bytes as f64 / max;
@@ -276,9 +329,18 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
                 esc(&c.namespace)
             );
         }
-        let _ = write!(b, "<text x=\"{x}\" y=\"{}\">{}</text>", h + 20.0, esc(&sh.shard));
+        let _ = write!(
+            b,
+            "<text x=\"{x}\" y=\"{}\">{}</text><text x=\"{x}\" y=\"{}\" font-size=\"11\">{:.0}% · {:.0}%</text>",
+            top + h + 18.0,
+            esc(&sh.shard),
+            top + h + 34.0,
+            sh.data_percent,
+            sh.operations_percent
+        );
     }
-    let lx = p.shards.len() * (bar_w + gap) + 10;
+    let _ = write!(b, "<text x=\"{x0}\" y=\"{}\" font-size=\"12\">shard: data % · operations %</text>", top + h + 56.0);
+    let lx = x0 + p.shards.len() * (bar_w + gap) + 10;
     for (ci, c) in p.collections.iter().enumerate() {
         let y = 20 + ci * 18;
         let _ = write!(
@@ -291,7 +353,11 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
             esc(&c.namespace)
         );
     }
-    b.push_str("</svg><h2>Commands</h2><pre>");
+    b.push_str("</svg>");
+    if let Some(n) = ops_note(p) {
+        let _ = write!(b, "<p>O{}.</p>", esc(&n[1..]));
+    }
+    b.push_str("<h2>Commands</h2><pre>");
     for c in &p.commands {
         let _ = writeln!(b, "{}", esc(c));
     }

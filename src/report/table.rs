@@ -251,8 +251,8 @@ fn render_details(r: &Report, out: &mut String, wide: bool) {
         let _ = writeln!(
             out,
             "\nPer candidate: why it scores what it does; each shard at scale with its share of the data and of the \
-             sampled reads, writes, inserts and operations that reach it (an operation reaching 3 shards counts on \
-             all 3, so those shares add up to more than 100%); the query shapes, most frequent first."
+             sampled reads, writes, inserts and operations that reach it ({}); the query shapes, most frequent first.",
+            super::text::OPS_COUNT_ON_EACH
         );
     }
     let recommended = r.recommendation.as_ref().map(|x| &x.key);

@@ -1,6 +1,7 @@
 //! Lines and cells more than one writer prints.
 
 use super::{CandidateReport, Report};
+use crate::score::reasons::Reason;
 
 /// An invalid key (the server refuses it) shows why, and no performance figures: what it
 /// would cost on a cluster is moot.
@@ -9,6 +10,9 @@ pub(super) fn figures_shown(c: &CandidateReport) -> bool {
 }
 use serde_json::Value;
 use std::fmt::Write;
+
+/// Why per-shard shares of operations add up to more than 100% (analyze's details, plan's shards).
+pub(super) const OPS_COUNT_ON_EACH: &str = "an operation reaching 3 shards counts on all 3, so those shares add up to more than 100%";
 
 /// What every human-readable report leads with: the recommended key, why, the warning
 /// that matters most, and the commands (`recommendation`).
@@ -50,6 +54,18 @@ pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
         rec.caveats.clone()
     };
     Some(Answer { rec, candidate, why, warnings })
+}
+
+/// A candidate's most important warning, as the answer leads with it: the recommendation's
+/// first caveat when it is the recommended key, else its own first warning reason (`plan`
+/// carries it per collection). What refuses the key is left to the plan's rules, which name it.
+pub(crate) fn first_warning(r: &Report, c: &CandidateReport) -> Option<String> {
+    use crate::rules::Effect;
+    let refusal = |x: &Reason| matches!(x, Reason::Constraint(f) if matches!(f.effect, Effect::Blocked | Effect::Refused));
+    match r.recommendation.as_ref().filter(|rec| rec.key == c.key).and_then(|rec| rec.caveats.first()) {
+        Some(caveat) => Some(caveat.clone()),
+        None => c.reasons.iter().find(|x| x.is_warning() && !refusal(x)).map(|x| x.to_string()),
+    }
 }
 
 /// Why there is no answer, when there are candidates but no recommendation.

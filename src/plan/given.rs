@@ -1,0 +1,244 @@
+//! What if (docs/reference.md "plan", what if): the DBA's own choices (`plan --key`,
+//! `--unsharded`, a policy's `[plan]`) kept as given, the other collections chosen around
+//! them by the same search, and the plan as given reported beside the one shardkey chooses
+//! on its own: objective, single-shard shares and blockers, and the difference.
+
+use super::outcome::{build, Objective, Plan, PlannedCollection, ShardReport, TxnEvidence};
+use super::{search_with, single_shard_without, CandidateInput, Choice, CollectionInput, Options, Settings};
+use crate::model::{Query, ShardKey};
+use serde::Serialize;
+
+/// Which collection each name given means, as its index in `namespaces`: `db.coll`, or a
+/// collection of the plan's database `db`. `names` are (flag, name) as given, for the words of
+/// an error: an unknown name (with the closest one), a name given twice.
+pub(crate) fn resolve(db: &str, namespaces: &[String], names: &[(&str, &str)]) -> Result<Vec<usize>, String> {
+    let mut out: Vec<usize> = Vec::new();
+    for (flag, name) in names {
+        let in_db = format!("{db}.{name}");
+        let qualified = if namespaces.contains(&in_db) || !(namespaces.iter().any(|n| n == name) || name.starts_with(&format!("{db}."))) {
+            in_db
+        } else {
+            name.to_string()
+        };
+        let Some(c) = namespaces.iter().position(|n| *n == qualified) else {
+            // `other.orders`: another database's name, or a typo of a collection's.
+            let other_db =
+                name.split_once('.').filter(|(d, _)| *d != db && !namespaces.iter().any(|n| n.starts_with(&format!("{db}.{d}."))));
+            let near = other_db.map(|(_, rest)| format!("{db}.{rest}")).unwrap_or_else(|| qualified.clone());
+            let hint = match crate::util::text::closest(&near, namespaces) {
+                Some(n) => format!("; did you mean {n}?"),
+                None => format!(" (it holds {})", namespaces.join(", ")),
+            };
+            return Err(match other_db {
+                Some(_) => format!("{flag} {name}: the plan is for database {db}: give {db}.<collection> or a collection's name{hint}"),
+                None => format!("{flag} {name}: no collection {qualified} in database {db}{hint}"),
+            });
+        };
+        if let Some(i) = out.iter().position(|x| *x == c) {
+            return Err(format!("{flag} {name}: {qualified} is given twice ({} and {flag}): give one choice per collection", names[i].0));
+        }
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// The collections with each given key among their candidates (appended: the search on its
+/// own never sees it), and the choice fixed for each: `given` holds, per collection given, its
+/// index and its key's candidate (None: kept unsharded).
+pub(crate) fn with_given(
+    inputs: &[CollectionInput],
+    given: Vec<(usize, Option<CandidateInput>)>,
+) -> (Vec<CollectionInput>, Vec<Option<Choice>>) {
+    let mut out = inputs.to_vec();
+    let mut fixed = vec![None; inputs.len()];
+    for (c, cand) in given {
+        fixed[c] = Some(match cand {
+            Some(k) => {
+                out[c].candidates.push(k);
+                Choice::Key(out[c].candidates.len() - 1)
+            }
+            None => Choice::Unsharded,
+        });
+    }
+    (out, fixed)
+}
+
+/// The search's options with the given choices kept: each is the only one open to its
+/// collection, and says why.
+pub(super) fn constrain(mut opts: Options, fixed: &[Option<Choice>]) -> Options {
+    for (c, f) in fixed.iter().enumerate() {
+        if let (Some(ch), Some(open)) = (f, opts.open.get_mut(c)) {
+            *open = vec![ch.clone()];
+            opts.forced[c] = Some("kept as given".into());
+        }
+    }
+    opts
+}
+
+/// Where the search starts: each collection's own choice, the given ones as given.
+pub(super) fn start(alone: &[Choice], fixed: &[Option<Choice>]) -> Vec<Choice> {
+    alone.iter().enumerate().map(|(c, a)| fixed.get(c).cloned().flatten().unwrap_or_else(|| a.clone())).collect()
+}
+
+/// One choice as given, resolved.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GivenChoiceReport {
+    pub(crate) namespace: String,
+    /// Absent: kept unsharded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) key: Option<ShardKey>,
+    /// Why the server refuses the key as things stand (a unique index that blocks it, an
+    /// invalid key): kept, and flagged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) refused: Option<String>,
+    /// What a change that caused the refusal would name: the blocking indexes and their fields.
+    #[serde(skip)]
+    pub(crate) refused_by: Vec<String>,
+}
+
+/// The plan as given, beside shardkey's own (`Plan`'s other fields).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GivenPlan {
+    pub(crate) choices: Vec<GivenChoiceReport>,
+    pub(crate) objective: Objective,
+    pub(crate) transactions: GivenShares,
+    pub(crate) joins: GivenJoins,
+    pub(crate) collections: Vec<PlannedCollection>,
+    pub(crate) shards: Vec<ShardReport>,
+    pub(crate) commands: Vec<String>,
+    /// shardkey's plan less this one: positive where shardkey's is better.
+    pub(crate) difference: Difference,
+    /// The comparison in one sentence.
+    pub(crate) words: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GivenShares {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_margin: Option<f64>,
+    pub(crate) blockers: Vec<super::blockers::Blocker>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_if_all_fixed: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GivenJoins {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Difference {
+    pub(crate) objective: f64,
+    /// In transactions' single-shard share (0..1); absent without transactions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) joins_single_shard_share: Option<f64>,
+}
+
+/// What the search needs besides the collections: the logs' links, transactions and joins.
+pub(crate) struct Workload<'a> {
+    pub(crate) links: Vec<super::links::Link>,
+    pub(crate) transactions: &'a [&'a [Query]],
+    pub(crate) in_part: &'a [&'a [Query]],
+    pub(crate) joins: &'a [&'a Query],
+}
+
+/// The plan with `fixed` kept and the rest chosen around it, compared with `own` (shardkey's
+/// plan for the same collections). `inputs` hold each given key among their candidates.
+pub(crate) fn what_if(
+    own: &Plan,
+    inputs: &[CollectionInput],
+    fixed: &[Option<Choice>],
+    w: Workload,
+    s: &Settings,
+    ev: TxnEvidence,
+) -> GivenPlan {
+    let found = search_with(inputs, w.links, w.transactions, w.in_part, w.joins, s, fixed);
+    let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(inputs, &found, c, w.transactions, w.joins, s)).collect();
+    let p = build(&own.database, inputs, &found, s, ev, &without);
+    let choices = fixed
+        .iter()
+        .enumerate()
+        .filter_map(|(c, f)| {
+            let key = match f.as_ref()? {
+                Choice::Key(k) => Some(&inputs[c].candidates[*k]),
+                Choice::Unsharded => None,
+            };
+            let refused_by = key
+                .iter()
+                .flat_map(|k| k.notes.blocked_by.iter())
+                .flat_map(|ix| std::iter::once(ix.name.clone()).chain(ix.fields.iter().filter(|f| *f != "_id").cloned()))
+                .collect();
+            Some(GivenChoiceReport {
+                namespace: inputs[c].namespace.clone(),
+                key: key.map(|k| k.key.clone()),
+                refused: key.and_then(|k| super::words::refusal(k, false)),
+                refused_by,
+            })
+        })
+        .collect();
+    let round3 = |x: f64| (x * 1000.0).round() / 1000.0;
+    let less = |a: Option<f64>, b: Option<f64>| Some(round3(a? - b?));
+    let difference = Difference {
+        objective: round3(own.objective.value - p.objective.value),
+        single_shard_share: less(own.transactions.single_shard_share, p.transactions.single_shard_share),
+        joins_single_shard_share: less(own.joins.single_shard_share, p.joins.single_shard_share),
+    };
+    let words = super::words::comparison(own, &p);
+    GivenPlan {
+        choices,
+        objective: p.objective,
+        transactions: GivenShares {
+            single_shard_share: p.transactions.single_shard_share,
+            single_shard_share_margin: p.transactions.single_shard_share_margin,
+            blockers: p.transactions.blockers,
+            single_shard_share_if_all_fixed: p.transactions.single_shard_share_if_all_fixed,
+        },
+        joins: GivenJoins { single_shard_share: p.joins.single_shard_share },
+        collections: p.collections,
+        shards: p.shards,
+        commands: p.commands,
+        difference,
+        words,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        ["shop.orders", "shop.customers", "shop.order.items"].iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn names_resolve_in_the_plans_database_with_did_you_mean() {
+        let n = names();
+        assert_eq!(resolve("shop", &n, &[("--key", "shop.orders"), ("--unsharded", "customers")]), Ok(vec![0, 1]));
+        // A collection whose name holds a dot, given bare.
+        assert_eq!(resolve("shop", &n, &[("--key", "order.items")]), Ok(vec![2]));
+        assert_eq!(
+            resolve("shop", &n, &[("--key", "shop.ordrs")]),
+            Err("--key shop.ordrs: no collection shop.ordrs in database shop; did you mean shop.orders?".into())
+        );
+        assert_eq!(
+            resolve("shop", &n, &[("--unsharded", "zzz")]),
+            Err("--unsharded zzz: no collection shop.zzz in database shop (it holds shop.orders, shop.customers, shop.order.items)".into())
+        );
+        let e = resolve("shop", &n, &[("--key", "other.orders")]).unwrap_err();
+        assert!(e.starts_with("--key other.orders: the plan is for database shop"), "{e}");
+        assert_eq!(
+            resolve("shop", &n, &[("--key", "orders"), ("--unsharded", "shop.orders")]),
+            Err("--unsharded shop.orders: shop.orders is given twice (--key and --unsharded): give one choice per collection".into())
+        );
+    }
+}
