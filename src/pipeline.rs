@@ -70,13 +70,20 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
     let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
     // What the source knows of the collection before reading it: indexes, options, sizes.
-    let facts = source.facts();
+    let mut facts = source.facts();
     // The collection's default collation: given, read live, or from a dump's metadata.json.
     let settings = Settings {
         default_collation: opts.settings.default_collation.clone().or_else(|| facts.options.as_ref().and_then(|o| o.collation.clone())),
         ..opts.settings.clone()
     };
     let mut notes = Vec::new();
+    // Offline, a log's build-info line says the version the rules follow.
+    if facts.server_version.is_none() {
+        if let Some(v) = crate::model::version::lowest(&log.versions) {
+            notes.push(format!("{v}: the rules that depend on the version follow it"));
+            facts.server_version = Some(v.major_minor());
+        }
+    }
     let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
     if on_ns > queries.len() as u64 {
         notes.push(format!("{on_ns} operations on the collection in the logs; a uniform sample of {} was classified", queries.len()));

@@ -9,6 +9,7 @@ mod github;
 mod inputs;
 mod plan;
 mod sample;
+mod version;
 mod workload;
 
 pub(crate) use crate::metrics::workload::ShapeOrder;

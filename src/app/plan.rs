@@ -148,14 +148,12 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     let input = &req.input;
     // The targets, and for a live run the session that lists them.
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let mut detected = super::version::Detected::default();
     let (db, targets, session) = match (&req.dump, &input.uri) {
         (Some(dir), _) => {
-            let db = req
-                .database
-                .clone()
-                .or_else(|| dir.canonicalize().ok()?.file_name().map(|n| n.to_string_lossy().to_string()))
-                .ok_or_else(|| usage_error("--dump DIR: give --database DB"))?;
-            (db, dump_targets(dir)?, None)
+            let (db_dir, db) = crate::sources::dump::database_dir(dir, req.database.as_deref())?;
+            detected.dump = crate::sources::dump::prelude_version(&db_dir);
+            (db, dump_targets(&db_dir)?, None)
         }
         (None, Some(uri)) => {
             let db = req
@@ -172,6 +170,9 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
             };
             let session = rt.block_on(LiveSession::open(&lo))?;
             let listed = rt.block_on(session.list_collections())?;
+            if listed.is_empty() {
+                return Err(rt.block_on(session.no_collection_in(&db)));
+            }
             let targets = listed
                 .into_iter()
                 .map(|(name, typ, options)| {
@@ -277,7 +278,6 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     let shared = (&log, &names[..]);
     let mut inputs = Vec::new();
     let mut notes = Vec::new();
-    let mut version = req.target_version;
     let mut shards_from = None;
     for t in &targets {
         let ns_text = format!("{db}.{}", t.name);
@@ -323,11 +323,11 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         }
         inputs.push(ci);
     }
-    if version.is_none() {
-        if let Some(s) = &session {
-            version = rt.block_on(s.version()).ok();
-        }
+    if let Some(s) = &session {
+        detected.live = rt.block_on(s.deployment_version()).ok();
     }
+    detected.logs = log.versions.clone();
+    let (version, version_report) = super::version::resolve(req.target_version, &detected);
     let shards = inputs.iter().flat_map(|c| c.candidates.first()).map(|c| c.data_share.len()).next().unwrap_or(input.shards.unwrap_or(4));
     // The logs' rate: operations found over the time the sampled operations span.
     let times: Vec<i64> = log.queries.iter().filter_map(|q| q.stats.as_ref().and_then(|s| s.ts_millis)).collect();
@@ -338,7 +338,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     let settings = Settings {
         shards,
         shards_from: shards_from.unwrap_or_else(|| format!("{shards}")),
-        target_version: version,
+        target_version: version.as_ref().map(|v| v.major_minor()),
         shard_size_bytes: req.shard_size_bytes,
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
@@ -356,11 +356,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         joins_found: sessions.joins_seen,
     };
     let mut p = build(&db, &inputs, &found, &settings, ev, &without);
-    if version.is_none() {
-        p.notes.push(
-            "target version not known (give --target-version): moveCollection (8.0) and sharded $lookup targets (5.1) are not used".into(),
-        );
-    }
+    p.version = version_report;
     let total: u64 = inputs.iter().map(|c| c.data_bytes).sum();
     if total < (settings.shards as u64) * input.chunk_size_bytes {
         p.notes.push(format!(

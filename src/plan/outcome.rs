@@ -33,6 +33,8 @@ pub(crate) struct Plan {
     pub(crate) num_shards_from: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) target_version: Option<String>,
+    /// The version the plan follows and where it was read.
+    pub(crate) version: crate::model::version::VersionReport,
     pub(crate) objective: Objective,
     pub(crate) collections: Vec<PlannedCollection>,
     pub(crate) transactions: Transactions,
@@ -414,6 +416,7 @@ pub(crate) fn build(
         num_shards: layout.shards,
         num_shards_from: s.shards_from.clone(),
         target_version: s.target_version.map(|(a, b)| format!("{a}.{b}")),
+        version: crate::model::version::VersionReport::given(s.target_version),
         objective: Objective {
             value: round3(f.objective),
             single_shard_share: f.single.map(round3),

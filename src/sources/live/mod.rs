@@ -21,6 +21,7 @@ mod selection;
 pub(crate) mod server_compare;
 mod sharding;
 mod source;
+mod version;
 
 pub(crate) use collection::CollectionInfo;
 pub(crate) use members::{ProfileRead, ProfileScope};

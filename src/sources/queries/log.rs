@@ -47,6 +47,12 @@ pub struct QueryLog {
     pub(super) staged: Vec<Staged>,
     /// Lines that are not valid JSON (or not UTF-8): the first (line, why) and the last line.
     pub(crate) malformed: Option<((u64, String), u64)>,
+    /// The server version the file being read names, the last such line in file order (a
+    /// restart after an upgrade names the newer one): its text, and whether a JSON build-info
+    /// line (id 23403) or a text log's startup line said it.
+    pub(crate) seen_version: Option<(String, bool)>,
+    /// The version each file read names, in read order (`read_query_file_into`).
+    pub(crate) versions: Vec<crate::model::version::ServerVersion>,
 }
 
 /// An operation a part holds for the merge: parsed (rare on the light path), or only
@@ -123,6 +129,8 @@ impl Default for QueryLog {
             staging: false,
             staged: Vec::new(),
             malformed: None,
+            seen_version: None,
+            versions: Vec::new(),
         }
     }
 }
@@ -332,6 +340,10 @@ impl QueryLog {
         self.records += other.records;
         self.found += other.found;
         self.note_malformed_from(other.malformed.take());
+        if other.seen_version.is_some() {
+            self.seen_version = other.seen_version.take();
+        }
+        self.versions.extend(other.versions);
         for (k, v) in other.skipped {
             *self.skipped.entry(k).or_default() += v;
         }
