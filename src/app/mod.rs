@@ -7,6 +7,7 @@ mod baseline;
 mod check;
 mod github;
 mod inputs;
+mod overlap;
 mod plan;
 mod sample;
 mod version;

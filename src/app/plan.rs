@@ -197,6 +197,8 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     if by_default {
         tx_notes.push(format!("no --queries: read {db}.system.profile, as analyze does (give --queries LOG to read a mongod log)"));
     }
+    let files: Vec<&PathBuf> = queries.iter().filter_map(|q| if let QuerySource::File(p) = q { Some(p) } else { None }).collect();
+    super::overlap::refuse_repeated_files(&files)?;
     for q in &queries {
         match (q, &session) {
             (QuerySource::File(p), _) => {
@@ -222,6 +224,9 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
                 ))
             }
         }
+    }
+    if names.len() > 1 {
+        super::overlap::refuse_log_and_profile(&log, &names)?;
     }
     let sessions: Sessions = match log.sink.take().map(|s| s.as_any().downcast::<Sessions>()) {
         Some(Ok(s)) => *s,

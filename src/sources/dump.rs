@@ -60,10 +60,12 @@ pub(crate) fn database_dir(dir: &Path, database: Option<&str>) -> Result<(PathBu
     let dbs = databases_in(dir);
     let chosen = match (database, dbs.as_slice()) {
         (Some(db), _) if dbs.iter().any(|d| d == db) => db.to_string(),
-        (Some(db), []) => return Err(input_error(format!(
+        (Some(db), []) => {
+            return Err(input_error(format!(
             "--dump {}: no collection of database {db} (no <collection>.bson or .metadata.json files; a mongodump directory holds them)",
             dir.display()
-        ))),
+        )))
+        }
         (Some(db), _) => {
             let hint = match crate::util::text::closest(db, &dbs) {
                 Some(near) => format!("did you mean {near}?"),

@@ -53,6 +53,9 @@ pub struct QueryLog {
     pub(crate) seen_version: Option<(String, bool)>,
     /// The version each file read names, in read order (`read_query_file_into`).
     pub(crate) versions: Vec<crate::model::version::ServerVersion>,
+    /// Keep each operation's time even when nothing else needs it: several sources are
+    /// compared for the operations they share (`app::overlap`).
+    pub(crate) keep_times: bool,
 }
 
 /// An operation a part holds for the merge: parsed (rare on the light path), or only
@@ -131,6 +134,7 @@ impl Default for QueryLog {
             malformed: None,
             seen_version: None,
             versions: Vec::new(),
+            keep_times: false,
         }
     }
 }
@@ -166,12 +170,18 @@ impl QueryLog {
 
     /// Whether operations need their cost figures and time (`workload`, `--since`/`--until`).
     pub(crate) fn wants_stats(&self) -> bool {
-        self.sink.is_some() || self.window != (None, None)
+        self.sink.is_some() || self.keep_times || self.window != (None, None)
     }
 
     /// A part for a parallel chunk: no sample limit, the same window, a fresh sink.
     pub(super) fn part(&self) -> QueryLog {
-        QueryLog { limit: usize::MAX, window: self.window, sink: self.sink.as_ref().map(|s| s.fresh()), ..Default::default() }
+        QueryLog {
+            limit: usize::MAX,
+            window: self.window,
+            sink: self.sink.as_ref().map(|s| s.fresh()),
+            keep_times: self.keep_times,
+            ..Default::default()
+        }
     }
 
     /// A part that stages its operations for `merge_block` to offer, light ones compact.
