@@ -4,6 +4,7 @@
 
 mod analyze;
 mod baseline;
+mod basis;
 mod check;
 mod github;
 mod inputs;

@@ -149,11 +149,14 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     // The targets, and for a live run the session that lists them.
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let mut detected = super::version::Detected::default();
+    let mut dump_dir = None;
     let (db, targets, session) = match (&req.dump, &input.uri) {
         (Some(dir), _) => {
             let (db_dir, db) = crate::sources::dump::database_dir(dir, req.database.as_deref())?;
             detected.dump = crate::sources::dump::prelude_version(&db_dir);
-            (db, dump_targets(&db_dir)?, None)
+            let targets = dump_targets(&db_dir)?;
+            dump_dir = Some(db_dir);
+            (db, targets, None)
         }
         (None, Some(uri)) => {
             let db = req
@@ -362,6 +365,18 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
     };
     let mut p = build(&db, &inputs, &found, &settings, ev, &without);
     p.version = version_report;
+    // What the plan was made from, for the script to check; the commands say the simple
+    // collation where a collection's default is another.
+    let planned: Vec<super::basis::Planned> = inputs
+        .iter()
+        .map(|c| super::basis::Planned {
+            name: c.namespace.split_once('.').map_or(&c.namespace[..], |x| x.1),
+            current_key: c.current_key.as_ref(),
+        })
+        .collect();
+    p.basis = super::basis::read(&db, &planned, dump_dir.as_deref(), session.as_ref(), &rt);
+    let non_simple = p.basis.non_simple_collation();
+    crate::plan::steps::with_simple_collation(&mut p, &non_simple);
     let total: u64 = inputs.iter().map(|c| c.data_bytes).sum();
     if total < (settings.shards as u64) * input.chunk_size_bytes {
         p.notes.push(format!(

@@ -161,6 +161,17 @@ impl LiveSession {
         Ok(CollectionInfo { count, size_bytes: size, index_bytes, default_collation, indexes, server_version, options })
     }
 
+    /// A collection's indexes as `listIndexes` gives them (multikey not asked).
+    pub(crate) async fn indexes_of(&self, coll: &str) -> Result<Vec<IndexSpec>> {
+        let li = self.command(&self.db, doc! {"listIndexes": coll}, "listIndexes on").await?;
+        Ok(li
+            .get_document("cursor")
+            .ok()
+            .and_then(|c| c.get_array("firstBatch").ok())
+            .map(|b| b.iter().filter_map(|d| d.as_document()).map(IndexSpec::from_list_indexes).collect())
+            .unwrap_or_default())
+    }
+
     /// listIndexes does not say whether an index is multikey; explain does.
     async fn is_multikey(&self, index: &str) -> Result<Option<bool>> {
         let cmd = doc! {
