@@ -155,6 +155,11 @@ fn the_script_checks_what_the_plan_read_and_stops_on_a_replica_set() {
     );
     assert!(out.contains("stopped before changing anything: 2 checks differ"), "{out}");
 
+    // A collection gone since.
+    common::block(client.database("shop").collection::<Document>("customers").drop()).unwrap();
+    let out = text(&mongosh_file(&uri, &script));
+    assert!(out.contains("  DIFFERS  shop.customers does not exist (the plan read it)"), "{out}");
+
     // A plan made for another version: said, with the version to plan for.
     let other = dir.path().join("plan-7.0.js");
     std::fs::write(&other, plan(&["--target-version", "7.0"], "mongosh").stdout).unwrap();

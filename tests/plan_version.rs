@@ -154,6 +154,11 @@ fn the_log_build_info_line_sets_the_lookup_rule() {
     assert_eq!(collection(&p, "shop.payments")["action"], "shard");
     let p = plan_json(&plan(&old, &[], "json"));
     assert_eq!((p["version"]["source"].as_str(), p["version"]["version"].as_str()), (Some("log"), Some("4.4.18")));
+    // analyze on one of the dump's collections follows the prelude too, and says so.
+    let orders = tmp.path().join("shop").join("orders.bson");
+    let r = common::json_ok(&shardkey(&["analyze", "--docs", orders.to_str().unwrap(), "--format", "json"]));
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("MongoDB 6.0.5, from the mongodump's prelude.json ("), "{notes}");
 }
 
 /// A 2.2–4.2 text log names its version on its startup line: the real 4.0.10 log of

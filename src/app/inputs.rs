@@ -30,6 +30,12 @@ fn options(input: &InputRequest, candidates: Candidates, namespace: Option<&Name
         },
         total_docs: input.total_docs,
         memory_limit: input.memory_limit,
+        // A mongodump's prelude.json names the server's version (the docs file beside its metadata.json).
+        server_version: input
+            .docs
+            .as_deref()
+            .filter(|d| dump_metadata_beside(d).is_some())
+            .and_then(|d| crate::sources::dump::prelude_version(d.parent()?)),
     }
 }
 

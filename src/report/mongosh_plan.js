@@ -68,7 +68,16 @@ check(
 );
 
 // 2. The shards: as many as planned, named in SHARDS.
-if (mongos) {
+/** Run one check; one that cannot read what it checks (a privilege missing) differs, said. */
+function guarded(what, f) {
+  try {
+    f();
+  } catch (e) {
+    check(false, "", `${what} could not be checked: ${e.message}`);
+  }
+}
+
+if (mongos) guarded("the shards", () => {
   const listed = db.adminCommand({ listShards: 1 }).shards.map((s) => s._id);
   check(
     listed.length === PLAN.numShards,
@@ -87,9 +96,8 @@ if (mongos) {
       `shard ${JSON.stringify(s)} is not in this cluster (its shards: ${listed.join(", ")}): write your shards' names in SHARDS at the top of this script`
     );
   }
-} else {
-  print("  skipped  the shards (listShards runs on mongos)");
-}
+});
+else print("  skipped  the shards (listShards runs on mongos)");
 
 // 3. The version the plan followed ($lookup targets from 5.1, moveCollection from 8.0).
 const running = db.version();
@@ -119,12 +127,12 @@ for (const s of PLAN.steps) {
   if (s.op === "createIndex") (created[s.ns] = created[s.ns] || []).push(keyText(s.key));
 }
 const kind = (type, capped) => (capped ? "capped collection" : type === "timeseries" ? "time-series collection" : type);
-for (const c of PLAN.collections) {
+for (const c of PLAN.collections) guarded(c.ns, () => {
   const [d, n] = splitNs(c.ns);
   const info = db.getSiblingDB(d).getCollectionInfos({ name: n })[0];
   if (!info) {
     check(false, "", `${c.ns} does not exist (the plan read it)`);
-    continue;
+    return;
   }
   const type = info.type || "collection";
   const capped = !!(info.options && info.options.capped);
@@ -159,7 +167,7 @@ for (const c of PLAN.collections) {
     `${c.ns}: ${was(k)}, ${k === read ? "as read" : "as planned (an earlier run of this script)"}`,
     `${c.ns} is ${was(k)}; the plan read it ${was(read)}`
   );
-}
+});
 
 if (failed.length > 0) {
   const n = failed.length === 1 ? "1 check differs" : `${failed.length} checks differ`;
