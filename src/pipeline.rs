@@ -41,6 +41,9 @@ pub(crate) struct Options {
     pub(crate) total_docs: Option<u64>,
     /// `--memory-limit`: how much the sample may hold (exact counts, insertion order).
     pub(crate) memory_limit: u64,
+    /// A version the documents' source states (a mongodump's prelude.json); a log's
+    /// build-info line wins over it, the deployment's own over both.
+    pub(crate) server_version: Option<crate::model::version::ServerVersion>,
 }
 
 /// Documents read to propose candidates.
@@ -70,13 +73,20 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let queries: Vec<&Query> = log.queries.iter().filter(|q| ns.as_deref().is_none_or(|n| q.ns == n)).collect();
     let diffs: Vec<&Document> = log.diffs.iter().filter(|d| ns.as_deref().is_none_or(|n| d.ns == n)).map(|d| &d.diff).collect();
     // What the source knows of the collection before reading it: indexes, options, sizes.
-    let facts = source.facts();
+    let mut facts = source.facts();
     // The collection's default collation: given, read live, or from a dump's metadata.json.
     let settings = Settings {
         default_collation: opts.settings.default_collation.clone().or_else(|| facts.options.as_ref().and_then(|o| o.collation.clone())),
         ..opts.settings.clone()
     };
     let mut notes = Vec::new();
+    // Offline, a log's build-info line (else a dump's prelude.json) says the version the rules follow.
+    if facts.server_version.is_none() {
+        if let Some(v) = crate::model::version::lowest(&log.versions).or(opts.server_version.as_ref()) {
+            notes.push(format!("{v}: the rules that depend on the version follow it"));
+            facts.server_version = Some(v.major_minor());
+        }
+    }
     let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
     if on_ns > queries.len() as u64 {
         notes.push(format!("{on_ns} operations on the collection in the logs; a uniform sample of {} was classified", queries.len()));
@@ -545,6 +555,7 @@ mod tests {
             total_docs: Some(100_000),
             // The smallest budget: exact counts stop at 20,000 values.
             memory_limit: 0,
+            server_version: None,
         };
         let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();
         let kc = &r.candidates[0].metrics.key_characteristics.as_ref().unwrap();

@@ -31,6 +31,12 @@ fn options(input: &InputRequest, candidates: Candidates, namespace: Option<&Name
         },
         total_docs: input.total_docs,
         memory_limit: input.memory_limit,
+        // A mongodump's prelude.json names the server's version (the docs file beside its metadata.json).
+        server_version: input
+            .docs
+            .as_deref()
+            .filter(|d| dump_metadata_beside(d).is_some())
+            .and_then(|d| crate::sources::dump::prelude_version(d.parent()?)),
     }
 }
 
@@ -67,9 +73,11 @@ pub(super) fn build_report_with(
             };
             let mut log = QueryLog::for_namespace(namespace.as_ref().map(Namespace::to_string));
             log.window = input.window;
+            log.keep_times = input.queries.len() > 1;
             let mut names = Vec::new();
             let mut file_members = Vec::new();
             let queries = if shared.is_some() { &[][..] } else { &input.queries[..] };
+            super::overlap::refuse_repeated_files(&files_of(queries))?;
             for q in queries {
                 let path = match q {
                     QuerySource::File(p) => p.clone(),
@@ -99,6 +107,9 @@ pub(super) fn build_report_with(
                 Some((l, n)) => (l, n.to_vec()),
                 None => (&log, names),
             };
+            if shared.is_none() && names.len() > 1 {
+                super::overlap::refuse_log_and_profile(log, &names)?;
+            }
             let r = match docs {
                 Some(docs) => {
                     let metadata = match input.indexes.clone().or_else(|| dump_metadata_beside(docs)) {
@@ -301,6 +312,8 @@ fn read_live_queries(
         (true, false) => vec![QuerySource::Profile],
         (false, _) => input.queries.clone(),
     };
+    super::overlap::refuse_repeated_files(&files_of(&wanted))?;
+    log.keep_times = wanted.len() > 1;
     let mut members = Vec::new();
     let mut files = Vec::new();
     // What the profilers' settings say about an empty read ("" when they say nothing).
@@ -310,6 +323,7 @@ fn read_live_queries(
             QuerySource::Profile => {
                 let mut l = QueryLog::for_namespace(Some(ns.to_string()));
                 l.window = input.window;
+                l.keep_times = wanted.len() > 1;
                 let read = rt.block_on(session.read_profiles(ProfileScope::Namespace, shard_hosts, &mut l));
                 let n = read.operations();
                 if let Some(why) = read.none_readable() {
@@ -349,6 +363,9 @@ fn read_live_queries(
             }
         }
     }
+    if sources.len() > 1 {
+        super::overlap::refuse_log_and_profile(&log, &sources)?;
+    }
     notes.extend(log_file_note(&files));
     members.extend(files);
     if auto && sources.is_empty() {
@@ -367,6 +384,11 @@ fn read_live_queries(
         ));
     }
     Ok(LiveQueries { log, sources, members })
+}
+
+/// The files among the query sources.
+fn files_of(queries: &[QuerySource]) -> Vec<&std::path::PathBuf> {
+    queries.iter().filter_map(|q| if let QuerySource::File(p) = q { Some(p) } else { None }).collect()
 }
 
 /// One query file into `log`, and what it held as one mongod's log: the operations on the

@@ -4,12 +4,15 @@
 
 mod analyze;
 mod baseline;
+mod basis;
 mod check;
 mod check_plan;
 mod github;
 mod inputs;
+mod overlap;
 mod plan;
 mod sample;
+mod version;
 mod workload;
 
 pub(crate) use crate::metrics::workload::ShapeOrder;

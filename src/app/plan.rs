@@ -185,14 +185,15 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     let input = &req.input;
     // The targets, and for a live run the session that lists them.
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let mut detected = super::version::Detected::default();
+    let mut dump_dir = None;
     let (db, targets, session) = match (&req.dump, &input.uri) {
         (Some(dir), _) => {
-            let db = req
-                .database
-                .clone()
-                .or_else(|| dir.canonicalize().ok()?.file_name().map(|n| n.to_string_lossy().to_string()))
-                .ok_or_else(|| usage_error("--dump DIR: give --database DB"))?;
-            (db, dump_targets(dir)?, None)
+            let (db_dir, db) = crate::sources::dump::database_dir(dir, req.database.as_deref())?;
+            detected.dump = crate::sources::dump::prelude_version(&db_dir);
+            let targets = dump_targets(&db_dir)?;
+            dump_dir = Some(db_dir);
+            (db, targets, None)
         }
         (None, Some(uri)) => {
             let db = req
@@ -209,6 +210,9 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
             };
             let session = rt.block_on(LiveSession::open(&lo))?;
             let listed = rt.block_on(session.list_collections())?;
+            if listed.is_empty() {
+                return Err(rt.block_on(session.no_collection_in(&db)));
+            }
             let targets = listed
                 .into_iter()
                 .map(|(name, typ, options)| {
@@ -233,6 +237,8 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     if by_default {
         tx_notes.push(format!("no --queries: read {db}.system.profile, as analyze does (give --queries LOG to read a mongod log)"));
     }
+    let files: Vec<&PathBuf> = queries.iter().filter_map(|q| if let QuerySource::File(p) = q { Some(p) } else { None }).collect();
+    super::overlap::refuse_repeated_files(&files)?;
     for q in &queries {
         match (q, &session) {
             (QuerySource::File(p), _) => {
@@ -258,6 +264,9 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
                 ))
             }
         }
+    }
+    if names.len() > 1 {
+        super::overlap::refuse_log_and_profile(&log, &names)?;
     }
     let mut sessions: Sessions = match log.sink.take().map(|s| s.as_any().downcast::<Sessions>()) {
         Some(Ok(s)) => *s,
@@ -324,7 +333,6 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     let shared = (&log, &names[..]);
     let mut inputs = Vec::new();
     let mut notes = Vec::new();
-    let mut version = req.target_version;
     let mut shards_from = None;
     for t in &targets {
         let ns_text = format!("{db}.{}", t.name);
@@ -373,11 +381,11 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
         }
         inputs.push(ci);
     }
-    if version.is_none() {
-        if let Some(s) = &session {
-            version = rt.block_on(s.version()).ok();
-        }
+    if let Some(s) = &session {
+        detected.live = rt.block_on(s.deployment_version()).ok();
     }
+    detected.logs = log.versions.clone();
+    let (version, version_report) = super::version::resolve(req.target_version, &detected);
     let shards = inputs.iter().flat_map(|c| c.candidates.first()).map(|c| c.data_share.len()).next().unwrap_or(input.shards.unwrap_or(4));
     // The logs' rate: operations found over the time the sampled operations span.
     let times: Vec<i64> = log.queries.iter().filter_map(|q| q.stats.as_ref().and_then(|s| s.ts_millis)).collect();
@@ -388,7 +396,7 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     let settings = Settings {
         shards,
         shards_from: shards_from.unwrap_or_else(|| format!("{shards}")),
-        target_version: version,
+        target_version: version.as_ref().map(|v| v.major_minor()),
         shard_size_bytes: req.shard_size_bytes,
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
@@ -418,11 +426,19 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
         let w = given::Workload { links, transactions: &whole, in_part: &in_part, joins: &joins };
         p.given = Some(given::what_if(&p, &given_inputs, &fixed, w, &settings, ev));
     }
-    if version.is_none() {
-        p.notes.push(
-            "target version not known (give --target-version): moveCollection (8.0) and sharded $lookup targets (5.1) are not used".into(),
-        );
-    }
+    p.version = version_report;
+    // What the plan was made from, for the script to check; the commands say the simple
+    // collation where a collection's default is another.
+    let planned: Vec<super::basis::Planned> = inputs
+        .iter()
+        .map(|c| super::basis::Planned {
+            name: c.namespace.split_once('.').map_or(&c.namespace[..], |x| x.1),
+            current_key: c.current_key.as_ref(),
+        })
+        .collect();
+    p.basis = super::basis::read(&db, &planned, dump_dir.as_deref(), session.as_ref(), &rt);
+    let non_simple = p.basis.non_simple_collation();
+    crate::plan::steps::with_simple_collation(&mut p, &non_simple);
     let total: u64 = inputs.iter().map(|c| c.data_bytes).sum();
     if total < (settings.shards as u64) * input.chunk_size_bytes {
         p.notes.push(format!(

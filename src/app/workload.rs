@@ -57,6 +57,7 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     log.limit = 0;
     log.window = r.window;
     log.sink = Some(Box::new(Sink::default()));
+    super::overlap::refuse_repeated_files(&r.queries.iter().collect::<Vec<_>>())?;
     for path in &r.queries {
         let (t, records) = (std::time::Instant::now(), log.records);
         read_query_file_into(path, &mut log)?;

@@ -59,7 +59,8 @@ const PLAN_EXAMPLES: &str = "Examples:
   shardkey plan --dump dump/shop --queries mongod.log
   shardkey plan --uri mongodb://host/ --database shop --queries /var/log/mongodb/mongod.log --format json
   shardkey plan --uri mongodb://host/ --database shop --queries profile --target-version 8.0
-  shardkey plan --dump dump/shop --queries mongod.log --key 'orders={customerId: 1, _id: 1}' --unsharded events   # what if";
+  shardkey plan --dump dump/shop --queries mongod.log --key 'orders={customerId: 1, _id: 1}' --unsharded events   # what if
+  shardkey plan --dump dump/shop --queries mongod.log --format mongosh > plan.js && mongosh \"mongodb://mongos/\" plan.js";
 
 const SAMPLE_EXAMPLES: &str = "Examples:
   shardkey sample --uri mongodb://primary/ --collection shop.orders --rate 0.01 --duration 10m --change-server-settings
@@ -202,8 +203,8 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "N")]
     pub(crate) shard_ops: Option<f64>,
 
-    /// The MongoDB version the plan is for, e.g. 8.0 (live: the server's). moveCollection needs 8.0,
-    /// a sharded $lookup target 5.1.
+    /// The MongoDB version the plan is for, e.g. 8.0 (default: the server's, else a log's build-info line, else the
+    /// dump's prelude.json). moveCollection needs 8.0, a sharded $lookup target 5.1.
     #[arg(long, value_name = "X.Y")]
     pub(crate) target_version: Option<String>,
 
@@ -217,9 +218,31 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "COLL")]
     pub(crate) unsharded: Vec<String>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub(crate) format: FormatArg,
+    /// Output format; mongosh: a script that checks the cluster is what the plan was made from,
+    /// then applies the plan through mongos (safe to run again).
+    #[arg(long, value_enum, default_value_t = PlanFormatArg::Table)]
+    pub(crate) format: PlanFormatArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum PlanFormatArg {
+    Table,
+    Json,
+    Markdown,
+    Html,
+    Mongosh,
+}
+
+impl From<PlanFormatArg> for Format {
+    fn from(f: PlanFormatArg) -> Format {
+        match f {
+            PlanFormatArg::Table => Format::Table,
+            PlanFormatArg::Json => Format::Json,
+            PlanFormatArg::Markdown => Format::Markdown,
+            PlanFormatArg::Html => Format::Html,
+            PlanFormatArg::Mongosh => Format::Mongosh,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

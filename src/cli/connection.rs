@@ -107,6 +107,18 @@ pub(super) fn connection_uri(c: &ConnectionArgs, env_default: bool, stdin_busy: 
     Ok(Some(cs.to_string()))
 }
 
+/// The flag that gave the connection string (for a message about it): `--uri`, `--config`'s
+/// `uri`, else `MONGODB_URI`.
+pub(super) fn uri_flag(c: &ConnectionArgs) -> &'static str {
+    if c.uri.is_some() {
+        "--uri"
+    } else if c.config.as_deref().and_then(|f| read_config(f).ok()).is_some_and(|f| f.uri.is_some()) {
+        "--config's uri"
+    } else {
+        "MONGODB_URI"
+    }
+}
+
 /// `from`: `--uri` or `MONGODB_URI`, for the message.
 fn parse(uri: &str, from: &str) -> Result<ConnectionString> {
     ConnectionString::parse(uri).ok_or_else(|| {

@@ -158,9 +158,20 @@ impl Cli {
                     until: p.until.clone(),
                 };
                 let mut input = input_request(&as_input)?;
+                // A host list names no database: said before a password is asked for.
+                if p.dump.is_none() && p.database.is_none() && (p.conn.host.is_some() || p.conn.port.is_some()) {
+                    let flag = if p.conn.host.is_some() { "--host" } else { "--port" };
+                    return Err(usage_error(format!("{flag} needs --database DB (a host names no database)")));
+                }
                 input.uri = connection::connection_uri(&p.conn, p.dump.is_none(), false)?;
                 // `--uri mongodb://host/shop`: the URI's database, as mongosh takes it.
                 let uri_db = uri_database(input.uri.as_deref());
+                if p.dump.is_none() && p.database.is_none() && uri_db.is_none() && input.uri.is_some() {
+                    return Err(usage_error(format!(
+                        "{} needs --database DB (or the database in the URI: mongodb://host/DB)",
+                        connection::uri_flag(&p.conn)
+                    )));
+                }
                 let shard_size_bytes = match p.shard_size.as_deref() {
                     Some(t) => Some(
                         parse_size(t)

@@ -17,6 +17,7 @@ pub(crate) mod sampled_doc;
 pub(crate) mod shard_key;
 pub(crate) mod sharding;
 pub(crate) mod shell;
+pub(crate) mod version;
 
 pub(crate) use key_range::KeyRange;
 pub use key_space::KeySpace;

@@ -8,12 +8,14 @@
 //! chunks on its own, so equal values of two collections meet on a shard only by chance.
 //! Pure: values in, a `Plan` out.
 
+pub(crate) mod basis;
 pub(crate) mod blockers;
 pub(crate) mod evaluate;
 pub(crate) mod given;
 pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
+pub(crate) mod steps;
 pub(crate) mod words;
 pub(crate) mod zones;
 

@@ -2,7 +2,8 @@
 //! the zones, the transactions' and joins' figures, the shards, the commands in order.
 
 use super::evaluate::{Figures, W_DATA_BALANCE, W_LOAD_BALANCE, W_OWN_SCORE, W_SINGLE_SHARD};
-use super::zones::{ranges, shell_doc, zone_name};
+use super::steps::{shard_name, Step};
+use super::zones::{ranges, zone_name};
 use super::{Choice, CollectionInput, Search, Settings};
 use crate::model::ShardKey;
 use crate::util::text::count_of;
@@ -33,6 +34,8 @@ pub(crate) struct Plan {
     pub(crate) num_shards_from: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) target_version: Option<String>,
+    /// The version the plan follows and where it was read.
+    pub(crate) version: crate::model::version::VersionReport,
     pub(crate) objective: Objective,
     pub(crate) collections: Vec<PlannedCollection>,
     pub(crate) transactions: Transactions,
@@ -50,6 +53,12 @@ pub(crate) struct Plan {
     /// `--key`, `--unsharded`: the plan with those choices kept, beside this one (what if).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) given: Option<super::given::GivenPlan>,
+    /// The commands as data (`commands` is their text).
+    #[serde(skip)]
+    pub(crate) steps: Vec<super::steps::Step>,
+    /// What the plan was made from, for a script to check before it runs the steps.
+    #[serde(skip)]
+    pub(crate) basis: super::basis::Basis,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -240,10 +249,6 @@ fn pct(x: Option<f64>) -> String {
     x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none".into())
 }
 
-fn shard_name(i: usize) -> String {
-    format!("shard{i}")
-}
-
 /// Turn the search into the plan.
 pub(crate) fn build(
     db: &str,
@@ -255,7 +260,7 @@ pub(crate) fn build(
 ) -> Plan {
     let layout = super::with_homes(super::Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
     let f: &Figures = &search.figures;
-    let mut commands = vec![format!("sh.enableSharding({db:?})")];
+    let mut steps = vec![Step::EnableSharding { db: db.to_string() }];
     let mut zone_cmds = Vec::new();
     let mut range_cmds = Vec::new();
     let mut index_cmds = Vec::new();
@@ -268,19 +273,18 @@ pub(crate) fn build(
         let Choice::Key(ak) = &search.choices[g.anchor] else { continue };
         let name = zone_name(db, &inputs[g.anchor].candidates[*ak].key);
         for i in 0..=g.splits.len() {
-            zone_cmds.push(format!("sh.addShardToZone({:?}, \"{name}-{i}\")", shard_name(i)));
+            zone_cmds.push(Step::AddShardToZone { shard: i, zone: format!("{name}-{i}") });
         }
         for &m in &g.members {
             let Choice::Key(k) = &search.choices[m] else { continue };
             let key = &inputs[m].candidates[*k].key;
             for r in ranges(key, &g.splits, &name) {
-                range_cmds.push(format!(
-                    "sh.updateZoneKeyRange({:?}, {}, {}, {:?})",
-                    inputs[m].namespace,
-                    shell_doc(&r.min),
-                    shell_doc(&r.max),
-                    r.zone
-                ));
+                range_cmds.push(Step::UpdateZoneKeyRange {
+                    namespace: inputs[m].namespace.clone(),
+                    min: r.min.clone(),
+                    max: r.max.clone(),
+                    zone: r.zone.clone(),
+                });
                 zones_of[m].push(ZoneReport {
                     zone: r.zone,
                     shard: shard_name(r.shard),
@@ -313,13 +317,12 @@ pub(crate) fn build(
                     ),
                 };
                 if moved {
-                    move_cmds.push(format!("db.adminCommand({{moveCollection: {:?}, toShard: {:?}}})", inp.namespace, shard_name(home)));
+                    move_cmds.push(Step::MoveCollection { namespace: inp.namespace.clone(), shard: home });
                 }
                 (if moved { Action::MoveCollection } else { Action::Unsharded }, None, None, Some(shard_name(home)), why)
             }
             Choice::Key(k) => {
                 let cand = &inp.candidates[*k];
-                let (db_name, coll) = inp.namespace.split_once('.').unwrap_or((db, &inp.namespace));
                 let action = match &inp.current_key {
                     Some(cur) if cur == &cand.key => Action::Keep,
                     Some(cur) if cand.key.refines(cur) => Action::Refine,
@@ -327,15 +330,17 @@ pub(crate) fn build(
                     None => Action::Shard,
                 };
                 if cand.needs_index != Some(false) && action != Action::Keep && action != Action::Reshard {
-                    index_cmds.push(format!("db.getSiblingDB({db_name:?}).getCollection({coll:?}).createIndex({})", cand.key));
+                    index_cmds.push(Step::CreateIndex { namespace: inp.namespace.clone(), key: cand.key.clone(), simple_collation: false });
                 }
                 match action {
-                    Action::Shard => shard_cmds.push(format!("sh.shardCollection({:?}, {})", inp.namespace, cand.key)),
-                    Action::Refine => {
-                        shard_cmds.push(format!("db.adminCommand({{refineCollectionShardKey: {:?}, key: {}}})", inp.namespace, cand.key))
-                    }
+                    Action::Shard => shard_cmds.push(Step::ShardCollection {
+                        namespace: inp.namespace.clone(),
+                        key: cand.key.clone(),
+                        simple_collation: false,
+                    }),
+                    Action::Refine => shard_cmds.push(Step::Refine { namespace: inp.namespace.clone(), key: cand.key.clone() }),
                     Action::Reshard => {
-                        shard_cmds.push(format!("db.adminCommand({{reshardCollection: {:?}, key: {}}})", inp.namespace, cand.key))
+                        shard_cmds.push(Step::Reshard { namespace: inp.namespace.clone(), key: cand.key.clone(), simple_collation: false })
                     }
                     _ => {}
                 }
@@ -394,12 +399,12 @@ pub(crate) fn build(
             constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
         });
     }
-    commands.extend(zone_cmds);
-    commands.extend(index_cmds);
-    commands.extend(range_cmds);
-    commands.extend(shard_cmds);
+    steps.extend(zone_cmds);
+    steps.extend(index_cmds);
+    steps.extend(range_cmds);
+    steps.extend(shard_cmds);
     let move_cmds_given = !move_cmds.is_empty();
-    commands.extend(move_cmds);
+    steps.extend(move_cmds);
     if layout.groups.iter().any(|g| matches!(&search.choices[g.anchor], Choice::Key(k) if inputs[g.anchor].candidates[*k].key.fields[0].kind == crate::model::KeyKind::Hashed)) {
         notes.push("hashed zones: on an empty collection add {presplitHashedZones: true} to shardCollection (4.4+) so every zone starts with its chunks".into());
     }
@@ -436,6 +441,7 @@ pub(crate) fn build(
         num_shards: layout.shards,
         num_shards_from: s.shards_from.clone(),
         target_version: s.target_version.map(|(a, b)| format!("{a}.{b}")),
+        version: crate::model::version::VersionReport::given(s.target_version),
         objective: Objective {
             value: round3(f.objective),
             single_shard_share: f.single.map(round3),
@@ -482,9 +488,11 @@ pub(crate) fn build(
         edges: search.edges.clone(),
         shards,
         sizing,
-        commands,
+        commands: steps.iter().map(Step::command).collect(),
         notes,
         given: None,
+        steps,
+        basis: super::basis::Basis::default(),
     }
 }
 

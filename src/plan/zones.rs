@@ -37,8 +37,6 @@ pub(crate) fn ranges(key: &ShardKey, splits: &[Bson], name: &str) -> Vec<ZoneRan
         .collect()
 }
 
-pub(crate) use crate::model::shell::shell_doc;
-
 /// The zone name of a group: the database and the anchor's first field.
 pub(crate) fn zone_name(db: &str, key: &ShardKey) -> String {
     let f = &key.fields[0];
@@ -49,7 +47,7 @@ pub(crate) fn zone_name(db: &str, key: &ShardKey) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::shell::shell_value;
+    use crate::model::shell::{shell_doc, shell_value};
 
     /// Three splits give four zones: MinKey..3, 3..5, 5..8, 8..MaxKey, on shards 0..3, the
     /// second key field at MinKey in every bound.

@@ -7,6 +7,7 @@ pub(crate) mod gitlab;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod markdown;
+mod mongosh;
 mod plan;
 pub(crate) mod sarif;
 pub(crate) mod table;
@@ -36,6 +37,8 @@ pub(crate) enum Format {
     Sarif,
     /// `check` only: GitLab code quality.
     Gitlab,
+    /// `plan` only: a mongosh script that checks the cluster, then applies the plan.
+    Mongosh,
 }
 
 /// What a format writes for each report.
@@ -54,14 +57,17 @@ fn writer(format: Format) -> &'static dyn Writer {
         Format::Json => &json::JsonWriter,
         Format::Markdown => &markdown::MarkdownWriter,
         Format::Html => &html::HtmlWriter,
-        // Check-only formats: the other reports as JSON (the command line does not offer them).
-        Format::Sarif | Format::Gitlab => &json::JsonWriter,
+        // Check-only and plan-only formats: the other reports as JSON (the command line does not offer them).
+        Format::Sarif | Format::Gitlab | Format::Mongosh => &json::JsonWriter,
     }
 }
 
 /// Write a database plan.
 pub(crate) fn write_plan(p: &crate::plan::outcome::Plan, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    writer(format).plan(p, out)
+    match format {
+        Format::Mongosh => mongosh::write(p, out),
+        f => writer(f).plan(p, out),
+    }
 }
 
 /// Write an analysis report.

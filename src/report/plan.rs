@@ -51,6 +51,7 @@ fn headline(p: &Plan) -> Vec<String> {
         "Plan for database {} on {} shards ({}): objective {:.3} (each collection on its own best: {:.3})",
         p.database, p.num_shards, p.num_shards_from, p.objective.value, p.objective.individual_best_value
     )];
+    v.push(p.version.words.clone());
     let in_part = match p.transactions.seen_in_part {
         0 => String::new(),
         n => format!(" ({n} seen in part left out)"),

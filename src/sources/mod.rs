@@ -10,6 +10,7 @@
 //! - `live`: a deployment through the driver.
 
 pub mod docs;
+pub(crate) mod dump;
 pub(crate) mod files;
 pub(crate) mod json_scan;
 pub mod live;

@@ -55,6 +55,31 @@ impl LiveSession {
         }
     }
 
+    /// Why `db` lists no collection, as the error to stop on: the database does not exist
+    /// (with the closest name there is, "did you mean"; `listDatabases` lists the databases
+    /// the user may read), or it holds none.
+    pub(crate) async fn no_collection_in(&self, db: &str) -> anyhow::Error {
+        let cmd = doc! {"listDatabases": 1, "nameOnly": true, "authorizedDatabases": true};
+        let names: Option<Vec<String>> = self.command(&self.client.database("admin"), cmd, "listDatabases on").await.ok().map(|r| {
+            r.get_array("databases")
+                .map(|a| a.iter().filter_map(|d| d.as_document()?.get_str("name").ok().map(str::to_string)).collect())
+                .unwrap_or_default()
+        });
+        match names {
+            Some(names) if !names.iter().any(|n| n == db) => {
+                let user: Vec<String> = names.into_iter().filter(|n| !matches!(n.as_str(), "admin" | "config" | "local")).collect();
+                let hint = match crate::util::text::closest(db, &user) {
+                    Some(near) => format!(": did you mean {near}?"),
+                    None if user.is_empty() => " (it holds no database but admin, config and local)".to_string(),
+                    None if user.len() <= 6 => format!(" (its databases: {})", user.join(", ")),
+                    None => format!(" ({} databases, e.g. {})", user.len(), user[..4].join(", ")),
+                };
+                input_error(format!("database {db} does not exist on {}{hint}", self.redacted))
+            }
+            _ => input_error(format!("database {db} on {} holds no collection: nothing to plan", self.redacted)),
+        }
+    }
+
     pub(super) async fn server_version(&self) -> Result<(u32, u32)> {
         let bi = self.command(&self.client.database("admin"), doc! {"buildInfo": 1}, "buildInfo on").await?;
         let v = bi.get_str("version").unwrap_or("0.0");
@@ -134,6 +159,17 @@ impl LiveSession {
             }
         }
         Ok(CollectionInfo { count, size_bytes: size, index_bytes, default_collation, indexes, server_version, options })
+    }
+
+    /// A collection's indexes as `listIndexes` gives them (multikey not asked).
+    pub(crate) async fn indexes_of(&self, coll: &str) -> Result<Vec<IndexSpec>> {
+        let li = self.command(&self.db, doc! {"listIndexes": coll}, "listIndexes on").await?;
+        Ok(li
+            .get_document("cursor")
+            .ok()
+            .and_then(|c| c.get_array("firstBatch").ok())
+            .map(|b| b.iter().filter_map(|d| d.as_document()).map(IndexSpec::from_list_indexes).collect())
+            .unwrap_or_default())
     }
 
     /// listIndexes does not say whether an index is multikey; explain does.

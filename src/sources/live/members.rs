@@ -72,7 +72,7 @@ impl ProfileRead {
 }
 
 /// `set/host1:port,host2:port` (`config.shards` hosts) as a seed list and set name.
-fn parse_shard_host(s: &str) -> (Option<String>, Vec<String>) {
+pub(super) fn parse_shard_host(s: &str) -> (Option<String>, Vec<String>) {
     match s.split_once('/') {
         Some((set, hosts)) => (Some(set.to_string()), hosts.split(',').map(str::to_string).collect()),
         None => (None, s.split(',').map(str::to_string).collect()),
@@ -125,7 +125,7 @@ fn iso(d: &bson::DateTime) -> String {
 impl LiveSession {
     /// The same deployment through other hosts: one member directly (`set` None), or a
     /// replica set from a seed list. Same credentials, TLS, timeouts.
-    fn reach(&self, hosts: &[String], set: Option<&str>) -> Result<LiveSession> {
+    pub(super) fn reach(&self, hosts: &[String], set: Option<&str>) -> Result<LiveSession> {
         let mut o = self.options.clone();
         o.hosts = hosts
             .iter()

@@ -21,6 +21,7 @@ mod selection;
 pub(crate) mod server_compare;
 mod sharding;
 mod source;
+mod version;
 
 pub(crate) use collection::CollectionInfo;
 pub(crate) use members::{ProfileRead, ProfileScope};
@@ -128,7 +129,14 @@ impl LiveSession {
             options,
         };
         // Fail fast (within the selection timeout) on a wrong host or password.
-        s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await?;
+        if let Err(e) = s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await {
+            // The driver drops a member of another replica set from its topology without a
+            // word: ask the seeds themselves which set they are in.
+            if let Some(why) = s.set_name_mismatch().await {
+                return Err(connection_error(format!("cannot connect to {}: {why}", s.redacted)));
+            }
+            return Err(e);
+        }
         Ok(s)
     }
 

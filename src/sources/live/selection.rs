@@ -36,6 +36,47 @@ pub(super) fn why_no_server(message: &str) -> String {
     }
 }
 
+impl super::LiveSession {
+    /// With `replicaSet=X` in the URI: the first seed that answers as a member of another set
+    /// (or of none), in words: "127.0.0.1:27017 is a member of replica set 'rs0', not 'rsX'".
+    /// Each seed is asked `isMaster` over a direct connection (read-only, no set name).
+    pub(super) async fn set_name_mismatch(&self) -> Option<String> {
+        let want = self.options.repl_set_name.clone()?;
+        for host in &self.options.hosts {
+            let mut o = self.options.clone();
+            o.hosts = vec![host.clone()];
+            o.direct_connection = Some(true);
+            o.repl_set_name = None;
+            // A seed that answers does so at once; one that does not was named by the driver.
+            o.server_selection_timeout = Some(o.server_selection_timeout.unwrap_or_default().min(std::time::Duration::from_secs(3)));
+            let Ok(client) = mongodb::Client::with_options(o) else { continue };
+            let admin = client.database("admin");
+            let hello = admin.run_command(bson::doc! {"isMaster": 1});
+            let Ok(Ok(reply)) = tokio::time::timeout(std::time::Duration::from_secs(5), std::future::IntoFuture::into_future(hello)).await
+            else {
+                continue;
+            };
+            match reply.get_str("setName") {
+                Ok(set) if set != want => {
+                    return Some(format!(
+                        "{host} is a member of replica set '{set}', not '{want}' (the replica set name in the URI or --host)"
+                    ))
+                }
+                Err(_) if reply.get_str("msg").ok() == Some("isdbgrid") => {
+                    return Some(format!("{host} is a mongos, not a member of replica set '{want}': leave replicaSet out of the URI"))
+                }
+                Err(_) => {
+                    return Some(format!(
+                        "{host} is a standalone mongod, not a member of replica set '{want}': leave replicaSet out of the URI"
+                    ))
+                }
+                Ok(_) => {}
+            }
+        }
+        None
+    }
+}
+
 /// One server's connection error, classified.
 fn cause(address: &str, error: &str) -> String {
     let e = error.to_ascii_lowercase();

@@ -51,6 +51,15 @@ pub struct QueryLog {
     pub(super) staged: Vec<Staged>,
     /// Lines that are not valid JSON (or not UTF-8): the first (line, why) and the last line.
     pub(crate) malformed: Option<((u64, String), u64)>,
+    /// The server version the file being read names, the last such line in file order (a
+    /// restart after an upgrade names the newer one): its text, and whether a JSON build-info
+    /// line (id 23403) or a text log's startup line said it.
+    pub(crate) seen_version: Option<(String, bool)>,
+    /// The version each file read names, in read order (`read_query_file_into`).
+    pub(crate) versions: Vec<crate::model::version::ServerVersion>,
+    /// Keep each operation's time even when nothing else needs it: several sources are
+    /// compared for the operations they share (`app::overlap`).
+    pub(crate) keep_times: bool,
 }
 
 /// An operation a part holds for the merge: parsed (rare on the light path), or only
@@ -129,6 +138,9 @@ impl Default for QueryLog {
             staging: false,
             staged: Vec::new(),
             malformed: None,
+            seen_version: None,
+            versions: Vec::new(),
+            keep_times: false,
         }
     }
 }
@@ -164,12 +176,18 @@ impl QueryLog {
 
     /// Whether operations need their cost figures and time (`workload`, `--since`/`--until`).
     pub(crate) fn wants_stats(&self) -> bool {
-        self.sink.is_some() || self.window != (None, None)
+        self.sink.is_some() || self.keep_times || self.window != (None, None)
     }
 
     /// A part for a parallel chunk: no sample limit, the same window, a fresh sink.
     pub(super) fn part(&self) -> QueryLog {
-        QueryLog { limit: usize::MAX, window: self.window, sink: self.sink.as_ref().map(|s| s.fresh()), ..Default::default() }
+        QueryLog {
+            limit: usize::MAX,
+            window: self.window,
+            sink: self.sink.as_ref().map(|s| s.fresh()),
+            keep_times: self.keep_times,
+            ..Default::default()
+        }
     }
 
     /// A part that stages its operations for `merge_block` to offer, light ones compact.
@@ -343,6 +361,10 @@ impl QueryLog {
         self.records += other.records;
         self.found += other.found;
         self.note_malformed_from(other.malformed.take());
+        if other.seen_version.is_some() {
+            self.seen_version = other.seen_version.take();
+        }
+        self.versions.extend(other.versions);
         for (k, v) in other.skipped {
             *self.skipped.entry(k).or_default() += v;
         }

@@ -92,6 +92,17 @@ fn classify_line(text: &str) -> Line<'_> {
     }
 }
 
+/// The server version a line that is no operation names: a 4.4+ "Build Info" line, or a
+/// 2.2–4.2 startup line ("db version v4.0.10"); with whether it was the JSON one.
+fn version_named(text: &str) -> Option<(String, bool)> {
+    use crate::model::version::{from_build_info_line, from_startup_line};
+    if text.starts_with('{') {
+        from_build_info_line(text).map(|v| (v, true))
+    } else {
+        from_startup_line(text).map(|v| (v, false))
+    }
+}
+
 /// Process a block of whole lines in parallel; results merge in file order.
 /// Slow-query lines are read light when no operation needs its figures or time
 /// (`workload`, `--since`/`--until`): counted, and parsed in full only if the sample
@@ -132,7 +143,12 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                     }
                 }
                 match classify_line(text) {
-                    Line::Skip(why) => part.skip(why),
+                    Line::Skip(why) => {
+                        if let Some(v) = version_named(text) {
+                            part.seen_version = Some(v);
+                        }
+                        part.skip(why)
+                    }
                     Line::Malformed(why) => part.malformed_line(*lineno, why),
                     Line::Doc(d) => add_record(&mut part, &d),
                     Line::Legacy(d) => {
@@ -225,10 +241,16 @@ pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Resu
         // This file's malformed lines on their own (a cut last line is this file's).
         let earlier = log.malformed.take();
         let mut last_line = 0;
+        log.seen_version = None;
         input.for_each_line_block(|block, first_line| {
             last_line = process_block(block, first_line, log)?;
             Ok(last_line)
         })?;
+        if let Some((v, json)) = log.seen_version.take() {
+            use crate::model::version::{ServerVersion, VersionFrom};
+            let from = if json { VersionFrom::LogBuildInfo(shown.clone()) } else { VersionFrom::LogStartup(shown.clone()) };
+            log.versions.extend(ServerVersion::parse(&v, from));
+        }
         log.resolve(&shown)?;
         malformed_within_limits(log, &shown, last_line)?;
         refuse_if_not_a_log(&shown, layout, log.records - records, unrecognised(log) - unknown)?;

@@ -1,0 +1,124 @@
+//! `plan --format mongosh`: the plan as one mongosh script a DBA runs through mongos
+//! (`mongosh "mongodb://mongos/" plan.js`). The script first checks that the cluster is what
+//! the plan was made from (mongos, the shards, the version, each collection with its indexes
+//! and shard key) and stops before changing anything when one differs; then runs the plan's
+//! steps in order, printing each, skipping any already done (so it can run again).
+//!
+//! Only formatting: this plan's data (`PLAN`, as canonical Extended JSON so every value keeps
+//! its BSON type, and `SHARDS`) heads the script, and the same code follows for every plan
+//! (`mongosh_plan.js`).
+
+use crate::model::index::IndexSpec;
+use crate::plan::outcome::Plan;
+use crate::plan::steps::Step;
+use bson::{Bson, Document};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// The checks and the steps, the same for every plan.
+const CODE: &str = include_str!("mongosh_plan.js");
+
+fn ejson(d: &Document) -> Value {
+    Bson::Document(d.clone()).into_canonical_extjson()
+}
+
+fn index(ix: &IndexSpec) -> Value {
+    let mut v = json!({"name": ix.name, "key": ejson(&ix.key), "unique": ix.unique, "sparse": ix.sparse});
+    if let Some(p) = &ix.partial_filter {
+        v["partialFilterExpression"] = ejson(p);
+    }
+    if let Some(c) = &ix.collation {
+        v["collation"] = ejson(c);
+    }
+    if let Some(s) = ix.expire_after_seconds {
+        v["expireAfterSeconds"] = json!(s);
+    }
+    v
+}
+
+fn step(s: &Step) -> Value {
+    let mut v = match s {
+        Step::EnableSharding { db } => json!({"op": "enableSharding", "db": db}),
+        Step::AddShardToZone { shard, zone } => json!({"op": "addShardToZone", "shard": shard, "zone": zone}),
+        Step::CreateIndex { namespace, key, simple_collation } => {
+            json!({"op": "createIndex", "ns": namespace, "key": ejson(&key.to_document()), "simpleCollation": simple_collation})
+        }
+        Step::UpdateZoneKeyRange { namespace, min, max, zone } => {
+            json!({"op": "updateZoneKeyRange", "ns": namespace, "min": ejson(min), "max": ejson(max), "zone": zone})
+        }
+        Step::ShardCollection { namespace, key, simple_collation } => {
+            json!({"op": "shardCollection", "ns": namespace, "key": ejson(&key.to_document()), "simpleCollation": simple_collation})
+        }
+        Step::Refine { namespace, key } => json!({"op": "refineCollectionShardKey", "ns": namespace, "key": ejson(&key.to_document())}),
+        Step::Reshard { namespace, key, simple_collation } => {
+            json!({"op": "reshardCollection", "ns": namespace, "key": ejson(&key.to_document()), "simpleCollation": simple_collation})
+        }
+        Step::MoveCollection { namespace, shard } => json!({"op": "moveCollection", "ns": namespace, "shard": shard}),
+    };
+    v["text"] = json!(s.command());
+    v
+}
+
+/// This plan's data, as the script's code reads it.
+fn data(p: &Plan) -> Value {
+    let version = p.target_version.as_deref().and_then(|t| {
+        let (a, b) = t.split_once('.')?;
+        Some(json!({"majorMinor": [a.parse::<u32>().ok()?, b.parse::<u32>().ok()?], "words": p.version.words}))
+    });
+    let collections: Vec<Value> = p
+        .basis
+        .collections
+        .iter()
+        .map(|c| {
+            json!({
+                "ns": c.namespace,
+                "type": c.kind,
+                "capped": c.capped,
+                "collation": c.collation.as_ref().and_then(|d| d.get_str("locale").ok()),
+                "indexes": c.indexes.as_ref().map(|ixs| ixs.iter().map(index).collect::<Vec<_>>()),
+                "shardKey": c.shard_key.as_ref().map(|k| ejson(&k.to_document())),
+            })
+        })
+        .collect();
+    json!({
+        "database": p.database,
+        "numShards": p.num_shards,
+        "version": version,
+        "collections": collections,
+        "steps": p.steps.iter().map(step).collect::<Vec<_>>(),
+    })
+}
+
+/// Text for a `//` comment: one line, no control characters (a file name may hold any).
+fn comment(t: &str) -> String {
+    t.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
+
+pub(super) fn write(p: &Plan, out: &mut dyn Write) -> io::Result<()> {
+    let shards: Vec<&str> = p.shards.iter().map(|s| s.shard.as_str()).collect();
+    let text = serde_json::to_string(&data(p)).map_err(io::Error::other)?;
+    let mut s = String::new();
+    s.push_str(&format!(
+        "// shardkey plan for database {} ({} {}): apply it through mongos:\n",
+        comment(&p.database),
+        env!("CARGO_PKG_NAME"),
+        env!("CARGO_PKG_VERSION")
+    ));
+    s.push_str("//   mongosh \"mongodb://<mongos host>/\" plan.js\n");
+    s.push_str("// It first checks that the cluster is what the plan was made from (mongos, its shards, the\n");
+    s.push_str("// MongoDB version, each collection with its indexes and shard key) and stops before changing\n");
+    s.push_str("// anything when one differs; then runs the plan's steps in order, printing each, and skips any\n");
+    s.push_str("// step already done: it is safe to run again.\n");
+    s.push_str(&format!("// Version: {}.\n", comment(&p.version.words)));
+    s.push_str("//\n// The steps:\n");
+    for c in &p.commands {
+        s.push_str(&format!("//   {}\n", comment(c)));
+    }
+    s.push_str("\n// Zone i goes to SHARDS[i]. shardkey names the shards shard0, shard1, ...: write your shards'\n");
+    s.push_str("// names here (sh.status() lists them), in the order the zones should take them.\n");
+    s.push_str(&format!("const SHARDS = {};\n\n", serde_json::to_string(&shards).map_err(io::Error::other)?));
+    s.push_str("// What the plan was made from and what it does (Extended JSON: every value keeps its type).\n");
+    s.push_str(&format!("const PLAN = EJSON.parse({});\n\n", serde_json::to_string(&text).map_err(io::Error::other)?));
+    s.push_str(CODE);
+    out.write_all(s.as_bytes())
+}
