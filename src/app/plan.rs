@@ -139,6 +139,7 @@ fn candidate_inputs(r: &Report) -> Vec<CandidateInput> {
                 zone_splits: c.metrics.cluster.zone_splits.clone(),
                 needs_index: c.metrics.supporting_index.as_ref().map(|s| s.name.is_none()),
                 max_useful_shards: c.metrics.cluster.growth.max_useful_shards,
+                mean_shards_per_op: c.metrics.cluster.cost.mean_shards_per_op,
             }
         })
         .collect()
@@ -342,6 +343,7 @@ fn plan(req: &PlanRequest) -> Result<Plan> {
         shard_size_bytes: req.shard_size_bytes,
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
+        range_bytes: input.chunk_size_bytes,
     };
     let found = search(&inputs, links, &whole, &in_part, &joins, &settings);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, &whole, &joins, &settings)).collect();
