@@ -13,6 +13,7 @@ pub(crate) mod evaluate;
 pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
+pub(crate) mod trade_off;
 pub(crate) mod zones;
 
 use crate::model::{KeyKind, Query, ShardKey};
