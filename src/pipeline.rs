@@ -146,6 +146,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         newest_created: metrics::insert_order::newest_by_creation(&sample.created, 0.1),
         clustered: facts.options.as_ref().is_some_and(|o| o.clustered),
         hot_documents: metrics::hot_documents::measure(&queries, opts.settings.redact),
+        inserts: metrics::insert_order::InsertEvidence::of(&queries),
     };
     let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref());
     stage("measured, checked against the rules and scored every candidate".to_string());
@@ -383,12 +384,26 @@ fn measure_and_score(
         application_ids: application_ids(&workload.sample.created),
     };
     use rayon::prelude::*;
-    (0..proposals.len())
+    let mut measured: Vec<metrics::CandidateMetrics> = (0..proposals.len())
         .into_par_iter()
         .map(|i| {
-            let key = &proposals[i].key;
             let order = passes.separate_order.then(|| &passes.in_order.keys[i]);
-            let m = metrics::measure(workload, &passes.sample.keys[i], order, known[i].0.clone(), known[i].1.as_ref());
+            metrics::measure(workload, &passes.sample.keys[i], order, known[i].0.clone(), known[i].1.as_ref())
+        })
+        .collect();
+    // No insert sampled, but a key ordered by time: the collection grows, for every key.
+    let inserts = workload.inserts.with_keys(measured.iter().map(|m| &m.insert_order));
+    if inserts != workload.inserts {
+        for m in &mut measured {
+            m.insert_order.inserts_in_workload = inserts;
+            m.cluster.reword_inserts(inserts);
+        }
+    }
+    measured
+        .into_par_iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let key = &proposals[i].key;
             let constraints = crate::rules::check(&rules_cx, key);
             let s = score_candidate(&m, &constraints);
             let c = CandidateReport {

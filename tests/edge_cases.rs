@@ -232,7 +232,7 @@ fn hashed_doubles_are_truncated_before_hashing() {
     assert_eq!(rand["cluster"]["atScale"]["shardsWithData"], 1);
     assert!(!rand["cluster"]["scale"]["words"].as_str().unwrap().contains("spreads over every shard"));
     // Item 9: one shard taking every insert is not a spread.
-    assert!(words(rand).contains("every insert lands on 1 of 4 shards") && !words(rand).contains("spread over 1 of"), "{}", words(rand));
+    assert!(words(rand).contains("every insert lands on one shard of 4") && !words(rand).contains("spread over 1 of"), "{}", words(rand));
     // Integers hash one to one: no trap.
     let n = cand(&r, "{n: \"hashed\"}");
     assert!(n["keyCharacteristics"]["hashing"]["numDistinctFractionalDoubles"] == 0 && !words(n).contains("float trap"), "{}", words(n));
@@ -452,6 +452,72 @@ fn hot_documents_are_named_and_no_key_splits_them() {
         assert!(w.contains("no shard key splits a document") && w.contains("split each into N sub-documents"), "{w}");
         assert!(!w.contains("a hot key range"), "{w}");
     }
+    // Item 2's last words: no insert in the workload, so `{_id: 1}` (increasing: the
+    // documents were loaded in _id order) is neither penalised nor capped for inserts, and the
+    // words say why. Its string _ids carry no creation time, so nothing else shows growth.
+    // By hand: fan-out 1 (every $inc fixes _id), data even, growth 5,003 values (1), inserts
+    // not judged (1); the three counters sort after every "article-" _id, so the top range's
+    // shard takes their 70% of the writes: at least half of them and over twice the mean
+    // shard's, the hot-shard cap (60) holds it, not the inserts' (50). 60 is inside the
+    // acceptable band: acceptable.
+    let r = analyze_files(dir.path(), &docs, &log, ns, &["--total-docs", "5003", "--key", "{_id: 1}"]);
+    let id = cand(&r, "{_id: 1}");
+    let w = words(id);
+    assert_eq!(id["insertOrder"]["type"], "increasing", "{}", id["insertOrder"]);
+    assert_eq!(id["insertOrder"]["insertsInWorkload"], "noneSampled");
+    let b = &id["scoreBreakdown"];
+    assert_eq!((b["cappedBy"].as_str(), b["cap"].as_f64(), b["insertSpread"].as_f64()), (Some("hotShard"), Some(60.0), Some(1.0)), "{b}");
+    assert_eq!((id["score"].as_u64(), id["verdict"].as_str()), (Some(60), Some("acceptable")));
+    assert!(w.contains("no insert in the 1,000 sampled operations: insert placement not judged"), "{w}");
+    assert!(!w.contains("one shard takes 100% of inserts"), "{w}");
+    assert!(!id["cluster"]["verdict"].as_str().unwrap().contains("inserts"), "{}", id["cluster"]["verdict"]);
+    // The table has no inserts column then; with no query at all the column is there, said assumed.
+    let table = |extra: &[&str]| {
+        let d = dir.path().join("docs.ndjson").display().to_string();
+        let mut args = vec!["analyze", "--docs", &d, "--collection", ns, "--total-docs", "5003", "--key", "{_id: 1}"];
+        args.extend_from_slice(extra);
+        let o = common::shardkey(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let l = dir.path().join("mongod.log").display().to_string();
+    let with_log = table(&["--queries", &l]);
+    assert!(!with_log.contains("inserts land") && !with_log.contains("% inserts"), "{with_log}");
+    let no_queries = table(&[]);
+    assert!(no_queries.contains("inserts land") && no_queries.contains("(assumed)"), "{no_queries}");
+    assert!(no_queries.contains("(assumed: no sampled operation shows the workload"), "{no_queries}");
+}
+
+/// Item 9 and the verdicts' boundary: a key capped at exactly 50 is poor, never acceptable.
+/// `{_id: 1}` on integer _ids loaded in order (increasing), a log of 600 inserts and 400
+/// finds by _id: inserts are 60% of the 1,000 operations, so the insert penalty counts in
+/// full: min(1, 2 × 0.6) = 1, cap 100 − 50 × 1 = 50; the other components give at least
+/// 35 (fan-out 1) + 15 (data even) + 25 (growth: 20,000 values) = 75 > 50, so the cap holds
+/// the score at 50, and a score held on the acceptable band's lower edge is poor.
+#[test]
+fn a_key_capped_at_exactly_50_is_poor() {
+    let ns = "app.orders";
+    let mut rng = Rng(50);
+    let mut docs = String::new();
+    for i in 0..20_000u64 {
+        let _ = writeln!(docs, "{{\"_id\":{i},\"customer\":\"c{}\"}}", rng.below(500));
+    }
+    let mut log = String::new();
+    for _ in 0..600 {
+        log += &log_line("COMMAND", "command", ns, "{\"insert\":\"orders\",\"ordered\":true,\"$db\":\"app\"}");
+    }
+    for _ in 0..400 {
+        log += &find(ns, &format!("{{\"_id\":{}}}", rng.below(20_000)));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let r = analyze_files(dir.path(), &docs, &log, ns, &["--total-docs", "20000", "--key", "{_id: 1}"]);
+    let id = cand(&r, "{_id: 1}");
+    let b = &id["scoreBreakdown"];
+    assert_eq!(id["insertOrder"]["insertsInWorkload"], "sampled");
+    assert_eq!(b["insertShareOfOperations"].as_f64(), Some(0.6), "{b}");
+    assert_eq!((b["cappedBy"].as_str(), b["cap"].as_f64()), (Some("insertsOnOneShard"), Some(50.0)), "{b}");
+    assert!(b["weighted"].as_f64().unwrap() >= 75.0, "{b}");
+    assert_eq!((id["score"].as_u64(), id["verdict"].as_str()), (Some(50), Some("poor")));
 }
 
 /// Item 5: pipelines that start with `$sort`, `$addFields`, `$project` or `$lookup` and then

@@ -159,6 +159,7 @@ fn candidate_inputs(r: &Report) -> Vec<CandidateInput> {
                 needs_index: c.metrics.supporting_index.as_ref().map(|s| s.name.is_none()),
                 max_useful_shards: c.metrics.cluster.growth.max_useful_shards,
                 notes: candidate_notes(r, c),
+                mean_shards_per_op: c.metrics.cluster.cost.mean_shards_per_op,
             }
         })
         .collect()
@@ -400,6 +401,7 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
         shard_size_bytes: req.shard_size_bytes,
         shard_ops_per_second: req.shard_ops_per_second,
         ops_per_second,
+        range_bytes: input.chunk_size_bytes,
     };
     if let Some((c, g)) = given_at.iter().find(|(c, g)| g.key.is_none() && inputs[*c].current_key.is_some()) {
         return Err(usage_error(format!(

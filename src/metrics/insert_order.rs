@@ -70,6 +70,80 @@ pub(crate) struct InsertOrder {
     pub(crate) increasing_by_nature: Vec<NaturalField>,
     /// The server's recordId type and ours disagree (bulk load out of creation order).
     pub(crate) load_order_hides_it: bool,
+    /// Whether the sampled operations show inserts: what the insert penalty rests on.
+    pub(crate) inserts_in_workload: InsertEvidence,
+}
+
+/// What the workload says about inserts. A collection that no sampled insert shows growing
+/// is not penalised for where inserts would land, unless its documents carry times a key
+/// follows (new documents carry new ones); one whose workload is unknown is assumed to grow by
+/// inserts. The words say which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InsertEvidence {
+    /// Inserts among the sampled operations: the penalty counts as much as they weigh.
+    Sampled,
+    /// A log or the profiler shows operations on the collection and no insert among them:
+    /// where inserts land is not judged.
+    NoneSampled,
+    /// No insert sampled, but a candidate key is ordered by time (it follows the ObjectId
+    /// creation times, or holds dates, timestamps or ObjectIds): the documents carry the times
+    /// they were created at, new ones carry new times, and a slow-query log shows only the
+    /// inserts slower than slowms: the collection is taken to grow by inserts.
+    DocumentsHoldTimes,
+    /// No sampled operation on the collection: growth by inserts is assumed.
+    AssumedNoQueries,
+    /// Only `config.sampledQueries`, which never hold inserts: growth by inserts is assumed.
+    AssumedSampledQueries,
+}
+
+impl InsertEvidence {
+    /// From the collection's sampled operations.
+    pub(crate) fn of(queries: &[&crate::model::Query]) -> InsertEvidence {
+        use crate::model::{Op, QueryOrigin};
+        if queries.iter().any(|q| q.op == Op::Insert) {
+            InsertEvidence::Sampled
+        } else if queries.iter().any(|q| q.origin != QueryOrigin::SampledQueries) {
+            InsertEvidence::NoneSampled
+        } else if queries.is_empty() {
+            InsertEvidence::AssumedNoQueries
+        } else {
+            InsertEvidence::AssumedSampledQueries
+        }
+    }
+
+    /// For the collection, once its candidates are measured: no insert sampled, but a key
+    /// ordered by time says the documents keep coming.
+    pub(crate) fn with_keys<'a>(self, orders: impl IntoIterator<Item = &'a InsertOrder>) -> InsertEvidence {
+        let by_time = |io: &InsertOrder| {
+            (matches!(io.basis, InsertBasis::CreationTime | InsertBasis::ValueType) || !io.increasing_by_nature.is_empty())
+                && matches!(io.kind, InsertKind::Increasing | InsertKind::Decreasing | InsertKind::TopOfEachGroup)
+        };
+        match self {
+            InsertEvidence::NoneSampled if orders.into_iter().any(by_time) => InsertEvidence::DocumentsHoldTimes,
+            e => e,
+        }
+    }
+
+    /// Growth by inserts is taken, not seen in the operations: penalised in full, said so.
+    pub(crate) fn assumed(self) -> bool {
+        !matches!(self, InsertEvidence::Sampled | InsertEvidence::NoneSampled)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            InsertEvidence::Sampled => "sampled",
+            InsertEvidence::NoneSampled => "noneSampled",
+            InsertEvidence::DocumentsHoldTimes => "documentsHoldTimes",
+            InsertEvidence::AssumedNoQueries => "assumedNoQueries",
+            InsertEvidence::AssumedSampledQueries => "assumedSampledQueries",
+        }
+    }
+}
+
+impl Serialize for InsertEvidence {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -191,6 +265,7 @@ pub(crate) fn measure<'p>(
         num_docs_with_creation_time: with_time,
         increasing_by_nature,
         load_order_hides_it: ours_one_end && !server_increasing && server.kind != MonotonicityType::Unknown,
+        inserts_in_workload: InsertEvidence::AssumedNoQueries,
     }
 }
 
@@ -213,6 +288,7 @@ pub(crate) fn from_query_values(key: &ShardKey, named: &KeySpace) -> InsertOrder
         num_docs_with_creation_time: 0,
         increasing_by_nature: natural.iter().map(|&(i, t)| NaturalField { field: key.fields[i].path.clone(), bson_type: t }).collect(),
         load_order_hides_it: false,
+        inserts_in_workload: InsertEvidence::AssumedNoQueries,
     }
 }
 
@@ -288,6 +364,41 @@ mod tests {
         let p = ks.insertion_positions_in_key_order();
         let o = measure(&ks, &|| p.as_slice(), &[NO_CREATION_TIME; 10], &unknown, &vals);
         assert_eq!((o.kind, o.basis), (InsertKind::Increasing, InsertBasis::ValueType));
+    }
+
+    /// A log's reads and no insert: not judged, unless a key is ordered by time (creation time
+    /// or a date); an insert among them: sampled; nothing, or sampled queries only: assumed.
+    #[test]
+    fn growth_by_inserts_from_the_operations_then_the_keys() {
+        use crate::model::{Op, Query, QueryOrigin};
+        let read = Query::new(Op::Find, "a.b", doc! {"x": 1}, QueryOrigin::SlowQueryLog);
+        let insert = Query::new(Op::Insert, "a.b", doc! {}, QueryOrigin::SlowQueryLog);
+        let sampled = Query::new(Op::Find, "a.b", doc! {"x": 1}, QueryOrigin::SampledQueries);
+        assert_eq!(InsertEvidence::of(&[&read, &insert]), InsertEvidence::Sampled);
+        assert_eq!(InsertEvidence::of(&[&read]), InsertEvidence::NoneSampled);
+        assert_eq!(InsertEvidence::of(&[]), InsertEvidence::AssumedNoQueries);
+        assert_eq!(InsertEvidence::of(&[&sampled]), InsertEvidence::AssumedSampledQueries);
+        let io = |kind, basis| InsertOrder {
+            kind,
+            group_fields: None,
+            basis,
+            creation_time_correlation_coefficient: None,
+            num_docs_with_creation_time: 0,
+            increasing_by_nature: vec![],
+            load_order_hides_it: false,
+            inserts_in_workload: InsertEvidence::NoneSampled,
+        };
+        let none = InsertEvidence::NoneSampled;
+        let (by_load, spread) = (io(InsertKind::Increasing, InsertBasis::RecordIdOrder), io(InsertKind::Spread, InsertBasis::CreationTime));
+        // Increasing by load order only (the records' order), or spread: nothing says the collection grows.
+        assert_eq!(none.with_keys([&by_load, &spread]), none);
+        let by_creation = io(InsertKind::Increasing, InsertBasis::CreationTime);
+        assert_eq!(none.with_keys([&by_load, &by_creation]), InsertEvidence::DocumentsHoldTimes);
+        // By load order and holding dates: the dates say it.
+        let dated = InsertOrder { increasing_by_nature: vec![NaturalField { field: "ts".into(), bson_type: "date" }], ..by_load.clone() };
+        assert_eq!(none.with_keys([&dated]), InsertEvidence::DocumentsHoldTimes);
+        assert_eq!(InsertEvidence::Sampled.with_keys([&by_creation]), InsertEvidence::Sampled);
+        assert_eq!(serde_json::to_value(InsertEvidence::DocumentsHoldTimes).unwrap(), "documentsHoldTimes");
     }
 
     #[test]

@@ -116,6 +116,9 @@ pub(crate) struct Workload<'a> {
     pub(crate) clustered: bool,
     /// `hot_documents::measure` of the queries (computed once).
     pub(crate) hot_documents: Option<hot_documents::HotDocuments>,
+    /// Whether the queries show inserts (`InsertEvidence::of` the queries, computed once;
+    /// refined once every candidate is measured: `InsertEvidence::with_keys`).
+    pub(crate) inserts: insert_order::InsertEvidence,
 }
 
 /// Every metric for one key. `order` is a separate insertion-ordered sample when
@@ -177,7 +180,7 @@ pub(crate) fn measure(
         write_distribution.num_writes_by_range.clear();
         // The key space as the queries name it: their points and range bounds.
         let named = cluster::query_key_space(&touches);
-        let insert_order = insert_order::from_query_values(&ks.key, &named);
+        let insert_order = insert_order::InsertOrder { inserts_in_workload: w.inserts, ..insert_order::from_query_values(&ks.key, &named) };
         let cluster = predict_cluster(
             ks,
             order.unwrap_or(ks),
@@ -203,7 +206,10 @@ pub(crate) fn measure(
             hot_documents: w.hot_documents.clone(),
         };
     }
-    let insert_order = insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space);
+    let insert_order = insert_order::InsertOrder {
+        inserts_in_workload: w.inserts,
+        ..insert_order::measure(ks, &ks_positions, &w.sample.created, &kc.monotonicity, &key_space)
+    };
     let cluster = predict_cluster(
         ks,
         order.unwrap_or(ks),
@@ -333,6 +339,7 @@ fn predict_cluster(
         writes_without_key: without_key,
         shard_key_updates_percent: writes.percentage_of_shard_key_updates,
         num_inserts: writes.sample_size.insert,
+        insert_evidence: io.inserts_in_workload,
         redact: w.settings.redact,
     };
     cluster::predict(&inp, actual)

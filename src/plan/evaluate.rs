@@ -208,6 +208,19 @@ pub(crate) fn balance(per_shard: &[f64]) -> f64 {
     per_shard.iter().sum::<f64>() / per_shard.len() as f64 / max
 }
 
+/// How evenly the operations load the shards: the load an even spread of the operations, each
+/// counted once, puts on a shard (`once` / N) over the busiest shard's load, at most 1. An
+/// operation sent to several shards loads each of them: a broadcast raises every shard's load,
+/// the busiest's too, against the same even share, so it never looks balanced; an operation
+/// on one shard adds to that shard alone.
+pub(crate) fn load_balance(per_shard: &[f64], once: f64) -> f64 {
+    let max = per_shard.iter().cloned().fold(0.0, f64::max);
+    if max <= 0.0 || per_shard.is_empty() {
+        return 1.0;
+    }
+    (once / per_shard.len() as f64 / max).min(1.0)
+}
+
 /// The figures of one layout.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Figures {
@@ -242,7 +255,7 @@ pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Quer
     }
     let own = if den > 0.0 { num / den } else { 1.0 };
     let (data, ops) = layout.per_shard();
-    let (bd, bl) = (balance(&data), balance(&ops));
+    let (bd, bl) = (balance(&data), load_balance(&ops, total_o));
     // Transactions and joins together, each operation once.
     let nt = transactions.len() as f64;
     let nj = joins.len() as f64;
@@ -284,6 +297,7 @@ pub(crate) mod tests {
                     needs_index: None,
                     max_useful_shards: 1000,
                     notes: Default::default(),
+                    mean_shards_per_op: Some(1.0),
                 })
                 .collect(),
             not_analysed: None,
@@ -315,6 +329,7 @@ pub(crate) mod tests {
             shard_size_bytes: None,
             shard_ops_per_second: None,
             ops_per_second: None,
+            range_bytes: 128 << 20,
         }
     }
 
@@ -376,5 +391,55 @@ pub(crate) mod tests {
         assert_eq!(balance(&[1.0, 1.0, 1.0, 1.0]), 1.0);
         assert_eq!(balance(&[4.0, 0.0, 0.0, 0.0]), 0.25);
         assert_eq!(balance(&[0.0, 0.0]), 1.0);
+    }
+
+    /// A small collection is not sharded for balance and scores alone. Four shards, no
+    /// transaction: a large collection (1,000 bytes, 400 operations even) on its key, and a
+    /// small one (10 bytes, 400 operations by `_id`, `{_id: 1}` scoring 90, each operation on
+    /// one shard). Unsharded, the small one's operations sit on shard0: loads 500, 100, 100,
+    /// 100 (800 once: 200 / 500 = 0.4), data 260, 250, 250, 250 (0.971), own score 0.80:
+    /// (0.30 × 0.80 + 0.15 × 0.971 + 0.15 × 0.4) / 0.60 = 0.743. Sharded: loads 200 each (1),
+    /// data even (1), own score (1.490 × 0.80 + 0.510 × 0.90) / 2.0 = 0.826: 0.913. The model
+    /// prefers it sharded, but 10 bytes are one range whatever the key and no transaction gains
+    /// by it: it stays unsharded. Counted as three ranges or more (a 1-byte range), its load
+    /// would move in fact, and the objective shards it.
+    #[test]
+    fn a_small_collection_is_sharded_for_transactions_only() {
+        let mut inputs = vec![coll("s.big", 1000, &["{a: 1}"]), coll("s.ref", 10, &["{_id: 1}"])];
+        inputs[0].num_operations = 400;
+        inputs[1].num_operations = 400;
+        inputs[1].candidates[0].score = 90;
+        let none = vec![];
+        let f = |small: Choice| figures(&Layout::new(&inputs, &[Choice::Key(0), small], &none, &settings()), &[], &[]);
+        let (u, k) = (f(Choice::Unsharded), f(Choice::Key(0)));
+        assert_eq!((u.load_balance, k.load_balance, k.data_balance), (0.4, 1.0, 1.0));
+        assert!((u.objective - 0.7428).abs() < 1e-3 && (k.objective - 0.9128).abs() < 1e-3, "{} {}", u.objective, k.objective);
+        let found = super::super::search(&inputs, vec![], &[], &[], &[], &settings());
+        assert_eq!(found.choices, [Choice::Key(0), Choice::Unsharded]);
+        let tiny_ranges = Settings { range_bytes: 1, ..settings() };
+        let found = super::super::search(&inputs, vec![], &[], &[], &[], &tiny_ranges);
+        assert_eq!(found.choices, [Choice::Key(0), Choice::Key(0)]);
+    }
+
+    /// The load term scores operations by the shards they reach. Four shards; a large
+    /// collection's 400 operations spread evenly (100 a shard), a small collection's 100:
+    /// - unsharded on shard0: loads [200, 100, 100, 100]; 500 operations once, 125 a shard
+    ///   when even: 125 / 200 = 0.625;
+    /// - on a key that sends each of its operations to every shard: [200, 200, 200, 200]:
+    ///   125 / 200 = 0.625, no better than unsharded (the mean over the busiest, 1, rewarded it);
+    /// - on a key that sends each to one shard, evenly: [125, 125, 125, 125]: 1.
+    #[test]
+    fn a_broadcast_never_scores_better_load_balance_than_one_shard() {
+        let mut inputs = vec![coll("s.big", 1000, &["{a: 1}"]), coll("s.small", 10, &["{slug: \"hashed\"}", "{_id: 1}"])];
+        inputs[0].num_operations = 400;
+        inputs[1].num_operations = 100;
+        inputs[1].candidates[0].ops_share = vec![1.0; 4];
+        let none = vec![];
+        let figures_of = |small: Choice| figures(&Layout::new(&inputs, &[Choice::Key(0), small], &none, &settings()), &[], &[]);
+        let (unsharded, broadcast, targeted) = (figures_of(Choice::Unsharded), figures_of(Choice::Key(0)), figures_of(Choice::Key(1)));
+        assert_eq!((unsharded.ops.clone(), broadcast.ops.clone()), (vec![200.0, 100.0, 100.0, 100.0], vec![200.0; 4]));
+        assert_eq!((unsharded.load_balance, broadcast.load_balance, targeted.load_balance), (0.625, 0.625, 1.0));
+        assert_eq!(balance(&broadcast.ops), 1.0, "the mean over the busiest would call the broadcast even");
+        assert_eq!(load_balance(&[0.0; 4], 0.0), 1.0);
     }
 }

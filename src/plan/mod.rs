@@ -16,6 +16,7 @@ pub(crate) mod graph;
 pub(crate) mod links;
 pub(crate) mod outcome;
 pub(crate) mod steps;
+pub(crate) mod trade_off;
 pub(crate) mod words;
 pub(crate) mod zones;
 
@@ -31,6 +32,10 @@ pub(crate) const UNSHARDED_MAX_DATA_SHARE: f64 = 0.10;
 /// whole, never sharded on a key that would scatter the transactions reading it.
 pub(crate) const REFERENCE_MAX_DATA_SHARE: f64 = 0.05;
 pub(crate) const REFERENCE_MAX_WRITE_SHARE: f64 = 0.05;
+/// A collection under this many ranges is never migrated by the balancer (6.0.3+: it moves
+/// data when shards differ by three ranges): sharded without zones, it stays whole on the
+/// primary shard whatever the key.
+pub(crate) const ONE_RANGE_BELOW: u64 = 3;
 /// The objective gain a collection must bring to leave the zones it is co-located in.
 pub(crate) const LEAVE_ZONES_MIN_GAIN: f64 = 0.005;
 /// Transactions and joins the search evaluates (a deterministic spread over those found).
@@ -51,6 +56,9 @@ pub(crate) struct CandidateInput {
     pub(crate) needs_index: Option<bool>,
     /// The most shards that can ever share its data evenly (cluster growth).
     pub(crate) max_useful_shards: u64,
+    /// Shards a sampled operation reaches on average under the key, at scale (reads and
+    /// writes); None without sampled operations. Unsharded, every operation reaches one.
+    pub(crate) mean_shards_per_op: Option<f64>,
     /// What its own analysis warns of, and what refuses it.
     pub(crate) notes: CandidateNotes,
 }
@@ -115,6 +123,8 @@ pub(crate) struct Settings {
     pub(crate) shard_ops_per_second: Option<f64>,
     /// The logs' operations per second (operations over the logged time span), when they say.
     pub(crate) ops_per_second: Option<f64>,
+    /// The range (chunk) size: the balancer moves nothing of a collection under three of them.
+    pub(crate) range_bytes: u64,
 }
 
 /// What the plan does with one collection.
@@ -307,6 +317,11 @@ fn options(inputs: &[CollectionInput], domains: &[BTreeSet<links::Node>], lookup
     out
 }
 
+/// Every sampled operation reaches one shard under the key, as unsharded (or none was sampled).
+fn reaches_one_shard(k: &CandidateInput) -> bool {
+    k.mean_shards_per_op.is_none_or(|m| m <= 1.0 + 1e-9)
+}
+
 /// Small, not sharded yet, and (nearly) only read in the logs.
 fn is_reference(c: &CollectionInput, total: f64) -> bool {
     c.current_key.is_none()
@@ -385,6 +400,28 @@ pub(crate) fn search_with(
     let eval = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &txns, &joins);
     let guide: Vec<&[Query]> = if in_part.is_empty() { txns.clone() } else { spread(&[transactions, in_part].concat(), EVALUATED_MAX) };
     let guided = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).objective;
+    let guided_single = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).single.unwrap_or(0.0);
+    // A collection that may stay unsharded is sharded outside zones only for the transactions
+    // or joins it brings onto one shard when nothing else is gained in fact: it is one range
+    // whatever the key (the balancer moves nothing below three, so its load stays where it is),
+    // or the key sends its operations to more shards than the one it lives on unsharded. Zoned
+    // with others, its ranges follow the zones, and the blockers say what keeps its
+    // transactions off one shard.
+    let needs_gain = |ch: &[Choice], c: usize| match &ch[c] {
+        Choice::Key(k) => {
+            opts.open[c].contains(&Choice::Unsharded)
+                && (inputs[c].data_bytes < ONE_RANGE_BELOW * s.range_bytes || !reaches_one_shard(&inputs[c].candidates[*k]))
+                && Layout::new(inputs, ch, &domains, s).group[c].is_none()
+        }
+        Choice::Unsharded => false,
+    };
+    let unsharded = |ch: &[Choice], c: usize| {
+        let mut u = ch.to_vec();
+        u[c] = Choice::Unsharded;
+        u
+    };
+    let gains_single = |ch: &[Choice], c: usize| guided_single(ch) > guided_single(&unsharded(ch, c)) + 1e-9;
+    let for_nothing = |ch: &[Choice], c: usize| needs_gain(ch, c) && !gains_single(ch, c);
     let alone_figures = eval(&opts.alone);
     let mut choices = given::start(&opts.alone, fixed);
     let mut best = guided(&choices);
@@ -432,13 +469,20 @@ pub(crate) fn search_with(
                 // Leaving a zone group must pay: its documents carry the zone's field, and a
                 // fix of another operation (blockers) brings its transactions back to one shard.
                 let margin = if zoned && Layout::new(inputs, &trial, &domains, s).group[c].is_none() { LEAVE_ZONES_MIN_GAIN } else { 1e-9 };
-                if o > best + margin {
+                if o > best + margin && !for_nothing(&trial, c) {
                     (best, choices, improved) = (o, trial, true);
                 }
             }
         }
         if !improved {
             break;
+        }
+    }
+    // The same after the search (a domain move may have sharded one): back unsharded unless
+    // that costs transactions or joins on one shard.
+    for c in 0..inputs.len() {
+        if for_nothing(&choices, c) {
+            choices = unsharded(&choices, c);
         }
     }
     let homes = reference_homes(inputs, &choices, &domains, s, &opts.reference, &guide);

@@ -245,10 +245,6 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-fn pct(x: Option<f64>) -> String {
-    x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none".into())
-}
-
 /// Turn the search into the plan.
 pub(crate) fn build(
     db: &str,
@@ -356,28 +352,19 @@ pub(crate) fn build(
                 (action, Some(cand.key.clone()), Some(cand.score), None, why)
             }
         };
-        // A trade-off only where a figure differs: the score given up, or the shares gained.
+        // A trade-off only where the choice gains something that shows (`trade_off`).
         let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
-        let txn_differs = f.transactions.is_some() && pct(f.transactions) != pct(t_without);
-        let joins_differ = f.joins.is_some() && pct(f.joins) != pct(j_without);
-        let trade_off = (search.choices[c] != *alone && (txn_differs || joins_differ || score != alone_score)).then(|| {
-            let alone_words = match (&alone_key, alone_score) {
-                (Some(k), Some(sc)) => format!("alone it would be sharded on {k} (score {sc})"),
-                _ => "alone it would stay unsharded".to_string(),
-            };
-            let here = match (&key, score) {
-                (Some(k), Some(sc)) => format!("on {k} it scores {sc}"),
-                _ => "left unsharded".to_string(),
-            };
-            let mut words = format!("{alone_words}; {here}");
-            if txn_differs {
-                words.push_str(&format!(", and {} of transactions stay on one shard instead of {}", pct(f.transactions), pct(t_without)));
-            }
-            if joins_differ {
-                words.push_str(&format!("; {} of joins instead of {}", pct(f.joins), pct(j_without)));
-            }
-            words
-        });
+        use super::trade_off::{sentence, Shares, Side};
+        let trade_off = (search.choices[c] != *alone)
+            .then(|| {
+                sentence(
+                    Side { key: alone_key.as_ref(), score: alone_score },
+                    Side { key: key.as_ref(), score },
+                    Shares { chosen: f.transactions, alone: t_without },
+                    Shares { chosen: f.joins, alone: j_without },
+                )
+            })
+            .flatten();
         collections.push(PlannedCollection {
             namespace: inp.namespace.clone(),
             action,

@@ -104,14 +104,26 @@ fn candidate(c: &CandidateReport) -> String {
     let labels: Vec<String> = cl.at_scale.shards.iter().map(|x| x.shard.clone()).collect();
     let get = |f: &dyn Fn(&crate::metrics::cluster::ShardLoad) -> f64| cl.at_scale.shards.iter().map(f).collect::<Vec<f64>>();
     let mut series = vec![("reads", "#4878b8", get(&|x| x.reads_percent)), ("writes", "#d08a2e", get(&|x| x.writes_percent))];
+    let inserts = super::table::InsertsShown::of_candidate(Some(c));
+    let mut caption_inserts = "";
     if cl.scale.benefit != Benefit::Unknown {
         series.insert(0, ("data", "#6b8e5a", get(&|x| x.data_percent)));
-        series.push(("inserts", "#a05a9c", get(&|x| x.inserts_percent)));
+        match inserts {
+            super::table::InsertsShown::Hidden => {}
+            super::table::InsertsShown::Sampled => {
+                series.push(("inserts", "#a05a9c", get(&|x| x.inserts_percent)));
+                caption_inserts = ", inserts";
+            }
+            super::table::InsertsShown::Assumed => {
+                series.push(("inserts (assumed)", "#a05a9c", get(&|x| x.inserts_percent)));
+                caption_inserts = ", assumed inserts";
+            }
+        }
     }
     series.push(("operations", "#8c3b3b", get(&|x| x.operations_percent)));
     let _ = writeln!(
         s,
-        "<figure>{}<figcaption>{} shards at scale ({}): share of data, and of sampled reads, writes, inserts and all operations reaching each shard. {}</figcaption></figure>",
+        "<figure>{}<figcaption>{} shards at scale ({}): share of data, and of sampled reads, writes{caption_inserts} and all operations reaching each shard. {}</figcaption></figure>",
         grouped_bars(&labels, &series, 100.0),
         cl.num_shards,
         esc(cl.num_shards_from.as_str()),
@@ -223,11 +235,20 @@ fn render(r: &Report) -> String {
         }
     }
     let _ = writeln!(b, "<h2>Ranking</h2>");
-    let _ = writeln!(b, "<table><tr><th class=\"n\">rank</th><th>key</th><th class=\"n\">score</th><th>verdict</th><th>shards per read / write</th><th>inserts</th></tr>");
+    let inserts = super::table::InsertsShown::of(r);
+    let _ = writeln!(
+        b,
+        "<table><tr><th class=\"n\">rank</th><th>key</th><th class=\"n\">score</th><th>verdict</th><th>shards per read / write</th>{}</tr>",
+        inserts.header("inserts").map(|h| format!("<th>{h}</th>")).unwrap_or_default()
+    );
     for c in &r.candidates {
+        let ins = match inserts {
+            super::table::InsertsShown::Hidden => String::new(),
+            _ => format!("<td>{}</td>", esc(&if super::text::figures_shown(c) { super::table::inserts_cell(c) } else { "-".into() })),
+        };
         let _ = writeln!(
             b,
-            "<tr><td class=\"n\">{}</td><td><a href=\"#c{}\"><code>{}</code></a></td><td class=\"n\">{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td class=\"n\">{}</td><td><a href=\"#c{}\"><code>{}</code></a></td><td class=\"n\">{}</td><td class=\"{}\">{}</td><td>{}</td>{ins}</tr>",
             c.rank,
             c.rank,
             esc(&c.key.to_string()),
@@ -235,7 +256,6 @@ fn render(r: &Report) -> String {
             c.verdict.as_str(),
             c.verdict.as_str(),
             esc(&if super::text::figures_shown(c) { super::table::fan_out_cell(c) } else { "-".into() }),
-            esc(&if super::text::figures_shown(c) { super::table::inserts_cell(c) } else { "-".into() })
         );
     }
     let _ = writeln!(b, "</table>");

@@ -80,18 +80,21 @@ fn render(r: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### Shard key analysis\n\n{}\n", esc(&summary_line(r)));
     render_answer(r, &mut out);
+    let inserts = super::table::InsertsShown::of(r);
+    let shown = inserts != super::table::InsertsShown::Hidden;
     let _ = writeln!(
         out,
-        "| rank | key | score | verdict | distinct | top value | monotonicity | inserts | shards per read/write | single-shard reads | scatter-gather reads |"
+        "| rank | key | score | verdict | distinct | top value | monotonicity | {}shards per read/write | single-shard reads | scatter-gather reads |",
+        inserts.header("inserts").map(|h| h + " | ").unwrap_or_default()
     );
-    let _ = writeln!(out, "|---:|---|---:|---|---:|---|---|---|---|---:|---:|");
+    let _ = writeln!(out, "|---:|---|---:|---|---:|---|---|{}---|---:|---:|", if shown { "---|" } else { "" });
     for c in &r.candidates {
         let kc = c.metrics.key_characteristics.as_ref().filter(|_| super::text::figures_shown(c));
         let key = c.key.to_string();
         let top = kc.map(top_value).unwrap_or_else(|| "not measured".into());
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | `{}` | {} | {} | {} | {} | {} | {}{} | {} | {} |",
             c.rank,
             esc(&key),
             c.score,
@@ -99,7 +102,7 @@ fn render(r: &Report) -> String {
             kc.map(|k| k.estimated_num_distinct_values.value.to_string()).unwrap_or_else(|| "-".into()),
             esc(&top),
             kc.map(|k| k.monotonicity.kind.as_str()).unwrap_or("not measured"),
-            figure(c, super::table::inserts_cell),
+            if shown { figure(c, super::table::inserts_cell) + " | " } else { String::new() },
             figure(c, super::table::fan_out_cell),
             figure(c, |c| pct(c.metrics.read_distribution.percentage_of_single_shard_reads)),
             figure(c, |c| pct(c.metrics.read_distribution.percentage_of_scatter_gather_reads)),

@@ -136,14 +136,21 @@ fn render_answer(r: &Report, out: &mut String) {
 fn compact_ranking(r: &Report) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(WIDTH as u16);
-    t.set_header(vec!["#", "key", "score", "verdict", "1-shard\nops", "shards\nper op", "busiest\nshard", "inserts land\n(on shards)"]);
+    let inserts = InsertsShown::of(r);
+    let mut header: Vec<String> =
+        ["#", "key", "score", "verdict", "1-shard\nops", "shards\nper op", "busiest\nshard"].iter().map(|h| h.to_string()).collect();
+    header.extend(match inserts {
+        InsertsShown::Assumed => Some("inserts land\n(assumed)".to_string()),
+        i => i.header("inserts land\n(on shards)"),
+    });
+    t.set_header(header);
     for c in &r.candidates {
         let cost = &c.metrics.cluster.cost;
         let shown = super::text::figures_shown(c);
         let figure = |s: String| if shown { s } else { "-".into() };
         let measured = cost.num_reads + cost.num_writes > 0;
         let busiest = c.metrics.cluster.at_scale.shards.iter().map(|s| s.operations_percent).fold(0.0, f64::max);
-        t.add_row(vec![
+        let mut row = vec![
             Cell::new(c.rank).set_alignment(CellAlignment::Right),
             Cell::new(c.key.to_string()),
             Cell::new(c.score).set_alignment(CellAlignment::Right),
@@ -154,8 +161,11 @@ fn compact_ranking(r: &Report) -> Table {
             ))
             .set_alignment(CellAlignment::Right),
             Cell::new(figure(if measured { format!("{busiest:.1}%") } else { "-".into() })).set_alignment(CellAlignment::Right),
-            Cell::new(figure(inserts_cell(c))),
-        ]);
+        ];
+        if inserts != InsertsShown::Hidden {
+            row.push(Cell::new(figure(inserts_cell(c))));
+        }
+        t.add_row(row);
     }
     // Figures never wrap; the key takes what is left of the 100 columns.
     for (i, col) in t.column_iter_mut().enumerate() {
@@ -170,19 +180,12 @@ fn compact_ranking(r: &Report) -> Table {
 fn full_ranking(r: &Report) -> Table {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(180);
-    t.set_header(vec![
-        "rank",
-        "key",
-        "score",
-        "verdict",
-        "distinct",
-        "top value",
-        "monotonicity",
-        "inserts (shards)",
-        "shards per read / write",
-        "reads: 1 shard / some / all",
-        "writes: 1 shard / some / all",
-    ]);
+    let inserts = InsertsShown::of(r);
+    let mut header: Vec<String> =
+        ["rank", "key", "score", "verdict", "distinct", "top value", "monotonicity"].iter().map(|h| h.to_string()).collect();
+    header.extend(inserts.header("inserts (shards)"));
+    header.extend(["shards per read / write", "reads: 1 shard / some / all", "writes: 1 shard / some / all"].map(String::from));
+    t.set_header(header);
     for c in &r.candidates {
         let kc = c.metrics.key_characteristics.as_ref();
         let rd = &c.metrics.read_distribution;
@@ -216,8 +219,10 @@ fn full_ranking(r: &Report) -> Table {
             Cell::new(mono),
         ];
         if super::text::figures_shown(c) {
+            if inserts != InsertsShown::Hidden {
+                row.push(Cell::new(inserts_cell(c)));
+            }
             row.extend([
-                Cell::new(inserts_cell(c)),
                 Cell::new(fan_out_cell(c)),
                 Cell::new(dist(
                     rd.percentage_of_single_shard_reads,
@@ -233,7 +238,7 @@ fn full_ranking(r: &Report) -> Table {
                 )),
             ]);
         } else {
-            row.extend((0..4).map(|_| Cell::new("-")));
+            row.extend((0..3 + (inserts != InsertsShown::Hidden) as usize).map(|_| Cell::new("-")));
         }
         t.add_row(row);
     }
@@ -248,10 +253,11 @@ const DETAILED: usize = 3;
 fn render_details(r: &Report, out: &mut String, wide: bool) {
     if r.candidates.iter().any(super::text::figures_shown) {
         // Said once: why the per-shard shares of operations add up to more than 100%.
+        let inserts = if InsertsShown::of(r) == InsertsShown::Hidden { "" } else { ", inserts" };
         let _ = writeln!(
             out,
             "\nPer candidate: why it scores what it does; each shard at scale with its share of the data and of the \
-             sampled reads, writes, inserts and operations that reach it ({}); the query shapes, most frequent first.",
+             sampled reads, writes{inserts} and operations that reach it ({}); the query shapes, most frequent first.",
             super::text::OPS_COUNT_ON_EACH
         );
     }
@@ -291,17 +297,22 @@ fn render_details(r: &Report, out: &mut String, wide: bool) {
             cl.verdict
         );
         let measured = cl.scale.benefit != Benefit::Unknown;
+        let inserts = InsertsShown::of_candidate(Some(c));
         for sh in &cl.at_scale.shards {
             if measured {
+                // Assumed inserts: the cluster line above says so.
+                let ins = match inserts {
+                    InsertsShown::Hidden => String::new(),
+                    _ => format!(" {:>5.1}% inserts", sh.inserts_percent),
+                };
                 let _ = writeln!(
                     out,
-                    "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes {:>5.1}% inserts {:>5.1}% ops",
+                    "    {:<10} {} {:>5.1}% data {:>5.1}% reads {:>5.1}% writes{ins} {:>5.1}% ops",
                     sh.shard,
                     bar(sh.data_percent),
                     sh.data_percent,
                     sh.reads_percent,
                     sh.writes_percent,
-                    sh.inserts_percent,
                     sh.operations_percent,
                 );
             } else {
@@ -369,6 +380,41 @@ fn colour_verdicts(text: &str) -> String {
         }
     }
     out
+}
+
+/// Whether the reports show where inserts land: when the sampled operations hold inserts,
+/// labelled assumed when nothing tells (no operation, or sampled queries only), and not at
+/// all when the operations show none (where inserts land is then not judged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum InsertsShown {
+    Sampled,
+    Assumed,
+    Hidden,
+}
+
+impl InsertsShown {
+    /// The same for every candidate: the evidence is the collection's.
+    pub(super) fn of(r: &Report) -> InsertsShown {
+        Self::of_candidate(r.candidates.first())
+    }
+
+    pub(super) fn of_candidate(c: Option<&super::CandidateReport>) -> InsertsShown {
+        use crate::metrics::insert_order::InsertEvidence;
+        match c.map(|c| c.metrics.insert_order.inserts_in_workload) {
+            Some(InsertEvidence::NoneSampled) => InsertsShown::Hidden,
+            Some(InsertEvidence::Sampled) => InsertsShown::Sampled,
+            _ => InsertsShown::Assumed,
+        }
+    }
+
+    /// A header with its label: "inserts" or "inserts (assumed)"; None when hidden.
+    pub(super) fn header(self, sampled: &str) -> Option<String> {
+        match self {
+            InsertsShown::Sampled => Some(sampled.to_string()),
+            InsertsShown::Assumed => Some("inserts (assumed)".to_string()),
+            InsertsShown::Hidden => None,
+        }
+    }
 }
 
 /// Where inserts land (our insert order), e.g. "increasing (creation time)".

@@ -10,7 +10,7 @@ pub(crate) mod choice;
 pub(crate) mod reasons;
 
 use crate::metrics::cluster::{useful_shards_words, ClusterReport};
-use crate::metrics::insert_order::{InsertBasis, InsertKind, InsertOrder};
+use crate::metrics::insert_order::{InsertBasis, InsertEvidence, InsertKind, InsertOrder};
 use crate::metrics::CandidateMetrics;
 use crate::rules::{Effect, Finding};
 use crate::util::text::{fmt_count, short_value};
@@ -42,7 +42,7 @@ pub(crate) const WEIGHTS: [Weight; 5] = [
     Weight { component: Component::DataSpread, weight: 0.15 },
     // the same rule on the busiest shard's share of operations at scale (reads, writes, and inserts when the queries show them; an operation sent to several shards counts on each); 0.5 with no queries
     Weight { component: Component::Load, weight: 0.15 },
-    // the same rule on the busiest shard's share of inserts at scale; when the queries show inserts, its shortfall from 1 is scaled by min(1, 2 × the inserts' share of operations)
+    // the same rule on the busiest shard's share of inserts at scale; when the queries show inserts, its shortfall from 1 is scaled by min(1, 2 × the inserts' share of operations); a log or the profiler with operations and no insert: share 0, not judged
     Weight { component: Component::InsertSpread, weight: 0.10 },
     // log10(most useful shards) / 3, at most 1 (1,000+ = 1); useful shards = min(distinct values, 1 / top value share)
     Weight { component: Component::Growth, weight: 0.25 },
@@ -108,7 +108,7 @@ pub(crate) const CAPS: [Cap; 10] = [
     Cap {
         cap: Capped::TargetsNothing,
         max_score: 49.0,
-        when: "every sampled operation reaches every shard at scale (fan-out 0): the key targets nothing, whatever else it does well",
+        when: "no sampled operation reaches one shard at scale (0% single-shard; fan-out 0 when every one reaches every shard): the key targets nothing, whatever else it does well",
     },
 ];
 
@@ -172,6 +172,13 @@ impl Verdict {
             Verdict::Blocked => "blocked",
             Verdict::Invalid => "invalid",
         }
+    }
+
+    /// The verdict of a score; `held` when a cap holds it down (the weighted sum reaches the
+    /// cap). A cap is a ceiling the key stays under: held on a band's lower edge (25, 50, 75),
+    /// the key takes the band below, so a key capped at 50 is poor, never acceptable.
+    pub(crate) fn of_score(score: u32, held: bool) -> Verdict {
+        Verdict::of(if held { score.saturating_sub(1) } else { score })
     }
 
     /// good 75–100, acceptable 50–74, poor 25–49, bad 0–24.
@@ -411,15 +418,21 @@ pub(crate) fn score(f: &Facts) -> Score {
     let updates = key_update_share(&f.cost);
     let fan = fan_out_component(f.cost.fan_out, updates);
     let data = f.documents.then(|| spread_component(f.data_max_share, n));
-    let ins = if !f.documents && hashed {
-        Some(1.0) // hashing spreads inserts by construction
+    let evidence = f.insert_order.inserts_in_workload;
+    // Not judged with no insert sampled; hashing spreads inserts by construction.
+    let ins = if evidence == InsertEvidence::NoneSampled || (!f.documents && hashed) {
+        Some(1.0)
     } else if insert_known {
         Some(spread_component(f.insert_max_share, n))
     } else {
         None
     };
-    // The shortfall counts as much as inserts weigh in the workload, when the queries show it.
-    let insert_share = f.load.as_ref().and_then(|l| l.insert_percent).map(|p| p / 100.0);
+    // The shortfall counts as much as inserts weigh in the workload, when the queries show it:
+    // nothing when they show operations and no insert.
+    let insert_share = match evidence {
+        InsertEvidence::NoneSampled => Some(0.0),
+        _ => f.load.as_ref().and_then(|l| l.insert_percent).map(|p| p / 100.0),
+    };
     let ins = ins.map(|i| 1.0 - insert_factor(insert_share) * (1.0 - i));
     let busiest_ops = f.load.as_ref().map(|l| l.busiest_shard_percent / 100.0);
     let load = busiest_ops.map(|s| spread_component(s, n));
@@ -445,6 +458,8 @@ pub(crate) fn score(f: &Facts) -> Score {
             None => not_measured("the load"),
         },
         match ins {
+            _ if evidence == InsertEvidence::NoneSampled => "no insert sampled".to_string(),
+            Some(_) if evidence.assumed() => format!("the busiest shard takes {:.1}% of the assumed inserts", f.insert_max_share * 100.0),
             Some(_) => format!("the busiest shard takes {:.1}% of inserts", f.insert_max_share * 100.0),
             None => not_measured("where inserts land"),
         },
@@ -527,7 +542,8 @@ pub(crate) fn score(f: &Facts) -> Score {
     let mut reasons = said.problems;
     reasons.extend(said.strengths);
     let blocked = f.constraints.iter().any(|c| c.effect == Effect::Blocked);
-    let verdict = if blocked { Verdict::Blocked } else { Verdict::of(score) };
+    let held = ceiling.0.is_some_and(|(_, c)| weighted >= c);
+    let verdict = if blocked { Verdict::Blocked } else { Verdict::of_score(score, held) };
     Score { score, verdict, reasons, breakdown: breakdown(ceiling.0) }
 }
 
@@ -551,7 +567,8 @@ fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceili
     if let Some(cs) = f.collation_spread.as_ref().filter(|cs| cs.operations > 0) {
         said.problem(Reason::CollationSpread { locale: cs.locale.clone(), operations: cs.operations, of: cs.of });
     }
-    if n > 1 && c.fan_out == Some(0.0) {
+    // No operation on one shard: every one is a multi-shard operation, whatever else the key does.
+    if n > 1 && (c.fan_out == Some(0.0) || single <= 0.0) {
         ceiling.at(Capped::TargetsNothing);
     }
     if let Some(percent) = c.percentage_of_writes_without_shard_key.filter(|w| *w >= 20.0) {
@@ -657,7 +674,18 @@ fn witness(f: &Facts) -> Witness {
 /// Where inserts land.
 fn inserts(f: &Facts, n: usize, ins: f64, insert_known: bool, insert_share: Option<f64>, said: &mut Said, ceiling: &mut Ceiling) {
     let io = &f.insert_order;
-    if insert_known && f.insert_max_share >= ONE_SHARD_INSERTS && n > 1 {
+    let one_end = matches!(io.kind, InsertKind::Increasing | InsertKind::Decreasing);
+    if io.inserts_in_workload == InsertEvidence::NoneSampled {
+        // Growth by inserts is not evidenced: no cap, and the words say what was not judged.
+        if one_end {
+            said.problem(Reason::InsertsNotJudged {
+                operations: f.cost.num_reads + f.cost.num_writes,
+                decreasing: io.kind == InsertKind::Decreasing,
+            });
+        }
+        return;
+    }
+    if insert_known && f.insert_max_share >= ONE_SHARD_INSERTS && n > 1 && insert_factor(insert_share) > 0.0 {
         let full = 100.0 - cap(Capped::InsertsOnOneShard);
         ceiling.at_most(Capped::InsertsOnOneShard, 100.0 - full * insert_factor(insert_share));
     }
@@ -669,6 +697,8 @@ fn inserts(f: &Facts, n: usize, ins: f64, insert_known: bool, insert_share: Opti
             witness: witness(f),
             share: f.insert_max_share,
             of_operations: insert_share,
+            assumed: io.inserts_in_workload,
+            operations: f.cost.num_reads + f.cost.num_writes,
         }),
         InsertKind::TopOfEachGroup if !f.documents => said
             .strength(Reason::TopOfEachGroupByNature { plural, fields: io.increasing_by_nature.iter().map(|x| x.field.clone()).collect() }),

@@ -98,6 +98,16 @@ pub(crate) enum Reason {
         share: f64,
         /// The inserts' share of operations, when the queries show inserts.
         of_operations: Option<f64>,
+        /// What the inserts rest on: said when they are assumed.
+        assumed: crate::metrics::insert_order::InsertEvidence,
+        /// Sampled operations (reads and writes), for those words.
+        operations: u64,
+    },
+    /// The sampled operations hold no insert: where an increasing (decreasing) key would
+    /// put them is not judged.
+    InsertsNotJudged {
+        operations: u64,
+        decreasing: bool,
     },
     /// One shard takes more than twice its even share of operations at scale.
     BusiestShard {
@@ -339,13 +349,33 @@ impl fmt::Display for Reason {
             Reason::DataConcentrated { shards, share } => {
                 write!(f, "at scale the busiest of {} holds {:.1}% of the data", shards_word(*shards), share * 100.0)
             }
-            Reason::InsertsAtOneEnd { decreasing, witness, share, of_operations } => {
+            Reason::InsertsAtOneEnd { decreasing, witness, share, of_operations, assumed, operations } => {
+                use crate::metrics::insert_order::InsertEvidence;
                 let (dir, end) = if *decreasing { ("decreasing", "lowest") } else { ("increasing", "highest") };
                 write!(f, "{dir} key ({witness}): every insert lands in the {end} chunk, so one shard takes {:.0}% of inserts", share * 100.0)?;
-                match of_operations {
-                    Some(s) => write!(f, " (inserts are {:.1}% of sampled operations)", s * 100.0),
-                    None => Ok(()),
+                match (of_operations, assumed) {
+                    (Some(s), _) => write!(f, " (inserts are {:.1}% of sampled operations)", s * 100.0),
+                    (None, InsertEvidence::AssumedNoQueries) => f.write_str(
+                        " (assumed: no sampled operation shows the workload, so the collection is taken to grow by inserts)",
+                    ),
+                    (None, InsertEvidence::AssumedSampledQueries) => {
+                        f.write_str(" (assumed: sampled queries never hold inserts, so the collection is taken to grow by inserts)")
+                    }
+                    (None, InsertEvidence::DocumentsHoldTimes) => write!(
+                        f,
+                        " (assumed: no insert in the {} sampled operations, but the documents carry the times they were created at (ObjectId _ids or dates a key follows), so the collection is taken to grow by inserts; a slow-query log shows only those slower than slowms)",
+                        fmt_count(*operations)
+                    ),
+                    (None, _) => Ok(()),
                 }
+            }
+            Reason::InsertsNotJudged { operations, decreasing } => {
+                let (dir, end) = if *decreasing { ("decreasing", "lowest") } else { ("increasing", "highest") };
+                write!(
+                    f,
+                    "no insert in the {} sampled operations: insert placement not judged (should the collection grow by inserts, this {dir} key would send every one to the {end} chunk, on one shard)",
+                    fmt_count(*operations)
+                )
             }
             Reason::BusiestShard { shards, share, data_share, over_mean, ops, hot_documents } => {
                 write!(
@@ -380,19 +410,21 @@ impl fmt::Display for Reason {
                 s_if(*plural),
                 fields.join(", ")
             ),
-            Reason::TopOfEachGroup { plural, witness, taking, shards, share } => write!(
-                f,
-                "inserts land at the top of each group of the leading field{} ({witness}): {taking} of {} take them, the busiest {:.1}%",
-                s_if(*plural),
-                shards_word(*shards),
-                share * 100.0
-            ),
+            Reason::TopOfEachGroup { plural, witness, taking, shards, share } => {
+                write!(f, "inserts land at the top of each group of the leading field{} ({witness}): ", s_if(*plural))?;
+                if *taking <= 1 && *shards > 1 {
+                    // Not a spread: one group takes them all.
+                    write!(f, "every insert lands on one shard of {shards}")
+                } else {
+                    write!(f, "{taking} of {} take them, the busiest {:.1}%", shards_word(*shards), share * 100.0)
+                }
+            }
             Reason::HashedSpread => f.write_str("hashed: inserts spread evenly over the shards"),
             Reason::Constraint(c) => f.write_str(&c.message),
             Reason::InsertsSpread { taking, shards, share, why } => {
                 if *taking <= 1 && *shards > 1 {
                     // Not a spread: every insert lands on one shard (a value hashing alike).
-                    write!(f, "every insert lands on 1 of {}", shards_word(*shards))?;
+                    write!(f, "every insert lands on one shard of {shards}")?;
                 } else {
                     write!(f, "inserts spread over {taking} of {}, the busiest takes {:.1}%", shards_word(*shards), share * 100.0)?;
                 }

@@ -8,7 +8,7 @@
 
 use super::*;
 use crate::metrics::cluster::{Cost, Growth, GrowthLimit, Load};
-use crate::metrics::insert_order::{InsertBasis, InsertKind, InsertOrder, NaturalField};
+use crate::metrics::insert_order::{InsertBasis, InsertEvidence, InsertKind, InsertOrder, NaturalField};
 use crate::rules::{Effect, Finding};
 use serde_json::json;
 
@@ -39,6 +39,8 @@ fn spread_inserts() -> InsertOrder {
         num_docs_with_creation_time: 1000,
         increasing_by_nature: vec![],
         load_order_hides_it: false,
+        // Sampled queries: they never hold inserts, so inserts are assumed.
+        inserts_in_workload: InsertEvidence::AssumedSampledQueries,
     }
 }
 
@@ -285,6 +287,7 @@ fn load_weight_and_the_hot_shard_cap() {
 #[test]
 fn the_insert_penalty_follows_the_inserts_share_of_operations() {
     let mut f = increasing();
+    f.insert_order.inserts_in_workload = InsertEvidence::Sampled;
     // Inserts 10% of operations: factor min(1, 2 × 0.1) = 0.2. Component 1 − 0.2 × (1 − 0) = 0.8:
     // 100 − 10 × 0.2 = 98; cap 100 − 50 × 0.2 = 90.
     f.load = Some(load(25.0, Some(100)));
@@ -298,6 +301,71 @@ fn the_insert_penalty_follows_the_inserts_share_of_operations() {
     // Half or more: the full penalty, as when the share is not known.
     f.load = Some(load(25.0, Some(600)));
     assert_eq!(score(&f).score, 50);
+}
+
+/// A log of 100 reads and no insert: growth by inserts is not evidenced. The increasing key
+/// is neither penalised nor capped (the inserts' share is 0: factor 0, component 1 − 0 = 1,
+/// no cap): 100, as the perfect key; the words say what was not judged.
+#[test]
+fn no_insert_sampled_no_insert_penalty() {
+    let mut f = increasing();
+    f.insert_order.inserts_in_workload = InsertEvidence::NoneSampled;
+    let s = score(&f);
+    assert_eq!((s.score, s.verdict, s.breakdown.capped_by), (100, Verdict::Good, None));
+    assert_eq!((s.breakdown.insert_spread, s.breakdown.insert_share_of_operations), (Some(1.0), Some(0.0)));
+    assert_eq!(
+        words(&s)[0],
+        "no insert in the 100 sampled operations: insert placement not judged (should the collection grow by inserts, this increasing key would send every one to the highest chunk, on one shard)"
+    );
+    assert!(!words(&s).iter().any(|w| w.contains("one shard takes 100% of inserts")), "{:?}", s.reasons);
+    // No query at all: growth assumed, penalised and capped as before, and said assumed.
+    f.insert_order.inserts_in_workload = InsertEvidence::AssumedNoQueries;
+    f.cost = cost(None, 0.0);
+    f.cost.num_reads = 0;
+    f.load = None;
+    let s = score(&f);
+    // 100 − 35 − 15 (targeting and load not measured) − 10 (inserts) = 40, under the cap of 50.
+    assert_eq!((s.score, s.breakdown.capped_by), (40, Some(Capped::InsertsOnOneShard)));
+    assert!(
+        words(&s)
+            .iter()
+            .any(|w| w.ends_with("(assumed: no sampled operation shows the workload, so the collection is taken to grow by inserts)")),
+        "{:?}",
+        s.reasons
+    );
+}
+
+/// The verdict's boundary rule: a score a cap holds down on a band's lower edge takes the
+/// band below. Hand: every insert on one shard, inserts 25% of operations: factor 0.5,
+/// component 0.5, 100 − 5 = 95, cap 100 − 50 × 0.5 = 75 → 75, acceptable; inserts 50%: factor
+/// 1, 90, cap 50 → 50, poor. A score of 50 that no cap holds stays acceptable.
+#[test]
+fn a_key_held_at_a_band_edge_takes_the_band_below() {
+    let mut f = increasing();
+    f.insert_order.inserts_in_workload = InsertEvidence::Sampled;
+    f.load = Some(load(25.0, Some(250)));
+    let s = score(&f);
+    assert_eq!((s.score, s.breakdown.cap, s.verdict), (75, Some(75.0), Verdict::Acceptable));
+    f.load = Some(load(25.0, Some(500)));
+    let s = score(&f);
+    assert_eq!((s.score, s.breakdown.cap, s.verdict), (50, Some(50.0), Verdict::Poor));
+    assert_eq!(Verdict::of_score(50, false), Verdict::Acceptable);
+    assert_eq!(Verdict::of_score(50, true), Verdict::Poor);
+    assert_eq!(Verdict::of_score(60, true), Verdict::Acceptable);
+    assert_eq!(Verdict::of_score(75, true), Verdict::Acceptable);
+    assert_eq!(Verdict::of_score(25, true), Verdict::Bad);
+}
+
+/// No sampled operation reaches one shard, though not every one reaches every shard (each
+/// reaches 2 of 4: fan-out (4 − 2) / 3 = 0.67): 100 − 35 × 0.33 = 88.3, capped at 49 (the key
+/// targets nothing), poor.
+#[test]
+fn no_operation_on_one_shard_targets_nothing() {
+    let mut f = facts();
+    f.cost = cost(Some(2.0 / 3.0), 0.0);
+    let s = score(&f);
+    assert_eq!((s.score, s.breakdown.capped_by, s.verdict), (49, Some(Capped::TargetsNothing), Verdict::Poor));
+    assert!((s.breakdown.weighted - 88.333).abs() < 0.001, "{}", s.breakdown.weighted);
 }
 
 #[test]
@@ -377,10 +445,15 @@ fn increasing() -> Facts {
 fn cap_inserts_on_one_shard() {
     let mut f = increasing();
     let s = score(&f);
-    // 100 − 10 = 90, capped at 50.
-    assert_eq!((s.score, s.verdict), (50, Verdict::Acceptable));
+    // 100 − 10 = 90, capped at 50: held on the acceptable band's lower edge, so poor.
+    assert_eq!((s.score, s.verdict), (50, Verdict::Poor));
     assert!(
         words(&s)[0].starts_with("increasing key (correlation 0.99 with the creation time of the ObjectId _ids; the load order hides it"),
+        "{:?}",
+        s.reasons
+    );
+    assert!(
+        words(&s)[0].ends_with("(assumed: sampled queries never hold inserts, so the collection is taken to grow by inserts)"),
         "{:?}",
         s.reasons
     );

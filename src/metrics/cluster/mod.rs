@@ -324,6 +324,8 @@ pub(crate) struct Inputs<'a> {
     pub(crate) shard_key_updates_percent: Option<f64>,
     /// Documents inserted in the sampled workload; 0 when the queries show no insert.
     pub(crate) num_inserts: u64,
+    /// Whether inserts were sampled, none were, or they are assumed (the verdict's words).
+    pub(crate) insert_evidence: super::insert_order::InsertEvidence,
     pub(crate) redact: bool,
 }
 
@@ -579,7 +581,7 @@ pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterRep
             estimated_docs: c.docs.round() as u64,
         })
         .collect();
-    let verdict = verdict(n, &cost, &growth, &scale, &jumbo_chunks, load.as_ref());
+    let verdict = verdict(n, &cost, (&growth, inp.insert_evidence), &scale, &jumbo_chunks, load.as_ref());
     let from = if actual.is_some() { ShardsFrom::Cluster } else { inp.shards_from };
     ClusterReport {
         basis,
@@ -605,6 +607,13 @@ pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterRep
     }
 }
 
+impl ClusterReport {
+    /// Said again once the collection's insert evidence is settled (`InsertEvidence::with_keys`).
+    pub(crate) fn reword_inserts(&mut self, inserts: super::insert_order::InsertEvidence) {
+        self.verdict = verdict(self.num_shards, &self.cost, (&self.growth, inserts), &self.scale, &self.jumbo_chunks, self.load.as_ref());
+    }
+}
+
 /// The busiest shard at scale by operations; None without operations.
 fn load(at_scale: &Placement, queries: f64, num_inserts: u64) -> Option<Load> {
     let ops = queries + num_inserts as f64;
@@ -624,7 +633,15 @@ fn load(at_scale: &Placement, queries: f64, num_inserts: u64) -> Option<Load> {
     })
 }
 
-fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport], load: Option<&Load>) -> String {
+fn verdict(
+    n: usize,
+    c: &Cost,
+    (g, inserts): (&Growth, super::insert_order::InsertEvidence),
+    s: &Scale,
+    jumbo: &[JumboChunkReport],
+    load: Option<&Load>,
+) -> String {
+    use super::insert_order::InsertEvidence;
     let mut parts = Vec::new();
     if let Some(p) = c.percentage_of_single_shard_ops {
         parts.push(format!("{p:.1}% of operations reach one shard"));
@@ -635,7 +652,13 @@ fn verdict(n: usize, c: &Cost, g: &Growth, s: &Scale, jumbo: &[JumboChunkReport]
     if let Some(w) = c.mean_shards_per_write {
         parts.push(format!("a write {w:.2}"));
     }
-    parts.push(format!("inserts go to {}", count_of(g.shards_taking_inserts as u64, "shard", "shards")));
+    // Where inserts go, when the workload shows them or is not known (then said assumed).
+    let taking = count_of(g.shards_taking_inserts as u64, "shard", "shards");
+    match inserts {
+        InsertEvidence::Sampled => parts.push(format!("inserts go to {taking}")),
+        InsertEvidence::NoneSampled => {}
+        _ => parts.push(format!("inserts (assumed) go to {taking}")),
+    }
     if let Some(l) = load {
         parts.push(format!("the busiest shard takes {:.1}% of operations", l.busiest_shard_percent));
     }
@@ -710,6 +733,7 @@ mod tests {
             writes_without_key: None,
             shard_key_updates_percent: None,
             num_inserts,
+            insert_evidence: crate::metrics::insert_order::InsertEvidence::Sampled,
             redact: false,
         };
         predict(&inp, None)
