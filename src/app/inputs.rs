@@ -476,7 +476,7 @@ pub(crate) fn profiled_writes_notes(s: &Sessions) -> Vec<String> {
     let total = s.placed() + by_values + s.unplaced;
     if s.placed() > 0 {
         out.push(format!(
-            "{total} update/delete statements from the profiler carry no session; {} were placed in their transaction by client and time (each ran inside one transaction's span on that client, while no other of its transactions was open): {}",
+            "{total} update/delete statements from the profiler carry no session; {} were placed in their transaction by client and time (each ran inside one transaction's span on a client that runs one transaction at a time): {}",
             s.placed(),
             namespaces_counted(&s.placed_by_namespace)
         ));

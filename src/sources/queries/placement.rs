@@ -5,7 +5,8 @@
 //! inserts carry `lsid`/`txnNumber` there. Every statement of a transaction runs on the
 //! primary, from one client, between its first and last statement: a sessionless write from
 //! the transaction's client inside that window, where no other transaction of that client is
-//! open, is one of its statements (placed). A write just before or after a transaction's
+//! open, is one of its statements (placed), when that client never runs two transactions at
+//! once (one thread: nothing else of it runs inside its transaction's span). A write just before or after a transaction's
 //! window may be its first or last statement, or a write outside any transaction from the
 //! same client: it counts for the links when one transaction of that client could hold it
 //! (likely), never for the single-shard share, and the transactions that could hold it are
@@ -142,17 +143,30 @@ pub(crate) fn place(spans: &HashMap<TxnId, Span>, loose: Vec<Loose>, marks_start
     for (t, s) in spans {
         by_client.entry(s.client.as_str()).or_default().push((t, s));
     }
+    // A client that runs transactions at once (spans that overlap) runs several threads:
+    // another thread's write outside any transaction can fall inside one transaction's span,
+    // so time alone places nothing there (the values may, `Sessions::place_by`).
+    let concurrent: HashSet<&str> = by_client
+        .iter()
+        .filter(|(_, v)| {
+            let mut spans: Vec<(Pos, Pos)> = v.iter().map(|(_, s)| (s.first, s.last)).collect();
+            spans.sort();
+            spans.windows(2).any(|w| w[1].0 <= w[0].1)
+        })
+        .map(|(c, _)| *c)
+        .collect();
     let mut out = Placed::default();
     for w in loose {
         let candidates = by_client.get(w.client.as_str()).map(Vec::as_slice).unwrap_or_default();
+        let alone = !concurrent.contains(w.client.as_str());
         let inside: Vec<&TxnId> = candidates.iter().filter(|(_, s)| s.first <= w.ts && w.ts <= s.last).map(|(t, _)| *t).collect();
-        if let [t] = inside[..] {
-            out.placed.push((t.clone(), w.q));
+        if let ([t], true) = (&inside[..], alone) {
+            out.placed.push(((*t).clone(), w.q));
             continue;
         }
         let could: Vec<&TxnId> =
             candidates.iter().filter(|(t, _)| extent.get(t).is_some_and(|(a, b)| *a <= w.ts && w.ts <= *b)).map(|(t, _)| *t).collect();
-        if let ([t], true) = (&could[..], inside.is_empty()) {
+        if let ([t], true) = (&could[..], inside.is_empty() && alone) {
             out.likely.push(((*t).clone(), w.q.clone()));
         }
         out.open.push(Open { could: could.into_iter().cloned().collect(), w });
@@ -204,9 +218,11 @@ mod tests {
         let spans: HashMap<TxnId, Span> =
             [(t("a", 1), span("c", 100, 120, true)), (t("b", 1), span("c", 110, 130, false)), (t("d", 1), span("c", 300, 310, true))]
                 .into();
-        let p = place(&spans, vec![w("c", 115)], true);
+        let p = place(&spans, vec![w("c", 115), w("c", 305)], true);
         assert!(p.placed.is_empty() && p.likely.is_empty());
-        assert_eq!(p.in_part(), [t("a", 1), t("b", 1)].into());
+        // A client with overlapping spans runs threads: even inside d's span alone, 305 may be
+        // another thread's write outside any transaction.
+        assert_eq!(p.in_part(), [t("a", 1), t("b", 1), t("d", 1)].into());
         // A source that never writes startTransaction: B is judged by the writes alone.
         let spans: HashMap<TxnId, Span> = [(t("b", 1), span("c", 110, 130, false))].into();
         assert!(place(&spans, vec![], false).in_part().is_empty());
