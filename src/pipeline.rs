@@ -66,6 +66,9 @@ pub(crate) fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<O
     }
 }
 
+/// Said when the source gives no indexes.
+pub(crate) const INDEXES_UNKNOWN: &str = "indexes unknown (documents without a mongodump's metadata.json, or no live server): a unique index that forbids a key (shardCollection refuses it) and the index that would support it are not checked; give --uri, --indexes FILE (db.coll.getIndexes() as JSON, or a metadata.json), or a mongodump .bson with its metadata.json beside it";
+
 /// Run the whole analysis: eight steps, each a function below.
 pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
     // 1. The collection's operations in the logs.
@@ -86,6 +89,11 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
             notes.push(format!("{v}: the rules that depend on the version follow it"));
             facts.server_version = Some(v.major_minor());
         }
+    }
+    // A file of documents alone (an export, a .bson without its metadata.json) says nothing
+    // of the indexes: a unique index that refuses a key, or one that supports it, is unseen.
+    if facts.indexes.is_none() {
+        notes.push(INDEXES_UNKNOWN.to_string());
     }
     let on_ns = ns.as_ref().and_then(|n| log.by_namespace.get(n)).copied().unwrap_or(0);
     if on_ns > queries.len() as u64 {

@@ -44,6 +44,9 @@ fn live_fixtures_match_the_offline_run() {
     assert_eq!(cand(&live, "{projectId: 1}")["keyCharacteristics"]["monotonicity"]["type"], "not monotonic");
     let notes = live["notes"].to_string();
     assert!(notes.contains("analyzeShardKey needs 7.0"), "{notes}");
+    // The server lists the indexes; a file of documents alone does not, and says so.
+    assert!(!notes.contains("indexes unknown"), "{notes}");
+    assert!(off["notes"].to_string().contains("indexes unknown"), "{}", off["notes"]);
 
     // A sample of 30%: one $sampleRate scan in natural order (about 3000 documents).
     let o = shardkey(&[
