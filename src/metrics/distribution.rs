@@ -76,10 +76,11 @@ pub struct WriteDistribution {
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct WritesWithoutKey {
-    /// updateMany, deleteMany: sent to every shard on every version, never refused.
+    /// updateMany, deleteMany: sent to every shard their filter may match on every version
+    /// (every shard without a prefix of the key), never refused.
     pub(crate) multi: f64,
-    /// updateOne or deleteOne by an exact `_id` (no upsert): sent to every shard on every
-    /// version (`_id` is unique), never refused, never two-phase.
+    /// updateOne or deleteOne by an exact `_id` (no upsert): sent to every shard its filter
+    /// may match on every version (`_id` is unique), never refused, never two-phase.
     pub(crate) single_by_id: f64,
     /// Every other single write (findAndModify by `_id` included): refused before 7.1
     /// (ShardKeyNotFound), 7.1+ a broadcast read then the targeted write.
