@@ -51,6 +51,11 @@ pub(crate) fn matches(pattern: &str, ns: &str) -> bool {
     true
 }
 
+/// Databases the server keeps for itself.
+const INTERNAL_DATABASES: [&str; 3] = ["local", "config", "admin"];
+const INTERNAL_SKIPPED: &str =
+    "operations on the server's own databases (local, config, admin: the oplog, config.transactions); --namespace 'local.*' shows them";
+
 pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     // Every operation goes to the counter; none needs to be kept.
     let mut log = QueryLog::default();
@@ -73,7 +78,14 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
         _ => return Err(input_error("internal: the workload counter was lost")),
     };
     let pattern = r.namespace.clone();
-    let keep = move |ns: &str| pattern.as_deref().is_none_or(|p| matches(p, ns));
+    // The server's own databases (the oplog a secondary tails, config.transactions) are not the
+    // application's workload: shown only when --namespace names them.
+    let internal = |ns: &str| INTERNAL_DATABASES.iter().any(|db| ns.strip_prefix(db).is_some_and(|r| r.starts_with('.')));
+    let keep = move |ns: &str| match pattern.as_deref() {
+        Some(p) => matches(p, ns) && (!internal(ns) || !p.starts_with('*')),
+        None => !internal(ns),
+    };
+    let left_internal: u64 = log.by_namespace.iter().filter(|(ns, _)| internal(ns) && !keep(ns)).map(|(_, n)| *n).sum();
     let namespaces = counter.finish(&keep, r.top, r.sort);
     let mut filters = BTreeMap::new();
     if let Some(p) = &r.namespace {
@@ -85,6 +97,9 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
         }
     }
     let mut skipped = log.skipped.clone();
+    if left_internal > 0 {
+        skipped.insert(INTERNAL_SKIPPED.to_string(), left_internal);
+    }
     skipped.retain(|_, v| *v > 0);
     let report = WorkloadReport {
         schema_version: SCHEMA_VERSION,
