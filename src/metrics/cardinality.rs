@@ -1,8 +1,8 @@
 //! Cardinality: distinct values in the sample, and an estimate for the whole collection.
 
-/// What the filters of a queries-only run say of a key's first field: how many distinct
-/// values they name, and Chao1 over how many operations name each, a lower bound of the
-/// field's cardinality (the key's is at least as large). JSON `queryValues`.
+/// What the filters of a queries-only run say of a key's most varied field: how many
+/// distinct values they name, and Chao1 over how many operations name each, a lower bound of
+/// the field's cardinality (the key's is at least as large). JSON `queryValues`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct QueryValues {

@@ -201,7 +201,7 @@ pub(crate) fn measure(
             query_shapes: shapes.finish(),
             cluster,
             supporting_index: support,
-            query_values: Some(first_field_values(&touches)),
+            query_values: Some(key_field_values(&touches)),
             collation_spread: spread,
             hot_documents: w.hot_documents.clone(),
         };
@@ -249,30 +249,42 @@ fn example(q: &Query, redact: bool) -> String {
     }
 }
 
-fn first_field_values(touches: &[cluster::QueryTouch]) -> cardinality::QueryValues {
+/// What the filters say of the key's cardinality: for each key field, the values the filters
+/// fix it to (Chao1 over how many operations name each); the key's cardinality is at least
+/// that of any of its fields, so the field with the largest estimate is the bound (a suffix
+/// such as `_id` in `{tenantId: 1, _id: 1}` is what makes such a key fine-grained).
+fn key_field_values(touches: &[cluster::QueryTouch]) -> cardinality::QueryValues {
     use crate::bsonx::cmp_bson;
-    let mut named: Vec<&Bson> = Vec::new();
-    for t in touches {
-        let mut mine: Vec<&Bson> = t
-            .touched
-            .iter()
-            .filter_map(|r| Some((r.min.first()?, r.max.first()?)))
-            .filter(|(lo, hi)| !matches!(lo, Bson::MinKey | Bson::MaxKey) && cmp_bson(lo, hi).is_eq())
-            .map(|(lo, _)| lo)
-            .collect();
-        mine.sort_by(|a, b| cmp_bson(a, b));
-        mine.dedup_by(|a, b| cmp_bson(a, b).is_eq());
-        named.extend(mine);
-    }
-    named.sort_by(|a, b| cmp_bson(a, b));
-    let mut counts: Vec<u64> = Vec::new();
-    for (i, v) in named.iter().enumerate() {
-        match counts.last_mut() {
-            Some(c) if cmp_bson(named[i - 1], v).is_eq() => *c += 1,
-            _ => counts.push(1),
+    let fields = touches.iter().flat_map(|t| t.touched.iter()).map(|r| r.min.len().min(r.max.len())).max().unwrap_or(0);
+    let mut best: Option<cardinality::QueryValues> = None;
+    for i in 0..fields.max(1) {
+        let mut named: Vec<&Bson> = Vec::new();
+        for t in touches {
+            let mut mine: Vec<&Bson> = t
+                .touched
+                .iter()
+                .filter_map(|r| Some((r.min.get(i)?, r.max.get(i)?)))
+                .filter(|(lo, hi)| !matches!(lo, Bson::MinKey | Bson::MaxKey) && cmp_bson(lo, hi).is_eq())
+                .map(|(lo, _)| lo)
+                .collect();
+            mine.sort_by(|a, b| cmp_bson(a, b));
+            mine.dedup_by(|a, b| cmp_bson(a, b).is_eq());
+            named.extend(mine);
+        }
+        named.sort_by(|a, b| cmp_bson(a, b));
+        let mut counts: Vec<u64> = Vec::new();
+        for (j, v) in named.iter().enumerate() {
+            match counts.last_mut() {
+                Some(c) if cmp_bson(named[j - 1], v).is_eq() => *c += 1,
+                _ => counts.push(1),
+            }
+        }
+        let q = cardinality::from_query_values(counts.into_iter());
+        if best.as_ref().is_none_or(|b| q.estimated_num_distinct_values > b.estimated_num_distinct_values) {
+            best = Some(q);
         }
     }
-    cardinality::from_query_values(counts.into_iter())
+    best.unwrap_or_else(|| cardinality::from_query_values(std::iter::empty()))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -343,4 +355,30 @@ fn predict_cluster(
         redact: w.settings.redact,
     };
     cluster::predict(&inp, actual)
+}
+
+#[cfg(test)]
+mod key_values_tests {
+    use super::*;
+    use crate::model::KeyRange;
+
+    fn touch(r: KeyRange) -> cluster::QueryTouch {
+        cluster::QueryTouch { is_read: true, retention: false, touched: vec![r] }
+    }
+
+    /// Under {tenantId: 1, _id: 1}, 200 operations name 5 tenants (40 times each) and 200
+    /// different _ids (once each): the tenants alone say 5 (Chao1 5: no value seen once or
+    /// twice); the _ids say 200 + 200·199/2 = 20,100 by Chao1 (all seen once, none twice),
+    /// the key's lower bound. The same operations fixing only the tenant say 5.
+    #[test]
+    fn the_most_varied_key_field_bounds_the_keys_cardinality() {
+        let both: Vec<_> = (0..200i64).map(|i| touch(KeyRange::point(vec![Bson::Int64(i % 5), Bson::Int64(1000 + i)]))).collect();
+        let q = key_field_values(&both);
+        assert_eq!((q.num_distinct_named, q.estimated_num_distinct_values), (200, 20_100));
+        let tenant_only: Vec<_> = (0..200i64)
+            .map(|i| touch(KeyRange { min: vec![Bson::Int64(i % 5), Bson::MinKey], max: vec![Bson::Int64(i % 5), Bson::MaxKey] }))
+            .collect();
+        let q = key_field_values(&tenant_only);
+        assert_eq!((q.num_distinct_named, q.estimated_num_distinct_values), (5, 5));
+    }
 }

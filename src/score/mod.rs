@@ -83,7 +83,7 @@ pub(crate) const CAPS: [Cap; 10] = [
     Cap {
         cap: Capped::FewValuesInQueries,
         max_score: 35.0,
-        when: "queries only: fewer than 100 values of the key's first field by Chao1 over the values the filters name (a lower bound of its cardinality)",
+        when: "queries only: fewer than 100 values of every key field by Chao1 over the values the filters name (each a lower bound of the key's cardinality)",
     },
     Cap {
         cap: Capped::InsertsOnOneShard,

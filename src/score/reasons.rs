@@ -301,7 +301,7 @@ impl fmt::Display for Reason {
             ),
             Reason::FewValuesInQueries { named, estimate } => write!(
                 f,
-                "low cardinality as far as the queries show: their filters name {} values of the key's first field (about {} by Chao1, a lower bound); treated as low cardinality until documents show more",
+                "low cardinality as far as the queries show: their filters name {} values of the key's most varied field (about {} by Chao1, a lower bound of the key's); treated as low cardinality until documents show more",
                 fmt_count(*named),
                 fmt_count(*estimate)
             ),
