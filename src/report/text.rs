@@ -41,7 +41,9 @@ pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
                     Some(n) => w
                         .replacen(&format!("#{} beats #{} (", c.rank, n.rank), &format!("it beats {} (", n.key), 1)
                         .replacen(&format!("#{} ties with #{} at", c.rank, n.rank), &format!("it ties with {} at", n.key), 1)
-                        .replacen(&format!("#{} is capped", n.rank), &format!("{} is capped", n.key), 1),
+                        .replacen(&format!("#{} is capped", n.rank), &format!("{} is capped", n.key), 1)
+                        .replacen(&format!("#{} ranks above #{} (", c.rank, n.rank), &format!("it ranks above {} (", n.key), 1)
+                        .replacen(&format!("the server refuses #{}", n.rank), &format!("the server refuses {}", n.key), 1),
                     None => w.clone(),
                 })
                 // The cluster's verdict already says "with N shards at scale: …".

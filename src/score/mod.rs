@@ -754,6 +754,20 @@ pub(crate) fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> Str
         .collect();
     let best = gains.iter().cloned().filter(|g| g.1 > 0.5).max_by(|x, y| x.1.total_cmp(&y.1));
     let worst = gains.iter().cloned().filter(|g| g.1 < -0.5).min_by(|x, y| x.1.total_cmp(&y.1));
+    // Ranked by class first (accepted, blocked, invalid): a higher score below is refused.
+    let refused = |v: Verdict| matches!(v, Verdict::Blocked | Verdict::Invalid);
+    if refused(b.verdict) && !refused(a.verdict) || b.verdict == Verdict::Invalid && a.verdict == Verdict::Blocked {
+        return format!(
+            "#{a_rank} ranks above #{b_rank} ({} against {}) because the server refuses #{b_rank} {}",
+            a.score,
+            b.score,
+            if b.verdict == Verdict::Blocked {
+                "until something is changed first (its constraints say what)"
+            } else {
+                "whatever is changed"
+            }
+        );
+    }
     let mut s = if a.score == b.score {
         format!("#{a_rank} ties with #{b_rank} at {}", a.score)
     } else {

@@ -513,6 +513,29 @@ fn the_ranking_explains_itself_pairwise() {
     assert!(w.contains("at the cost of: an operation reaches 3.25 of 4 shards"), "{w}");
 }
 
+/// A blocked key ranks below an accepted one whatever its score: the words say why, not
+/// a component where the lower score happens to gain.
+#[test]
+fn a_refused_key_below_is_said_refused() {
+    let low = score(&{
+        let mut f = facts();
+        f.cost = cost(Some(0.25), 10.0);
+        f
+    });
+    let mut high = score(&facts());
+    high.verdict = Verdict::Blocked;
+    let w = compare(2, &low, 3, &high);
+    assert_eq!(
+        w,
+        format!(
+            "#2 ranks above #3 ({} against {}) because the server refuses #3 until something is changed first (its constraints say what)",
+            low.score, high.score
+        )
+    );
+    high.verdict = Verdict::Invalid;
+    assert!(compare(2, &low, 3, &high).ends_with("because the server refuses #3 whatever is changed"));
+}
+
 #[test]
 fn against_says_the_shared_words_once() {
     assert_eq!(
