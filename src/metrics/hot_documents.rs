@@ -28,6 +28,9 @@ pub(crate) struct HotDocument {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct HotDocuments {
     pub(crate) num_writes: u64,
+    /// Most of their writes return what they write (findAndModify: a sequence handing out
+    /// the next number), which a split into parts summed on read would break.
+    pub(crate) sequences: bool,
     /// Most written first.
     pub(crate) documents: Vec<HotDocument>,
     /// Their writes together, of all sampled writes.
@@ -41,12 +44,23 @@ pub(crate) fn measure(queries: &[&Query], redact: bool) -> Option<HotDocuments> 
     let writes: Vec<&&Query> = queries.iter().filter(|q| !q.op.is_read() && q.op != Op::Insert).collect();
     let n = writes.len() as u64;
     let mut by_id: HashMap<Vec<u8>, (Bson, u64)> = HashMap::new();
+    let mut returning: HashMap<Vec<u8>, u64> = HashMap::new();
     for q in writes.iter().filter(|q| !q.multi) {
         let Some(v) = extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()) else { continue };
         let mut b = Vec::new();
         group_bytes(&v[0], &mut b);
+        if q.op == Op::FindAndModify {
+            *returning.entry(b.clone()).or_default() += 1;
+        }
         by_id.entry(b).or_insert_with(|| (v[0].clone(), 0)).1 += 1;
     }
+    let hot_keys: Vec<(Vec<u8>, u64)> = by_id
+        .iter()
+        .filter(|(_, (_, c))| *c >= MIN_WRITES && *c as f64 >= HOT_SHARE * n as f64)
+        .map(|(k, (_, c))| (k.clone(), *c))
+        .collect();
+    let (hot_writes, hot_returning) =
+        hot_keys.iter().fold((0u64, 0u64), |(w, r), (k, c)| (w + c, r + returning.get(k).copied().unwrap_or(0)));
     let pct = |c: u64| (c as f64 * 1000.0 / n.max(1) as f64).round() / 10.0;
     let mut hot: Vec<HotDocument> = by_id
         .into_values()
@@ -62,7 +76,7 @@ pub(crate) fn measure(queries: &[&Query], redact: bool) -> Option<HotDocuments> 
     }
     hot.sort_by(|a, b| b.writes.cmp(&a.writes).then_with(|| crate::bsonx::cmp_bson(&a.id, &b.id)));
     let total = hot.iter().map(|h| h.writes).sum();
-    Some(HotDocuments { num_writes: n, percent_of_writes: pct(total), documents: hot })
+    Some(HotDocuments { num_writes: n, sequences: hot_returning * 2 > hot_writes, percent_of_writes: pct(total), documents: hot })
 }
 
 #[cfg(test)]
@@ -70,6 +84,20 @@ mod tests {
     use super::*;
     use crate::model::QueryOrigin;
     use bson::doc;
+
+    /// Ticket numbers handed out by findAndModify {$inc} on one counter per tenant: hot, and
+    /// a sequence (all 30 of its writes return the value), which no split fixes.
+    #[test]
+    fn a_sequence_handed_out_by_find_and_modify_is_said() {
+        let next = |id: &str| Query::new(Op::FindAndModify, "a.counters", doc! {"_id": id}, QueryOrigin::Profiler);
+        let qs: Vec<Query> = (0..30).map(|_| next("ticket")).collect();
+        let refs: Vec<&Query> = qs.iter().collect();
+        let h = measure(&refs, false).unwrap();
+        assert!(h.sequences);
+        let upd: Vec<Query> = (0..30).map(|_| Query::new(Op::Update, "a.c", doc! {"_id": "views"}, QueryOrigin::Profiler)).collect();
+        let refs: Vec<&Query> = upd.iter().collect();
+        assert!(!measure(&refs, false).unwrap().sequences);
+    }
 
     #[test]
     fn counters_written_by_id_are_hot() {

@@ -595,6 +595,7 @@ fn busiest_shard(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
             ids: h.documents.iter().map(|d| (short_value(&d.id.clone().into_relaxed_extjson()), d.percent_of_writes)).collect(),
             percent: h.percent_of_writes,
             writes: h.num_writes,
+            sequences: h.sequences,
         });
     }
     if n > 1 && s * n as f64 > 2.0 && l.busiest_over_mean >= HOT_SHARD_OVER_MEAN {

@@ -126,6 +126,8 @@ pub(crate) enum Reason {
         ids: Vec<(String, f64)>,
         percent: f64,
         writes: u64,
+        /// Most of their writes hand out the value they write (a sequence).
+        sequences: bool,
     },
     /// Queries only: a later key field is increasing by nature.
     TopOfEachGroupByNature {
@@ -395,15 +397,21 @@ impl fmt::Display for Reason {
                 }
                 write!(f, ": a hot key range, which the balancer (it evens data size, not operations) never spreads")
             }
-            Reason::HotDocuments { ids, percent, writes } => {
+            Reason::HotDocuments { ids, percent, writes, sequences } => {
                 let each: Vec<String> = ids.iter().take(5).map(|(id, p)| format!("_id {id} {p:.1}%")).collect();
                 write!(
                     f,
-                    "hot documents: {} take {percent:.1}% of {} sampled writes ({}{}); no shard key splits a document, so each one's writes run on the one shard that holds it, one after another, whatever the key; the fix is in the data model: split each into N sub-documents (the same _id with a part 0..N-1), write a random part, and sum the parts on read",
+                    "hot documents: {} take {percent:.1}% of {} sampled writes ({}{}); no shard key splits a document, so each one's writes run on the one shard that holds it, one after another, whatever the key; the fix is in the data model: {}",
                     noun(ids.len() as u64, "document", "documents"),
                     fmt_count(*writes),
                     each.join(", "),
-                    if ids.len() > 5 { format!(", {} more", ids.len() - 5) } else { String::new() }
+                    if ids.len() > 5 { format!(", {} more", ids.len() - 5) } else { String::new() },
+                    if *sequences {
+                        // A counter split into parts summed on read no longer hands out unique numbers.
+                        "most of their writes are findAndModify returning the value (a sequence), which parts summed on read would break: hand out numbers in blocks (one findAndModify reserves N), or keep one sequence per group (per tenant) so each group's counter lives with its data"
+                    } else {
+                        "split each into N sub-documents (the same _id with a part 0..N-1), write a random part, and sum the parts on read"
+                    }
                 )
             }
             Reason::TopOfEachGroupByNature { plural, fields } => write!(
