@@ -539,12 +539,15 @@ fn a_refused_key_below_is_said_refused() {
 #[test]
 fn against_says_the_shared_words_once() {
     assert_eq!(
-        super::against(
+        super::compare::against(
             "an operation reaches 2.85 of 4 shards on average (27.6% reach one)",
             "an operation reaches 3.18 of 4 shards on average (27.3% reach one)"
         ),
         "an operation reaches 2.85 of 4 shards on average (27.6% reach one) against 3.18 of 4 shards on average (27.3% reach one)"
     );
-    assert_eq!(super::against("up to 2 useful shards", "targeting not measured"), "up to 2 useful shards against targeting not measured");
-    assert_eq!(super::against("same words", "same words"), "same words against same words");
+    assert_eq!(
+        super::compare::against("up to 2 useful shards", "targeting not measured"),
+        "up to 2 useful shards against targeting not measured"
+    );
+    assert_eq!(super::compare::against("same words", "same words"), "same words against same words");
 }
