@@ -274,6 +274,12 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
         _ => Sessions::default(),
     };
     sessions.place();
+    if sessions.aborted_left_out > 0 {
+        tx_notes.push(format!(
+            "{} left out: the log's summary lines (id 51802) say they aborted (a write conflict, a timeout); a driver's retry runs as a new transaction and is counted",
+            count_of(sessions.aborted_left_out, "aborted transaction", "aborted transactions")
+        ));
+    }
     let summary_lines = log.skipped.get(TXN_LINES).copied().unwrap_or(0);
     if queries.is_empty() {
         tx_notes.push("no query source: transactions and joins not read (give --queries LOG or --queries profile)".to_string());

@@ -102,6 +102,8 @@ pub(crate) trait OpSink: Send + Sync + std::fmt::Debug {
     /// A write command logged without its statements, on connection `conn`: the statements
     /// logged just before on that connection (its `WRITE` lines) ran in `txn` (None: in none).
     fn claim(&mut self, _conn: &str, _txn: Option<crate::model::query::TxnId>) {}
+    /// A transaction the log says was aborted (its summary line, id 51802).
+    fn aborted(&mut self, _txn: crate::model::query::TxnId) {}
     /// An empty sink of the same kind, for a parallel part.
     fn fresh(&self) -> Box<dyn OpSink>;
     /// Take in a part's sink (made by `fresh`).

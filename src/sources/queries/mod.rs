@@ -63,6 +63,8 @@ enum Line<'a> {
     /// A legacy (2.2–4.2) text log operation, as a profiler-shaped document.
     Legacy(Document),
     Slow(Box<SlowQuery<'a>>),
+    /// A transaction summary line (id 51802) of an aborted transaction.
+    Aborted(Document),
     /// Not valid JSON: counted and skipped (`MALFORMED_LINES`), why kept for the words.
     Malformed(String),
 }
@@ -77,6 +79,12 @@ fn classify_line(text: &str) -> Line<'_> {
     // Cheap pre-filter: most log lines are not slow queries.
     if text.starts_with("{\"t\":") {
         if text.contains("\"id\":51802,") {
+            // An aborted transaction never happened (its retry is another txnNumber).
+            if text.contains("\"terminationCause\":\"aborted\"") {
+                if let Ok(d) = parse_json_document_lenient(text) {
+                    return Line::Aborted(d);
+                }
+            }
             return Line::Skip(TXN_LINES);
         }
         if !text.contains("\"id\":51803") && !text.contains("Slow query") {
@@ -159,6 +167,13 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                         }
                     }
                     Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
+                    Line::Aborted(d) => {
+                        part.skip(TXN_LINES);
+                        let txn = d.get_document("attr").and_then(|a| a.get_document("parameters")).ok().and_then(command::txn_of);
+                        if let (Some(t), Some(sink)) = (txn, part.sink.as_mut()) {
+                            sink.aborted(t);
+                        }
+                    }
                 }
             }
             Ok(part)

@@ -67,6 +67,10 @@ pub(crate) struct Sessions {
     in_part: HashSet<TxnId>,
     /// After `place_by`: writes placed by the values their transaction fixes, per namespace.
     pub(crate) by_values_by_namespace: BTreeMap<String, u64>,
+    /// Transactions the log's summary lines say were aborted.
+    aborted: HashSet<TxnId>,
+    /// After `place`: how many of the kept transactions were aborted, left out.
+    pub(crate) aborted_left_out: u64,
     /// Per connection: statements logged since its last write command.
     pending: HashMap<String, Vec<Query>>,
     /// Per connection: the first claim this part saw, which also takes the statements an
@@ -162,6 +166,15 @@ impl Sessions {
     /// Place the profiled writes without a session in their transactions (once every
     /// source is read: a transaction's window is known only then).
     pub(crate) fn place(&mut self) {
+        // An aborted transaction never ran: its operations leave with it (the driver's retry,
+        // a new txnNumber, is what ran).
+        for t in std::mem::take(&mut self.aborted) {
+            if self.transactions.remove(&t).is_some() {
+                self.aborted_left_out += 1;
+                self.kept.remove(&(txn_hash(&t), t.clone()));
+                self.spans.remove(&t);
+            }
+        }
         let mut p = placement::place(&self.spans, std::mem::take(&mut self.loose), self.marks_start);
         for (t, q) in std::mem::take(&mut p.placed) {
             *self.placed_by_namespace.entry(q.ns.clone()).or_default() += 1;
@@ -295,6 +308,10 @@ impl OpSink for Sessions {
         }
     }
 
+    fn aborted(&mut self, txn: TxnId) {
+        self.aborted.insert(txn);
+    }
+
     fn fresh(&self) -> Box<dyn OpSink> {
         Box::new(Sessions::default())
     }
@@ -339,6 +356,7 @@ impl OpSink for Sessions {
         }
         self.spans.retain(|t, _| self.transactions.contains_key(t));
         self.marks_start |= other.marks_start;
+        self.aborted.extend(other.aborted);
         let room = placement::MAX_LOOSE.saturating_sub(self.loose.len());
         let over = other.loose.len().saturating_sub(room);
         for w in other.loose.iter().skip(room) {
@@ -564,6 +582,34 @@ mod reading {
             assert_eq!(s.seen_in_part(t, ops), likely == 1, "the other client's update is no transaction's");
             assert_eq!(s.likely.values().map(Vec::len).sum::<usize>(), likely);
         }
+    }
+
+    /// mongod 6.0.5's lines for a driver session that aborts transaction 2 and commits 3
+    /// (captured, trimmed of locks): the aborted one leaves, with its insert; the committed
+    /// one stays.
+    #[test]
+    fn an_aborted_transaction_is_left_out() {
+        let ins = |n: i64| {
+            format!(
+                r#"{{"t":{{"$date":"2026-11-26T10:36:09.040+00:00"}},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn6","msg":"Slow query","attr":{{"type":"command","ns":"shop.orders","command":{{"insert":"orders","ordered":true,"lsid":{{"id":{{"$uuid":"dcb583ed-38b7-4beb-91f6-9b176c66742c"}}}},"txnNumber":{n},"startTransaction":true,"autocommit":false,"$db":"shop"}},"ninserted":1,"durationMillis":0}}}}"#
+            )
+        };
+        let summary = |n: i64, cause: &str| {
+            format!(
+                r#"{{"t":{{"$date":"2026-11-26T10:36:09.041+00:00"}},"s":"I",  "c":"TXN",      "id":51802,   "ctx":"conn6","msg":"transaction","attr":{{"parameters":{{"lsid":{{"id":{{"$uuid":"dcb583ed-38b7-4beb-91f6-9b176c66742c"}},"uid":{{"$binary":{{"base64":"47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=","subType":"0"}}}}}},"txnNumber":{n},"txnRetryCounter":0,"autocommit":false,"readConcern":{{"level":"local","provenance":"implicitDefault"}}}},"readTimestamp":"Timestamp(0, 0)","ninserted":1,"keysInserted":1,"terminationCause":"{cause}","timeActiveMicros":90,"timeInactiveMicros":435,"numYields":0,"storage":{{}},"wasPrepared":false,"durationMillis":0}}}}"#
+            )
+        };
+        let text = [ins(2), summary(2, "aborted"), ins(3), summary(3, "committed")].join("\n") + "\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mongod.log");
+        std::fs::write(&path, text).unwrap();
+        let mut log = QueryLog { sink: Some(Box::new(Sessions::default())), ..Default::default() };
+        read_queries_in(crate::sources::records::open(&path).unwrap(), &mut log).unwrap();
+        let mut s = *log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+        assert_eq!(s.transactions.len(), 2);
+        s.place();
+        assert_eq!(s.transactions.keys().map(|t| t.txn_number).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(s.aborted_left_out, 1);
     }
 
     /// Lines as mongod 6.0.5 writes them (captured from a replica set running a driver
