@@ -43,29 +43,23 @@ pub(crate) fn measure(queries: &[&Query], redact: bool) -> Option<HotDocuments> 
     let id = ShardKey::single("_id", KeyKind::Range);
     let writes: Vec<&&Query> = queries.iter().filter(|q| !q.op.is_read() && q.op != Op::Insert).collect();
     let n = writes.len() as u64;
-    let mut by_id: HashMap<Vec<u8>, (Bson, u64)> = HashMap::new();
-    let mut returning: HashMap<Vec<u8>, u64> = HashMap::new();
+    // Per document: its _id, its writes, and how many of them return the value (findAndModify).
+    let mut by_id: HashMap<Vec<u8>, (Bson, u64, u64)> = HashMap::new();
     for q in writes.iter().filter(|q| !q.multi) {
         let Some(v) = extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()) else { continue };
         let mut b = Vec::new();
         group_bytes(&v[0], &mut b);
-        if q.op == Op::FindAndModify {
-            *returning.entry(b.clone()).or_default() += 1;
-        }
-        by_id.entry(b).or_insert_with(|| (v[0].clone(), 0)).1 += 1;
+        let e = by_id.entry(b).or_insert_with(|| (v[0].clone(), 0, 0));
+        e.1 += 1;
+        e.2 += (q.op == Op::FindAndModify) as u64;
     }
-    let hot_keys: Vec<(Vec<u8>, u64)> = by_id
-        .iter()
-        .filter(|(_, (_, c))| *c >= MIN_WRITES && *c as f64 >= HOT_SHARE * n as f64)
-        .map(|(k, (_, c))| (k.clone(), *c))
-        .collect();
-    let (hot_writes, hot_returning) =
-        hot_keys.iter().fold((0u64, 0u64), |(w, r), (k, c)| (w + c, r + returning.get(k).copied().unwrap_or(0)));
     let pct = |c: u64| (c as f64 * 1000.0 / n.max(1) as f64).round() / 10.0;
-    let mut hot: Vec<HotDocument> = by_id
-        .into_values()
-        .filter(|(_, c)| *c >= MIN_WRITES && *c as f64 >= HOT_SHARE * n as f64)
-        .map(|(id, writes)| HotDocument {
+    let hot_docs: Vec<(Bson, u64, u64)> =
+        by_id.into_values().filter(|(_, c, _)| *c >= MIN_WRITES && *c as f64 >= HOT_SHARE * n as f64).collect();
+    let returning: u64 = hot_docs.iter().map(|h| h.2).sum();
+    let mut hot: Vec<HotDocument> = hot_docs
+        .into_iter()
+        .map(|(id, writes, _)| HotDocument {
             id: if redact { crate::bsonx::redact::redact(&id) } else { id },
             writes,
             percent_of_writes: pct(writes),
@@ -76,7 +70,7 @@ pub(crate) fn measure(queries: &[&Query], redact: bool) -> Option<HotDocuments> 
     }
     hot.sort_by(|a, b| b.writes.cmp(&a.writes).then_with(|| crate::bsonx::cmp_bson(&a.id, &b.id)));
     let total = hot.iter().map(|h| h.writes).sum();
-    Some(HotDocuments { num_writes: n, sequences: hot_returning * 2 > hot_writes, percent_of_writes: pct(total), documents: hot })
+    Some(HotDocuments { num_writes: n, sequences: returning * 2 > total, percent_of_writes: pct(total), documents: hot })
 }
 
 #[cfg(test)]
