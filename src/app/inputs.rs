@@ -473,7 +473,8 @@ fn namespaces_counted(by_ns: &std::collections::BTreeMap<String, u64>) -> String
 pub(crate) fn profiled_writes_notes(s: &Sessions) -> Vec<String> {
     let mut out = Vec::new();
     let by_values: u64 = s.by_values_by_namespace.values().sum();
-    let total = s.placed() + by_values + s.unplaced;
+    let unplaced = s.unplaced();
+    let total = s.placed() + by_values + unplaced;
     if s.placed() > 0 {
         out.push(format!(
             "{total} update/delete statements from the profiler carry no session; {} were placed in their transaction by client and time (each ran inside one transaction's span on a client that runs one transaction at a time): {}",
@@ -488,12 +489,12 @@ pub(crate) fn profiled_writes_notes(s: &Sessions) -> Vec<String> {
             namespaces_counted(&s.by_values_by_namespace)
         ));
     }
-    if s.unplaced > 0 {
-        let likely: usize = s.likely.values().map(Vec::len).sum();
+    if unplaced > 0 {
+        let likely: usize = s.likely().values().map(Vec::len).sum();
         out.push(format!(
             "{} update/delete statements from the profiler carry no session and could not be placed in one transaction (by client and time, or by the values the transactions open then fix): {}; {}the plan cannot see which transactions write them{}",
-            s.unplaced,
-            namespaces_counted(&s.unplaced_by_namespace),
+            unplaced,
+            namespaces_counted(&s.unplaced_by_namespace()),
             if likely > 0 { format!("{likely} ran just before or after one transaction of their client and count for the links as likely its own; otherwise ") } else { String::new() },
             if likely > 0 { "" } else { ", so it cannot zone those collections with the collections the transactions read or insert into" },
         ));

@@ -464,12 +464,18 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
 fn find_links(sessions: &Sessions, docs: Option<&links::DocValues>) -> Vec<links::Link> {
     // The links also read the writes a transaction alone could hold (just before or after
     // its span): likely its own, they tell which collections it writes.
-    let ops: Vec<Vec<Query>> = sessions
+    let likely = sessions.likely();
+    let with_likely: Vec<Vec<Query>> = likely
+        .iter()
+        .filter_map(|(t, more)| Some(sessions.transactions.get(*t)?.iter().chain(more.iter().copied()).cloned().collect()))
+        .collect();
+    let ops: Vec<&[Query]> = sessions
         .transactions
         .iter()
-        .map(|(t, ops)| ops.iter().chain(sessions.likely.get(t).into_iter().flatten()).cloned().collect())
+        .filter(|(t, _)| !likely.contains_key(t))
+        .map(|(_, v)| v.as_slice())
+        .chain(with_likely.iter().map(Vec::as_slice))
         .collect();
-    let ops: Vec<&[Query]> = ops.iter().map(Vec::as_slice).collect();
     let mut links = links::find(&ops, &sessions.joins);
     if let Some(docs) = docs {
         let more = links::inferred(&ops, docs, &links);

@@ -76,6 +76,9 @@ pub(crate) struct Loose {
 pub(crate) struct Open {
     pub(crate) w: Loose,
     pub(crate) could: Vec<TxnId>,
+    /// Just outside the span of `could`'s only transaction, which alone could hold it
+    /// (likely its own: counted for the links, never for the share).
+    pub(crate) beside: bool,
 }
 
 /// What placement found.
@@ -83,8 +86,6 @@ pub(crate) struct Open {
 pub(crate) struct Placed {
     /// Writes placed in one transaction (inside its window): they join it.
     pub(crate) placed: Vec<(TxnId, Query)>,
-    /// Writes just outside one transaction's window, which it alone could hold: for links.
-    pub(crate) likely: Vec<(TxnId, Query)>,
     /// Writes left unplaced.
     pub(crate) open: Vec<Open>,
     /// Transactions whose first statement shown did not start them.
@@ -92,6 +93,11 @@ pub(crate) struct Placed {
 }
 
 impl Placed {
+    /// The writes left open that one transaction alone could hold, with it.
+    pub(crate) fn likely(&self) -> impl Iterator<Item = (&TxnId, &Query)> {
+        self.open.iter().filter(|o| o.beside).filter_map(|o| Some((o.could.first()?, &o.w.q)))
+    }
+
     /// Transactions that may hold a write not shown with them.
     pub(crate) fn in_part(&self) -> HashSet<TxnId> {
         let mut out = self.not_started.clone();
@@ -166,10 +172,8 @@ pub(crate) fn place(spans: &HashMap<TxnId, Span>, loose: Vec<Loose>, marks_start
         }
         let could: Vec<&TxnId> =
             candidates.iter().filter(|(t, _)| extent.get(t).is_some_and(|(a, b)| *a <= w.ts && w.ts <= *b)).map(|(t, _)| *t).collect();
-        if let ([t], true) = (&could[..], inside.is_empty() && alone) {
-            out.likely.push(((*t).clone(), w.q.clone()));
-        }
-        out.open.push(Open { could: could.into_iter().cloned().collect(), w });
+        let beside = could.len() == 1 && inside.is_empty() && alone;
+        out.open.push(Open { could: could.into_iter().cloned().collect(), w, beside });
     }
     if marks_start {
         out.not_started.extend(spans.iter().filter(|(_, s)| !s.starts).map(|(t, _)| t.clone()));
@@ -205,7 +209,7 @@ mod tests {
             [(t("s", 1), span("10.0.0.1", 100, 110, true)), (t("s", 2), span("10.0.0.1", 200, 210, true))].into();
         let p = place(&spans, vec![w("10.0.0.1", 105), w("10.0.0.1", 150), w("10.0.0.2", 205)], true);
         assert_eq!(p.placed.iter().map(|(t, q)| (t.txn_number, q.filter.get_i64("_id").unwrap())).collect::<Vec<_>>(), vec![(1, 105)]);
-        assert_eq!(p.likely.iter().map(|(t, _)| t.txn_number).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(p.likely().map(|(t, _)| t.txn_number).collect::<Vec<_>>(), vec![1]);
         assert_eq!(p.in_part(), [t("s", 1)].into());
         assert_eq!(p.unplaced_by_namespace()["s.customers"], 2);
     }
@@ -219,7 +223,7 @@ mod tests {
             [(t("a", 1), span("c", 100, 120, true)), (t("b", 1), span("c", 110, 130, false)), (t("d", 1), span("c", 300, 310, true))]
                 .into();
         let p = place(&spans, vec![w("c", 115), w("c", 305)], true);
-        assert!(p.placed.is_empty() && p.likely.is_empty());
+        assert!(p.placed.is_empty() && p.likely().next().is_none());
         // A client with overlapping spans runs threads: even inside d's span alone, 305 may be
         // another thread's write outside any transaction.
         assert_eq!(p.in_part(), [t("a", 1), t("b", 1), t("d", 1)].into());

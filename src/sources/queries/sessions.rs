@@ -41,13 +41,8 @@ pub(crate) struct Sessions {
     /// Joining aggregations seen (kept or not).
     pub(crate) joins_seen: u64,
     joins_rng: crate::util::splitmix::SplitMix64,
-    /// Write statements whose transaction cannot be told (no connection in the record, or
-    /// left unplaced by their client and time).
-    pub(crate) unplaced: u64,
-    /// The same, per namespace: the collections whose writes the transactions may hold unseen.
-    pub(crate) unplaced_by_namespace: BTreeMap<String, u64>,
-    /// ... of which with neither client nor time: every profiled transaction may hold them.
-    untimed: u64,
+    /// Profiled write statements with neither client nor time, per namespace: nothing places
+    /// them, and every profiled transaction may hold them.
     untimed_by_namespace: BTreeMap<String, u64>,
     /// Profiled writes without a session, waiting for `place`.
     loose: Vec<Loose>,
@@ -59,8 +54,6 @@ pub(crate) struct Sessions {
     seq: u64,
     /// After `place`: profiled writes placed in their transaction, per namespace.
     pub(crate) placed_by_namespace: BTreeMap<String, u64>,
-    /// After `place`: writes beside one transaction, which may be its own (links only).
-    pub(crate) likely: BTreeMap<TxnId, Vec<Query>>,
     /// After `place`: what is left unplaced, and the transactions that may hold it.
     placement: placement::Placed,
     /// After `place`: the profiled transactions that may hold a write not shown.
@@ -160,7 +153,7 @@ impl Sessions {
     /// or time. Its shown part alone cannot say the transaction ran on one shard.
     pub(crate) fn seen_in_part(&self, txn: &TxnId, ops: &[Query]) -> bool {
         let profiled = ops.iter().any(|q| q.origin == QueryOrigin::Profiler);
-        profiled && (self.untimed > 0 || self.in_part.contains(txn))
+        profiled && (!self.untimed_by_namespace.is_empty() || self.in_part.contains(txn))
     }
 
     /// Place the profiled writes without a session in their transactions (once every
@@ -182,11 +175,8 @@ impl Sessions {
                 ops.push(q);
             }
         }
-        for (t, q) in std::mem::take(&mut p.likely) {
-            self.likely.entry(t).or_default().push(q);
-        }
+        self.in_part = p.in_part();
         self.placement = p;
-        self.count_unplaced();
     }
 
     /// Place the writes `place` left open by what the transactions that could hold them
@@ -201,9 +191,6 @@ impl Sessions {
                 Some(t) => {
                     placed += 1;
                     *self.by_values_by_namespace.entry(o.w.q.ns.clone()).or_default() += 1;
-                    if let Some(l) = self.likely.get_mut(&t) {
-                        l.retain(|q| q.filter != o.w.q.filter || q.ns != o.w.q.ns);
-                    }
                     if let Some(ops) = self.transactions.get_mut(&t) {
                         ops.push(o.w.q);
                     }
@@ -211,19 +198,33 @@ impl Sessions {
                 None => self.placement.open.push(o),
             }
         }
-        self.count_unplaced();
+        self.in_part = self.placement.in_part();
         placed
     }
 
-    /// The unplaced counts and the transactions seen in part, from what is left open.
-    fn count_unplaced(&mut self) {
-        self.unplaced = self.untimed;
-        self.unplaced_by_namespace = self.untimed_by_namespace.clone();
+    /// Write statements whose transaction cannot be told, per namespace: without client or
+    /// time, or left open by `place` and `place_by`.
+    pub(crate) fn unplaced_by_namespace(&self) -> BTreeMap<String, u64> {
+        let mut out = self.untimed_by_namespace.clone();
         for (ns, n) in self.placement.unplaced_by_namespace() {
-            self.unplaced += n;
-            *self.unplaced_by_namespace.entry(ns).or_default() += n;
+            *out.entry(ns).or_default() += n;
         }
-        self.in_part = self.placement.in_part();
+        out
+    }
+
+    /// How many write statements `unplaced_by_namespace` counts.
+    pub(crate) fn unplaced(&self) -> u64 {
+        self.unplaced_by_namespace().values().sum()
+    }
+
+    /// The writes left open that one transaction alone could hold (likely its own: they
+    /// count for its links, never for the share).
+    pub(crate) fn likely(&self) -> HashMap<&TxnId, Vec<&Query>> {
+        let mut out: HashMap<&TxnId, Vec<&Query>> = HashMap::new();
+        for (t, q) in self.placement.likely() {
+            out.entry(t).or_default().push(q);
+        }
+        out
     }
 
     /// Profiled writes placed in their transaction.
@@ -286,12 +287,7 @@ impl OpSink for Sessions {
             (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == QueryOrigin::Profiler => {
                 match session.and_then(|s| Some((s.client.clone()?, (s.ts_millis?, seq)))) {
                     Some((client, ts)) if self.loose.len() < placement::MAX_LOOSE => self.loose.push(Loose { q: lean(q), client, ts }),
-                    _ => {
-                        self.untimed += 1;
-                        self.unplaced += 1;
-                        *self.unplaced_by_namespace.entry(q.ns.clone()).or_default() += 1;
-                        *self.untimed_by_namespace.entry(q.ns.clone()).or_default() += 1;
-                    }
+                    _ => *self.untimed_by_namespace.entry(q.ns.clone()).or_default() += 1,
                 }
             }
             _ => {}
@@ -357,25 +353,18 @@ impl OpSink for Sessions {
         self.spans.retain(|t, _| self.transactions.contains_key(t));
         self.marks_start |= other.marks_start;
         self.aborted.extend(other.aborted);
+        // Past the cap, a write is counted but not placed: as one without a time.
         let room = placement::MAX_LOOSE.saturating_sub(self.loose.len());
-        let over = other.loose.len().saturating_sub(room);
         for w in other.loose.iter().skip(room) {
-            *self.unplaced_by_namespace.entry(w.q.ns.clone()).or_default() += 1;
             *self.untimed_by_namespace.entry(w.q.ns.clone()).or_default() += 1;
         }
         for (ns, n) in other.untimed_by_namespace {
             *self.untimed_by_namespace.entry(ns).or_default() += n;
         }
-        self.untimed += other.untimed + over as u64;
-        self.unplaced += over as u64;
         self.loose.extend(other.loose.into_iter().take(room).map(|mut w| {
             w.ts.1 += by;
             w
         }));
-        self.unplaced += other.unplaced;
-        for (ns, n) in other.unplaced_by_namespace {
-            *self.unplaced_by_namespace.entry(ns).or_default() += n;
-        }
     }
 
     fn as_any(self: Box<Self>) -> Box<dyn std::any::Any> {
@@ -526,8 +515,8 @@ mod reading {
             vec![(Op::Find, "shop.orders"), (Op::Insert, "shop.payments")]
         );
         // These documents carry no client and no time: nothing places the update.
-        assert_eq!(s.unplaced, 1);
-        assert_eq!(s.unplaced_by_namespace.get("shop.customers"), Some(&1));
+        assert_eq!(s.unplaced(), 1);
+        assert_eq!(s.unplaced_by_namespace().get("shop.customers"), Some(&1));
         assert!(s.seen_in_part(t, ops));
         // Without the unplaced update, the same transaction is whole.
         let whole = Sessions::default();
@@ -569,7 +558,7 @@ mod reading {
         let s = run(&[ins("orders", true, t0), upd("127.0.0.1", t0 + 2), ins("payments", false, t0 + 11)]);
         let (t, ops) = s.transactions.iter().next().unwrap();
         assert_eq!(ops.iter().map(|q| q.ns.as_str()).collect::<Vec<_>>(), vec!["saas.orders", "saas.payments", "saas.customers"]);
-        assert_eq!((s.placed(), s.unplaced), (1, 0));
+        assert_eq!((s.placed(), s.unplaced()), (1, 0));
         assert!(!s.seen_in_part(t, ops));
         for (docs, likely) in [
             (vec![ins("orders", true, t0), upd("10.1.1.1", t0 + 2), ins("payments", false, t0 + 11)], 0),
@@ -578,9 +567,9 @@ mod reading {
             let s = run(&docs);
             let (t, ops) = s.transactions.iter().next().unwrap();
             assert_eq!(ops.len(), 2);
-            assert_eq!((s.placed(), s.unplaced), (0, 1));
+            assert_eq!((s.placed(), s.unplaced()), (0, 1));
             assert_eq!(s.seen_in_part(t, ops), likely == 1, "the other client's update is no transaction's");
-            assert_eq!(s.likely.values().map(Vec::len).sum::<usize>(), likely);
+            assert_eq!(s.likely().values().map(Vec::len).sum::<usize>(), likely);
         }
     }
 
