@@ -26,11 +26,11 @@
 //! sharded on storeId touches every shard).
 
 mod common;
+use common::txn_log::{id_index_only, write_dump_collection, SlowLog, TxnLines};
 use common::{shardkey, Lcg};
 
 use bson::{doc, Bson, Document};
 use serde_json::{json, Value};
-use std::fmt::Write as _;
 use std::path::Path;
 
 const STORES: i64 = 12;
@@ -58,82 +58,6 @@ enum Txn {
         store: i64,
         from: i64,
     },
-}
-
-fn write_collection(dir: &Path, name: &str, docs: &[Document]) {
-    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
-    for d in docs {
-        d.to_writer(&mut f).unwrap();
-    }
-    let meta =
-        json!({"indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}], "collectionName": name, "type": "collection", "options": {}});
-    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
-}
-
-/// The log's lines, one millisecond apart, in the server's field order.
-struct Log {
-    text: String,
-    ms: u64,
-}
-
-impl Log {
-    fn line(&mut self, ctx: &str, c: &str, attr: Value) {
-        self.ms += 1;
-        let ms = self.ms;
-        let t = format!("2026-11-24T07:{:02}:{:02}.{:03}+00:00", (ms / 60_000) % 60, (ms / 1000) % 60, ms % 1000);
-        writeln!(self.text, r#"{{"t":{{"$date":"{t}"}},"s":"I","c":"{c}","id":51803,"ctx":"{ctx}","msg":"Slow query","attr":{attr}}}"#)
-            .unwrap();
-    }
-}
-
-/// One transaction's lines: (component, attr), the session added to every command.
-struct Session {
-    lsid: Value,
-    n: i64,
-    lines: Vec<(&'static str, Value)>,
-}
-
-impl Session {
-    fn cmd(&self, mut c: Value, first: bool) -> Value {
-        c["lsid"] = self.lsid.clone();
-        c["txnNumber"] = self.n.into();
-        c["autocommit"] = false.into();
-        if first {
-            c["startTransaction"] = true.into();
-        }
-        c["$db"] = "retail".into();
-        c
-    }
-
-    fn command(&mut self, ns: &str, c: Value) {
-        let first = self.lines.is_empty();
-        let c = self.cmd(c, first);
-        self.lines.push(("COMMAND", json!({"type": "command", "ns": format!("retail.{ns}"), "command": c, "durationMillis": 0})));
-    }
-
-    fn find(&mut self, coll: &str, filter: Value) {
-        self.command(coll, json!({"find": coll, "filter": filter}));
-    }
-
-    fn insert(&mut self, coll: &str) {
-        let first = self.lines.is_empty();
-        let c = self.cmd(json!({"insert": coll, "ordered": true}), first);
-        self.lines.push((
-            "COMMAND",
-            json!({"type": "command", "ns": format!("retail.{coll}"), "command": c, "ninserted": 1, "durationMillis": 0}),
-        ));
-    }
-
-    /// The statement on its own WRITE line, then the command's line without it.
-    fn update(&mut self, coll: &str, q: Value, u: Value) {
-        self.lines.push((
-            "WRITE",
-            json!({"type": "update", "ns": format!("retail.{coll}"), "command": {"q": q, "u": u, "multi": false, "upsert": false}, "durationMillis": 0}),
-        ));
-        let first = self.lines.len() == 1;
-        let c = self.cmd(json!({"update": coll, "ordered": true}), first);
-        self.lines.push(("COMMAND", json!({"type": "command", "ns": "retail.$cmd", "command": c, "durationMillis": 0})));
-    }
 }
 
 /// The dump in `dir/retail`, the log `dir/mongod.log`; the transactions as generated.
@@ -171,12 +95,12 @@ fn generate(dir: &Path) -> Vec<Txn> {
         let k = rng.below(SKUS as u64) as i64;
         order(&mut orders, &mut lines, store(c % STORES), c, k);
     }
-    let mut log = Log { text: String::new(), ms: 0 };
+    let mut log = SlowLog::new("retail", 7);
     let mut txns = Vec::new();
     let mut sessions = Vec::new();
     for t in 0..TRANSACTIONS {
         let lsid = json!({"id": {"$uuid": format!("{:08x}-0000-4000-8000-{:012x}", t, t)}});
-        let mut x = Session { lsid, n: 1 + t as i64, lines: Vec::new() };
+        let mut x = TxnLines { lsid, n: 1 + t as i64, db: "retail", lines: Vec::new() };
         let si = rng.below(STORES as u64) as i64;
         let s = store(si);
         let c = si + STORES * rng.below(CUSTOMERS_PER_STORE as u64) as i64;
@@ -242,12 +166,12 @@ fn generate(dir: &Path) -> Vec<Txn> {
     for i in 0..300 {
         log.line("conn50", "COMMAND", json!({"type": "command", "ns": "retail.items", "command": {"find": "items", "filter": {"_id": format!("sku-{:03}", i % SKUS)}, "$db": "retail"}, "durationMillis": 0}));
     }
-    write_collection(&db, "customers", &customers);
-    write_collection(&db, "items", &items);
-    write_collection(&db, "stock", &stock);
-    write_collection(&db, "orders", &orders);
-    write_collection(&db, "orderLines", &lines);
-    write_collection(&db, "history", &history);
+    write_dump_collection(&db, "customers", &customers, id_index_only());
+    write_dump_collection(&db, "items", &items, id_index_only());
+    write_dump_collection(&db, "stock", &stock, id_index_only());
+    write_dump_collection(&db, "orders", &orders, id_index_only());
+    write_dump_collection(&db, "orderLines", &lines, id_index_only());
+    write_dump_collection(&db, "history", &history, id_index_only());
     std::fs::write(dir.join("mongod.log"), log.text).unwrap();
     txns
 }

@@ -23,11 +23,11 @@
 //! that zone is on shard0.
 
 mod common;
+use common::txn_log::{write_dump_collection, SlowLog, TxnLines};
 use common::{shardkey, Lcg};
 
 use bson::{doc, Document};
 use serde_json::{json, Value};
-use std::fmt::Write as _;
 use std::path::Path;
 
 const TENANTS: i64 = 200;
@@ -36,83 +36,6 @@ const PROJECTS: i64 = 2_000;
 const TASKS: i64 = 20_000;
 const TRANSACTIONS: usize = 1_000;
 const READS: i64 = 2_000;
-
-fn write_collection(dir: &Path, name: &str, docs: &[Document], indexes: Value) {
-    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
-    for d in docs {
-        d.to_writer(&mut f).unwrap();
-    }
-    let meta = json!({"indexes": indexes, "collectionName": name, "type": "collection", "options": {}});
-    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
-}
-
-/// The log's lines, one millisecond apart, in the server's field order.
-#[derive(Default)]
-struct Log {
-    text: String,
-    ms: u64,
-}
-
-impl Log {
-    fn line(&mut self, ctx: &str, c: &str, attr: Value) {
-        self.ms += 1;
-        let ms = self.ms;
-        let t = format!("2026-11-24T08:{:02}:{:02}.{:03}+00:00", (ms / 60_000) % 60, (ms / 1000) % 60, ms % 1000);
-        writeln!(self.text, r#"{{"t":{{"$date":"{t}"}},"s":"I","c":"{c}","id":51803,"ctx":"{ctx}","msg":"Slow query","attr":{attr}}}"#)
-            .unwrap();
-    }
-
-    fn find(&mut self, coll: &str, filter: Value) {
-        let attr = json!({"type": "command", "ns": format!("saas.{coll}"), "command": {"find": coll, "filter": filter, "$db": "saas"}, "durationMillis": 0});
-        self.line("conn50", "COMMAND", attr);
-    }
-
-    fn update(&mut self, coll: &str, q: Value, u: Value) {
-        let attr = json!({"type": "update", "ns": format!("saas.{coll}"), "command": {"q": q, "u": u, "multi": false, "upsert": false}, "durationMillis": 0});
-        self.line("conn50", "WRITE", attr);
-    }
-}
-
-/// One transaction's lines: (component, attr), the session added to every command.
-struct Session {
-    lsid: Value,
-    n: i64,
-    lines: Vec<(&'static str, Value)>,
-}
-
-impl Session {
-    fn cmd(&self, mut c: Value) -> Value {
-        c["lsid"] = self.lsid.clone();
-        c["txnNumber"] = self.n.into();
-        c["autocommit"] = false.into();
-        if self.lines.is_empty() {
-            c["startTransaction"] = true.into();
-        }
-        c["$db"] = "saas".into();
-        c
-    }
-
-    fn find(&mut self, coll: &str, filter: Value) {
-        let c = self.cmd(json!({"find": coll, "filter": filter}));
-        self.lines.push(("COMMAND", json!({"type": "command", "ns": format!("saas.{coll}"), "command": c, "durationMillis": 0})));
-    }
-
-    fn insert(&mut self, coll: &str) {
-        let c = self.cmd(json!({"insert": coll, "ordered": true}));
-        self.lines
-            .push(("COMMAND", json!({"type": "command", "ns": format!("saas.{coll}"), "command": c, "ninserted": 1, "durationMillis": 0})));
-    }
-
-    /// The statement on its own WRITE line, then the command's line without it.
-    fn update(&mut self, coll: &str, q: Value, u: Value) {
-        let c = self.cmd(json!({"update": coll, "ordered": true}));
-        self.lines.push((
-            "WRITE",
-            json!({"type": "update", "ns": format!("saas.{coll}"), "command": {"q": q, "u": u, "multi": false, "upsert": false}, "durationMillis": 0}),
-        ));
-        self.lines.push(("COMMAND", json!({"type": "command", "ns": "saas.$cmd", "command": c, "durationMillis": 0})));
-    }
-}
 
 /// What a generated transaction touches, for the hand count.
 enum Txn {
@@ -142,7 +65,7 @@ fn generate(dir: &Path, unique_slug: bool) -> Vec<Txn> {
     let mut sessions = Vec::new();
     for t in 0..TRANSACTIONS {
         let lsid = json!({"id": {"$uuid": format!("{:08x}-0000-4000-8000-{:012x}", t, t)}});
-        let mut x = Session { lsid, n: 1 + t as i64, lines: Vec::new() };
+        let mut x = TxnLines { lsid, n: 1 + t as i64, db: "saas", lines: Vec::new() };
         if rng.below(100) < 60 {
             let p = rng.below(PROJECTS as u64) as i64;
             let tenant = p % TENANTS;
@@ -161,7 +84,7 @@ fn generate(dir: &Path, unique_slug: bool) -> Vec<Txn> {
         }
         sessions.push(x);
     }
-    let mut log = Log::default();
+    let mut log = SlowLog::new("saas", 8);
     // Two connections, their transactions' lines interleaved as the server writes them.
     for pair in sessions.chunks(2) {
         let longest = pair.iter().map(|x| x.lines.len()).max().unwrap_or(0);
@@ -185,10 +108,10 @@ fn generate(dir: &Path, unique_slug: bool) -> Vec<Txn> {
     }
     let id_index = json!({"v": 2, "key": {"_id": 1}, "name": "_id_"});
     let slug_index = json!({"v": 2, "key": {"slug": 1}, "name": "slug_1", "unique": unique_slug});
-    write_collection(&db, "tenants", &tenants, json!([id_index, slug_index]));
-    write_collection(&db, "plans", &plans, json!([id_index]));
-    write_collection(&db, "projects", &projects, json!([id_index]));
-    write_collection(&db, "tasks", &tasks, json!([id_index]));
+    write_dump_collection(&db, "tenants", &tenants, json!([id_index, slug_index]));
+    write_dump_collection(&db, "plans", &plans, json!([id_index]));
+    write_dump_collection(&db, "projects", &projects, json!([id_index]));
+    write_dump_collection(&db, "tasks", &tasks, json!([id_index]));
     std::fs::write(dir.join("mongod.log"), log.text).unwrap();
     txns
 }

@@ -3,6 +3,8 @@
 //! and stopped when the guard drops. No test passes without it.
 #![allow(dead_code)]
 
+pub mod txn_log;
+
 use mongodb::bson::{doc, Document};
 use mongodb::Client;
 use std::net::TcpListener;
