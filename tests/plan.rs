@@ -717,7 +717,7 @@ fn concurrent_profiled_transactions(read_first: bool) {
     let client = m.client();
     rt().block_on(async {
         let db = client.database("saas");
-        db.collection::<Document>("customers").insert_many((0..100i64).map(|i| doc! {"_id": i, "orders": 0})).await.unwrap();
+        db.collection::<Document>("customers").insert_many((0..200i64).map(|i| doc! {"_id": i, "orders": 0})).await.unwrap();
         // Created before: two transactions creating one collection at once conflict.
         db.create_collection("orders").await.unwrap();
         db.create_collection("payments").await.unwrap();
@@ -745,16 +745,17 @@ fn concurrent_profiled_transactions(read_first: bool) {
                 }
             }));
         }
-        // Without reads, a fifth thread updates customers outside any transaction meanwhile:
-        // time must not place them in the transactions open then (a customer of another
-        // thread's range would take that transaction to a second shard).
+        // Without reads, a fifth thread updates customers outside any transaction meanwhile
+        // (its own customers, 100..199: no write conflict with the transactions): time must
+        // not place them in the transactions open then (a customer of its range would take
+        // that transaction to a second shard).
         if !read_first {
             let client = client.clone();
             tasks.push(tokio::spawn(async move {
                 let customers = client.database("saas").collection::<Document>("customers");
                 let mut rng = Lcg(99);
                 for _ in 0..STANDALONE {
-                    customers.update_one(doc! {"_id": rng.below(100) as i64}, doc! {"$set": {"seen": true}}).await.unwrap();
+                    customers.update_one(doc! {"_id": 100 + rng.below(100) as i64}, doc! {"$set": {"seen": true}}).await.unwrap();
                 }
             }));
         }
