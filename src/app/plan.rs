@@ -122,6 +122,9 @@ fn linked_keys(links: &[links::Link]) -> BTreeMap<String, Vec<Proposal>> {
     out
 }
 
+/// Rounds of placement by values (each may find links that place more).
+const PLACE_ROUNDS: usize = 4;
+
 /// Documents read per collection to place the inserts the logs show without their document.
 const DOC_VALUES_SAMPLE: usize = 5_000;
 
@@ -302,10 +305,16 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     let inserts = sessions.transactions.values().any(|ops| ops.iter().any(|q| q.op == Op::Insert));
     let docs = inserts.then(|| document_values(&db, &targets, session.as_ref(), &rt));
     let mut links = find_links(&sessions, docs.as_ref());
-    let by_values = sessions.place_by(|w, could| links::holder_by_values(w, could, &links));
-    if by_values > 0 {
+    // Each write placed may link its collection to the transaction's others, which places
+    // more: again while a round places any (a few rounds in practice).
+    for _ in 0..PLACE_ROUNDS {
+        if sessions.place_by(|w, could| links::holder_by_values(w, could, &links)) == 0 {
+            break;
+        }
         links = find_links(&sessions, docs.as_ref());
     }
+    // A log holds every database's operations: the plan counts this one's.
+    sessions.only_database(&db);
     tx_notes.extend(super::inputs::profiled_writes_notes(&sessions));
     let transactions: Vec<(&TxnId, &Vec<Query>)> = sessions.transactions.iter().collect();
     // What a transaction seen in part shows is true (its links count), but it never

@@ -90,6 +90,10 @@ pub struct Query {
     pub(crate) session: Option<Box<SessionRef>>,
     /// The collections an aggregation joins (`$lookup`, `$graphLookup`, `$unionWith`).
     pub(crate) joins: Vec<Join>,
+    /// An insert's documents, when the source holds them (a driver that sends them in the
+    /// command body: the log's and the profiler's `documents`) and a transaction reader
+    /// wants them (`plan`): their values place the insert and link its collection.
+    pub(crate) inserted: Vec<Document>,
 }
 
 /// A multi-document transaction: the session id and its transaction number.
@@ -171,6 +175,7 @@ impl Query {
             stats: None,
             session: None,
             joins: Vec::new(),
+            inserted: Vec::new(),
         }
     }
 

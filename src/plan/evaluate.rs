@@ -71,7 +71,35 @@ impl Layout<'_> {
         }
     }
 
-    /// The shards an insert's document goes to: unknown (logs do not hold the document),
+    /// Where an insert's documents go: each by its value of the key's first field (a
+    /// document without it holds null there, as the server places it); several documents
+    /// on different units are on several shards.
+    fn inserted_unit(&self, c: usize, docs: &[Document]) -> Unit {
+        let one = |d: &Document| match &self.choices[c] {
+            Choice::Unsharded => Unit::Fixed(self.home[c]),
+            Choice::Key(k) => {
+                let f = &self.inputs[c].candidates[*k].key.fields[0];
+                let v = match crate::bsonx::path::lookup(d, &f.path) {
+                    crate::bsonx::path::Found::Value(v) => v.clone(),
+                    _ => Bson::Null,
+                };
+                let v = if f.kind == KeyKind::Hashed { Bson::Int64(hash64(&v)) } else { v };
+                match self.group[c] {
+                    Some(g) => Unit::Fixed(zone_of(&self.groups[g].splits, &v)),
+                    None => Unit::Free(c, v.to_string()),
+                }
+            }
+        };
+        let mut units = docs.iter().map(one);
+        let first = units.next().unwrap_or(Unit::Spread);
+        if units.all(|u| u == first) {
+            first
+        } else {
+            Unit::Spread
+        }
+    }
+
+    /// The shards an insert's document goes to when the source does not hold it: unknown (logs do not hold the document),
     /// so it goes with another operation of the transaction on a collection zoned with it
     /// (a new order carries its customer's id), or to a shard of its own. An operation
     /// given its zone's field (`Follow::ZoneField`) goes the same way.
@@ -138,6 +166,12 @@ impl Layout<'_> {
         for (i, q) in ops.iter().enumerate() {
             let Some(c) = self.index_of(&q.ns) else { continue };
             let f = match follow(c, q) {
+                // An insert whose documents the source holds goes where their values put it.
+                Follow::AsIs if q.op == crate::model::Op::Insert && !q.inserted.is_empty() => {
+                    units.push((c, self.inserted_unit(c, &q.inserted)));
+                    at.push(i);
+                    continue;
+                }
                 Follow::AsIs if q.op == crate::model::Op::Insert => Follow::ZoneField,
                 f => f,
             };

@@ -124,8 +124,11 @@ impl Tally {
 fn fixed(ops: &[Query]) -> BTreeMap<Node, BTreeSet<String>> {
     let mut out: BTreeMap<Node, BTreeSet<String>> = BTreeMap::new();
     for q in ops {
-        for (f, v) in equalities(&q.filter) {
-            out.entry((q.ns.clone(), f)).or_default().insert(value_key(&v));
+        // An insert's documents, when the source holds them, fix their fields' values.
+        for d in std::iter::once(&q.filter).chain(&q.inserted) {
+            for (f, v) in equalities(d) {
+                out.entry((q.ns.clone(), f)).or_default().insert(value_key(&v));
+            }
         }
     }
     out
@@ -304,9 +307,15 @@ pub(crate) fn holder_by_values(w: &Query, could: &[&[Query]], links: &[Link]) ->
             same.into_iter().map(move |n| (n, key.clone()))
         })
         .collect();
+    // A field of the same name in another collection (`carts.customerId` beside
+    // `orders.customerId`) holds the same things, as a link says, until links say more: an
+    // application names a reference after what it refers to. Never `_id`, every
+    // collection's own numbering.
+    let same_name = |n: &Node, v: &String| wanted.iter().any(|(w, wv)| w.1 != "_id" && w.1 == n.1 && wv == v);
     let mut holders = could.iter().enumerate().filter(|(_, ops)| {
         let f = fixed(ops);
         wanted.iter().any(|(n, v)| f.get(n).is_some_and(|vals| vals.contains(v)))
+            || f.iter().any(|(n, vals)| vals.iter().any(|v| same_name(n, v)))
     });
     match (holders.next(), holders.next()) {
         (Some((i, _)), None) => Some(i),

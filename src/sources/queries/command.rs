@@ -17,6 +17,9 @@ fn opt_doc(d: &Document, k: &str) -> Option<Document> {
     d.get_document(k).ok().filter(|c| !c.is_empty()).cloned()
 }
 
+/// Documents of one insert kept for `plan` (a batch beyond goes where its first ones go).
+const MAX_INSERTED: usize = 16;
+
 pub(super) fn read_query(op: Op, ns: String, filter: Document, cmd: &Document, origin: QueryOrigin) -> Query {
     let mut q = Query::new(op, ns, filter, origin);
     q.collation = opt_doc(cmd, "collation");
@@ -158,6 +161,12 @@ pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, ori
             q.collation = None;
             q.let_vars = None;
             q.count = n.max(0) as u64;
+            // Kept for a transaction reader only (memory): the values that place the insert.
+            if log.sink.is_some() && q.session.is_some() {
+                if let Ok(docs) = cmd.get_array("documents") {
+                    q.inserted = docs.iter().filter_map(Bson::as_document).take(MAX_INSERTED).cloned().collect();
+                }
+            }
             log.push(q);
         }
         _ => log.skip(NOT_CRUD),

@@ -40,6 +40,10 @@ pub(crate) struct Sessions {
     pub(crate) joins: Vec<Query>,
     /// Joining aggregations seen (kept or not).
     pub(crate) joins_seen: u64,
+    /// The same, per database (a log shared by several databases).
+    joins_seen_by_db: BTreeMap<String, u64>,
+    /// After `only_database`: the share of the kept transactions that were its own.
+    database_share: Option<f64>,
     joins_rng: crate::util::splitmix::SplitMix64,
     /// Profiled write statements with neither client nor time, per namespace: nothing places
     /// them, and every profiled transaction may hold them.
@@ -132,14 +136,32 @@ impl Sessions {
     /// How many transactions the log holds: exact while all are kept, else estimated from
     /// the sample's largest hash (the k-minimum-values estimate, (k − 1) / that hash as a
     /// share of the hash range; its relative error is about 1/√k, 0.7% at 20,000).
+    /// After `only_database`, the estimate is scaled by the share of the kept ones that
+    /// were that database's.
     pub(crate) fn transactions_found(&self) -> u64 {
         match (self.sampled, self.kept.last()) {
             (true, Some((top, _))) => {
                 let share = (*top as f64 + 1.0) / 2f64.powi(64);
-                ((self.kept.len() as f64 - 1.0) / share).round() as u64
+                ((self.kept.len() as f64 - 1.0) / share * self.database_share.unwrap_or(1.0)).round() as u64
             }
             _ => self.transactions.len() as u64,
         }
+    }
+
+    /// Keep one database's transactions and joins (a log holds every database's): a
+    /// transaction is the database's when one of its operations is; its operations on
+    /// other databases leave (no collection of the plan holds them). Called after
+    /// placement, which reads every transaction of a client whatever its database.
+    pub(crate) fn only_database(&mut self, db: &str) {
+        let prefix = format!("{db}.");
+        let kept = self.transactions.len();
+        self.transactions.retain(|_, ops| {
+            ops.retain(|q| q.ns.starts_with(&prefix));
+            !ops.is_empty()
+        });
+        self.database_share = Some(self.transactions.len() as f64 / kept.max(1) as f64);
+        self.joins.retain(|q| q.ns.starts_with(&prefix));
+        self.joins_seen = self.joins_seen_by_db.get(db).copied().unwrap_or(0);
     }
 
     /// Whether the kept transactions are a sample (the log held more).
@@ -253,6 +275,13 @@ impl OpSink for Sessions {
         let seq = self.seq;
         if !q.joins.is_empty() {
             self.joins_seen += 1;
+            let db = q.ns.split_once('.').map_or(q.ns.as_str(), |x| x.0);
+            match self.joins_seen_by_db.get_mut(db) {
+                Some(n) => *n += 1,
+                None => {
+                    self.joins_seen_by_db.insert(db.to_string(), 1);
+                }
+            }
             let held = self.joins.len();
             match self.joins_rng.reservoir_slot(self.joins_seen, held, MAX_JOINS) {
                 Some(j) if j == held => self.joins.push(lean(q)),
@@ -341,6 +370,9 @@ impl OpSink for Sessions {
             &mut self.joins_rng,
         );
         self.joins_seen += other.joins_seen;
+        for (db, n) in other.joins_seen_by_db {
+            *self.joins_seen_by_db.entry(db).or_default() += n;
+        }
         // The later part's positions come after all of this one's.
         let by = self.seq;
         self.seq += other.seq;
