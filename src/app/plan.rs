@@ -8,6 +8,7 @@ use crate::model::collection::CollectionOptions;
 use crate::model::query::TxnId;
 use crate::model::{KeyKind, Namespace, Op, Query, ShardKey};
 use crate::pipeline::Candidates;
+use crate::plan::bounds::Seen;
 use crate::plan::outcome::{build, Plan, TxnEvidence};
 use crate::plan::{
     given, links, search, single_shard_without, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, Settings, UniqueIndex,
@@ -320,12 +321,26 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     // What a transaction seen in part shows is true (its links count), but it never
     // counts as on one shard on the strength of that part: the share is of whole ones.
     let (in_part, whole): (Vec<_>, Vec<_>) = transactions.iter().partition(|(t, ops)| sessions.seen_in_part(t, ops));
+    let unbounded: Vec<bool> = in_part.iter().map(|(t, _)| sessions.unbounded(t)).collect();
     let (in_part, whole): (Vec<&[Query]>, Vec<&[Query]>) =
         (in_part.iter().map(|(_, v)| v.as_slice()).collect(), whole.iter().map(|(_, v)| v.as_slice()).collect());
+    // Unplaced statements over the kept transactions' share of those found (a sample).
+    let kept_share = transactions.len() as f64 / sessions.transactions_found().max(1) as f64;
+    let unplaced = (sessions.unplaced() as f64 * kept_share.min(1.0)).ceil() as u64;
     if !in_part.is_empty() {
         tx_notes.push(format!(
-            "{} seen in part left out of the single-shard share: the profiler does not tie update/delete statements to their transaction, and its client and time could not place every one, so each may hold writes it does not show (a mongod log recorded with slowms -1 shows them whole)",
-            count_of(in_part.len() as u64, "transaction", "transactions")
+            "{} seen in part: the profiler writes update/delete statements without their session, and {} could not be placed in one (by client and time, or by the values the transactions fix), so the single-shard share is the range it may take over every placement of them (lowest: each unplaced statement takes one more transaction off one shard; highest: each transaction as shown{}); the log of the same window recorded with slowms -1 shows every transaction whole and gives one figure",
+            count_of(in_part.len() as u64, "transaction", "transactions"),
+            sessions.unplaced(),
+            match unbounded.iter().filter(|u| **u).count() {
+                0 => String::new(),
+                n => format!("; {n} begun before the profiler's first operation may miss statements it never held, and count off one shard at the lowest"),
+            }
+        ));
+    }
+    if names.iter().any(|n| n.ends_with(".system.profile")) && !sessions.transactions.is_empty() {
+        tx_notes.push(format!(
+            "the profiler does not show whether a transaction committed or aborted (commitTransaction and abortTransaction run on admin, and {db}'s profiler holds neither): aborted ones are counted as if they ran, and a transaction of updates and deletes only is not seen at all; the log of the same window (its summary lines, id 51802) tells them apart"
         ));
     }
     let joins: Vec<&Query> = sessions.joins.iter().collect();
@@ -437,10 +452,11 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
         notes: tx_notes,
         joins_found: sessions.joins_seen,
     };
-    let mut p = build(&db, &inputs, &found, &settings, ev.clone(), &without);
+    let seen = Seen { whole: &whole, in_part: &in_part, unbounded: &unbounded, unplaced };
+    let mut p = build(&db, &inputs, &found, &settings, ev.clone(), &without, &seen);
     if let Some(links) = what_if_links {
         let (given_inputs, fixed) = given::with_given(&inputs, given_inputs);
-        let w = given::Workload { links, transactions: &whole, in_part: &in_part, joins: &joins };
+        let w = given::Workload { links, transactions: &whole, in_part: &in_part, joins: &joins, seen };
         p.given = Some(given::what_if(&p, &given_inputs, &fixed, w, &settings, ev));
     }
     p.version = version_report;

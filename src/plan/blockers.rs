@@ -51,6 +51,30 @@ pub(crate) struct Blocker {
 pub(crate) struct Blockers {
     pub(crate) list: Vec<Blocker>,
     pub(crate) share_if_all_fixed: Option<f64>,
+    /// Every fix, and the collections the transactions only read: what `if_all_fixed`
+    /// places a transaction by.
+    fixes: Vec<Id>,
+    read_only: BTreeSet<usize>,
+}
+
+impl Blockers {
+    /// The chance that a transaction runs on one shard with every fix made.
+    pub(crate) fn if_all_fixed(&self, layout: &Layout, ops: &[Query]) -> f64 {
+        layout.transaction_with(ops, &follow_for(layout, &self.read_only, &self.fixes))
+    }
+}
+
+/// The follow for a set of fixes: an operation of a fixed (namespace, shape, op) is placed as fixed.
+fn follow_for<'a>(layout: &'a Layout, read_only: &'a BTreeSet<usize>, fixes: &'a [Id]) -> impl Fn(usize, &Query) -> Follow + 'a {
+    move |c: usize, q: &Query| -> Follow {
+        let unit = layout.unit(c, &q.filter);
+        let Some(shape) = shape_of(layout, c, q, &unit, read_only) else { return Follow::AsIs };
+        let hit = fixes.iter().any(|(ns, s, op)| *ns == q.ns && *s == shape && *op == q.op.name());
+        match (hit, fix_of(shape)) {
+            (true, Some(f)) => f,
+            _ => Follow::AsIs,
+        }
+    }
 }
 
 type Id = (String, Shape, &'static str);
@@ -147,20 +171,6 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
     let share_with = |fixed: &dyn Fn(usize, &Query) -> Follow| -> f64 {
         transactions.iter().map(|ops| layout.transaction_with(ops, fixed)).sum::<f64>() / n
     };
-    // The follow for a set of fixes: an operation of a fixed (namespace, shape, op) is placed as fixed.
-    let follow_for = |fixes: &[Id]| {
-        let fixes: Vec<Id> = fixes.to_vec();
-        let read_only = read_only.clone();
-        move |c: usize, q: &Query| -> Follow {
-            let unit = layout.unit(c, &q.filter);
-            let Some(shape) = shape_of(layout, c, q, &unit, &read_only) else { return Follow::AsIs };
-            let hit = fixes.iter().any(|(ns, s, op)| *ns == q.ns && *s == shape && *op == q.op.name());
-            match (hit, fix_of(shape)) {
-                (true, Some(f)) => f,
-                _ => Follow::AsIs,
-            }
-        }
-    };
     let mut list: Vec<Blocker> = count
         .into_iter()
         .map(|(id, (k, example))| {
@@ -180,7 +190,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                 }
                 Shape::CrossPartition => "none in the plan: the transaction spans partitions".to_string(),
             };
-            let if_fixed = share_with(&follow_for(std::slice::from_ref(&id)));
+            let if_fixed = share_with(&follow_for(layout, &read_only, std::slice::from_ref(&id)));
             Blocker {
                 namespace: ns,
                 shape,
@@ -194,8 +204,8 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
         .collect();
     list.sort_by(|a, b| b.transactions_percent.total_cmp(&a.transactions_percent).then_with(|| a.namespace.cmp(&b.namespace)));
     let all: Vec<Id> = list.iter().filter(|b| fix_of(b.shape).is_some()).map(|b| (b.namespace.clone(), b.shape, b.op)).collect();
-    let share_if_all_fixed = (!all.is_empty()).then(|| (share_with(&follow_for(&all)) * 1000.0).round() / 1000.0);
-    Blockers { list, share_if_all_fixed }
+    let share_if_all_fixed = (!all.is_empty()).then(|| (share_with(&follow_for(layout, &read_only, &all)) * 1000.0).round() / 1000.0);
+    Blockers { list, share_if_all_fixed, fixes: all, read_only }
 }
 
 #[cfg(test)]

@@ -120,10 +120,14 @@ pub(crate) struct GivenShares {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_range: Option<super::bounds::ShareRange>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_margin: Option<f64>,
     pub(crate) blockers: Vec<super::blockers::Blocker>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_if_all_fixed: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_if_all_fixed_range: Option<super::bounds::ShareRange>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -150,6 +154,7 @@ pub(crate) struct Workload<'a> {
     pub(crate) transactions: &'a [&'a [Query]],
     pub(crate) in_part: &'a [&'a [Query]],
     pub(crate) joins: &'a [&'a Query],
+    pub(crate) seen: super::bounds::Seen<'a>,
 }
 
 /// The plan with `fixed` kept and the rest chosen around it, compared with `own` (shardkey's
@@ -164,7 +169,7 @@ pub(crate) fn what_if(
 ) -> GivenPlan {
     let found = search_with(inputs, w.links, w.transactions, w.in_part, w.joins, s, fixed);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(inputs, &found, c, w.transactions, w.joins, s)).collect();
-    let p = build(&own.database, inputs, &found, s, ev, &without);
+    let p = build(&own.database, inputs, &found, s, ev, &without, &w.seen);
     let choices = fixed
         .iter()
         .enumerate()
@@ -199,9 +204,11 @@ pub(crate) fn what_if(
         objective: p.objective,
         transactions: GivenShares {
             single_shard_share: p.transactions.single_shard_share,
+            single_shard_share_range: p.transactions.single_shard_share_range,
             single_shard_share_margin: p.transactions.single_shard_share_margin,
             blockers: p.transactions.blockers,
             single_shard_share_if_all_fixed: p.transactions.single_shard_share_if_all_fixed,
+            single_shard_share_if_all_fixed_range: p.transactions.single_shard_share_if_all_fixed_range,
         },
         joins: GivenJoins { single_shard_share: p.joins.single_shard_share },
         collections: p.collections,

@@ -10,6 +10,7 @@
 
 pub(crate) mod basis;
 pub(crate) mod blockers;
+pub(crate) mod bounds;
 pub(crate) mod evaluate;
 pub(crate) mod given;
 pub(crate) mod graph;
@@ -488,7 +489,8 @@ pub(crate) fn search_with(
     let homes = reference_homes(inputs, &choices, &domains, s, &opts.reference, &guide);
     let layout = with_homes(Layout::new(inputs, &choices, &domains, s), &homes);
     let figures = figures(&layout, &txns, &joins);
-    let blockers = blockers::find(&layout, &txns);
+    // Over the shown parts too: a blocker they show is one (each fix's share is then a highest).
+    let blockers = blockers::find(&layout, &guide);
     let edges = graph::edges(&layout, &guide, &joins);
     let given = (0..inputs.len()).map(|c| fixed.get(c).is_some_and(Option::is_some)).collect();
     Search { choices, alone: opts.alone, forced: opts.forced, figures, alone_figures, links, domains, homes, blockers, edges, given }

@@ -134,8 +134,13 @@ pub(crate) struct Transactions {
     /// out of the single-shard share.
     pub(crate) seen_in_part: u64,
     pub(crate) evaluated: u64,
+    /// Absent when some transactions are seen in part: `singleShardShareRange` then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share: Option<f64>,
+    /// With transactions seen in part: the lowest and highest share over every placement
+    /// of the statements left unplaced, over every transaction found (`bounds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_range: Option<super::bounds::ShareRange>,
     /// The share's 95% margin when it is measured on a sample (fewer evaluated than found).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_margin: Option<f64>,
@@ -146,6 +151,9 @@ pub(crate) struct Transactions {
     /// The single-shard share with every blocker that has a fix fixed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_if_all_fixed: Option<f64>,
+    /// The same as a range, with transactions seen in part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) single_shard_share_if_all_fixed_range: Option<super::bounds::ShareRange>,
     pub(crate) sources: Vec<String>,
     /// Transaction summary lines (id 51802) in the logs: transactions slow enough to log.
     pub(crate) summary_lines: u64,
@@ -253,8 +261,12 @@ pub(crate) fn build(
     s: &Settings,
     ev: TxnEvidence,
     without: &[(Option<f64>, Option<f64>)],
+    seen: &super::bounds::Seen,
 ) -> Plan {
     let layout = super::with_homes(super::Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
+    // Seen in part: ranges, never one figure on the transactions seen whole.
+    let (range, fixed_range) = super::bounds::ranges(&layout, &search.blockers, seen);
+    let whole_only = |x: Option<f64>| x.filter(|_| range.is_none());
     let f: &Figures = &search.figures;
     let mut steps = vec![Step::EnableSharding { db: db.to_string() }];
     let mut zone_cmds = Vec::new();
@@ -448,11 +460,13 @@ pub(crate) fn build(
             found: ev.found,
             seen_in_part: ev.seen_in_part,
             evaluated,
-            single_shard_share: f.transactions.map(round3),
-            single_shard_share_margin: f.transactions.and_then(|p| margin95(p, evaluated, ev.found.saturating_sub(ev.seen_in_part))),
+            single_shard_share: whole_only(f.transactions.map(round3)),
+            single_shard_share_range: range,
+            single_shard_share_margin: whole_only(f.transactions.and_then(|p| margin95(p, evaluated, ev.found.saturating_sub(ev.seen_in_part)))),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
             blockers: search.blockers.list.clone(),
-            single_shard_share_if_all_fixed: search.blockers.share_if_all_fixed,
+            single_shard_share_if_all_fixed: whole_only(search.blockers.share_if_all_fixed),
+            single_shard_share_if_all_fixed_range: fixed_range,
             sources: ev.sources,
             summary_lines: ev.summary_lines,
             notes: ev.notes,

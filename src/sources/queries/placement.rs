@@ -90,6 +90,10 @@ pub(crate) struct Placed {
     pub(crate) open: Vec<Open>,
     /// Transactions whose first statement shown did not start them.
     pub(crate) not_started: HashSet<TxnId>,
+    /// Of those, the ones whose missing start may precede the source's first operation (no
+    /// earlier transaction of their session shown, begun within a lifetime of that first
+    /// operation): statements the source never held may be theirs.
+    pub(crate) unbounded: HashSet<TxnId>,
 }
 
 impl Placed {
@@ -162,6 +166,7 @@ pub(crate) fn place(spans: &HashMap<TxnId, Span>, loose: Vec<Loose>, marks_start
         .map(|(c, _)| *c)
         .collect();
     let mut out = Placed::default();
+    let first_loose = loose.iter().map(|w| w.ts.0).min();
     for w in loose {
         let candidates = by_client.get(w.client.as_str()).map(Vec::as_slice).unwrap_or_default();
         let alone = !concurrent.contains(w.client.as_str());
@@ -177,6 +182,14 @@ pub(crate) fn place(spans: &HashMap<TxnId, Span>, loose: Vec<Loose>, marks_start
     }
     if marks_start {
         out.not_started.extend(spans.iter().filter(|(_, s)| !s.starts).map(|(t, _)| t.clone()));
+        let source_first = spans.values().map(|s| s.first.0).chain(first_loose).min().unwrap_or(i64::MIN);
+        let earlier_shown = |t: &TxnId| spans.keys().any(|o| o.lsid == t.lsid && o.txn_number < t.txn_number);
+        out.unbounded.extend(
+            out.not_started
+                .iter()
+                .filter(|t| !earlier_shown(t) && spans[*t].first.0 - TRANSACTION_LIFETIME_MILLIS < source_first)
+                .cloned(),
+        );
     }
     out
 }

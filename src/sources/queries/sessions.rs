@@ -178,6 +178,12 @@ impl Sessions {
         profiled && (!self.untimed_by_namespace.is_empty() || self.in_part.contains(txn))
     }
 
+    /// Whether a transaction seen in part may miss statements the source never held (see
+    /// `placement::Placed::unbounded`): no count of unplaced statements bounds what it misses.
+    pub(crate) fn unbounded(&self, txn: &TxnId) -> bool {
+        self.placement.unbounded.contains(txn)
+    }
+
     /// Place the profiled writes without a session in their transactions (once every
     /// source is read: a transaction's window is known only then).
     pub(crate) fn place(&mut self) {
