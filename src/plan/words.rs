@@ -84,7 +84,17 @@ pub(crate) fn comparison(own: &Plan, given: &Plan) -> String {
             };
             format!("your plan keeps {} of transactions on one shard, {diff}", pct(Some(g)))
         }
-        _ => "no transaction to compare".to_string(),
+        _ => match (own.transactions.single_shard_share_range, given.transactions.single_shard_share_range) {
+            // Seen in part: both plans' ranges, never one figure on the few seen whole.
+            (Some(o), Some(g)) => format!(
+                "your plan keeps between {} and {} of transactions on one shard, shardkey's plan between {} and {} (transactions seen in part)",
+                pct(Some(g.low)),
+                pct(Some(g.high)),
+                pct(Some(o.low)),
+                pct(Some(o.high))
+            ),
+            _ => "no transaction to compare".to_string(),
+        },
     };
     if own.joins.single_shard_share.is_some() {
         words.push_str(&format!(

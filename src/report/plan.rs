@@ -4,12 +4,22 @@
 mod given;
 
 use crate::plan::blockers::Blocker;
+use crate::plan::bounds::ShareRange;
 use crate::plan::outcome::{Plan, PlannedCollection};
 use crate::util::text::bytes;
 use std::fmt::Write;
 
 fn share(x: Option<f64>) -> String {
     x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none found".into())
+}
+
+/// A share, or the range it may take when transactions are seen in part.
+fn share_or_range(x: Option<f64>, range: Option<ShareRange>) -> String {
+    match range {
+        Some(r) if r.low == r.high => share(Some(r.low)),
+        Some(r) => format!("between {} and {}", share(Some(r.low)), share(Some(r.high))),
+        None => share(x),
+    }
 }
 
 fn names(sh: &crate::plan::outcome::ShardReport) -> String {
@@ -54,7 +64,7 @@ fn headline(p: &Plan) -> Vec<String> {
     v.push(p.version.words.clone());
     let in_part = match p.transactions.seen_in_part {
         0 => String::new(),
-        n => format!(" ({n} seen in part left out)"),
+        n => format!(" ({n} seen in part: the range over every placement of what the source does not tie to them)"),
     };
     let margin = match p.transactions.single_shard_share_margin {
         Some(m) => format!(" ±{:.1}% (a sample of {})", m * 100.0, p.transactions.evaluated),
@@ -63,7 +73,7 @@ fn headline(p: &Plan) -> Vec<String> {
     v.push(format!(
         "transactions: {} found{in_part}, {}{margin} on one shard (each collection on its own best: {}); joins: {} found, {} on one shard (alone: {})",
         p.transactions.found,
-        share(p.transactions.single_shard_share),
+        share_or_range(p.transactions.single_shard_share, p.transactions.single_shard_share_range),
         share(p.transactions.single_shard_share_individual_best),
         p.joins.found,
         share(p.joins.single_shard_share),
@@ -78,17 +88,23 @@ const BLOCKERS_SHOWN: usize = 3;
 /// What keeps transactions off one shard: a title, then one line per blocker shown.
 fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
     let t = &p.transactions;
-    blockers_of("transactions", t.single_shard_share, t.single_shard_share_if_all_fixed, &t.blockers)
+    blockers_of(
+        "transactions",
+        share_or_range(t.single_shard_share, t.single_shard_share_range),
+        (t.single_shard_share_if_all_fixed.is_some() || t.single_shard_share_if_all_fixed_range.is_some())
+            .then(|| share_or_range(t.single_shard_share_if_all_fixed, t.single_shard_share_if_all_fixed_range)),
+        &t.blockers,
+    )
 }
 
 /// The same for any plan's blockers (`whose`: "transactions", "your plan's transactions").
-fn blockers_of(whose: &str, single: Option<f64>, if_all: Option<f64>, list: &[Blocker]) -> Option<(String, Vec<String>)> {
+fn blockers_of(whose: &str, single: String, if_all: Option<String>, list: &[Blocker]) -> Option<(String, Vec<String>)> {
     if list.is_empty() {
         return None;
     }
-    let mut title = format!("What keeps {whose} off one shard ({} on one shard", share(single));
+    let mut title = format!("What keeps {whose} off one shard ({single} on one shard");
     if let Some(all) = if_all {
-        title.push_str(&format!(", {} with every fix", share(Some(all))));
+        title.push_str(&format!(", {all} with every fix"));
     }
     title.push(')');
     let lines = list

@@ -3,7 +3,7 @@
 //! shardkey's, what the rules and the analyses say of your choices, your plan's blockers and
 //! its commands. Only formatting: every figure is `Plan::given`'s.
 
-use super::{blockers_of, what};
+use super::{blockers_of, share_or_range, what};
 use crate::plan::given::GivenPlan;
 use crate::plan::outcome::{Plan, PlannedCollection};
 use std::fmt::Write;
@@ -64,7 +64,13 @@ fn rows<'a>(p: &'a Plan, g: &'a GivenPlan) -> Vec<Row<'a>> {
 
 fn blockers(g: &GivenPlan) -> Option<(String, Vec<String>)> {
     let t = &g.transactions;
-    blockers_of("your plan's transactions", t.single_shard_share, t.single_shard_share_if_all_fixed, &t.blockers)
+    blockers_of(
+        "your plan's transactions",
+        share_or_range(t.single_shard_share, t.single_shard_share_range),
+        (t.single_shard_share_if_all_fixed.is_some() || t.single_shard_share_if_all_fixed_range.is_some())
+            .then(|| share_or_range(t.single_shard_share_if_all_fixed, t.single_shard_share_if_all_fixed_range)),
+        &t.blockers,
+    )
 }
 
 pub(super) fn table(p: &Plan) -> String {
