@@ -462,7 +462,9 @@ pub(crate) fn build(
             evaluated,
             single_shard_share: whole_only(f.transactions.map(round3)),
             single_shard_share_range: range,
-            single_shard_share_margin: whole_only(f.transactions.and_then(|p| margin95(p, evaluated, ev.found.saturating_sub(ev.seen_in_part)))),
+            single_shard_share_margin: whole_only(
+                f.transactions.and_then(|p| margin95(p, evaluated, ev.found.saturating_sub(ev.seen_in_part))),
+            ),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
             blockers: search.blockers.list.clone(),
             single_shard_share_if_all_fixed: whole_only(search.blockers.share_if_all_fixed),

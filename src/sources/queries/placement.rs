@@ -185,10 +185,7 @@ pub(crate) fn place(spans: &HashMap<TxnId, Span>, loose: Vec<Loose>, marks_start
         let source_first = spans.values().map(|s| s.first.0).chain(first_loose).min().unwrap_or(i64::MIN);
         let earlier_shown = |t: &TxnId| spans.keys().any(|o| o.lsid == t.lsid && o.txn_number < t.txn_number);
         out.unbounded.extend(
-            out.not_started
-                .iter()
-                .filter(|t| !earlier_shown(t) && spans[*t].first.0 - TRANSACTION_LIFETIME_MILLIS < source_first)
-                .cloned(),
+            out.not_started.iter().filter(|t| !earlier_shown(t) && spans[*t].first.0 - TRANSACTION_LIFETIME_MILLIS < source_first).cloned(),
         );
     }
     out
