@@ -39,6 +39,7 @@ pub(super) fn run(a: &CheckRequest, pp: &PlanPolicy) -> Result<(String, Vec<Rule
             refused: g.choices.iter().filter_map(|c| Some((c.namespace.clone(), c.refused.clone()?, c.refused_by.clone()))).collect(),
             declared_share: g.transactions.single_shard_share,
             own_share: own.transactions.single_shard_share,
+            seen_in_part: own.transactions.single_shard_share_range.is_some(),
             differing: g
                 .collections
                 .iter()
@@ -61,6 +62,7 @@ pub(super) fn run(a: &CheckRequest, pp: &PlanPolicy) -> Result<(String, Vec<Rule
             refused: Vec::new(),
             declared_share: own.transactions.single_shard_share,
             own_share: own.transactions.single_shard_share,
+            seen_in_part: own.transactions.single_shard_share_range.is_some(),
             differing: Vec::new(),
             blockers: Vec::new(),
         },

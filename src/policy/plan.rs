@@ -43,6 +43,8 @@ pub(crate) struct PlanInput {
     /// The transactions' single-shard share, declared plan and shardkey's (None: no transaction).
     pub(crate) declared_share: Option<f64>,
     pub(crate) own_share: Option<f64>,
+    /// Some transactions seen in part: the shares are ranges, not one figure.
+    pub(crate) seen_in_part: bool,
     /// The collections whose choice differs: (namespace, declared, shardkey's), in words.
     pub(crate) differing: Vec<(String, String, String)>,
     /// What keeps the declared plan's transactions off one shard, most costly first.
@@ -68,7 +70,11 @@ pub(super) fn share_loss(t: Threshold, p: &PlanInput) -> Finding {
         _ => 0.0,
     };
     let (Some(declared), Some(own)) = (p.declared_share, p.own_share) else {
-        return Finding::Skipped("no transaction in the logs: no single-shard share to compare");
+        return Finding::Skipped(if p.seen_in_part {
+            "transactions seen in part (the profiler): the single-shard shares are ranges; give the log of the same window, recorded with slowms -1, for one figure"
+        } else {
+            "no transaction in the logs: no single-shard share to compare"
+        });
     };
     let loss = (own - declared) * 100.0;
     Finding::Measured {
