@@ -419,6 +419,31 @@ pub(crate) mod tests {
         assert_eq!(apart.join(&j), 0.25);
     }
 
+    /// An insert whose document the source holds goes where its value puts it, not with its
+    /// partner: customer 150 (zone 1) with an order for 150: one shard; with an order for 250
+    /// (zone 2): two. Apart, the order's chunk for 150 meets the customer's with chance 1/4;
+    /// two documents for 150 and 250 in one insert: two shards. A document without the
+    /// field holds null there (zone 0): with customer 50 (zone 0), one shard.
+    #[test]
+    fn an_insert_with_its_document_goes_to_its_values_shard() {
+        let (inputs, linked, _) = orders_customers_items();
+        let choices = vec![Choice::Key(0), Choice::Key(0), Choice::Unsharded];
+        let zoned = Layout::new(&inputs, &choices, &linked, &settings());
+        let apart = Layout::new(&inputs, &choices, &[], &settings());
+        let ins = |docs: Vec<Document>| {
+            let mut q = op(Op::Insert, "s.orders", doc! {});
+            q.inserted = docs;
+            q
+        };
+        let upd = |c: i32| op(Op::Update, "s.customers", doc! {"_id": c});
+        assert_eq!(zoned.transaction(&[ins(vec![doc! {"customerId": 150}]), upd(150)]), 1.0);
+        assert_eq!(zoned.transaction(&[ins(vec![doc! {"customerId": 250}]), upd(150)]), 0.0);
+        assert_eq!(apart.transaction(&[ins(vec![doc! {"customerId": 150}]), upd(150)]), 0.25);
+        assert_eq!(zoned.transaction(&[ins(vec![doc! {"customerId": 150}, doc! {"customerId": 250}]), upd(150)]), 0.0);
+        assert_eq!(zoned.transaction(&[ins(vec![doc! {"total": 1}]), upd(50)]), 1.0);
+        assert_eq!(zoned.transaction(&[ins(vec![doc! {"total": 1}]), upd(150)]), 0.0);
+    }
+
     /// Mean over busiest: [1, 1, 1, 1] → 1; [4, 0, 0, 0] → 1/4.
     #[test]
     fn balance_by_hand() {

@@ -450,6 +450,15 @@ mod tests {
         };
         assert_eq!(holder_by_values(&upd, &[&b, &c], &[]), None, "not linked: the orders' customerId tells nothing");
         assert_eq!(holder_by_values(&upd, &[&b, &c], &[link]), Some(1));
+        // An inserted document fixes its values; a field of the same name (not _id) in
+        // another collection counts as linked: a cart emptied for customer 7 is the
+        // transaction's that inserted customer 7's order.
+        let mut ins = Query::new(Op::Insert, "s.orders", doc! {}, QueryOrigin::Profiler);
+        ins.inserted = vec![doc! {"_id": 7, "customerId": 7i64}];
+        let d = vec![ins];
+        let empty = q("s.carts", doc! {"customerId": 7i64});
+        assert_eq!(holder_by_values(&empty, &[&b, &d], &[]), Some(1));
+        assert_eq!(holder_by_values(&q("s.carts", doc! {"_id": 7}), &[&b, &d], &[]), None, "_id is each collection's own");
     }
 
     /// Orders are inserted without their document beside an update of the customer: the

@@ -486,6 +486,36 @@ mod tests {
         assert!((from_a - 0.75).abs() < 0.02, "{from_a}");
     }
 
+    /// A log shared by two databases: `only_database("a")` keeps a's transactions (one
+    /// touching both keeps its a operations) and a's joins, and counts a's joins seen.
+    #[test]
+    fn one_databases_transactions_and_joins() {
+        let on = |ns: &str, n: i64, join: bool| {
+            let mut q = Query::new(Op::Find, ns, bson::Document::new(), QueryOrigin::SlowQueryLog);
+            q.session = (!join).then(|| Box::new(SessionRef { txn: Some(txn(n)), ..Default::default() }));
+            if join {
+                q.joins.push(crate::model::query::Join {
+                    stage: crate::model::query::JoinStage::Lookup,
+                    from: ns.into(),
+                    local_field: None,
+                    foreign_field: None,
+                });
+            }
+            q
+        };
+        let mut s = Sessions::default();
+        for (ns, n) in [("a.x", 1), ("b.x", 2), ("b.y", 3), ("a.y", 4), ("b.x", 4)] {
+            s.op(&on(ns, n, false));
+        }
+        for ns in ["a.x", "b.x", "b.x"] {
+            s.op(&on(ns, 0, true));
+        }
+        s.only_database("a");
+        assert_eq!(s.transactions.keys().map(|t| t.txn_number).collect::<Vec<_>>(), vec![1, 4]);
+        assert_eq!(s.transactions[&txn(4)].iter().map(|q| q.ns.as_str()).collect::<Vec<_>>(), vec!["a.y"]);
+        assert_eq!((s.transactions_found(), s.joins_seen, s.joins.len()), (2, 1, 1));
+    }
+
     fn clone(s: &Sessions) -> Sessions {
         Sessions { transactions: s.transactions.clone(), kept: s.kept.clone(), sampled: s.sampled, ..Default::default() }
     }
