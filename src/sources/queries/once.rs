@@ -429,6 +429,41 @@ mod captured {
         }
     }
 
+    /// The transaction (updateOne, deleteOne, a two-statement bulkWrite, a find in batches of 4)
+    /// is read whole, each operation once: the WRITE lines join it through their command line
+    /// (`sessions` `claim`), the statements in a command body are not added a second time.
+    #[test]
+    fn the_transaction_holds_each_operation_once() {
+        use super::super::sessions::Sessions;
+        for pad in [0, 2047] {
+            let text: String = EVERY_OP
+                .lines()
+                .flat_map(|l| {
+                    std::iter::once(l.to_string()).chain(std::iter::repeat_n(
+                        "{\"t\":{\"$date\":\"2026-11-28T04:06:56.455+00:00\"},\"s\":\"I\",\"c\":\"NETWORK\",\"id\":22943,\"msg\":\"x\"}"
+                            .to_string(),
+                        pad,
+                    ))
+                })
+                .map(|l| l + "\n")
+                .collect();
+            let mut log = QueryLog { sink: Some(Box::new(Sessions::default())), ..Default::default() };
+            let input =
+                crate::sources::records::from_reader(Box::new(std::io::Cursor::new(text.into_bytes())), "log".into(), 0, false).unwrap();
+            read_queries_in(input, &mut log).unwrap();
+            let s = log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+            assert_eq!(s.transactions.len(), 1, "pad {pad}");
+            let ops: Vec<(String, Op)> = s.transactions.values().next().unwrap().iter().map(|q| (q.ns.clone(), q.op)).collect();
+            let want =
+                [("products", Op::Update), ("users", Op::Delete), ("products", Op::Update), ("products", Op::Update), ("users", Op::Find)];
+            let mut got = ops.clone();
+            got.sort();
+            let mut want: Vec<(String, Op)> = want.iter().map(|(c, op)| (format!("nodeall.{c}"), *op)).collect();
+            want.sort();
+            assert_eq!(got, want, "pad {pad}: {ops:?}");
+        }
+    }
+
     /// `slowms: 0` and `sampleRate: 0.5`: each CurOp logged on its own draw. By hand (each
     /// statement's and read's marker filter found on any of its lines): products 8 updates,
     /// 1 delete, 4 finds, 2 aggregates; users 4 deletes, 3 finds, its insert.
