@@ -373,6 +373,8 @@ mod captured {
     const EVERY_OP: &str = include_str!("../../../tests/data/logs/node-6.0.5-every-op.log");
     const SAMPLED: &str = include_str!("../../../tests/data/logs/node-6.0.5-sample-rate-0.5.log");
     const SECONDARY: &str = include_str!("../../../tests/data/logs/node-6.0.5-secondary-mirrored.log");
+    const PY_EVERY_OP: &str = include_str!("../../../tests/data/logs/pymongo-6.0.5-every-op.log");
+    const PY_SAMPLED: &str = include_str!("../../../tests/data/logs/pymongo-6.0.5-sample-rate-0.5.log");
 
     /// Read `text` light (no window: counted, parsed only if kept) or in full; `pad` lines that
     /// are no slow query after each line put every line in another 2048-line part.
@@ -480,6 +482,37 @@ mod captured {
         ]);
         for (light, pad) in [(true, 0), (false, 0), (true, 2047), (false, 2047)] {
             assert_eq!(by_op(&read(SAMPLED, light, pad)), want, "light {light}, pad {pad}");
+        }
+    }
+
+    /// The same workload through pymongo 4 (statements as OP_MSG document sequences: the
+    /// command lines show none, the WRITE lines are all there is): every operation logged, the
+    /// script's counters (products 15 update and 3 delete statements, 4 finds, 2 aggregates, an
+    /// insert; users 4 deletes, 4 finds, an insert); sampled, by hand (markers on any line).
+    #[test]
+    fn pymongo_lines_count_each_statement_once() {
+        let every = expect(&[
+            ("pyall.products", Op::Update, 15),
+            ("pyall.products", Op::Delete, 3),
+            ("pyall.products", Op::Find, 4),
+            ("pyall.products", Op::Aggregate, 2),
+            ("pyall.products", Op::Insert, 1),
+            ("pyall.users", Op::Delete, 4),
+            ("pyall.users", Op::Find, 4),
+            ("pyall.users", Op::Insert, 1),
+        ]);
+        let sampled = expect(&[
+            ("pyhalf.products", Op::Update, 4),
+            ("pyhalf.products", Op::Delete, 1),
+            ("pyhalf.products", Op::Find, 4),
+            ("pyhalf.products", Op::Aggregate, 2),
+            ("pyhalf.users", Op::Delete, 3),
+            ("pyhalf.users", Op::Find, 4),
+            ("pyhalf.users", Op::Insert, 1),
+        ]);
+        for (light, pad) in [(true, 0), (false, 0), (true, 2047), (false, 2047)] {
+            assert_eq!(by_op(&read(PY_EVERY_OP, light, pad)), every, "light {light}, pad {pad}");
+            assert_eq!(by_op(&read(PY_SAMPLED, light, pad)), sampled, "light {light}, pad {pad}");
         }
     }
 
