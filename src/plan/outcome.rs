@@ -372,7 +372,8 @@ pub(crate) fn build(
                 sentence(
                     Side { key: alone_key.as_ref(), score: alone_score },
                     Side { key: key.as_ref(), score },
-                    Shares { chosen: f.transactions, alone: t_without },
+                    // Seen in part: no one figure of the transactions, here either.
+                    Shares { chosen: whole_only(f.transactions), alone: whole_only(t_without) },
                     Shares { chosen: f.joins, alone: j_without },
                 )
             })
@@ -443,7 +444,8 @@ pub(crate) fn build(
         version: crate::model::version::VersionReport::given(s.target_version),
         objective: Objective {
             value: round3(f.objective),
-            single_shard_share: f.single.map(round3),
+            // Transactions and joins together: none when transactions are seen in part.
+            single_shard_share: whole_only(f.single.map(round3)),
             own_score: round3(f.own_score),
             data_balance: round3(f.data_balance),
             load_balance: round3(f.load_balance),
