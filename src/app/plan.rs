@@ -8,7 +8,7 @@ use crate::model::collection::CollectionOptions;
 use crate::model::query::TxnId;
 use crate::model::{KeyKind, Namespace, Op, Query, ShardKey};
 use crate::pipeline::Candidates;
-use crate::plan::bounds::Seen;
+use crate::plan::bounds::{Seen, Unplaced};
 use crate::plan::outcome::{build, Plan, TxnEvidence};
 use crate::plan::{
     given, links, search, single_shard_without, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, Settings, UniqueIndex,
@@ -322,14 +322,18 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     // counts as on one shard on the strength of that part: the share is of whole ones.
     let (in_part, whole): (Vec<_>, Vec<_>) = transactions.iter().partition(|(t, ops)| sessions.seen_in_part(t, ops));
     let unbounded: Vec<bool> = in_part.iter().map(|(t, _)| sessions.unbounded(t)).collect();
+    // Each statement left open, with the transactions in part that could hold it.
+    let at: std::collections::HashMap<&TxnId, usize> = in_part.iter().enumerate().map(|(i, (t, _))| (*t, i)).collect();
+    let open: Vec<Unplaced> =
+        sessions.open_writes().map(|(q, could)| Unplaced { q, could: could.iter().filter_map(|t| at.get(t).copied()).collect() }).collect();
     let (in_part, whole): (Vec<&[Query]>, Vec<&[Query]>) =
         (in_part.iter().map(|(_, v)| v.as_slice()).collect(), whole.iter().map(|(_, v)| v.as_slice()).collect());
     // Unplaced statements over the kept transactions' share of those found (a sample).
     let kept_share = transactions.len() as f64 / sessions.transactions_found().max(1) as f64;
-    let unplaced = (sessions.unplaced() as f64 * kept_share.min(1.0)).ceil() as u64;
+    let anywhere = (sessions.untimed() as f64 * kept_share.min(1.0)).ceil() as u64;
     if !in_part.is_empty() {
         tx_notes.push(format!(
-            "{} seen in part: the profiler writes update/delete statements without their session, and {} could not be placed in one (by client and time, or by the values the transactions fix), so the single-shard share is the range it may take over every placement of them (lowest: each unplaced statement takes one more transaction off one shard; highest: each transaction as shown{}); the log of the same window recorded with slowms -1 shows every transaction whole and gives one figure",
+            "{} seen in part: the profiler writes update/delete statements without their session, and {} could not be placed in one (by client and time, or by the values the transactions fix), so the single-shard share is the range it may take over every placement of them (lowest: each unplaced statement takes off one shard one more of the transactions open on its client then, where its shard differs; highest: each transaction as shown{}); the log of the same window recorded with slowms -1 shows every transaction whole and gives one figure",
             count_of(in_part.len() as u64, "transaction", "transactions"),
             sessions.unplaced(),
             match unbounded.iter().filter(|u| **u).count() {
@@ -452,7 +456,7 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
         notes: tx_notes,
         joins_found: sessions.joins_seen,
     };
-    let seen = Seen { whole: &whole, in_part: &in_part, unbounded: &unbounded, unplaced };
+    let seen = Seen { whole: &whole, in_part: &in_part, unbounded: &unbounded, unplaced: &open, anywhere };
     let mut p = build(&db, &inputs, &found, &settings, ev.clone(), &without, &seen);
     if let Some(links) = what_if_links {
         let (given_inputs, fixed) = given::with_given(&inputs, given_inputs);

@@ -7,12 +7,19 @@
 //! unplaced, over every transaction found:
 //! - highest: each transaction as its shown part says. A statement added to a transaction
 //!   never brings it onto fewer shards, so the shown part's chance is an upper bound.
-//! - lowest: each unplaced statement belongs to one transaction at most (a statement runs
-//!   in one transaction or none), so it can take at most one transaction off one shard: the
-//!   `unplaced` statements take off the transactions seen in part most likely on one shard,
-//!   one each. A transaction that may have begun before the source's first operation may
-//!   miss statements the source never held: it counts off one shard.
+//! - lowest: a statement runs in one transaction or none, and only in one that was open
+//!   then on its client (`placement`: the transactions that could hold it). So the
+//!   unplaced statements take off one shard at most one transaction each, among those that
+//!   could hold them: the most the share can lose is a matching of statements to such
+//!   transactions, each weighing its chance; the heaviest is found exactly by taking the
+//!   transactions most likely on one shard first, each matched when an augmenting path
+//!   frees a statement for it (the transversal matroid's greedy). A statement whose unit
+//!   under the plan is already one of a transaction's units changes nothing there, whatever
+//!   else joins it (the chance depends on the set of units): no edge. A statement without
+//!   client or time may be any transaction's. A transaction that may have begun before the
+//!   source's first operation may miss statements the source never held: off one shard.
 
+use super::evaluate::{Follow, Unit};
 use super::Layout;
 use crate::model::Query;
 use serde::Serialize;
@@ -22,6 +29,14 @@ use serde::Serialize;
 pub(crate) struct ShareRange {
     pub(crate) low: f64,
     pub(crate) high: f64,
+}
+
+/// A statement left unplaced, and the transactions seen in part (indexes into
+/// `Seen::in_part`) that could hold it.
+#[derive(Debug, Clone)]
+pub(crate) struct Unplaced<'a> {
+    pub(crate) q: &'a Query,
+    pub(crate) could: Vec<usize>,
 }
 
 /// What the source showed of the transactions found.
@@ -34,43 +49,98 @@ pub(crate) struct Seen<'a> {
     /// Per transaction in part: it may miss statements the source never held (it may have
     /// begun before the source's first operation).
     pub(crate) unbounded: &'a [bool],
-    /// Statements whose transaction could not be told, each at most one transaction's
-    /// (scaled to the transactions kept when they are a sample).
-    pub(crate) unplaced: u64,
+    /// Statements placement left open, with the transactions that could hold them.
+    pub(crate) unplaced: &'a [Unplaced<'a>],
+    /// Statements without client or time: any transaction's (scaled to the transactions
+    /// kept when they are a sample).
+    pub(crate) anywhere: u64,
 }
 
 impl Seen<'_> {
-    /// The range of the share, each transaction's chance given by `chance`; none when no
-    /// transaction is seen in part (the share is then one figure).
-    pub(crate) fn range(&self, chance: impl Fn(&[Query]) -> f64) -> Option<ShareRange> {
+    /// The range of the share, each transaction's chance given by `chance`; `changes(w, t)`:
+    /// whether statement `w` added to in-part transaction `t` can change its chance. None
+    /// when no transaction is seen in part (the share is then one figure).
+    fn range(&self, chance: impl Fn(&[Query]) -> f64, changes: impl Fn(&Query, usize) -> bool) -> Option<ShareRange> {
         if self.in_part.is_empty() {
             return None;
         }
         let whole: f64 = self.whole.iter().map(|ops| chance(ops)).sum();
-        let part: Vec<(f64, bool)> =
-            self.in_part.iter().zip(self.unbounded.iter().chain(std::iter::repeat(&false))).map(|(ops, u)| (chance(ops), *u)).collect();
-        Some(share_range(whole, self.whole.len(), &part, self.unplaced))
+        let part: Vec<f64> = self.in_part.iter().map(|ops| chance(ops)).collect();
+        let unbounded = |t: usize| self.unbounded.get(t).copied().unwrap_or(false);
+        let edges: Vec<Vec<usize>> =
+            self.unplaced.iter().map(|w| w.could.iter().copied().filter(|t| !unbounded(*t) && changes(w.q, *t)).collect()).collect();
+        let bounded: Vec<(f64, bool)> = part.iter().enumerate().map(|(t, p)| (*p, unbounded(t))).collect();
+        Some(share_range(whole, self.whole.len(), &bounded, &edges, self.anywhere))
     }
 }
 
 /// `whole`: the summed chances of `n_whole` transactions seen whole; `part`: each in-part
-/// transaction's chance from its shown part, and whether it is unbounded.
-pub(crate) fn share_range(whole: f64, n_whole: usize, part: &[(f64, bool)], unplaced: u64) -> ShareRange {
+/// transaction's chance from its shown part, and whether it is unbounded; `edges`: per
+/// unplaced statement, the in-part transactions it could take off one shard; `anywhere`
+/// statements could take any.
+pub(crate) fn share_range(whole: f64, n_whole: usize, part: &[(f64, bool)], edges: &[Vec<usize>], anywhere: u64) -> ShareRange {
     let n = (n_whole + part.len()).max(1) as f64;
     let shown: f64 = part.iter().map(|x| x.0).sum();
-    let mut bounded: Vec<f64> = part.iter().filter(|x| !x.1).map(|x| x.0).collect();
     let unbounded: f64 = part.iter().filter(|x| x.1).map(|x| x.0).sum();
-    bounded.sort_by(|a, b| b.total_cmp(a));
-    let taken: f64 = bounded.iter().take(unplaced as usize).sum();
+    // Transactions by chance, highest first; each matched to a statement if a path frees one.
+    let mut by_chance: Vec<usize> = (0..part.len()).filter(|t| !part[*t].1 && part[*t].0 > 0.0).collect();
+    by_chance.sort_by(|a, b| part[*b].0.total_cmp(&part[*a].0).then(a.cmp(b)));
+    let mut holds: Vec<Vec<usize>> = vec![Vec::new(); part.len()];
+    for (w, ts) in edges.iter().enumerate() {
+        for t in ts {
+            holds[*t].push(w);
+        }
+    }
+    let mut owner: Vec<Option<usize>> = vec![None; edges.len()];
+    let mut taken = 0.0;
+    let mut unmatched = Vec::new();
+    for &t in &by_chance {
+        let mut seen = vec![false; edges.len()];
+        if augment(t, &holds, &mut owner, &mut seen) {
+            taken += part[t].0;
+        } else {
+            unmatched.push(part[t].0);
+        }
+    }
+    // Statements without client or time take the likeliest of the rest.
+    taken += unmatched.iter().take(anywhere as usize).sum::<f64>();
     let round3 = |x: f64| (x * 1000.0).round() / 1000.0;
     ShareRange { low: round3(((whole + shown - unbounded - taken) / n).max(0.0)), high: round3((whole + shown) / n) }
 }
 
+/// Kuhn's augmenting path from transaction `t`: a statement it could take, free or freed by
+/// moving its owner to another statement.
+fn augment(t: usize, holds: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+    for &w in &holds[t] {
+        if seen[w] {
+            continue;
+        }
+        seen[w] = true;
+        let free = match owner[w] {
+            None => true,
+            Some(o) => augment(o, holds, owner, seen),
+        };
+        if free {
+            owner[w] = Some(t);
+            return true;
+        }
+    }
+    false
+}
+
 /// The plan's ranges: as is, and with every blocker fixed.
 pub(crate) fn ranges(layout: &Layout, blockers: &super::blockers::Blockers, seen: &Seen) -> (Option<ShareRange>, Option<ShareRange>) {
-    let as_is = seen.range(|ops| layout.transaction(ops));
-    let fixed = blockers.share_if_all_fixed.and_then(|_| seen.range(|ops| blockers.if_all_fixed(layout, ops)));
-    (as_is, fixed)
+    // As is, a statement whose unit is already one of the transaction's changes nothing.
+    let as_is = |_: usize, _: &Query| Follow::AsIs;
+    let units: Vec<Vec<Unit>> = seen.in_part.iter().map(|ops| layout.units(ops, &as_is).into_iter().map(|x| x.2).collect()).collect();
+    let changes = |w: &Query, t: usize| match layout.index_of(&w.ns) {
+        Some(c) => !units[t].contains(&layout.unit(c, &w.filter)),
+        None => false,
+    };
+    let r = seen.range(|ops| layout.transaction(ops), changes);
+    // Fixed, a statement follows its fix: any may change what it joins.
+    let fixed = blockers.share_if_all_fixed.and_then(|_| seen.range(|ops| blockers.if_all_fixed(layout, ops), |_, _| true));
+    (r, fixed)
 }
 
 #[cfg(test)]
@@ -79,16 +149,23 @@ mod tests {
 
     /// By hand: 6 whole transactions, 4 of them on one shard; 4 in part, shown on one shard
     /// with chances 1, 1, 0.25 and 0 (the last already split). Highest: (4 + 2.25) / 10.
-    /// Two unplaced statements take off the two most likely (1 and 1): lowest (4 + 0.25) / 10.
-    /// Ten unplaced: every one off, 4 / 10. An unbounded one (0.25) is off whatever:
-    /// with one unplaced statement, (4 + 2.25 − 0.25 − 1) / 10.
+    /// Two statements, each able to hold any of them, take off the two most likely (1 and
+    /// 1): lowest (4 + 0.25) / 10; ten: every one off, 4 / 10. Two statements that can only
+    /// be transaction 2's (0.25) and 3's (0): they take off 0.25 in all. Statement a could
+    /// be 0's or 1's, statement b only 0's: both 0 and 1 off (a to 1, b to 0). An unbounded
+    /// transaction (0.25) is off whatever; a statement without client or time takes the
+    /// likeliest left.
     #[test]
     fn the_range_by_hand() {
         let part = [(1.0, false), (1.0, false), (0.25, false), (0.0, false)];
-        assert_eq!(share_range(4.0, 6, &part, 2), ShareRange { low: 0.425, high: 0.625 });
-        assert_eq!(share_range(4.0, 6, &part, 10), ShareRange { low: 0.4, high: 0.625 });
-        assert_eq!(share_range(4.0, 6, &part, 0), ShareRange { low: 0.625, high: 0.625 });
+        let any = |k: usize| vec![vec![0, 1, 2, 3]; k];
+        assert_eq!(share_range(4.0, 6, &part, &any(2), 0), ShareRange { low: 0.425, high: 0.625 });
+        assert_eq!(share_range(4.0, 6, &part, &any(10), 0), ShareRange { low: 0.4, high: 0.625 });
+        assert_eq!(share_range(4.0, 6, &part, &[], 0), ShareRange { low: 0.625, high: 0.625 });
+        assert_eq!(share_range(4.0, 6, &part, &[vec![2], vec![3]], 0), ShareRange { low: 0.6, high: 0.625 });
+        assert_eq!(share_range(4.0, 6, &part, &[vec![0, 1], vec![0]], 0), ShareRange { low: 0.425, high: 0.625 });
+        assert_eq!(share_range(4.0, 6, &part, &[vec![0], vec![0]], 1), ShareRange { low: 0.425, high: 0.625 });
         let part = [(1.0, false), (1.0, false), (0.25, true), (0.0, false)];
-        assert_eq!(share_range(4.0, 6, &part, 1), ShareRange { low: 0.5, high: 0.625 });
+        assert_eq!(share_range(4.0, 6, &part, &any(1), 0), ShareRange { low: 0.5, high: 0.625 });
     }
 }

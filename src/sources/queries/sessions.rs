@@ -240,6 +240,16 @@ impl Sessions {
         out
     }
 
+    /// The statements placement left open, each with the transactions that could hold it.
+    pub(crate) fn open_writes(&self) -> impl Iterator<Item = (&Query, &[TxnId])> {
+        self.placement.open.iter().map(|o| (&o.w.q, o.could.as_slice()))
+    }
+
+    /// Statements without client or time: nothing places them, any profiled transaction may hold them.
+    pub(crate) fn untimed(&self) -> u64 {
+        self.untimed_by_namespace.values().sum()
+    }
+
     /// How many write statements `unplaced_by_namespace` counts.
     pub(crate) fn unplaced(&self) -> u64 {
         self.unplaced_by_namespace().values().sum()
