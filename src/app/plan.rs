@@ -316,6 +316,8 @@ pub(super) fn plan(req: &PlanRequest) -> Result<Plan> {
     }
     // A log holds every database's operations: the plan counts this one's.
     sessions.only_database(&db);
+    let prefix = format!("{db}.");
+    links.retain(|l| l.a.0.starts_with(&prefix) && l.b.0.starts_with(&prefix));
     tx_notes.extend(super::inputs::profiled_writes_notes(&sessions));
     let transactions: Vec<(&TxnId, &Vec<Query>)> = sessions.transactions.iter().collect();
     // What a transaction seen in part shows is true (its links count), but it never
