@@ -127,9 +127,9 @@ pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, ori
         }
         "update" => match cmd.get_array("updates") {
             Ok(stmts) => {
-                // The command carries its statements (and their session): the connection's
-                // WRITE lines just before were these.
-                log.claim_statements(None);
+                // The command carries its statements and their session: the connection's WRITE
+                // lines just before (counted, `once`) ran in its transaction.
+                log.claim_statements(txn_of(cmd));
                 for s in stmts.iter().filter_map(|s| s.as_document()) {
                     statement_update(log, &with_outer(s, cmd), &ns, origin);
                 }
@@ -141,7 +141,7 @@ pub(super) fn add_command(log: &mut QueryLog, cmd: &Document, ns_hint: &str, ori
         },
         "delete" => match cmd.get_array("deletes") {
             Ok(stmts) => {
-                log.claim_statements(None);
+                log.claim_statements(txn_of(cmd));
                 for s in stmts.iter().filter_map(|s| s.as_document()) {
                     statement_delete(log, &with_outer(s, cmd), &ns, origin);
                 }

@@ -11,6 +11,7 @@
 //! the light read to the full read on every line of the real logs and each command shape,
 //! and the hand scan to the serde read there, on cut and respaced lines, and in fuzzing.
 
+use super::once::{statement_key, Cmd, Tie};
 use super::slow_log::FastLogLine;
 use super::NOT_CRUD;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -25,6 +26,10 @@ pub(super) struct LightOps<'a> {
     pub(crate) ns: Ns<'a>,
     pub(crate) ops: usize,
     pub(crate) skip: Option<&'static str>,
+    /// The logging connection (`ctx`).
+    pub(crate) conn: Option<Cow<'a, str>>,
+    /// How the line is tied to others (`once`): the full read takes it from here too.
+    pub(crate) tie: Tie,
 }
 
 /// A namespace as the line gives it: whole, or a database and a collection to join.
@@ -57,11 +62,11 @@ impl fmt::Display for Ns<'_> {
 
 impl<'a> LightOps<'a> {
     fn skipped(why: &'static str) -> Self {
-        LightOps { ns: Ns::Given(Cow::Borrowed("")), ops: 0, skip: Some(why) }
+        LightOps { ns: Ns::Given(Cow::Borrowed("")), ops: 0, skip: Some(why), conn: None, tie: Tie::Alone }
     }
 
     fn on(ns: Ns<'a>, ops: usize) -> Self {
-        LightOps { ns, ops, skip: None }
+        LightOps { ns, ops, skip: None, conn: None, tie: Tie::Alone }
     }
 }
 
@@ -94,9 +99,15 @@ struct LightCmd<'a> {
     /// The first field's value, when a string.
     first_str: Option<Cow<'a, str>>,
     db: Option<Cow<'a, str>>,
-    /// The statement documents of an `updates` / `deletes` array.
-    updates: Option<usize>,
-    deletes: Option<usize>,
+    /// The statement documents of an `updates` / `deletes` array: their keys (`once`).
+    updates: Option<Vec<u64>>,
+    deletes: Option<Vec<u64>>,
+    /// A WRITE line's statement: its filter's text.
+    q: Option<&'a str>,
+    /// What marks a mirrored read (`profile::is_mirrored_command`).
+    secondary_preferred: bool,
+    local: bool,
+    lsid: bool,
     /// Hashes of the names so far (more names than this holds: full path). A name whose
     /// hash was seen is taken for a repeat: the full path then reads the line, as it would a
     /// true repeat (a small array moves cheaply, and no names are compared).
@@ -116,14 +127,19 @@ impl<'a> LightCmd<'a> {
 
     /// One field, `value` its JSON text (one bson reads as the full parse would).
     fn take(&mut self, key: &'a str, value: &'a str) {
+        if self.names == 0 {
+            self.first = Some(key);
+            self.first_str = text(value);
+        }
         match key {
-            _ if self.names == 0 => {
-                self.first = Some(key);
-                self.first_str = text(value);
-            }
+            _ if self.names == 0 && key != "q" => {}
             "$db" => self.db = text(value),
-            "updates" => self.updates = documents(value),
-            "deletes" => self.deletes = documents(value),
+            "updates" => self.updates = statement_keys(value, b'u'),
+            "deletes" => self.deletes = statement_keys(value, b'd'),
+            "q" => self.q = Some(value),
+            "$readPreference" => self.secondary_preferred = string_field(value, "mode").as_deref() == Some("secondaryPreferred"),
+            "readConcern" => self.local = string_field(value, "level").as_deref() == Some("local"),
+            "lsid" => self.lsid = true,
             _ => {}
         }
         self.seen[self.names] = name_hash(key);
@@ -155,15 +171,86 @@ pub fn hand_scan_agrees(text: &str) -> bool {
 fn read_serde(text: &str) -> Option<LightOps<'_>> {
     let line: FastLogLine<LightCmd> = serde_json::from_str(text).ok()?;
     let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
-    if super::is_own(attr.app_name.as_deref()) {
-        return Some(LightOps::skipped(super::OWN_OPERATIONS));
+    let mut out = if super::is_own(attr.app_name.as_deref()) {
+        LightOps { tie: tie(attr.typ.as_deref(), attr.command.as_ref(), attr.cursorid), ..LightOps::skipped(super::OWN_OPERATIONS) }
+    } else {
+        let line = LineAttr { typ: attr.typ.as_deref(), cursorid: attr.cursorid, app: attr.app_name.is_some() };
+        ops(line, attr.ns, attr.command.as_ref(), attr.originating_command.as_ref())
+    };
+    out.conn = line.ctx;
+    Some(out)
+}
+
+/// How a slow-query line is tied to others (`once`) and its connection, for the full read:
+/// the same as the light read's (`LightOps::tie`), from any line serde reads, also those the
+/// light read leaves to the full one (a `$binary` whose `subType` bson refuses, as in every
+/// `$clusterTime` a replica set's driver sends, fails the typed read of the command).
+pub(super) fn tie_of(text: &str) -> (Option<Cow<'_, str>>, Tie) {
+    let Ok(line) = serde_json::from_str::<FastLogLine<TieCmd>>(text) else { return (None, Tie::Alone) };
+    let Some(attr) = line.attr else { return (line.ctx, Tie::Alone) };
+    let cmd = attr.command.map(|c| c.0);
+    (line.ctx, tie(attr.typ.as_deref(), cmd.as_ref(), attr.cursorid))
+}
+
+/// A command read for its tie only: every value taken as raw text, none checked with bson.
+struct TieCmd<'a>(LightCmd<'a>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for TieCmd<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = TieCmd<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a command document")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<TieCmd<'a>, A::Error> {
+                let mut c = LightCmd::default();
+                while let Some(k) = m.next_key::<&'de str>()? {
+                    let v: &'de RawValue = m.next_value()?;
+                    if c.names < c.seen.len() {
+                        c.take(k, v.get());
+                    }
+                }
+                Ok(TieCmd(c))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
     }
-    Some(ops(attr.typ.as_deref(), attr.ns, attr.command.as_ref(), attr.originating_command.as_ref()))
+}
+
+/// What `ops` reads of a line's `attr` besides its namespace and commands.
+struct LineAttr<'s> {
+    typ: Option<&'s str>,
+    cursorid: Option<i64>,
+    /// Whether it names a client (`appName`).
+    app: bool,
+}
+
+/// How a line is tied to others (`once`), from its type, command and cursor.
+fn tie(typ: Option<&str>, command: Option<&LightCmd>, cursorid: Option<i64>) -> Tie {
+    let cursor = cursorid.filter(|c| *c != 0);
+    match typ.unwrap_or("command") {
+        "update" => command.and_then(|c| c.q).map_or(Tie::Alone, |q| Tie::Write(statement_key(b'u', q))),
+        "remove" => command.and_then(|c| c.q).map_or(Tie::Alone, |q| Tie::Write(statement_key(b'd', q))),
+        "insert" => Tie::Alone,
+        _ => Tie::Command(match (command.and_then(|c| c.first), cursor) {
+            (Some(n), Some(c)) if n.eq_ignore_ascii_case("getMore") => Cmd::GetMore(c),
+            (Some("find" | "aggregate"), Some(c)) => Cmd::Opens(c),
+            (Some("update"), _) => command.and_then(|c| c.updates.clone()).map_or(Cmd::Plain, Cmd::Statements),
+            (Some("delete"), _) => command.and_then(|c| c.deletes.clone()).map_or(Cmd::Plain, Cmd::Statements),
+            _ => Cmd::Plain,
+        }),
+    }
 }
 
 /// What the full read does with a slow query's type, namespace and commands, counted.
-fn ops<'a>(
-    typ: Option<&str>,
+fn ops<'a>(line: LineAttr, ns: Option<Cow<'a, str>>, command: Option<&LightCmd<'a>>, originating: Option<&LightCmd<'a>>) -> LightOps<'a> {
+    let tie = tie(line.typ, command, line.cursorid);
+    LightOps { tie, ..counted(line, ns, command, originating) }
+}
+
+fn counted<'a>(
+    line: LineAttr,
     ns: Option<Cow<'a, str>>,
     command: Option<&LightCmd<'a>>,
     originating: Option<&LightCmd<'a>>,
@@ -172,7 +259,10 @@ fn ops<'a>(
     let Some(cmd) = command else {
         return LightOps::skipped(NOT_CRUD);
     };
-    let out = match typ.unwrap_or("command") {
+    if !line.app && cmd.secondary_preferred && cmd.local && !cmd.lsid {
+        return LightOps::skipped(super::profile::MIRRORED_READS);
+    }
+    let out = match line.typ.unwrap_or("command") {
         "update" | "remove" | "insert" => LightOps::on(Ns::Given(ns), 1),
         _ => {
             if cmd.first.is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
@@ -210,12 +300,12 @@ fn command<'a>(cmd: &LightCmd<'a>, ns_hint: Cow<'a, str>) -> LightOps<'a> {
     let ns = Ns::Joined(db, coll.clone());
     match name {
         "find" | "count" | "distinct" | "aggregate" | "insert" => LightOps::on(ns, 1),
-        "update" => match cmd.updates {
-            Some(n) => LightOps::on(ns, n),
+        "update" => match &cmd.updates {
+            Some(k) => LightOps::on(ns, k.len()),
             None => LightOps::skipped("update commands logged without their statements (counted from their WRITE lines)"),
         },
-        "delete" => match cmd.deletes {
-            Some(n) => LightOps::on(ns, n),
+        "delete" => match &cmd.deletes {
+            Some(k) => LightOps::on(ns, k.len()),
             None => LightOps::skipped("delete commands logged without their statements (counted from their WRITE lines)"),
         },
         n if n.eq_ignore_ascii_case("findAndModify") => LightOps::on(ns, 1),
@@ -284,8 +374,9 @@ fn text(t: &str) -> Option<Cow<'_, str>> {
     }
 }
 
-/// An array value: how many of its elements bson reads as documents.
-fn documents(v: &str) -> Option<usize> {
+/// An `updates` / `deletes` array: the keys (`once::statement_key`) of the elements bson
+/// reads as documents, the statements the full read pushes.
+fn statement_keys(v: &str, kind: u8) -> Option<Vec<u64>> {
     if !v.starts_with('[') {
         return None;
     }
@@ -296,7 +387,22 @@ fn documents(v: &str) -> Option<usize> {
             && (memchr::memmem::find(t.as_bytes(), b"\"$").is_none()
                 || matches!(serde_json::from_str::<bson::Bson>(t), Ok(bson::Bson::Document(_))))
     };
-    Some(items.iter().filter(document).count())
+    #[derive(serde::Deserialize)]
+    struct Stmt<'a> {
+        #[serde(borrow)]
+        q: Option<&'a RawValue>,
+    }
+    let q = |t: &str| serde_json::from_str::<Stmt>(t).ok().and_then(|s| s.q).map_or(0, |r| statement_key(kind, r.get()));
+    Some(items.iter().filter(document).map(|x| q(x.get())).collect())
+}
+
+/// A document value's string field (`{"mode": "secondaryPreferred"}`), as bson would read it.
+fn string_field<'a>(v: &'a str, field: &str) -> Option<Cow<'a, str>> {
+    if !v.starts_with('{') {
+        return None;
+    }
+    let m: std::collections::HashMap<Cow<'a, str>, &'a RawValue> = serde_json::from_str(v).ok()?;
+    m.get(field).and_then(|x| text(x.get()))
 }
 
 /// Whether a line is one `read` is for: a 4.4+ JSON log line naming id 51803.
@@ -325,9 +431,11 @@ mod tests {
             assert_eq!(Some(&by_hand), by_serde.as_ref(), "{text}");
         }
         let Some(light) = by_serde else { return false };
-        let mut log = QueryLog { limit: usize::MAX, ..Default::default() };
+        // The full read ties the line to others as the light read does (`once`).
+        assert_eq!(tie_of(text), (light.conn.clone(), light.tie.clone()), "{text}");
+        let mut log = QueryLog { limit: usize::MAX, raw: true, ..Default::default() };
         match classify_line(text) {
-            Line::Slow(sq) => slow_log::add_slow_query(&mut log, *sq),
+            Line::Slow(sq) => slow_log::add_slow_query(&mut log, *sq, crate::sources::queries::once::Tie::Alone),
             _ => panic!("read light, but not a slow query to the full read: {text}"),
         }
         let ns: Vec<String> = log.queries.iter().map(|q| q.ns.clone()).collect();

@@ -37,8 +37,14 @@ pub struct QueryLog {
     pub(crate) pending_conn: Option<String>,
     /// The profiler's `client` of the document being read, when a sink wants sessions.
     pub(crate) pending_client: Option<String>,
-    /// Profiled cursors whose first batch was counted (their getMores are the same read).
-    pub(crate) cursors: std::collections::HashSet<i64>,
+    /// Lines that show one operation twice: write statements, cursors (`once`).
+    pub(crate) once: super::once::Once,
+    /// Each line read on its own, every operation it shows (`resolve`, tests): no `once`.
+    pub(super) raw: bool,
+    /// The fates of the operations the record being read pushes next, last first (`once`).
+    pub(super) gate: Vec<super::once::Fate>,
+    /// The operations the record being read pushed that wait for the merge (`Fate::Wait`).
+    pub(super) held: Vec<super::once::Held>,
     /// `--since`/`--until` (milliseconds since the epoch): operations outside are skipped.
     pub(crate) window: (Option<i64>, Option<i64>),
     /// Sees every operation (not only the sample): `shardkey workload`.
@@ -133,7 +139,10 @@ impl Default for QueryLog {
             pending: None,
             pending_conn: None,
             pending_client: None,
-            cursors: Default::default(),
+            once: Default::default(),
+            raw: false,
+            gate: Vec::new(),
+            held: Vec::new(),
             window: (None, None),
             sink: None,
             deferred: Vec::new(),
@@ -188,6 +197,7 @@ impl QueryLog {
             window: self.window,
             sink: self.sink.as_ref().map(|s| s.fresh()),
             keep_times: self.keep_times,
+            once: super::once::Once::for_part(),
             ..Default::default()
         }
     }
@@ -197,11 +207,31 @@ impl QueryLog {
         QueryLog { staging: true, ..self.part() }
     }
 
-    /// Count an operation and offer it to the sample.
+    /// Count an operation and offer it to the sample, unless `gate` says it was counted from
+    /// another line or waits for the merge (`once`).
     pub(crate) fn push(&mut self, mut q: Query) {
         if let Some(s) = &self.pending {
             q.stats = Some(Box::new(s.clone()));
         }
+        if self.sink.is_some() {
+            if let Some(conn) = &self.pending_conn {
+                q.session.get_or_insert_with(Default::default).conn = Some(conn.clone());
+            }
+            if let Some(client) = &self.pending_client {
+                let s = q.session.get_or_insert_with(Default::default);
+                s.client = Some(client.clone());
+                s.ts_millis = q.stats.as_ref().and_then(|x| x.ts_millis);
+            }
+        }
+        match self.gate.pop() {
+            None | Some(super::once::Fate::Count) => self.accept(q),
+            Some(super::once::Fate::Twice(why)) => self.skip(why),
+            Some(super::once::Fate::Wait) => self.held.push(super::once::Held::Parsed(Box::new(q))),
+        }
+    }
+
+    /// `push` past `once`: the window, the sink, the count and the sample.
+    fn accept(&mut self, q: Query) {
         if let (Some(t), (since, until)) = (q.stats.as_ref().and_then(|s| s.ts_millis), self.window) {
             if since.is_some_and(|x| t < x) || until.is_some_and(|x| t >= x) {
                 self.skip(OUTSIDE_WINDOW);
@@ -212,14 +242,6 @@ impl QueryLog {
             return;
         }
         if let Some(sink) = &mut self.sink {
-            if let Some(conn) = &self.pending_conn {
-                q.session.get_or_insert_with(Default::default).conn = Some(conn.clone());
-            }
-            if let Some(client) = &self.pending_client {
-                let s = q.session.get_or_insert_with(Default::default);
-                s.client = Some(client.clone());
-                s.ts_millis = q.stats.as_ref().and_then(|x| x.ts_millis);
-            }
             sink.op(&q);
         }
         self.count(&q.ns);
@@ -343,6 +365,19 @@ impl QueryLog {
             };
             Deferred { text, lineno: at.lineno, index: at.index }
         };
+        // What the part held for the parts before it (`once`), settled now that they are read.
+        let mut once = std::mem::take(&mut self.once);
+        once.settle(&mut other.once, |held, fate| match (held, fate) {
+            (_, super::once::Fate::Twice(why)) => self.skip(why),
+            (super::once::Held::Parsed(q), _) => self.accept(*q),
+            (super::once::Held::Light { ns, at }, _) => {
+                self.count(&ns);
+                if let Some(j) = self.slot_for(&ns) {
+                    self.place_deferred(j, &ns, own(at));
+                }
+            }
+        });
+        self.once = once;
         for item in std::mem::take(&mut other.staged) {
             match item {
                 Staged::Ready(q) => self.offer_parsed(*q),
@@ -402,10 +437,10 @@ impl QueryLog {
         let parsed: Vec<Result<Vec<Query>>> = lines
             .par_iter()
             .map(|(text, lineno)| {
-                let mut part = QueryLog { limit: usize::MAX, ..Default::default() };
+                let mut part = QueryLog { limit: usize::MAX, raw: true, ..Default::default() };
                 let text = simdutf8::basic::from_utf8(text).map_err(|_| disagree(*lineno))?;
                 match classify_line(text) {
-                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
+                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, super::once::Tie::Alone),
                     _ => return Err(disagree(*lineno)),
                 }
                 Ok(part.queries)

@@ -16,6 +16,7 @@ mod legacy;
 mod light;
 mod log;
 pub use light::hand_scan_agrees;
+mod once;
 mod placement;
 mod profile;
 mod sampled;
@@ -136,6 +137,8 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                         if let Some(why) = found.skip {
                             part.skip(why);
                         }
+                        let fates = part.line_fates(found.conn.as_deref(), &found.tie);
+                        let mut held = Vec::new();
                         if found.ops > 0 {
                             let ns = match &last_ns {
                                 Some(n) if found.ns.is(n) => n.clone(),
@@ -144,9 +147,14 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                             let start = raw.as_ptr() as usize - block.as_ptr() as usize;
                             for index in 0..found.ops {
                                 let at = InBlock { start, len: raw.len(), lineno: *lineno, index: index as u32 };
-                                part.push_deferred(ns.clone(), at);
+                                match fates.fate(index) {
+                                    once::Fate::Count => part.push_deferred(ns.clone(), at),
+                                    once::Fate::Twice(why) => part.skip(why),
+                                    once::Fate::Wait => held.push(once::Held::Light { ns: ns.clone(), at }),
+                                }
                             }
                         }
+                        part.end_line(fates, held);
                         continue;
                     }
                 }
@@ -158,6 +166,9 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                         part.skip(why)
                     }
                     Line::Malformed(why) => part.malformed_line(*lineno, why),
+                    // A slow query the typed read refused (bson refuses the `$binary` of a replica
+                    // set's `$clusterTime`), tied to others as the light read would tie it (`once`).
+                    Line::Doc(d) if light::is_candidate(text) => slow_log::add_log_line_tied(&mut part, &d, light::tie_of(text).1),
                     Line::Doc(d) => add_record(&mut part, &d),
                     Line::Legacy(d) => {
                         let before = (part.found, part.skipped.values().sum::<u64>());
@@ -166,7 +177,8 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                             part.skip(NOT_CRUD);
                         }
                     }
-                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq),
+                    // How the line is tied to others, as the light read sees it (`once`).
+                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, light::tie_of(text).1),
                     Line::Aborted(d) => {
                         part.skip(TXN_LINES);
                         let txn = d.get_document("attr").and_then(|a| a.get_document("parameters")).ok().and_then(command::txn_of);
@@ -255,6 +267,7 @@ pub fn read_queries_in(input: super::records::Input, log: &mut QueryLog) -> Resu
     if input.layout == Layout::Lines {
         // This file's malformed lines on their own (a cut last line is this file's).
         let earlier = log.malformed.take();
+        log.once.new_file();
         let mut last_line = 0;
         log.seen_version = None;
         input.for_each_line_block(|block, first_line| {

@@ -1,6 +1,7 @@
 //! `<db>.system.profile` documents, 2.6 to 8.x.
 
 use super::command::{add_command, statement_delete, statement_update};
+use super::once::Fate;
 use super::{get_i64, QueryLog, NOT_CRUD};
 use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::Document;
@@ -47,11 +48,32 @@ fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
             log.skip(MIRRORED_READS);
             return;
         }
-        if is_getmore_of_counted(log, d) {
-            log.skip(GETMORE_OF_COUNTED);
-            return;
-        }
     }
+    let cursor = d.get("cursorid").and_then(crate::bsonx::number::as_i64).filter(|id| *id != 0);
+    match (origin, d.get_str("op"), cursor) {
+        (QueryOrigin::Profiler, Ok("getmore"), Some(c)) => match log.once.getmore(c) {
+            Fate::Twice(why) => {
+                log.skip(why);
+                return;
+            }
+            // Its opening document may be in an earlier part (`once`): held for the merge.
+            Fate::Wait => {
+                log.gate = vec![Fate::Wait];
+                add_profile_ops(log, d, origin);
+                log.gate.clear();
+                let ops = std::mem::take(&mut log.held);
+                log.once.heads.push(super::once::Head::GetMore { cursor: c, ops });
+                return;
+            }
+            Fate::Count => {}
+        },
+        (QueryOrigin::Profiler, _, Some(c)) => log.once.opens(c),
+        _ => {}
+    }
+    add_profile_ops(log, d, origin);
+}
+
+fn add_profile_ops(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
     let ns = d.get_str("ns").unwrap_or("").to_string();
     let op = d.get_str("op").unwrap_or("");
     let cmd = d.get_document("command").ok();
@@ -114,35 +136,24 @@ fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
 /// src/mongo/db/mirror_maestro.cpp at 019afd89c77629a3cabf93803314dd77f451276b, `_mirror`).
 pub(crate) fn is_mirrored_read(d: &Document) -> bool {
     let Ok(c) = d.get_document("command") else { return false };
+    is_mirrored_command(c) && !d.contains_key("appName")
+}
+
+/// The command of a mirrored read, as the secondary logs or profiles it (mongod 6.0.5 logs
+/// `{find: <coll>, batchSize: 1, singleBatch: true, maxTimeMS: 1000, $readPreference: {mode:
+/// "secondaryPreferred"}, readConcern: {level: "local"}, $db}` with no `appName` and no
+/// `lsid`: captured from a two-member replica set with `mirrorReads: {samplingRate: 1.0}`).
+pub(crate) fn is_mirrored_command(c: &Document) -> bool {
     let mode = c.get_document("$readPreference").ok().and_then(|r| r.get_str("mode").ok());
     let level = c.get_document("readConcern").ok().and_then(|r| r.get_str("level").ok());
-    mode == Some("secondaryPreferred") && level == Some("local") && !c.contains_key("lsid") && !d.contains_key("appName")
+    mode == Some("secondaryPreferred") && level == Some("local") && !c.contains_key("lsid")
 }
 
 /// Why profiler entries are not counted, beside the reasons every query source has.
 pub(crate) const MIRRORED_READS: &str = "mirrored reads (a primary's reads copied to a secondary to warm its cache)";
-pub(crate) const GETMORE_OF_COUNTED: &str = "getMores of a cursor whose first batch is counted (one read)";
-
-/// Cursors remembered per source, at most (a getMore past it is counted).
-const MAX_CURSORS: usize = 1_000_000;
-
-/// A getMore of a cursor whose first batch (find, aggregate) this source counted: the same
-/// read, not another. Remembers the cursors of first batches that left one open.
-fn is_getmore_of_counted(log: &mut QueryLog, d: &Document) -> bool {
-    let Some(id) = d.get("cursorid").and_then(crate::bsonx::number::as_i64).filter(|id| *id != 0) else { return false };
-    match d.get_str("op") {
-        Ok("getmore") => log.cursors.contains(&id),
-        _ => {
-            if log.cursors.len() < MAX_CURSORS {
-                log.cursors.insert(id);
-            }
-            false
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::once::GETMORE_OF_COUNTED;
     use super::*;
     use bson::doc;
 

@@ -2,6 +2,7 @@
 //! `WRITE` lines and `getMore` through `originatingCommand`.
 
 use super::command::{add_command, statement_delete, statement_update};
+use super::once::Tie;
 use super::{get_i64, QueryLog, NOT_CRUD, NOT_SLOW_QUERY, UNKNOWN};
 use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::Document;
@@ -38,6 +39,8 @@ pub(super) struct SlowQuery<'a, C = Document> {
     #[serde(borrow)]
     pub(super) ns: Option<std::borrow::Cow<'a, str>>,
     ninserted: Option<i64>,
+    /// The cursor a find or aggregate left open, or a getMore continued (`once`).
+    pub(super) cursorid: Option<i64>,
     pub(super) command: Option<C>,
     #[serde(rename = "originatingCommand")]
     pub(super) originating_command: Option<C>,
@@ -89,6 +92,11 @@ impl<'a> SlowQuery<'a> {
 
 /// A log line parsed as a document (the slow path; see `super::classify_line`).
 pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
+    add_log_line_tied(log, d, Tie::Alone)
+}
+
+/// `add_log_line` of a line tied to others as `tie` says (`once`).
+pub(super) fn add_log_line_tied(log: &mut QueryLog, d: &Document, tie: Tie) {
     if get_i64(d, "id") == Some(51802) {
         log.skip(super::TXN_LINES);
         return;
@@ -108,29 +116,38 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
         }
         _ => None,
     };
-    add_slow_query(
-        log,
-        SlowQuery {
-            typ: attr.get_str("type").ok().map(Into::into),
-            ns: attr.get_str("ns").ok().map(Into::into),
-            ninserted: get_i64(attr, "ninserted"),
-            command: attr.get_document("command").ok().cloned(),
-            originating_command: attr.get_document("originatingCommand").ok().cloned(),
-            duration_millis: get_i64(attr, "durationMillis"),
-            docs_examined: get_i64(attr, "docsExamined"),
-            keys_examined: get_i64(attr, "keysExamined"),
-            nreturned: get_i64(attr, "nreturned"),
-            plan_summary: attr.get_str("planSummary").ok().map(Into::into),
-            app_name: attr.get_str("appName").ok().map(Into::into),
-            t: None,
-            ts_millis,
-            conn: d.get_str("ctx").ok().map(Into::into),
-        },
-    );
+    let sq = SlowQuery {
+        typ: attr.get_str("type").ok().map(Into::into),
+        ns: attr.get_str("ns").ok().map(Into::into),
+        ninserted: get_i64(attr, "ninserted"),
+        cursorid: get_i64(attr, "cursorid"),
+        command: attr.get_document("command").ok().cloned(),
+        originating_command: attr.get_document("originatingCommand").ok().cloned(),
+        duration_millis: get_i64(attr, "durationMillis"),
+        docs_examined: get_i64(attr, "docsExamined"),
+        keys_examined: get_i64(attr, "keysExamined"),
+        nreturned: get_i64(attr, "nreturned"),
+        plan_summary: attr.get_str("planSummary").ok().map(Into::into),
+        app_name: attr.get_str("appName").ok().map(Into::into),
+        t: None,
+        ts_millis,
+        conn: d.get_str("ctx").ok().map(Into::into),
+    };
+    add_slow_query(log, sq, tie);
 }
 
-/// One slow operation.
-pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
+/// One slow operation; `tie` (how its line is tied to others) decides which of its
+/// operations another line already counted (`once`).
+pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery, tie: Tie) {
+    let fates = log.line_fates(sq.conn.as_deref(), &tie);
+    log.gate = fates.fates.iter().rev().copied().collect();
+    add_operations(log, sq);
+    log.gate.clear();
+    let held = std::mem::take(&mut log.held);
+    log.end_line(fates, held);
+}
+
+fn add_operations(log: &mut QueryLog, sq: SlowQuery) {
     if super::is_own(sq.app_name.as_deref()) {
         log.skip(super::OWN_OPERATIONS);
         return;
@@ -140,7 +157,12 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
         log.skip(NOT_CRUD);
         return;
     };
-    let (found, skipped) = (log.found, log.skipped.values().sum::<u64>());
+    // A secondary's copy of a primary's read: not the application's (`profile::is_mirrored_command`).
+    if sq.app_name.is_none() && super::profile::is_mirrored_command(cmd) {
+        log.skip(super::profile::MIRRORED_READS);
+        return;
+    }
+    let (found, skipped, held) = (log.found, log.skipped.values().sum::<u64>(), log.held.len());
     let origin = QueryOrigin::SlowQueryLog;
     // Cost figures and times serve `workload` and `--since`/`--until` only: not built otherwise.
     if log.wants_stats() {
@@ -171,7 +193,7 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery) {
     }
     log.pending = None;
     log.pending_conn = None;
-    if log.found == found && log.skipped.values().sum::<u64>() == skipped {
+    if log.found == found && log.skipped.values().sum::<u64>() == skipped && log.held.len() == held {
         log.skip(NOT_CRUD);
     }
 }

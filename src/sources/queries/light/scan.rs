@@ -2,7 +2,7 @@
 //! no escapes. Whatever it does not take (None) goes to `read_serde`; what it takes it
 //! reads as `read_serde` would (held by a test on every real log line and their cuts).
 
-use super::{bson_reads, ops, shallow, LightCmd, LightOps, EXT_KEYS};
+use super::{bson_reads, ops, shallow, tie, LightCmd, LightOps, LineAttr, EXT_KEYS};
 use std::borrow::Cow;
 
 /// Deeper than this, serde decides (its limit is 128 from the line).
@@ -21,7 +21,7 @@ struct Scan<'a> {
 pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
     let mut p = Scan { b: text.as_bytes(), s: text, i: 0, depth: 0, unsure: false };
     p.ws();
-    let (mut id, mut attr, mut t) = (None, None, false);
+    let (mut id, mut attr, mut t, mut ctx) = (None, None, false, None);
     p.object(|p, key| {
         match key {
             "id" if id.is_none() => id = Some(p.int()?),
@@ -30,8 +30,10 @@ pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
                 t = true;
                 p.log_time()?;
             }
+            // serde's `Option<Cow<str>>`: null or a string.
+            "ctx" if ctx.is_none() => ctx = Some(p.opt_str()?),
             // The same field twice: serde fails.
-            "id" | "attr" | "t" => return None,
+            "id" | "attr" | "t" | "ctx" => return None,
             _ => {
                 p.value()?;
             }
@@ -43,10 +45,14 @@ pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
         return None;
     }
     let a = attr?;
-    if super::super::is_own(a.app) {
-        return Some(LightOps::skipped(super::super::OWN_OPERATIONS));
-    }
-    Some(ops(a.typ, a.ns.map(Cow::Borrowed), a.command.as_ref(), a.originating.as_ref()))
+    let mut out = if super::super::is_own(a.app) {
+        LightOps { tie: tie(a.typ, a.command.as_ref(), a.cursorid), ..LightOps::skipped(super::super::OWN_OPERATIONS) }
+    } else {
+        let line = LineAttr { typ: a.typ, cursorid: a.cursorid, app: a.app.is_some() };
+        ops(line, a.ns.map(Cow::Borrowed), a.command.as_ref(), a.originating.as_ref())
+    };
+    out.conn = ctx.flatten().map(Cow::Borrowed);
+    Some(out)
 }
 
 #[derive(Default)]
@@ -54,6 +60,7 @@ struct Attr<'a> {
     typ: Option<&'a str>,
     ns: Option<&'a str>,
     app: Option<&'a str>,
+    cursorid: Option<i64>,
     command: Option<LightCmd<'a>>,
     originating: Option<LightCmd<'a>>,
 }
@@ -211,12 +218,12 @@ impl<'a> Scan<'a> {
     }
 
     /// `Option<i64>`: null or an integer.
-    fn opt_int(&mut self) -> Option<()> {
+    fn opt_int(&mut self) -> Option<Option<i64>> {
         self.ws();
         if self.peek()? == b'n' {
-            return self.word(b"null");
+            return self.word(b"null").map(|_| None);
         }
-        self.int().map(|_| ())
+        self.int().map(Some)
     }
 
     /// `Option<&str>`: null or a string.
@@ -249,10 +256,11 @@ impl<'a> Scan<'a> {
     fn attr(&mut self) -> Option<Attr<'a>> {
         let mut a = Attr::default();
         let mut seen: u16 = 0;
-        const FIELDS: [&str; 11] = [
+        const FIELDS: [&str; 12] = [
             "type",
             "ns",
             "ninserted",
+            "cursorid",
             "command",
             "originatingCommand",
             "durationMillis",
@@ -279,7 +287,10 @@ impl<'a> Scan<'a> {
                 }
                 "command" => a.command = p.opt_command()?,
                 "originatingCommand" => a.originating = p.opt_command()?,
-                _ => p.opt_int()?,
+                "cursorid" => a.cursorid = p.opt_int()?,
+                _ => {
+                    p.opt_int()?;
+                }
             }
             Some(())
         })?;

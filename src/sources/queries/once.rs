@@ -1,0 +1,360 @@
+//! Each operation counted once, whatever the driver and whichever lines were logged.
+//!
+//! Two things make one operation show on several lines of a mongod 4.4+ log:
+//!
+//! - **Write statements.** mongod runs each statement of an `update` or `delete` command in
+//!   its own CurOp and logs it on its own `WRITE` "Slow query" line (`attr.type` "update" or
+//!   "remove", `attr.command` `{q, u, multi, upsert}` / `{q, limit}`), on the command's
+//!   connection (`ctx`), before the command's own line (mongodb/mongo
+//!   src/mongo/db/ops/write_ops_exec.cpp `performUpdates`/`performDeletes` and
+//!   src/mongo/db/curop.cpp `CurOp::completeAndLogOperation`, r6.0.5). The command's line shows
+//!   the statements when the driver sent them in the command body (`updates: [...]`: the Node.js
+//!   and Rust drivers for one statement, mongosh), not when it sent them as an OP_MSG document
+//!   sequence (pymongo, and the Node.js driver's bulk writes): captured from 6.0.5 with each
+//!   driver. With `slowms` above 0 or `slowOpSampleRate` below 1 each CurOp is logged on its
+//!   own decision, so a command line may come with all, some or none of its WRITE lines.
+//!   The rule: a WRITE line always counts (it is the statement, and it may be all there is);
+//!   a statement in a command line counts unless a WRITE line of the same kind and filter text
+//!   was logged on the connection since its previous command line. The filter's text is the
+//!   same on both lines (the server logs the `q` it received in both).
+//! - **Cursors.** A `getMore` line names the cursor (`attr.cursorid`) and the command that
+//!   opened it (`originatingCommand`): the same read, not another. When the opening line was
+//!   logged (it carries `cursorid` when the cursor stayed open), its getMores are skipped;
+//!   when it was not, the cursor's first logged getMore counts once, as the opening command.
+//!
+//! The lines are read in parallel parts (`process_block`) merged in file order: a part decides
+//! what it can alone, and holds what depends on earlier parts (a connection's first command
+//! line, a cursor's first getMore) for `QueryLog::merge_block` to settle (`Once::settle`).
+
+use super::log::InBlock;
+use super::QueryLog;
+use crate::model::Query;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Statements in a command line that their own WRITE lines counted.
+pub(crate) const STATEMENT_LOGGED_TWICE: &str =
+    "update/delete statements in a command line that their own WRITE lines counted (one statement, two lines)";
+/// A getMore continues a read counted once (its opening line, or its cursor's first getMore).
+pub(crate) const GETMORE_OF_COUNTED: &str = "getMores of a cursor whose first batch is counted (one read)";
+
+/// WRITE lines one connection may hold while waiting for its next command line.
+const MAX_PENDING: usize = 1_000;
+/// Cursors remembered per read (a getMore past it is counted).
+const MAX_CURSORS: usize = 1_000_000;
+
+/// The identity of a write statement between its WRITE line and its command's line: its kind
+/// (`b'u'` update, `b'd'` delete) and the text of its filter `q` as logged (FNV-1a, 64 bits).
+pub(super) fn statement_key(kind: u8, q: &str) -> u64 {
+    std::iter::once(kind).chain(q.bytes()).fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// How a slow-query line is tied to other lines (read by `light`, for both reads).
+#[derive(Debug, PartialEq, Default, Clone)]
+pub(crate) enum Tie {
+    /// Nothing to do with other lines.
+    #[default]
+    Alone,
+    /// A write statement's own line (`WRITE`), with its key.
+    Write(u64),
+    /// A command line (`attr.type` "command"): it ends what its connection logged before.
+    Command(Cmd),
+}
+
+#[derive(Debug, PartialEq, Clone)]
+pub(crate) enum Cmd {
+    Plain,
+    /// An update or delete with its statements in the body: their keys, in order.
+    Statements(Vec<u64>),
+    /// A find or aggregate whose cursor stayed open.
+    Opens(i64),
+    /// A getMore of this cursor.
+    GetMore(i64),
+}
+
+/// What becomes of an operation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Fate {
+    Count,
+    /// Already counted from another line: skipped under `why`.
+    Twice(&'static str),
+    /// Depends on earlier parts: held for the merge.
+    Wait,
+}
+
+/// An operation held for the merge: parsed, or (light) where its line is in the block.
+#[derive(Debug)]
+pub(super) enum Held {
+    Parsed(Box<Query>),
+    Light { ns: Arc<str>, at: InBlock },
+}
+
+/// What a part could not settle alone.
+#[derive(Debug)]
+pub(super) enum Head {
+    /// A connection's first command line in the part: it ends what earlier parts left pending on
+    /// the connection; its statements no WRITE line of this part matched, with their keys.
+    Command { conn: Box<str>, stmts: Vec<(u64, Held)> },
+    /// A cursor's first getMore in the part, its opening line not in the part.
+    GetMore { cursor: i64, ops: Vec<Held> },
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Once {
+    /// A part of a parallel read (holds what it cannot settle), not the whole log.
+    pub(super) part: bool,
+    /// Per connection: the keys of its WRITE lines since its last command line.
+    writes: HashMap<Box<str>, Vec<u64>>,
+    /// Connections that logged a command line in this part.
+    closed: HashSet<Box<str>>,
+    /// Cursors whose read is counted (opened, or a getMore counted).
+    cursors: HashSet<i64>,
+    pub(super) heads: Vec<Head>,
+}
+
+impl Once {
+    /// The state of a part of a parallel read.
+    pub(super) fn for_part() -> Once {
+        Once { part: true, ..Default::default() }
+    }
+
+    /// A new file: its connections and cursors are not the last file's.
+    pub(super) fn new_file(&mut self) {
+        self.writes.clear();
+        self.cursors.clear();
+    }
+
+    /// A WRITE line on `conn`, counted: its key waits for the connection's next command line.
+    pub(super) fn write_line(&mut self, conn: &str, key: u64) {
+        match self.writes.get_mut(conn) {
+            Some(v) if v.len() < MAX_PENDING => v.push(key),
+            Some(_) => {}
+            None => {
+                self.writes.insert(conn.into(), vec![key]);
+            }
+        }
+    }
+
+    /// A command line on `conn` with statements of these keys (none for another command):
+    /// each statement's fate, and whether it is the connection's first command line in this
+    /// part (its waiting statements then make a `Head`, which the caller pushes, even empty).
+    pub(super) fn command_line(&mut self, conn: &str, keys: &[u64]) -> (Vec<Fate>, bool) {
+        let first = self.part && !self.closed.contains(conn);
+        if first {
+            self.closed.insert(conn.into());
+        }
+        let mut pending = self.writes.remove(conn).unwrap_or_default();
+        let fates = keys
+            .iter()
+            .map(|k| match pending.iter().position(|p| p == k) {
+                Some(i) => {
+                    pending.swap_remove(i);
+                    Fate::Twice(STATEMENT_LOGGED_TWICE)
+                }
+                None if first => Fate::Wait,
+                None => Fate::Count,
+            })
+            .collect();
+        (fates, first)
+    }
+
+    /// A line that opens `cursor` (its first batch counted).
+    pub(super) fn opens(&mut self, cursor: i64) {
+        if cursor != 0 && self.cursors.len() < MAX_CURSORS {
+            self.cursors.insert(cursor);
+        }
+    }
+
+    /// A getMore of `cursor`: counted when its read is not (as the opening command).
+    pub(super) fn getmore(&mut self, cursor: i64) -> Fate {
+        if self.cursors.contains(&cursor) {
+            return Fate::Twice(GETMORE_OF_COUNTED);
+        }
+        self.opens(cursor);
+        if self.part {
+            Fate::Wait
+        } else {
+            Fate::Count
+        }
+    }
+
+    /// Settle a later part's heads against what the parts before it left (this), then take in
+    /// what it leaves: `each` gets every held operation with its fate (never `Wait`).
+    pub(super) fn settle(&mut self, other: &mut Once, mut each: impl FnMut(Held, Fate)) {
+        for head in std::mem::take(&mut other.heads) {
+            match head {
+                Head::Command { conn, stmts } => {
+                    let mut pending = self.writes.remove(&conn).unwrap_or_default();
+                    for (k, held) in stmts {
+                        match pending.iter().position(|p| *p == k) {
+                            Some(i) => {
+                                pending.swap_remove(i);
+                                each(held, Fate::Twice(STATEMENT_LOGGED_TWICE));
+                            }
+                            None => each(held, Fate::Count),
+                        }
+                    }
+                }
+                Head::GetMore { cursor, ops } => {
+                    let fate = if self.cursors.contains(&cursor) { Fate::Twice(GETMORE_OF_COUNTED) } else { Fate::Count };
+                    for held in ops {
+                        each(held, fate);
+                    }
+                }
+            }
+        }
+        // A connection the part logged a command on starts again from what the part left.
+        for conn in other.closed.drain() {
+            self.writes.remove(&conn);
+        }
+        for (conn, keys) in other.writes.drain() {
+            let v = self.writes.entry(conn).or_default();
+            v.extend(keys);
+            v.truncate(MAX_PENDING);
+        }
+        for c in other.cursors.drain() {
+            if self.cursors.len() < MAX_CURSORS {
+                self.cursors.insert(c);
+            }
+        }
+    }
+}
+
+/// What the operations of one line become (`QueryLog::line_fates`).
+pub(super) struct LineFates {
+    /// One per operation, in order; empty when all count.
+    pub(super) fates: Vec<Fate>,
+    /// The line is its connection's first command line in the part: the connection, and the
+    /// keys of its statements that wait.
+    conn_head: Option<(Box<str>, Vec<u64>)>,
+    /// The line is a getMore whose operation waits: its cursor.
+    cursor_head: Option<i64>,
+}
+
+impl LineFates {
+    pub(super) fn fate(&self, i: usize) -> Fate {
+        self.fates.get(i).copied().unwrap_or(Fate::Count)
+    }
+}
+
+impl QueryLog {
+    /// The fates of a slow-query line's operations, from how it is tied to other lines.
+    pub(super) fn line_fates(&mut self, conn: Option<&str>, tie: &Tie) -> LineFates {
+        let mut out = LineFates { fates: Vec::new(), conn_head: None, cursor_head: None };
+        if self.raw {
+            return out;
+        }
+        match tie {
+            Tie::Alone => {}
+            Tie::Write(key) => {
+                if let Some(c) = conn {
+                    self.once.write_line(c, *key);
+                }
+            }
+            Tie::Command(cmd) => {
+                let keys: &[u64] = match cmd {
+                    Cmd::Statements(k) => k,
+                    _ => &[],
+                };
+                if let Some(c) = conn {
+                    let (fates, first) = self.once.command_line(c, keys);
+                    if first {
+                        let waiting = keys.iter().zip(&fates).filter(|(_, f)| **f == Fate::Wait).map(|(k, _)| *k).collect();
+                        out.conn_head = Some((c.into(), waiting));
+                    }
+                    out.fates = fates;
+                }
+                match cmd {
+                    Cmd::Opens(c) => self.once.opens(*c),
+                    Cmd::GetMore(c) => {
+                        let f = self.once.getmore(*c);
+                        out.fates = vec![f];
+                        if f == Fate::Wait {
+                            out.cursor_head = Some(*c);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// After the line: what it held (its `Wait` operations, in order) goes to the merge.
+    pub(super) fn end_line(&mut self, f: LineFates, held: Vec<Held>) {
+        let mut held = Some(held);
+        if let Some(cursor) = f.cursor_head {
+            self.once.heads.push(Head::GetMore { cursor, ops: held.take().unwrap_or_default() });
+        }
+        if let Some((conn, keys)) = f.conn_head {
+            let stmts = keys.into_iter().zip(held.take().unwrap_or_default()).collect();
+            self.once.heads.push(Head::Command { conn, stmts });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part() -> Once {
+        Once::for_part()
+    }
+
+    /// A statement's WRITE line in one part, its command line in the next: counted once;
+    /// a WRITE line whose command line was not logged stays counted.
+    #[test]
+    fn a_statement_is_settled_across_parts() {
+        let (a, b, c) = (statement_key(b'u', "{\"_id\":1}"), statement_key(b'u', "{\"_id\":2}"), statement_key(b'd', "{\"_id\":1}"));
+        assert_ne!(a, c, "the kind is part of the key");
+        let mut main = Once::default();
+        let mut p1 = part();
+        p1.write_line("conn1", a);
+        let mut p2 = part();
+        let (fates, first) = p2.command_line("conn1", &[a, b]);
+        assert!(first);
+        assert_eq!(fates, vec![Fate::Wait, Fate::Wait]);
+        p2.heads.push(Head::Command { conn: "conn1".into(), stmts: vec![(a, held("x")), (b, held("y"))] });
+        // The same connection's next command line is settled in the part.
+        p2.write_line("conn1", c);
+        assert_eq!(p2.command_line("conn1", &[c, c]), (vec![Fate::Twice(STATEMENT_LOGGED_TWICE), Fate::Count], false));
+        main.settle(&mut p1, |_, _| panic!("nothing held"));
+        let mut got = Vec::new();
+        main.settle(&mut p2, |h, f| got.push((ns_of(&h), f)));
+        assert_eq!(got, vec![("x".into(), Fate::Twice(STATEMENT_LOGGED_TWICE)), ("y".into(), Fate::Count)]);
+    }
+
+    #[test]
+    fn a_cursor_counts_once_across_parts() {
+        let mut main = Once::default();
+        let mut p1 = part();
+        p1.opens(7);
+        assert_eq!(p1.getmore(7), Fate::Twice(GETMORE_OF_COUNTED));
+        // Cursor 8 was never seen open: its first getMore waits, the next one is the same read.
+        assert_eq!(p1.getmore(8), Fate::Wait);
+        assert_eq!(p1.getmore(8), Fate::Twice(GETMORE_OF_COUNTED));
+        p1.heads.push(Head::GetMore { cursor: 8, ops: vec![held("a")] });
+        let mut p2 = part();
+        assert_eq!(p2.getmore(7), Fate::Wait);
+        p2.heads.push(Head::GetMore { cursor: 7, ops: vec![held("b")] });
+        let mut got = Vec::new();
+        main.settle(&mut p1, |h, f| got.push((ns_of(&h), f)));
+        main.settle(&mut p2, |h, f| got.push((ns_of(&h), f)));
+        assert_eq!(got, vec![("a".into(), Fate::Count), ("b".into(), Fate::Twice(GETMORE_OF_COUNTED))]);
+        // Read whole (not in parts), a lone getMore counts at once.
+        let mut whole = Once::default();
+        assert_eq!(whole.getmore(9), Fate::Count);
+        assert_eq!(whole.getmore(9), Fate::Twice(GETMORE_OF_COUNTED));
+    }
+
+    fn held(ns: &str) -> Held {
+        Held::Light { ns: ns.into(), at: InBlock { start: 0, len: 0, lineno: 0, index: 0 } }
+    }
+
+    fn ns_of(h: &Held) -> String {
+        match h {
+            Held::Light { ns, .. } => ns.to_string(),
+            Held::Parsed(q) => q.ns.clone(),
+        }
+    }
+}
