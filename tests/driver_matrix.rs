@@ -211,6 +211,8 @@ fn differences(expected: &Counts, found: &Counts) -> Vec<String> {
 
 #[test]
 fn every_driver_and_every_source_counts_the_workload_the_server_received() {
+    // Before any server starts: without the drivers the test fails and says which script to run.
+    drivers_dir();
     let set = ReplSet::start(2, false, false);
     let admin = set.member_client(0);
     let primary = format!("mongodb://127.0.0.1:{}/?directConnection=true", set.members[0].port);
