@@ -1,10 +1,10 @@
 //! The five-driver matrix: the same counted workload (tests/drivers/: pymongo, Node.js, Rust,
 //! Java, Go; each in its own database of one real mongod 6.0.5 two-member replica set, profiled
 //! at level 2 with every operation logged) read back by shardkey from every source a DBA has:
-//! the primary's log, an export of `<db>.system.profile` (JSON lines, as mongoexport writes),
-//! and the live profiler. For each driver and source, `workload` must count per collection and
-//! command what the program says it sent, and `plan` must find exactly the transactions it
-//! committed.
+//! the primary's log, an export of `<db>.system.profile` (JSON lines as mongoexport writes,
+//! BSON as mongodump does) and the live profiler. For each driver and source, `workload` must
+//! count per collection and command what the program says it sent, and `plan` must find
+//! exactly the transactions it committed.
 //!
 //! Expected numbers come from the programs' own counters, checked first against the server:
 //! the profiler's entries per collection and command (one per find, aggregate, count, distinct,
@@ -159,16 +159,21 @@ fn run_programs(set: &ReplSet, admin: &Client) -> (Vec<Run>, Vec<String>) {
     (runs, skipped)
 }
 
-/// Every profiled operation of `db`, as relaxed extended JSON lines (what mongoexport writes).
-fn export_profile(admin: &Client, db: &str, path: &Path) {
+/// Every profiled operation of `db`, written as a DBA would: relaxed extended JSON lines (what
+/// mongoexport writes) and concatenated BSON (what mongodump writes). Returns both paths.
+fn export_profile(admin: &Client, db: &str, dir: &Path) -> [PathBuf; 2] {
     let docs: Vec<Document> = block(async {
         admin.database(db).collection::<Document>("system.profile").find(doc! {}).sort(doc! {"$natural": 1}).await?.try_collect().await
     })
     .unwrap();
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let (json, bson) = (dir.join(format!("{db}.system.profile.json")), dir.join(format!("{db}.system.profile.bson")));
+    let mut j = std::io::BufWriter::new(std::fs::File::create(&json).unwrap());
+    let mut b = std::io::BufWriter::new(std::fs::File::create(&bson).unwrap());
     for d in docs {
-        writeln!(f, "{}", Bson::Document(d).into_relaxed_extjson()).unwrap();
+        d.to_writer(&mut b).unwrap();
+        writeln!(j, "{}", Bson::Document(d).into_relaxed_extjson()).unwrap();
     }
+    [json, bson]
 }
 
 fn json_of(args: &[&str]) -> Value {
@@ -235,30 +240,29 @@ fn every_driver_and_every_source_counts_the_workload_the_server_received() {
     let mut table = String::new();
     let mut failures = Vec::new();
     for r in &runs {
-        let export = dir.path().join(format!("{}.profile.json", r.db));
-        export_profile(&admin, r.db, &export);
+        let [json, bson] = export_profile(&admin, r.db, dir.path());
         let pattern = format!("{}.*", r.db);
-        let sources = [("log", log.to_str().unwrap().to_string()), ("export", export.to_str().unwrap().to_string())];
         let mut row = |source: &str, what: &str, diffs: Result<Vec<String>, &str>| {
             let verdict = match &diffs {
                 Ok(d) if d.is_empty() => "ok".to_string(),
                 Ok(d) => d.join("; "),
                 Err(why) => why.to_string(),
             };
-            writeln!(table, "{:<7} {:<7} {:<9} {verdict}", r.driver, source, what).unwrap();
+            writeln!(table, "{:<7} {:<5} {:<9} {verdict}", r.driver, source, what).unwrap();
             failures.extend(diffs.unwrap_or_default().into_iter().map(|d| format!("{} / {source} / {what}: {d}", r.driver)));
         };
-        for (source, file) in &sources {
-            let w = json_of(&["workload", "--queries", file, "--namespace", &pattern, "--top", "0", "--format", "json"]);
-            row(source, "workload", Ok(differences(&r.counts, &workload_counts(&w, r.db))));
-        }
-        if workload_has_uri {
-            let w = json_of(&["workload", "--uri", &primary, "--namespace", &pattern, "--top", "0", "--format", "json"]);
-            row("live", "workload", Ok(differences(&r.counts, &workload_counts(&w, r.db))));
-        } else {
-            row("live", "workload", Err("not offered: `shardkey workload` has no --uri"));
-        }
-        for (source, queries) in [("log", sources[0].1.as_str()), ("export", sources[1].1.as_str()), ("live", "profile")] {
+        // The primary's log, the profiler exported both ways, the live profiler ("profile").
+        for (source, queries) in [("log", log.as_path()), ("json", &json), ("bson", &bson), ("live", Path::new("profile"))] {
+            let queries = queries.to_str().unwrap();
+            if source != "live" {
+                let w = json_of(&["workload", "--queries", queries, "--namespace", &pattern, "--top", "0", "--format", "json"]);
+                row(source, "workload", Ok(differences(&r.counts, &workload_counts(&w, r.db))));
+            } else if workload_has_uri {
+                let w = json_of(&["workload", "--uri", &primary, "--namespace", &pattern, "--top", "0", "--format", "json"]);
+                row(source, "workload", Ok(differences(&r.counts, &workload_counts(&w, r.db))));
+            } else {
+                row(source, "workload", Err("not offered: `shardkey workload` has no --uri"));
+            }
             let p = json_of(&["plan", "--uri", &primary, "--database", r.db, "--queries", queries, "--format", "json"]);
             common::assert_schema("plan", &p);
             let found = p["transactions"]["found"].as_u64().unwrap();
