@@ -587,7 +587,7 @@ fn workload_summary_counts_match_an_independent_count() {
             assert!(listed >= admin, "{name}: --namespace 'admin.*' lists {listed} < {admin}");
         }
         for ((ns, op), n) in expect.iter().filter(|((ns, _), _)| !internal(ns)) {
-            // getMore lines count as their originating find too: at least the direct finds.
+            // A getMore whose cursor's opening line was not logged counts as its find: at least the direct finds.
             if *op == "find" {
                 assert!(got(ns, op) >= *n, "{name} {ns} find: {} < {n}", got(ns, op));
             } else {

@@ -86,6 +86,9 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
         None => !internal(ns),
     };
     let left_internal: u64 = log.by_namespace.iter().filter(|(ns, _)| internal(ns) && !keep(ns)).map(|(_, n)| *n).sum();
+    // The headline counts the operations the summary reports: not those on the server's own
+    // databases (skipped, above) nor those --namespace leaves out.
+    let reported: u64 = log.by_namespace.iter().filter(|(ns, _)| keep(ns)).map(|(_, n)| *n).sum();
     let namespaces = counter.finish(&keep, r.top, r.sort);
     let mut filters = BTreeMap::new();
     if let Some(p) = &r.namespace {
@@ -106,7 +109,7 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
         tool: ToolInfo::this(),
         sources: r.queries.iter().map(|p| p.display().to_string()).collect(),
         records_read: log.records,
-        operations_read: log.found,
+        operations_read: reported,
         skipped,
         filters,
         namespaces,

@@ -99,7 +99,8 @@ pub(crate) struct WorkloadReport {
     pub(crate) tool: ToolInfo,
     pub(crate) sources: Vec<String>,
     pub(crate) records_read: u64,
-    /// Operations found in the logs (inside the time window).
+    /// Operations the summary reports: found in the logs inside the time window, on the
+    /// namespaces it lists (not the server's own databases, nor those `--namespace` leaves out).
     pub(crate) operations_read: u64,
     pub(crate) skipped: BTreeMap<String, u64>,
     /// `--namespace` pattern, `--since`, `--until` as given.

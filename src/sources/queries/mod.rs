@@ -178,7 +178,10 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                         }
                     }
                     // How the line is tied to others, as the light read sees it (`once`).
-                    Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, light::tie_of(text).1),
+                    Line::Slow(sq) => {
+                        let tie = slow_log::plain_tie(text, &sq).unwrap_or_else(|| light::tie_of(text).1);
+                        slow_log::add_slow_query(&mut part, *sq, tie)
+                    }
                     Line::Aborted(d) => {
                         part.skip(TXN_LINES);
                         let txn = d.get_document("attr").and_then(|a| a.get_document("parameters")).ok().and_then(command::txn_of);

@@ -358,3 +358,174 @@ mod tests {
         }
     }
 }
+
+/// Lines mongod 6.0.5 logged for a counted workload from the Node.js driver 6 (statements in
+/// the body for one, as a document sequence for bulk writes; finds with `batchSize` and their
+/// getMores; an aggregate's cursor; a transaction), on a two-member replica set (trimmed of
+/// `locks`, `storage` and the like): `tests/data/logs/node-6.0.5-*.log`.
+#[cfg(test)]
+mod captured {
+    use super::super::{read_queries_in, QueryLog};
+    use super::*;
+    use crate::model::Op;
+    use std::collections::BTreeMap;
+
+    const EVERY_OP: &str = include_str!("../../../tests/data/logs/node-6.0.5-every-op.log");
+    const SAMPLED: &str = include_str!("../../../tests/data/logs/node-6.0.5-sample-rate-0.5.log");
+    const SECONDARY: &str = include_str!("../../../tests/data/logs/node-6.0.5-secondary-mirrored.log");
+    const PY_EVERY_OP: &str = include_str!("../../../tests/data/logs/pymongo-6.0.5-every-op.log");
+    const PY_SAMPLED: &str = include_str!("../../../tests/data/logs/pymongo-6.0.5-sample-rate-0.5.log");
+
+    /// Read `text` light (no window: counted, parsed only if kept) or in full; `pad` lines that
+    /// are no slow query after each line put every line in another 2048-line part.
+    fn read(text: &str, light: bool, pad: usize) -> QueryLog {
+        let filler = "{\"t\":{\"$date\":\"2026-11-28T04:06:56.455+00:00\"},\"s\":\"I\",\"c\":\"NETWORK\",\"id\":22943,\"msg\":\"x\"}\n";
+        let mut s = String::new();
+        for l in text.lines() {
+            s.push_str(l);
+            s.push('\n');
+            for _ in 0..pad {
+                s.push_str(filler);
+            }
+        }
+        let mut log = QueryLog { window: if light { (None, None) } else { (Some(0), None) }, ..QueryLog::default() };
+        let input = crate::sources::records::from_reader(Box::new(std::io::Cursor::new(s.into_bytes())), "log".into(), 0, false).unwrap();
+        read_queries_in(input, &mut log).unwrap();
+        log
+    }
+
+    fn by_op(log: &QueryLog) -> BTreeMap<(String, Op), u64> {
+        let mut m = BTreeMap::new();
+        for q in &log.queries {
+            *m.entry((q.ns.clone(), q.op)).or_default() += 1;
+        }
+        m
+    }
+
+    fn expect(rows: &[(&str, Op, u64)]) -> BTreeMap<(String, Op), u64> {
+        rows.iter().map(|(ns, op, n)| ((ns.to_string(), *op), *n)).collect()
+    }
+
+    /// Every operation logged (`slowms: -1`): the script's own counters (products: 17 update
+    /// and 3 delete statements, 4 finds and 2 aggregates read in batches of 10, one insert
+    /// command; users: 4 delete statements, 4 finds in batches of 5 and 4, one insert command).
+    #[test]
+    fn every_operation_logged_counts_what_the_application_sent() {
+        let want = expect(&[
+            ("nodeall.products", Op::Update, 17),
+            ("nodeall.products", Op::Delete, 3),
+            ("nodeall.products", Op::Find, 4),
+            ("nodeall.products", Op::Aggregate, 2),
+            ("nodeall.products", Op::Insert, 1),
+            ("nodeall.users", Op::Delete, 4),
+            ("nodeall.users", Op::Find, 4),
+            ("nodeall.users", Op::Insert, 1),
+        ]);
+        for (light, pad) in [(true, 0), (false, 0), (true, 2047), (false, 2047)] {
+            let log = read(EVERY_OP, light, pad);
+            assert_eq!(by_op(&log), want, "light {light}, pad {pad}");
+            // Each single update/delete command's statement is on its WRITE line too (14 by
+            // hand: 6 + 3 updateOne/updateMany, 2 + 1 deleteOne/deleteMany, and the
+            // transaction's updateOne and deleteOne; the bulk writes' command lines show none).
+            assert_eq!(log.skipped.get(STATEMENT_LOGGED_TWICE), Some(&14), "light {light}, pad {pad}: {:?}", log.skipped);
+        }
+    }
+
+    /// The transaction (updateOne, deleteOne, a two-statement bulkWrite, a find in batches of 4)
+    /// is read whole, each operation once: the WRITE lines join it through their command line
+    /// (`sessions` `claim`), the statements in a command body are not added a second time.
+    #[test]
+    fn the_transaction_holds_each_operation_once() {
+        use super::super::sessions::Sessions;
+        for pad in [0, 2047] {
+            let text: String = EVERY_OP
+                .lines()
+                .flat_map(|l| {
+                    std::iter::once(l.to_string()).chain(std::iter::repeat_n(
+                        "{\"t\":{\"$date\":\"2026-11-28T04:06:56.455+00:00\"},\"s\":\"I\",\"c\":\"NETWORK\",\"id\":22943,\"msg\":\"x\"}"
+                            .to_string(),
+                        pad,
+                    ))
+                })
+                .map(|l| l + "\n")
+                .collect();
+            let mut log = QueryLog { sink: Some(Box::new(Sessions::default())), ..Default::default() };
+            let input =
+                crate::sources::records::from_reader(Box::new(std::io::Cursor::new(text.into_bytes())), "log".into(), 0, false).unwrap();
+            read_queries_in(input, &mut log).unwrap();
+            let s = log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+            assert_eq!(s.transactions.len(), 1, "pad {pad}");
+            let ops: Vec<(String, Op)> = s.transactions.values().next().unwrap().iter().map(|q| (q.ns.clone(), q.op)).collect();
+            let want =
+                [("products", Op::Update), ("users", Op::Delete), ("products", Op::Update), ("products", Op::Update), ("users", Op::Find)];
+            let mut got = ops.clone();
+            got.sort();
+            let mut want: Vec<(String, Op)> = want.iter().map(|(c, op)| (format!("nodeall.{c}"), *op)).collect();
+            want.sort();
+            assert_eq!(got, want, "pad {pad}: {ops:?}");
+        }
+    }
+
+    /// `slowms: 0` and `sampleRate: 0.5`: each CurOp logged on its own draw. By hand (each
+    /// statement's and read's marker filter found on any of its lines): products 8 updates,
+    /// 1 delete, 4 finds, 2 aggregates; users 4 deletes, 3 finds, its insert.
+    #[test]
+    fn sampled_lines_count_each_statement_once() {
+        let want = expect(&[
+            ("nodehalf.products", Op::Update, 8),
+            ("nodehalf.products", Op::Delete, 1),
+            ("nodehalf.products", Op::Find, 4),
+            ("nodehalf.products", Op::Aggregate, 2),
+            ("nodehalf.users", Op::Delete, 4),
+            ("nodehalf.users", Op::Find, 3),
+            ("nodehalf.users", Op::Insert, 1),
+        ]);
+        for (light, pad) in [(true, 0), (false, 0), (true, 2047), (false, 2047)] {
+            assert_eq!(by_op(&read(SAMPLED, light, pad)), want, "light {light}, pad {pad}");
+        }
+    }
+
+    /// The same workload through pymongo 4 (statements as OP_MSG document sequences: the
+    /// command lines show none, the WRITE lines are all there is): every operation logged, the
+    /// script's counters (products 15 update and 3 delete statements, 4 finds, 2 aggregates, an
+    /// insert; users 4 deletes, 4 finds, an insert); sampled, by hand (markers on any line).
+    #[test]
+    fn pymongo_lines_count_each_statement_once() {
+        let every = expect(&[
+            ("pyall.products", Op::Update, 15),
+            ("pyall.products", Op::Delete, 3),
+            ("pyall.products", Op::Find, 4),
+            ("pyall.products", Op::Aggregate, 2),
+            ("pyall.products", Op::Insert, 1),
+            ("pyall.users", Op::Delete, 4),
+            ("pyall.users", Op::Find, 4),
+            ("pyall.users", Op::Insert, 1),
+        ]);
+        let sampled = expect(&[
+            ("pyhalf.products", Op::Update, 4),
+            ("pyhalf.products", Op::Delete, 1),
+            ("pyhalf.products", Op::Find, 4),
+            ("pyhalf.products", Op::Aggregate, 2),
+            ("pyhalf.users", Op::Delete, 3),
+            ("pyhalf.users", Op::Find, 4),
+            ("pyhalf.users", Op::Insert, 1),
+        ]);
+        for (light, pad) in [(true, 0), (false, 0), (true, 2047), (false, 2047)] {
+            assert_eq!(by_op(&read(PY_EVERY_OP, light, pad)), every, "light {light}, pad {pad}");
+            assert_eq!(by_op(&read(PY_SAMPLED, light, pad)), sampled, "light {light}, pad {pad}");
+        }
+    }
+
+    /// A secondary's log with `mirrorReads: {samplingRate: 1.0}`: the primary's reads copied
+    /// there are no operation of the application's.
+    #[test]
+    fn mirrored_reads_in_a_secondary_log_are_skipped() {
+        let mirrored = SECONDARY.lines().filter(|l| l.contains("\"mode\":\"secondaryPreferred\"")).count() as u64;
+        assert!(mirrored >= 10);
+        for light in [true, false] {
+            let log = read(SECONDARY, light, 0);
+            assert_eq!(log.found, 0, "light {light}");
+            assert_eq!(log.skipped.get(super::super::profile::MIRRORED_READS), Some(&mirrored), "light {light}");
+        }
+    }
+}

@@ -188,4 +188,30 @@ mod tests {
         assert_eq!(log.found, 2);
         assert_eq!(log.skipped.get(GETMORE_OF_COUNTED), Some(&2));
     }
+
+    /// A profiler export read from a file is read in parallel parts: a find in one part, its
+    /// getMores in later ones, is still one read; a cursor whose find is not in the export
+    /// counts once, at its first getMore.
+    #[test]
+    fn an_exported_cursor_is_one_read_across_parts() {
+        let find = r#"{"op":"query","ns":"shop.orders","command":{"find":"orders","filter":{"customerId":3},"$db":"shop"},"cursorid":77}"#;
+        let more = |id: i64| {
+            format!(
+                r#"{{"op":"getmore","ns":"shop.orders","command":{{"getMore":{id},"collection":"orders"}},"cursorid":{id},"originatingCommand":{{"find":"orders","filter":{{"customerId":{id}}},"$db":"shop"}}}}"#
+            )
+        };
+        let pad = r#"{"op":"command","ns":"shop.$cmd","command":{"hello":1}}"#;
+        let mut lines = vec![find.to_string()];
+        for l in [more(77), more(78), more(77), more(78)] {
+            lines.extend(std::iter::repeat_n(pad.to_string(), 3000));
+            lines.push(l);
+        }
+        let text = lines.join("\n") + "\n";
+        let mut log = QueryLog::default();
+        let input =
+            crate::sources::records::from_reader(Box::new(std::io::Cursor::new(text.into_bytes())), "p.json".into(), 0, false).unwrap();
+        super::super::read_queries_in(input, &mut log).unwrap();
+        assert_eq!(log.found, 2, "{:?}", log.skipped);
+        assert_eq!(log.skipped.get(GETMORE_OF_COUNTED), Some(&3));
+    }
 }

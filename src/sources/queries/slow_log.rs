@@ -136,6 +136,22 @@ pub(super) fn add_log_line_tied(log: &mut QueryLog, d: &Document, tie: Tie) {
     add_slow_query(log, sq, tie);
 }
 
+/// The tie of a line that names no cursor, no statement and is no WRITE line (most lines):
+/// what `light::tie_of` would say, without reading the line again. None: ask it.
+pub(super) fn plain_tie(text: &str, sq: &SlowQuery) -> Option<Tie> {
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static WORDS: LazyLock<[Finder<'static>; 4]> =
+        LazyLock::new(|| [Finder::new("\"cursorid\""), Finder::new("\"updates\""), Finder::new("\"deletes\""), Finder::new("\"q\"")]);
+    if WORDS.iter().any(|w| w.find(text.as_bytes()).is_some()) {
+        return None;
+    }
+    Some(match sq.typ.as_deref().unwrap_or("command") {
+        "update" | "remove" | "insert" => Tie::Alone,
+        _ => Tie::Command(super::once::Cmd::Plain),
+    })
+}
+
 /// One slow operation; `tie` (how its line is tied to others) decides which of its
 /// operations another line already counted (`once`).
 pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery, tie: Tie) {
