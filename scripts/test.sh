@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (README "Set-up"; what each test proves: docs/maintainers.md "Tests"): installs the real mongod the
-# integration tests use (and the real mongosh that runs the printed commands), then runs every test and sums up the results.
+# integration tests use (and the real mongosh that runs the printed commands, and the drivers of the driver matrix), then runs every test and sums up the results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDKEY_MONGOD="$(scripts/mongod.sh install)"
@@ -9,6 +9,9 @@ SHARDKEY_MONGOSH="$(scripts/mongosh.sh)"
 export SHARDKEY_MONGOSH
 SHARDKEY_CHROMIUM="$(scripts/chromium.sh)"
 export SHARDKEY_CHROMIUM
+# pymongo, the Node.js, Java and Go drivers (and the Java/Go programs, compiled once) for tests/driver_matrix.rs.
+SHARDKEY_DRIVERS="$(scripts/drivers.sh)"
+export SHARDKEY_DRIVERS
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
