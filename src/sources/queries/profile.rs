@@ -43,11 +43,9 @@ fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
         log.skip(super::OWN_OPERATIONS);
         return;
     }
-    if origin == QueryOrigin::Profiler {
-        if is_mirrored_read(d) {
-            log.skip(MIRRORED_READS);
-            return;
-        }
+    if origin == QueryOrigin::Profiler && is_mirrored_read(d) {
+        log.skip(MIRRORED_READS);
+        return;
     }
     let cursor = d.get("cursorid").and_then(crate::bsonx::number::as_i64).filter(|id| *id != 0);
     match (origin, d.get_str("op"), cursor) {
