@@ -111,9 +111,9 @@ pub(crate) struct Once {
     /// A part of a parallel read (holds what it cannot settle), not the whole log.
     pub(super) part: bool,
     /// Per connection: the keys of its WRITE lines since its last command line.
-    writes: HashMap<Box<str>, Vec<u64>>,
+    writes: HashMap<Box<str>, Vec<u64>, ahash::RandomState>,
     /// Connections that logged a command line in this part.
-    closed: HashSet<Box<str>>,
+    closed: HashSet<Box<str>, ahash::RandomState>,
     /// Cursors whose read is counted (opened, or a getMore counted).
     cursors: HashSet<i64>,
     pub(super) heads: Vec<Head>,
@@ -150,7 +150,11 @@ impl Once {
         if first {
             self.closed.insert(conn.into());
         }
-        let mut pending = self.writes.remove(conn).unwrap_or_default();
+        // (Most command lines carry no statements, and most parts hold no WRITE line.)
+        let mut pending = if self.writes.is_empty() { Vec::new() } else { self.writes.remove(conn).unwrap_or_default() };
+        if keys.is_empty() {
+            return (Vec::new(), first);
+        }
         let fates = keys
             .iter()
             .map(|k| match pending.iter().position(|p| p == k) {
