@@ -4,8 +4,9 @@
 //! command's line), finds and aggregates read in batches (getMores), a transaction; then the
 //! same with `sampleRate: 0.5` (each CurOp logged on its own draw). `shardkey workload` must
 //! count per collection and command what the application sent (every operation logged), what
-//! an independent count of the log's markers finds (sampled), and the same when the lines are
-//! spread so that a command's WRITE lines and a cursor's getMores fall in other 2048-line parts.
+//! an independent count of the log's markers finds (sampled; and `slowms: 100` with writes made
+//! slow), and the same when the lines are spread so that a command's WRITE lines and a
+//! cursor's getMores fall in other 2048-line parts.
 
 mod common;
 
@@ -94,6 +95,32 @@ fn run_workload(m: &Mongod, db: &str, profile: Document) -> Counts {
         add(&mut c, "customers", "find", 1);
         s.commit_transaction().await.unwrap();
         // Back to the default, so the next phase's lines are its own.
+        d.run_command(doc! {"profile": 0, "slowms": 100, "sampleRate": 1.0}).await.unwrap();
+    });
+    c
+}
+
+/// `slowms: 100` with `sampleRate: 0.5`: writes made slow by a `$where` that sleeps on the one
+/// document their `_id` selects, so each statement's CurOp and its command's are over `slowms`
+/// and each is kept or dropped on its own draw.
+fn run_slow_phase(m: &Mongod, db: &str) -> Counts {
+    let client = m.client();
+    let mut c = Counts::new();
+    rt().block_on(async {
+        let d = client.database(db);
+        d.run_command(doc! {"profile": 0, "slowms": 100, "sampleRate": 0.5}).await.unwrap();
+        let orders = d.collection::<Document>("orders");
+        orders.insert_many((0..10i64).map(|i| doc! {"_id": i, "qty": i})).await.unwrap();
+        for i in 0..8i64 {
+            let q = doc! {"_id": i, "m": {"$ne": -(i + 1)}, "$where": "sleep(120) || true"};
+            if i % 4 == 3 {
+                orders.delete_one(q).await.unwrap();
+                add(&mut c, "orders", "delete", 1);
+            } else {
+                orders.update_one(q, doc! {"$inc": {"qty": 1}}).await.unwrap();
+                add(&mut c, "orders", "update", 1);
+            }
+        }
         d.run_command(doc! {"profile": 0, "slowms": 100, "sampleRate": 1.0}).await.unwrap();
     });
     c
@@ -196,6 +223,7 @@ fn each_operation_counts_once_from_a_real_log() {
     let m = Mongod::start(Mode::ReplicaSet);
     let every = run_workload(&m, "every", doc! {"profile": 0, "slowms": -1});
     let sampled = run_workload(&m, "half", doc! {"profile": 0, "slowms": 0, "sampleRate": 0.5});
+    let slow = run_slow_phase(&m, "slow");
     // mongod writes its log as it goes: a command that finds the file complete.
     block(m.client().database("admin").run_command(doc! {"ping": 1})).unwrap();
     let log = m.dir.path().join("mongod.log");
@@ -216,9 +244,20 @@ fn each_operation_counts_once_from_a_real_log() {
     assert_eq!(got, hand, "sampled: what the log shows, once");
     assert!(hand.values().sum::<u64>() < sampled.values().sum::<u64>(), "a sample rate of 0.5 leaves some out");
 
+    // slowms 100: only the slow writes, each line on its own draw (the insert is fast).
+    let (got, _) = workload(&log, "slow");
+    let hand = markers_in_log(&text, "slow");
+    assert_eq!(got, hand, "slowms 100, sampled: what the log shows, once");
+    assert!(hand.values().sum::<u64>() <= slow.values().sum::<u64>());
+    let slow_lines = text.lines().filter(|l| l.contains("\"ns\":\"slow.")).count();
+    assert!(slow_lines > 0, "some slow write was logged");
+    let write_lines = text.lines().filter(|l| l.contains("\"ns\":\"slow.") && l.contains("\"c\":\"WRITE\"")).count();
+    eprintln!("slowms 100: {slow_lines} lines ({write_lines} WRITE), counted {got:?}, sent {slow:?}");
+
     let dir = tempfile::tempdir().unwrap();
     let spread_log = dir.path().join("spread.log");
     std::fs::write(&spread_log, spread(&text)).unwrap();
     assert_eq!(workload(&spread_log, "every").0, every, "spread over parts");
-    assert_eq!(workload(&spread_log, "half").0, hand, "sampled, spread over parts");
+    assert_eq!(workload(&spread_log, "half").0, markers_in_log(&text, "half"), "sampled, spread over parts");
+    assert_eq!(workload(&spread_log, "slow").0, markers_in_log(&text, "slow"), "slowms 100, spread over parts");
 }

@@ -396,13 +396,22 @@ fn statement_keys(v: &str, kind: u8) -> Option<Vec<u64>> {
     Some(items.iter().filter(document).map(|x| q(x.get())).collect())
 }
 
-/// A document value's string field (`{"mode": "secondaryPreferred"}`), as bson would read it.
+/// `$readPreference`'s `mode` or `readConcern`'s `level` (`{"mode": "secondaryPreferred"}`),
+/// as bson would read it (a field of another type: none), without a map.
 fn string_field<'a>(v: &'a str, field: &str) -> Option<Cow<'a, str>> {
+    #[derive(serde::Deserialize)]
+    struct Fields<'a> {
+        #[serde(borrow)]
+        mode: Option<&'a RawValue>,
+        #[serde(borrow)]
+        level: Option<&'a RawValue>,
+    }
     if !v.starts_with('{') {
         return None;
     }
-    let m: std::collections::HashMap<Cow<'a, str>, &'a RawValue> = serde_json::from_str(v).ok()?;
-    m.get(field).and_then(|x| text(x.get()))
+    let f: Fields = serde_json::from_str(v).ok()?;
+    let x = if field == "mode" { f.mode } else { f.level };
+    x.and_then(|x| text(x.get()))
 }
 
 /// Whether a line is one `read` is for: a 4.4+ JSON log line naming id 51803.

@@ -168,7 +168,9 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
                     Line::Malformed(why) => part.malformed_line(*lineno, why),
                     // A slow query the typed read refused (bson refuses the `$binary` of a replica
                     // set's `$clusterTime`), tied to others as the light read would tie it (`once`).
-                    Line::Doc(d) if light::is_candidate(text) => slow_log::add_log_line_tied(&mut part, &d, light::tie_of(text).1),
+                    Line::Doc(d) if light::is_candidate(text) && d.contains_key("msg") => {
+                        slow_log::add_log_line_tied(&mut part, &d, light::tie_of(text).1)
+                    }
                     Line::Doc(d) => add_record(&mut part, &d),
                     Line::Legacy(d) => {
                         let before = (part.found, part.skipped.values().sum::<u64>());

@@ -6,17 +6,24 @@
 //!   its own CurOp and logs it on its own `WRITE` "Slow query" line (`attr.type` "update" or
 //!   "remove", `attr.command` `{q, u, multi, upsert}` / `{q, limit}`), on the command's
 //!   connection (`ctx`), before the command's own line (mongodb/mongo
-//!   src/mongo/db/ops/write_ops_exec.cpp `performUpdates`/`performDeletes` and
-//!   src/mongo/db/curop.cpp `CurOp::completeAndLogOperation`, r6.0.5). The command's line shows
-//!   the statements when the driver sent them in the command body (`updates: [...]`: the Node.js
-//!   and Rust drivers for one statement, mongosh), not when it sent them as an OP_MSG document
-//!   sequence (pymongo, and the Node.js driver's bulk writes): captured from 6.0.5 with each
-//!   driver. With `slowms` above 0 or `slowOpSampleRate` below 1 each CurOp is logged on its
-//!   own decision, so a command line may come with all, some or none of its WRITE lines.
+//!   src/mongo/db/ops/write_ops_exec.cpp at 7a6151bd1f56c1fab96457f2e60206f106608508: each
+//!   statement runs in a CurOp of its own that `finishCurOp` completes and logs under the
+//!   file's component, `kWrite`; at 00957118b92b31977985afcfa095f9efe34af108 `performInserts`
+//!   says inserts reuse the command's CurOp: they have no line of their own). The command's
+//!   line shows the statements when the driver sent them in the command body (`updates: [...]`:
+//!   the Node.js driver 6 and the Rust driver 3 for one statement), not when it sent them as an
+//!   OP_MSG document sequence (pymongo 4 always, the Node.js driver's bulk writes): captured
+//!   from mongod 6.0.5 with each driver (`tests/data/logs`, `tests/log_counts.rs`). With `slowms` above 0 or `slowOpSampleRate` below 1 each CurOp is logged on its
+//!   own decision (`CurOp::completeAndLogOperation`), so a command line may come with all,
+//!   some or none of its WRITE lines, and WRITE lines without their command line.
 //!   The rule: a WRITE line always counts (it is the statement, and it may be all there is);
 //!   a statement in a command line counts unless a WRITE line of the same kind and filter text
 //!   was logged on the connection since its previous command line. The filter's text is the
-//!   same on both lines (the server logs the `q` it received in both).
+//!   same on both lines (the server logs the `q` it received in both: captured). One case stays
+//!   ambiguous: a statement whose command line was not logged, followed on the same connection
+//!   by a logged command line holding a statement of the same kind and filter whose own WRITE
+//!   line was not logged: the two are counted as one (the log cannot tell them apart, nor can
+//!   the lines' millisecond times: a command line is written after the command ends).
 //! - **Cursors.** A `getMore` line names the cursor (`attr.cursorid`) and the command that
 //!   opened it (`originatingCommand`): the same read, not another. When the opening line was
 //!   logged (it carries `cursorid` when the cursor stayed open), its getMores are skipped;
@@ -104,9 +111,9 @@ pub(crate) struct Once {
     /// A part of a parallel read (holds what it cannot settle), not the whole log.
     pub(super) part: bool,
     /// Per connection: the keys of its WRITE lines since its last command line.
-    writes: HashMap<Box<str>, Vec<u64>>,
+    writes: HashMap<Box<str>, Vec<u64>, ahash::RandomState>,
     /// Connections that logged a command line in this part.
-    closed: HashSet<Box<str>>,
+    closed: HashSet<Box<str>, ahash::RandomState>,
     /// Cursors whose read is counted (opened, or a getMore counted).
     cursors: HashSet<i64>,
     pub(super) heads: Vec<Head>,
@@ -143,7 +150,11 @@ impl Once {
         if first {
             self.closed.insert(conn.into());
         }
-        let mut pending = self.writes.remove(conn).unwrap_or_default();
+        // (Most command lines carry no statements, and most parts hold no WRITE line.)
+        let mut pending = if self.writes.is_empty() { Vec::new() } else { self.writes.remove(conn).unwrap_or_default() };
+        if keys.is_empty() {
+            return (Vec::new(), first);
+        }
         let fates = keys
             .iter()
             .map(|k| match pending.iter().position(|p| p == k) {
