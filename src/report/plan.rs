@@ -94,11 +94,14 @@ fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
         (t.single_shard_share_if_all_fixed.is_some() || t.single_shard_share_if_all_fixed_range.is_some())
             .then(|| share_or_range(t.single_shard_share_if_all_fixed, t.single_shard_share_if_all_fixed_range)),
         &t.blockers,
+        t.single_shard_share.is_none() && t.single_shard_share_range.is_some(),
     )
 }
 
 /// The same for any plan's blockers (`whose`: "transactions", "your plan's transactions").
-fn blockers_of(whose: &str, single: String, if_all: Option<String>, list: &[Blocker]) -> Option<(String, Vec<String>)> {
+/// `whole_only`: the share is a range (transactions seen in part), so each blocker's figures,
+/// measured on the transactions seen whole, say so rather than pass for the whole workload's.
+fn blockers_of(whose: &str, single: String, if_all: Option<String>, list: &[Blocker], whole_only: bool) -> Option<(String, Vec<String>)> {
     if list.is_empty() {
         return None;
     }
@@ -112,14 +115,16 @@ fn blockers_of(whose: &str, single: String, if_all: Option<String>, list: &[Bloc
         .take(BLOCKERS_SHOWN)
         .map(|b| {
             format!(
-                "{:.1}% of transactions: {} ({} on {}), e.g. {}; fix: {} ({} on one shard)",
+                "{:.1}% of {}: {} ({} on {}), e.g. {}; fix: {} ({}{} on one shard)",
                 b.transactions_percent,
+                if whole_only { "the transactions seen whole" } else { "transactions" },
                 b.shape,
                 b.op,
                 b.namespace,
                 b.example,
                 b.fix,
-                share(Some(b.single_shard_share_if_fixed))
+                share(Some(b.single_shard_share_if_fixed)),
+                if whole_only { " of those" } else { "" },
             )
         })
         .collect();
@@ -383,4 +388,35 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
         let _ = write!(b, "<p class=\"note\">{}</p>", esc(n));
     }
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::blockers::Shape;
+
+    /// A blocker's figures are measured on the transactions evaluated: with the share a range
+    /// (transactions seen in part) they say "of the transactions seen whole", else as before.
+    #[test]
+    fn blockers_under_a_range_say_what_they_are_measured_on() {
+        let b = Blocker {
+            namespace: "s.payments".into(),
+            shape: Shape::WithoutZoneField,
+            op: "update",
+            transactions_percent: 14.1,
+            example: "{orderId: 1}".into(),
+            fix: "add shopId to the update's filter".into(),
+            single_shard_share_if_fixed: 0.85,
+        };
+        let (_, whole) = blockers_of("transactions", "66%".into(), None, std::slice::from_ref(&b), false).unwrap();
+        assert_eq!(
+            whole[0],
+            "14.1% of transactions: without the zone field (update on s.payments), e.g. {orderId: 1}; fix: add shopId to the update's filter (85% on one shard)"
+        );
+        let (_, part) = blockers_of("transactions", "between 36% and 85%".into(), None, &[b], true).unwrap();
+        assert_eq!(
+            part[0],
+            "14.1% of the transactions seen whole: without the zone field (update on s.payments), e.g. {orderId: 1}; fix: add shopId to the update's filter (85% of those on one shard)"
+        );
+    }
 }

@@ -70,6 +70,7 @@ fn blockers(g: &GivenPlan) -> Option<(String, Vec<String>)> {
         (t.single_shard_share_if_all_fixed.is_some() || t.single_shard_share_if_all_fixed_range.is_some())
             .then(|| share_or_range(t.single_shard_share_if_all_fixed, t.single_shard_share_if_all_fixed_range)),
         &t.blockers,
+        t.single_shard_share.is_none() && t.single_shard_share_range.is_some(),
     )
 }
 
