@@ -54,7 +54,14 @@ pub(crate) fn matches(pattern: &str, ns: &str) -> bool {
 /// Databases the server keeps for itself.
 const INTERNAL_DATABASES: [&str; 3] = ["local", "config", "admin"];
 const INTERNAL_SKIPPED: &str =
-    "operations on the server's own databases (local, config, admin: the oplog, config.transactions); --namespace 'local.*' shows them";
+    "operations on the server's own databases and collections (local, config, admin: the oplog, config.transactions; <db>.system.*: the profiler a DBA exports); --namespace 'local.*' shows them";
+
+/// The server's own: its databases (the oplog a secondary tails, config.transactions) and
+/// each database's `system.*` collections (`system.profile` read by whoever exports it).
+fn internal(ns: &str) -> bool {
+    INTERNAL_DATABASES.iter().any(|db| ns.strip_prefix(db).is_some_and(|r| r.starts_with('.')))
+        || ns.split_once('.').is_some_and(|(_, coll)| coll.starts_with("system."))
+}
 
 pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     // Every operation goes to the counter; none needs to be kept.
@@ -78,9 +85,8 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
         _ => return Err(input_error("internal: the workload counter was lost")),
     };
     let pattern = r.namespace.clone();
-    // The server's own databases (the oplog a secondary tails, config.transactions) are not the
-    // application's workload: shown only when --namespace names them.
-    let internal = |ns: &str| INTERNAL_DATABASES.iter().any(|db| ns.strip_prefix(db).is_some_and(|r| r.starts_with('.')));
+    // The server's own databases and collections are not the application's workload: shown
+    // only when --namespace names them.
     let keep = move |ns: &str| match pattern.as_deref() {
         Some(p) => matches(p, ns) && (!internal(ns) || !p.starts_with('*')),
         None => !internal(ns),
@@ -120,7 +126,19 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::matches;
+    use super::{internal, matches};
+
+    /// The server's databases and every database's system collections; not a collection that
+    /// merely holds "system" in its name.
+    #[test]
+    fn the_servers_own_namespaces() {
+        for ns in ["local.oplog.rs", "config.transactions", "admin.system.users", "market.system.profile", "shop.system.views"] {
+            assert!(internal(ns), "{ns}");
+        }
+        for ns in ["market.orders", "market.systems", "localstore.items", "market.ops.system.x"] {
+            assert!(!internal(ns), "{ns}");
+        }
+    }
 
     #[test]
     fn namespace_patterns() {
