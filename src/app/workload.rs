@@ -54,13 +54,14 @@ pub(crate) fn matches(pattern: &str, ns: &str) -> bool {
 /// Databases the server keeps for itself.
 const INTERNAL_DATABASES: [&str; 3] = ["local", "config", "admin"];
 const INTERNAL_SKIPPED: &str =
-    "operations on the server's own databases and collections (local, config, admin: the oplog, config.transactions; <db>.system.*: the profiler a DBA exports); --namespace 'local.*' shows them";
+    "operations on the server's own databases and collections (local, config, admin: the oplog, config.transactions; <db>.system.profile: read by whoever exports the profiler); --namespace 'local.*' shows them";
 
 /// The server's own: its databases (the oplog a secondary tails, config.transactions) and
-/// each database's `system.*` collections (`system.profile` read by whoever exports it).
+/// each database's profiler (`system.profile`, read by whoever exports it). Not every
+/// `system.*`: a time-series collection's writes are logged on its `system.buckets.*`.
 fn internal(ns: &str) -> bool {
     INTERNAL_DATABASES.iter().any(|db| ns.strip_prefix(db).is_some_and(|r| r.starts_with('.')))
-        || ns.split_once('.').is_some_and(|(_, coll)| coll.starts_with("system."))
+        || ns.split_once('.').is_some_and(|(_, coll)| coll == "system.profile")
 }
 
 pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
@@ -128,14 +129,14 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
 mod tests {
     use super::{internal, matches};
 
-    /// The server's databases and every database's system collections; not a collection that
-    /// merely holds "system" in its name.
+    /// The server's databases and every database's profiler; not a time-series collection's
+    /// buckets (the application's writes), nor a collection that merely holds "system" in its name.
     #[test]
     fn the_servers_own_namespaces() {
-        for ns in ["local.oplog.rs", "config.transactions", "admin.system.users", "market.system.profile", "shop.system.views"] {
+        for ns in ["local.oplog.rs", "config.transactions", "admin.system.users", "market.system.profile"] {
             assert!(internal(ns), "{ns}");
         }
-        for ns in ["market.orders", "market.systems", "localstore.items", "market.ops.system.x"] {
+        for ns in ["market.orders", "testdb.system.buckets.ts_minutes", "market.systems", "localstore.items", "market.ops.system.profile"] {
             assert!(!internal(ns), "{ns}");
         }
     }
