@@ -60,7 +60,12 @@ pub(crate) struct Blockers {
 impl Blockers {
     /// The chance that a transaction runs on one shard with every fix made.
     pub(crate) fn if_all_fixed(&self, layout: &Layout, ops: &[Query]) -> f64 {
-        layout.transaction_with(ops, &follow_for(layout, &self.read_only, &self.fixes))
+        layout.transaction_with(ops, &self.follow(layout))
+    }
+
+    /// How each operation is placed with every fix made.
+    pub(crate) fn follow<'a>(&'a self, layout: &'a Layout) -> impl Fn(usize, &Query) -> Follow + 'a {
+        follow_for(layout, &self.read_only, &self.fixes)
     }
 }
 

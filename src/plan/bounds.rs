@@ -138,8 +138,41 @@ pub(crate) fn ranges(layout: &Layout, blockers: &super::blockers::Blockers, seen
         None => false,
     };
     let r = seen.range(|ops| layout.transaction(ops), changes);
-    // Fixed, a statement follows its fix: any may change what it joins.
-    let fixed = blockers.share_if_all_fixed.and_then(|_| seen.range(|ops| blockers.if_all_fixed(layout, ops), |_, _| true));
+    // Fixed, the same rule on the units the fixes give (`Layout::units` places the operations
+    // placed as they are first, then the others in order). A statement that follows its fix
+    // joins a unit already there when one placed as it is gives it one: the transaction's zone
+    // (`TransactionZone`), or a zone of its collection's group (`ZoneField`); else it may change
+    // what the transaction joins.
+    let follow = blockers.follow(layout);
+    // Per transaction in part: each operation's unit, with its collection when it is placed as it is.
+    let fixed_units: Vec<Vec<(Option<usize>, Unit)>> = seen
+        .in_part
+        .iter()
+        .map(|ops| {
+            let as_is = |c: usize, q: &Query| follow(c, q) == Follow::AsIs && q.op != crate::model::Op::Insert;
+            layout.units(ops, &follow).into_iter().map(|(i, c, u)| (as_is(c, &ops[i]).then_some(c), u)).collect()
+        })
+        .collect();
+    let changes_fixed = |w: &Query, t: usize| {
+        let Some(c) = layout.index_of(&w.ns) else { return false };
+        if w.op == crate::model::Op::Insert {
+            return true;
+        }
+        let here = &fixed_units[t];
+        // A zone an operation placed as it is gives the transaction (of `c`'s group, when asked).
+        let as_is_fixed = |same_group: bool| {
+            here.iter().any(|(o, u)| match (o, u) {
+                (Some(o), Unit::Fixed(_)) => !same_group || (layout.group[*o].is_some() && layout.group[*o] == layout.group[c]),
+                _ => false,
+            })
+        };
+        match follow(c, w) {
+            Follow::AsIs => !here.iter().any(|(_, u)| *u == layout.unit(c, &w.filter)),
+            Follow::TransactionZone => !as_is_fixed(false),
+            Follow::ZoneField => !as_is_fixed(true),
+        }
+    };
+    let fixed = blockers.share_if_all_fixed.and_then(|_| seen.range(|ops| blockers.if_all_fixed(layout, ops), changes_fixed));
     (r, fixed)
 }
 
@@ -167,5 +200,37 @@ mod tests {
         assert_eq!(share_range(4.0, 6, &part, &[vec![0], vec![0]], 1), ShareRange { low: 0.425, high: 0.625 });
         let part = [(1.0, false), (1.0, false), (0.25, true), (0.0, false)];
         assert_eq!(share_range(4.0, 6, &part, &any(1), 0), ShareRange { low: 0.5, high: 0.625 });
+    }
+
+    /// With every fix, by hand (orders and customers zoned on the customer id, items unsharded
+    /// on shard0; four shards). Seen whole: t = a read of customer 150's orders and an update of
+    /// an order by `_id` alone (0 as is; 1 fixed: the update carries the customer id). Seen in
+    /// part: p1 = a read of customer 150's orders (zone 1), p2 = a read of an item (shard0), each
+    /// 1 as shown. Two unplaced updates of an order by `_id`, each could be either's.
+    /// As is the update reaches several shards: each takes one off, low 0 / 3, high 2 / 3.
+    /// Fixed, an update joining p1 follows its zone (orders' own): p1 stays whole; joining p2
+    /// (no zone of the orders' group there) it is placed on its own: p2 may be off. Low 2 / 3,
+    /// high 3 / 3 (taking every statement as able to change p1 gave 1 / 3).
+    #[test]
+    fn the_range_with_every_fix_by_hand() {
+        use super::super::evaluate::tests::{op, orders_customers_items, settings};
+        use crate::model::Op;
+        use bson::doc;
+        let (inputs, linked, choices) = orders_customers_items();
+        let layout = Layout::new(&inputs, &choices, &linked, &settings());
+        let t = vec![op(Op::Find, "s.orders", doc! {"customerId": 150}), op(Op::Update, "s.orders", doc! {"_id": 9})];
+        let p1 = vec![op(Op::Find, "s.orders", doc! {"customerId": 150})];
+        let p2 = vec![op(Op::Find, "s.items", doc! {"_id": "sku-1"})];
+        let (w1, w2) = (op(Op::Update, "s.orders", doc! {"_id": 7}), op(Op::Update, "s.orders", doc! {"_id": 8}));
+        let whole: Vec<&[Query]> = vec![&t];
+        let blockers = super::super::blockers::find(&layout, &whole);
+        assert_eq!(blockers.share_if_all_fixed, Some(1.0), "{:#?}", blockers.list);
+        let in_part: Vec<&[Query]> = vec![&p1, &p2];
+        let unplaced = [Unplaced { q: &w1, could: vec![0, 1] }, Unplaced { q: &w2, could: vec![0, 1] }];
+        let seen = Seen { whole: &whole, in_part: &in_part, unbounded: &[false, false], unplaced: &unplaced, anywhere: 0 };
+        let (as_is, fixed) = ranges(&layout, &blockers, &seen);
+        // (Shares are given to three decimals.)
+        assert_eq!(as_is, Some(ShareRange { low: 0.0, high: 0.667 }));
+        assert_eq!(fixed, Some(ShareRange { low: 0.667, high: 1.0 }));
     }
 }
