@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the shardkey wheel (pyproject.toml, maturin `bindings = "bin"`) and prints its path.
+# maturin comes from PyPI into a venv in the cache (the CI machine starts bare), as mongod does
+# in scripts/mongod.sh. PROFILE=dev (default) reuses target/ from the tests' build for a fast CI;
+# the release workflow builds with the release profile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache="${SHARDKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shardkey}"
+venv="$cache/maturin-venv"
+if [ ! -x "$venv/bin/maturin" ]; then
+  mkdir -p "$cache"
+  python3 -m venv "$venv" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.7,<2' >&2
+fi
+out="target/wheels-${PROFILE:-dev}"
+rm -rf "$out"
+"$venv/bin/maturin" build --locked --quiet --profile "${PROFILE:-dev}" --compatibility "${COMPAT:-manylinux_2_17}" --out "$out" >&2
+ls "$PWD/$out"/shardkey-*.whl
