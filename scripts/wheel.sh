@@ -2,7 +2,9 @@
 # Builds the shardkey wheel (pyproject.toml, maturin `bindings = "bin"`) and prints its path.
 # maturin comes from PyPI into a venv in the cache (the CI machine starts bare), as mongod does
 # in scripts/mongod.sh. PROFILE=dev (default) reuses target/ from the tests' build for a fast CI;
-# the release workflow builds with the release profile.
+# the release workflow builds with the release profile. No COMPAT: maturin tags the wheel for this
+# machine's glibc (manylinux_2_36 on Debian 12); release wheels for older glibc and musl come from
+# the manylinux/musllinux containers in .github/workflows/release.yml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache="${SHARDKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shardkey}"
@@ -14,5 +16,5 @@ if [ ! -x "$venv/bin/maturin" ]; then
 fi
 out="target/wheels-${PROFILE:-dev}"
 rm -rf "$out"
-"$venv/bin/maturin" build --locked --quiet --profile "${PROFILE:-dev}" --compatibility "${COMPAT:-manylinux_2_17}" --out "$out" >&2
+"$venv/bin/maturin" build --locked --quiet --profile "${PROFILE:-dev}" ${COMPAT:+--compatibility "$COMPAT"} --out "$out" >&2
 ls "$PWD/$out"/shardkey-*.whl
