@@ -5,7 +5,10 @@
 # On GitHub: SARIF for code scanning, the step outputs and the job summary. On GitLab: the code
 # quality report. tests/check.rs runs it against the real mongod.
 #
-#   scripts/ci-gate.sh install   build and install shardkey from this checkout (cargo)
+#   scripts/ci-gate.sh install   install shardkey: the released static binary of this checkout's
+#                                version when SHARDKEY_ACTION_REF is a release tag (v1, v0.2.0),
+#                                checked against the release's SHA256SUMS; else built from this
+#                                checkout with cargo (a branch or a commit: nothing released to match)
 #   scripts/ci-gate.sh check     run the gate
 #
 # Inputs, from the environment (action.yml maps its inputs onto them):
@@ -29,11 +32,64 @@ set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
+# The release's static binary for this machine (.github/workflows/release.yml makes them:
+# shardkey-VERSION-ARCH-unknown-linux-musl.tar.gz and SHA256SUMS). Returns 1 when the release has
+# no such asset (then the caller compiles); exits 2 when an asset does not match its checksum.
+install_released() {
+    local version arch base tmp name
+    version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)"
+    case "$(uname -m)" in
+    x86_64 | amd64) arch=x86_64 ;;
+    aarch64 | arm64) arch=aarch64 ;;
+    *) return 1 ;;
+    esac
+    [ "$(uname -s)" = Linux ] || return 1
+    # The releases' host: SHARDKEY_RELEASE_URL (a mirror; the tests use file://), else the GitHub
+    # repository the action came from (SHARDKEY_RELEASE_REPO), or GitLab's SHARDKEY_REPO when it is
+    # a GitHub address.
+    local repo="${SHARDKEY_RELEASE_REPO:-}"
+    if [ -z "$repo" ] && [[ "${SHARDKEY_REPO:-}" =~ ^https://github\.com/([^/]+/[^/]+)$ ]]; then
+        repo="${BASH_REMATCH[1]%.git}"
+    fi
+    if [ -z "${SHARDKEY_RELEASE_URL:-}" ] && [ -z "$repo" ]; then
+        return 1
+    fi
+    base="${SHARDKEY_RELEASE_URL:-https://github.com/$repo/releases/download}/v$version"
+    name="shardkey-$version-$arch-unknown-linux-musl.tar.gz"
+    tmp="$(mktemp -d)"
+    if ! curl -fsSL --retry 3 -o "$tmp/SHA256SUMS" "$base/SHA256SUMS" || ! curl -fsSL --retry 3 -o "$tmp/$name" "$base/$name"; then
+        rm -rf "$tmp"
+        echo "shardkey: no release asset $name at $base; building from source" >&2
+        return 1
+    fi
+    if ! (cd "$tmp" && grep -F " $name" SHA256SUMS | sha256sum --check --status -) || ! grep -qF " $name" "$tmp/SHA256SUMS"; then
+        rm -rf "$tmp"
+        echo "shardkey: $name does not match the release's SHA256SUMS; not installed" >&2
+        exit 2
+    fi
+    mkdir -p "$dest/bin"
+    tar -xzf "$tmp/$name" -C "$tmp"
+    install -m 0755 "$tmp/shardkey-$version-$arch-unknown-linux-musl/shardkey" "$dest/bin/shardkey"
+    rm -rf "$tmp"
+    echo "shardkey: installed the released $version binary ($arch) in $dest/bin" >&2
+}
+
 case "${1:-check}" in
 install)
-    cargo install --locked --quiet --path "$root" --root "${SHARDKEY_INSTALL_ROOT:-$HOME/.cargo}"
+    dest="${SHARDKEY_INSTALL_ROOT:-$HOME/.cargo}"
+    # A release tag (v1, v1.2, v0.2.0) was built by the release workflow; a branch or a commit
+    # may hold code no release has, so it is compiled.
+    if [[ "${SHARDKEY_ACTION_REF:-}" =~ ^v[0-9]+(\.[0-9]+){0,2}$ ]] && install_released; then
+        :
+    else
+        if ! command -v cargo >/dev/null; then
+            echo "shardkey: building from source needs cargo (a Rust toolchain) on PATH" >&2
+            exit 2
+        fi
+        cargo install --locked --quiet --path "$root" --root "$dest"
+    fi
     if [ -n "${GITHUB_PATH:-}" ]; then
-        echo "${SHARDKEY_INSTALL_ROOT:-$HOME/.cargo}/bin" >>"$GITHUB_PATH"
+        echo "$dest/bin" >>"$GITHUB_PATH"
     fi
     exit 0
     ;;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (README "Set-up"; what each test proves: docs/maintainers.md "Tests"): installs the real mongod the
-# integration tests use (and the real mongosh that runs the printed commands, and the drivers of the driver matrix), then runs every test and sums up the results.
+# integration tests use (and the real mongosh that runs the printed commands, the drivers of the driver matrix, and the wheel), then runs every test and sums up the results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDKEY_MONGOD="$(scripts/mongod.sh install)"
@@ -12,6 +12,9 @@ export SHARDKEY_CHROMIUM
 # pymongo, the Node.js, Java and Go drivers (and the Java/Go programs, compiled once) for tests/driver_matrix.rs.
 SHARDKEY_DRIVERS="$(scripts/drivers.sh)"
 export SHARDKEY_DRIVERS
+# The wheel (scripts/wheel.sh, dev profile: it shares the tests' build) for tests/wheel.rs.
+SHARDKEY_WHEEL="$(scripts/wheel.sh)"
+export SHARDKEY_WHEEL
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0

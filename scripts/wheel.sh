@@ -16,5 +16,13 @@ if [ ! -x "$venv/bin/maturin" ]; then
 fi
 out="target/wheels-${PROFILE:-dev}"
 rm -rf "$out"
-"$venv/bin/maturin" build --locked --quiet --profile "${PROFILE:-dev}" ${COMPAT:+--compatibility "$COMPAT"} --out "$out" >&2
+# The release profile's binary is stripped, as the release workflow's (a 7 MB wheel, not 20).
+strip=()
+[ "${PROFILE:-dev}" = release ] && strip=(--strip)
+"$venv/bin/maturin" build --locked --quiet --profile "${PROFILE:-dev}" "${strip[@]}" ${COMPAT:+--compatibility "$COMPAT"} --out "$out" >&2
+# The executable cargo built for it, by checksum, before a later build of another profile or with
+# the tests' features overwrites it: tests/wheel.rs checks that the wheel holds exactly this.
+profile="${PROFILE:-dev}"
+[ "$profile" = dev ] && profile=debug
+(cd target/"$profile" && sha256sum shardkey) >"$out/shardkey.built.sha256"
 ls "$PWD/$out"/shardkey-*.whl
