@@ -176,3 +176,26 @@ fn the_action_installs_a_release_tag_without_compiling_and_checks_its_checksum()
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("needs cargo"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// The release workflow makes the assets the install step fetches, under the same names, for
+/// both architectures, and checks each wheel with auditwheel.
+#[test]
+fn the_release_workflow_makes_what_the_action_installs() {
+    use yaml_rust2::YamlLoader;
+    let text = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
+    let wf = &YamlLoader::load_from_str(&text).unwrap()[0];
+    let jobs = &wf["jobs"];
+    let targets: Vec<&str> = jobs["wheels"]["strategy"]["matrix"]["target"].as_vec().unwrap().iter().filter_map(|t| t.as_str()).collect();
+    assert_eq!(targets, ["x86_64", "aarch64"]);
+    let libcs: Vec<&str> = jobs["wheels"]["strategy"]["matrix"]["libc"].as_vec().unwrap().iter().filter_map(|t| t.as_str()).collect();
+    assert_eq!(libcs, ["manylinux2014", "musllinux_1_2"]);
+    assert!(text.contains("auditwheel show"));
+    let script = std::fs::read_to_string(root().join("scripts/ci-gate.sh")).unwrap();
+    // The same asset name on both sides, and the checksum file.
+    assert!(text.contains(r#"dir="shardkey-$VERSION-$arch-unknown-linux-musl""#));
+    assert!(script.contains(r#"name="shardkey-$version-$arch-unknown-linux-musl.tar.gz""#));
+    assert!(text.contains("sha256sum * > SHA256SUMS") && script.contains("SHA256SUMS"));
+    for job in ["wheels", "sdist", "binaries", "github-release", "pypi", "crates-io"] {
+        assert!(!jobs[job].is_badvalue(), "no job {job}");
+    }
+}
