@@ -392,6 +392,12 @@ fn offline_inputs_and_faults() {
             a(2),
             "reads from a live deployment",
         ),
+        row(
+            "flag: workload --queries profile (the live profiler is analyze's and plan's)",
+            &["workload", "--queries", "profile"],
+            a(2),
+            "workload reads files: --queries profile is the live source of analyze and plan (with --uri); export it first (mongoexport -d DB -c system.profile -o profile.json) and give the file",
+        ),
         // query logs
         // A lone malformed line is the file's last: a cut line (a log copied while written),
         // skipped with a note; a file of malformed lines is refused, naming the first.

@@ -72,6 +72,14 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     log.sink = Some(Box::new(Sink::default()));
     super::overlap::refuse_repeated_files(&r.queries.iter().collect::<Vec<_>>())?;
     for path in &r.queries {
+        // `analyze` and `plan` read `--queries profile|sampled` live; workload reads files only.
+        if matches!(path.to_str(), Some("profile" | "sampled")) && !path.exists() {
+            return Err(crate::error::usage_error(format!(
+                "workload reads files: --queries {0} is the live source of analyze and plan (with --uri); export it first ({1} -o {0}.json) and give the file",
+                path.display(),
+                if path.to_str() == Some("profile") { "mongoexport -d DB -c system.profile" } else { "mongoexport -d config -c sampledQueries" },
+            )));
+        }
         let (t, records) = (std::time::Instant::now(), log.records);
         read_query_file_into(path, &mut log)?;
         crate::util::term::detail(format!(
