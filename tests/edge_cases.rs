@@ -125,8 +125,8 @@ fn retention_deletes_are_broadcast_never_refused_and_reward_no_key() {
     let account = cand(&r, "{accountId: 1, _id: 1}");
     let w = words(account);
     assert!(!w.contains("refused before") && !w.contains("broadcast or refused"), "{w}");
-    assert!(w.contains("updateMany/deleteMany (every version sends them to each shard their filter may match, every shard when it fixes no prefix of the key; never refused)"), "{w}");
-    assert!(w.contains("updateOne/deleteOne by _id (sent to each shard the filter may match, every shard when it fixes no prefix of the key; never refused, never two-phase)"), "{w}");
+    assert!(w.contains("updateMany/deleteMany (every version sends them to each shard their filter may match, every shard when it fixes no prefix of the key; refused only when they change the key)"), "{w}");
+    assert!(w.contains("updateOne/deleteOne by _id (sent to each shard the filter may match, every shard when it fixes no prefix of the key; never two-phase, so refused when they change the key)"), "{w}");
     let by = &account["cluster"]["cost"]["writesWithoutShardKey"];
     let wd = &account["writeDistribution"];
     assert_eq!(by["multi"], wd["percentageOfMultiWritesWithoutShardKey"]);

@@ -354,3 +354,50 @@ fn views_arrays_and_missing_key_fields() {
     });
     assert!(built.is_ok(), "createIndex({{email: 1}}) on the real mongod: {built:?}");
 }
+
+/// Issue 48's tickets: reassignments by `_id` change `assignedTo`, so under
+/// `{assignedTo: 1, _id: 1}` each is refused (error 31025: update_stage.cpp, on every version;
+/// an updateOne by `_id` is never a two-phase write). Hand count: 36 reassignments by `_id` and
+/// 24 status updates by `_id` (which change no key field) of 60 writes: 60% refused; under
+/// `{_id: "hashed"}` none. Through the driver, against the real mongod's profiler.
+#[test]
+fn reassignments_by_id_are_refused_writes_not_never_refused() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let db = c.database("desk");
+        let t = db.collection::<Document>("tickets");
+        t.insert_many((0..300).map(|i| doc! {"_id": i, "assignedTo": format!("agent{}", i % 12), "status": "open"}).collect::<Vec<_>>())
+            .await
+            .unwrap();
+        db.run_command(doc! {"profile": 2, "slowms": 0}).await.unwrap();
+        for i in 0..36 {
+            t.update_one(doc! {"_id": i}, doc! {"$set": {"assignedTo": format!("agent{}", (i + 1) % 12)}}).await.unwrap();
+        }
+        for i in 0..24 {
+            t.update_one(doc! {"_id": 100 + i}, doc! {"$set": {"status": "closed"}}).await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+    });
+    let uri = m.uri();
+    let args = ["analyze", "--uri", &uri, "--collection", "desk.tickets", "--queries", "profile", "--format", "json"];
+    let r = json(&shardkey(&[&args[..], &["--key", "{assignedTo: 1, _id: 1}", "--key", "{_id: \"hashed\"}"]].concat()));
+    let cand = candidate(&r, "{assignedTo: 1, _id: 1}");
+    let refused: Vec<&Value> =
+        cand["constraints"].as_array().unwrap().iter().filter(|f| f["rule"] == "shardKeyChangeWithoutShardKey").collect();
+    assert_eq!(refused.len(), 1, "{cand}");
+    assert_eq!(refused[0]["effect"], "writesFail");
+    assert_eq!(refused[0]["percentageOfWrites"], 60.0);
+    let msg = refused[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("36× update {_id: eq}") && msg.contains("error 31025") && msg.contains("fix: add assignedTo to the filter"),
+        "{msg}"
+    );
+    assert!(cand["score"].as_u64().unwrap() <= 20, "capped as writes that fail");
+    assert_eq!(cand["scoreBreakdown"]["cappedBy"], "writesFail");
+    let words = serde_json::to_string(cand).unwrap();
+    assert!(!words.contains("never refused"), "{words}");
+    let hashed = candidate(&r, "{_id: \"hashed\"}");
+    assert!(hashed["constraints"].as_array().is_none_or(|a| a.iter().all(|f| f["rule"] != "shardKeyChangeWithoutShardKey")));
+    assert_eq!(r["candidates"][0]["key"], key("{_id: \"hashed\"}"));
+}

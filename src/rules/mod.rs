@@ -9,6 +9,7 @@ mod capped;
 mod existing_key;
 mod geo;
 mod id_uniqueness;
+mod key_value_changes;
 mod single_writes;
 mod time_series;
 mod unique_index;
@@ -27,6 +28,7 @@ crate::labels! {
         TimeSeries => "timeSeries",
         UpsertWithoutShardKey => "upsertWithoutShardKey",
         SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
+        ShardKeyChangeWithoutShardKey => "shardKeyChangeWithoutShardKey",
         ExistingShardKey => "existingShardKey",
         IdUniqueness => "idUniqueness",
         GeoField => "geoField",
@@ -124,6 +126,7 @@ pub(crate) const RULES: &[Rule] = &[
     unique_index::RULE,
     upserts::RULE,
     single_writes::RULE,
+    key_value_changes::RULE,
     id_uniqueness::RULE,
     geo::RULE,
 ];

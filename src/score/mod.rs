@@ -100,7 +100,7 @@ pub(crate) const CAPS: [Cap; 10] = [
     Cap {
         cap: Capped::WritesFail,
         max_score: 20.0,
-        when: "some sampled writes would fail under the key (rules: upserts without the full key; single writes without key or _id before 7.1)",
+        when: "some sampled writes would fail under the key on every version (rules: upserts without the full key; updates by _id or multi updates that change the key without the full key in the filter)",
     },
     Cap {
         cap: Capped::KeyUpdates,

@@ -279,8 +279,8 @@ impl fmt::Display for Reason {
                 let parts = [
                     // Not carrying the whole key is not broadcast: mongos sends such a write to
                     // the shards whose ranges its filter may match (every one without a prefix).
-                    (by.multi, "updateMany/deleteMany (every version sends them to each shard their filter may match, every shard when it fixes no prefix of the key; never refused)"),
-                    (by.single_by_id, "updateOne/deleteOne by _id (sent to each shard the filter may match, every shard when it fixes no prefix of the key; never refused, never two-phase)"),
+                    (by.multi, "updateMany/deleteMany (every version sends them to each shard their filter may match, every shard when it fixes no prefix of the key; refused only when they change the key)"),
+                    (by.single_by_id, "updateOne/deleteOne by _id (sent to each shard the filter may match, every shard when it fixes no prefix of the key; never two-phase, so refused when they change the key)"),
                     (by.single_other, "other single writes (refused before 7.1; 7.1+ a broadcast read then the write)"),
                 ];
                 let said: Vec<String> = parts.iter().filter(|(p, _)| *p > 0.0).map(|(p, w)| format!("{p:.1}% {w}")).collect();
