@@ -4,8 +4,10 @@
 //! _checkRestrictionsOnUpdatingShardKeyAreNotViolated`, src/mongo/db/exec/update_stage.cpp).
 //! 7.1+ lifts this only for a write sent through the two-phase protocol (mongos then sets
 //! `$_allowShardKeyUpdatesWithoutFullShardKeyInQuery`), and `useTwoPhaseProtocol`
-//! (src/mongo/s/write_ops/write_without_shard_key_util.cpp, mongodb/mongo master as of
-//! 2026-11) never takes an updateOne that fixes `_id` by equality, nor a multi update: those
+//! (src/mongo/s/write_ops/write_without_shard_key_util.cpp at mongodb/mongo 04bbde7: "updateOne
+//! and deleteOne do not use the two phase protocol for single writes that specify _id in their
+//! queries, unless a document is being upserted") never takes an updateOne that fixes `_id` by
+//! equality, nor a multi update: those
 //! are broadcast as before and refused on every version. A multi update that names the whole
 //! key is refused too ("Multi-update operations are not allowed when updating the shard key
 //! field", the same function). Before 4.2 a shard key value cannot change at all
