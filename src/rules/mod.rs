@@ -13,6 +13,7 @@ mod single_writes;
 mod time_series;
 mod unique_index;
 mod upserts;
+pub(crate) mod write_targeting;
 
 use crate::model::collection::CollectionOptions;
 use crate::model::index::IndexSpec;
@@ -30,6 +31,7 @@ crate::labels! {
         ExistingShardKey => "existingShardKey",
         IdUniqueness => "idUniqueness",
         GeoField => "geoField",
+        ShardKeyUpdateWithoutFullKey => "shardKeyUpdateWithoutFullKey",
     }
 }
 
@@ -124,6 +126,7 @@ pub(crate) const RULES: &[Rule] = &[
     unique_index::RULE,
     upserts::RULE,
     single_writes::RULE,
+    write_targeting::RULE,
     id_uniqueness::RULE,
     geo::RULE,
 ];
