@@ -62,6 +62,10 @@ pub(crate) struct Finding {
     /// For `writesFail`: the share of sampled writes that would fail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) percentage_of_writes: Option<f64>,
+    /// The deployment's version refuses these writes under the key (`write_targeting`):
+    /// what `check`'s `max_refused_writes_percent` sums, scored or only said.
+    #[serde(skip)]
+    pub(crate) refused_here: bool,
     /// The index the finding is about (a unique index that blocks): what a fix must keep.
     #[serde(skip)]
     pub(crate) index: Option<Box<IndexSpec>>,
@@ -111,6 +115,7 @@ impl Rule {
             message,
             fix: Vec::new(),
             percentage_of_writes: None,
+            refused_here: false,
             index: None,
             source: self.source,
             versions: self.versions,

@@ -13,6 +13,7 @@
 //!   (findAndModify: the key only): refused before 7.1 (ShardKeyNotFound), a two-phase write
 //!   7.1+ (see `single_writes.rs`).
 //! - An upsert without the whole key: refused on every version to 8.0 (see `upserts.rs`).
+//!
 //! A version the deployment does not tell is taken as before 7.1, and the words say both.
 
 use super::{Context, Effect, Finding, Rule, RuleId};
@@ -61,6 +62,29 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
     let full_key = extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_some();
     let fix = || -> Vec<String> { key.paths().filter(|p| !q.filter.contains_key(*p)).map(str::to_string).collect() };
     let before_7_1 = version.is_none_or(|v| v < (7, 1));
+    // mongos refuses first (its targeting), the shard then (update_stage.cpp): an upsert or
+    // a single write without key or _id is refused before it could reach the 31025 check.
+    if !full_key {
+        if q.upsert && matches!(q.op, Op::Update | Op::FindAndModify) {
+            return Verdict::Refused(Refusal {
+                code: SHARD_KEY_NOT_FOUND,
+                why: "an upsert must fix the whole shard key in its filter",
+                accepted_from: None,
+                fix: fix(),
+            });
+        }
+        let single = !q.multi || q.op == Op::FindAndModify;
+        let id = ShardKey::single("_id", KeyKind::Range);
+        let by_id = q.op != Op::FindAndModify && extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()).is_some();
+        if single && !by_id && before_7_1 {
+            return Verdict::Refused(Refusal {
+                code: SHARD_KEY_NOT_FOUND,
+                why: "a single-document write must fix the whole shard key (or _id, for updateOne/deleteOne) in its filter",
+                accepted_from: Some((7, 1)),
+                fix: fix(),
+            });
+        }
+    }
     if changes_key(q, key) {
         if version.is_some_and(|v| v < (4, 2)) {
             return Verdict::Refused(Refusal {
@@ -85,32 +109,14 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
     if full_key {
         return Verdict::Targeted;
     }
-    if q.upsert && matches!(q.op, Op::Update | Op::FindAndModify) {
-        return Verdict::Refused(Refusal {
-            code: SHARD_KEY_NOT_FOUND,
-            why: "an upsert must fix the whole shard key in its filter",
-            accepted_from: None,
-            fix: fix(),
-        });
-    }
     let single = !q.multi || q.op == Op::FindAndModify;
-    if !single {
-        return Verdict::Broadcast;
+    let by_id = q.op != Op::FindAndModify
+        && extract_key_by_equality(&ShardKey::single("_id", KeyKind::Range), &q.filter, q.let_vars.as_ref()).is_some();
+    if single && !by_id {
+        // 7.1+ (refused before, above).
+        return Verdict::TwoPhase;
     }
-    let id = ShardKey::single("_id", KeyKind::Range);
-    let by_id = q.op != Op::FindAndModify && extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()).is_some();
-    if by_id {
-        return Verdict::Broadcast;
-    }
-    if before_7_1 {
-        return Verdict::Refused(Refusal {
-            code: SHARD_KEY_NOT_FOUND,
-            why: "a single-document write must fix the whole shard key (or _id, for updateOne/deleteOne) in its filter",
-            accepted_from: Some((7, 1)),
-            fix: fix(),
-        });
-    }
-    Verdict::TwoPhase
+    Verdict::Broadcast
 }
 
 /// "6.0" / "before 7.1": the version words of a refusal.
@@ -173,6 +179,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     };
     let mut f = rule.finding(effect, format!("{words}: {tail}"));
     f.percentage_of_writes = Some(percent);
+    f.refused_here = effect == Effect::WritesFail;
     vec![f]
 }
 
@@ -255,6 +262,7 @@ mod tests {
         c.server_version = Some((6, 0));
         let f = check(&RULE, &c, &k);
         assert_eq!(f[0].effect, Effect::WritesFail);
+        assert!(f[0].refused_here);
         // 436 / 762 = 57.2%, by hand.
         assert_eq!(f[0].percentage_of_writes, Some(57.2));
         assert!(f[0].message.contains("refused (error 31025)"), "{}", f[0].message);
