@@ -82,9 +82,17 @@ pub struct WritesWithoutKey {
     /// updateOne or deleteOne by an exact `_id` (no upsert): sent to every shard its filter
     /// may match on every version (`_id` is unique), never refused, never two-phase.
     pub(crate) single_by_id: f64,
+    /// Of `single_by_id`, those that change the shard key value: the `_id` does not fix the
+    /// whole key, so each fails with 31025 on every version (never a two-phase write) (`rules::write_targeting`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) single_by_id_changing_key: f64,
     /// Every other single write (findAndModify by `_id` included): refused before 7.1
     /// (ShardKeyNotFound), 7.1+ a broadcast read then the targeted write.
     pub(crate) single_other: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Counts behind the two distributions, accumulated query by query.
@@ -100,6 +108,7 @@ pub struct DistributionCounter {
     single_without_key: u64,
     /// Of `single_without_key`: updateOne/deleteOne by an exact `_id`, not upserts.
     single_by_id_without_key: u64,
+    single_by_id_changing_key: u64,
     multi_without_key: u64,
 }
 
@@ -155,6 +164,9 @@ impl DistributionCounter {
                         && matches!(q.op, Op::Update | Op::Delete)
                         && is_exact_id_query(&q.filter, q.let_vars.as_ref(), q.collation.as_ref(), default_collation);
                     self.single_by_id_without_key += by_id as u64;
+                    if by_id && q.update.as_ref().is_some_and(|u| update_touches_key(key, &q.filter, u)) {
+                        self.single_by_id_changing_key += 1;
+                    }
                 }
             }
             // Sampled queries carry their key updates in separate diff documents.
@@ -182,6 +194,7 @@ impl DistributionCounter {
         (n > 0).then(|| WritesWithoutKey {
             multi: percentage(self.multi_without_key, n),
             single_by_id: percentage(self.single_by_id_without_key, n),
+            single_by_id_changing_key: percentage(self.single_by_id_changing_key, n),
             single_other: percentage(self.single_without_key - self.single_by_id_without_key, n),
         })
     }

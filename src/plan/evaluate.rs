@@ -145,9 +145,29 @@ impl Layout<'_> {
         }
     }
 
-    /// The chance that a transaction runs on one shard.
+    /// The chance that a transaction runs on one shard: none when it holds a write the
+    /// server refuses under the plan's keys (it fails; `refused`).
     pub(crate) fn transaction(&self, ops: &[Query]) -> f64 {
+        if self.refused(ops).is_some() {
+            return 0.0;
+        }
         self.transaction_with(ops, &|_, _| Follow::AsIs)
+    }
+
+    /// The first write of a transaction that the target version refuses under its
+    /// collection's key (`rules::write_targeting`, the verdict analyze and check use), with
+    /// its collection. Only with a known target version: unknown, a plan is not failed on a guess.
+    pub(crate) fn refused(&self, ops: &[Query]) -> Option<(usize, crate::rules::write_targeting::Refusal)> {
+        use crate::rules::write_targeting::{verdict, Verdict};
+        let version = self.target_version?;
+        ops.iter().find_map(|q| {
+            let c = self.index_of(&q.ns)?;
+            let Choice::Key(k) = &self.choices[c] else { return None };
+            match verdict(q, &self.inputs[c].candidates[*k].key, Some(version)) {
+                Verdict::Refused(r) => Some((c, r)),
+                _ => None,
+            }
+        })
     }
 
     /// The same, each operation placed as `follow` says.
@@ -264,6 +284,9 @@ pub(crate) struct Figures {
     pub(crate) joins: Option<f64>,
     /// Transactions and joins together, each counted once.
     pub(crate) single: Option<f64>,
+    /// Share of transactions holding a write the target version refuses (they fail);
+    /// None without transactions.
+    pub(crate) failing: Option<f64>,
     pub(crate) own_score: f64,
     pub(crate) data_balance: f64,
     pub(crate) load_balance: f64,
@@ -274,6 +297,7 @@ pub(crate) struct Figures {
 pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Query]) -> Figures {
     let mean = |v: Vec<f64>| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
     let t = mean(transactions.iter().map(|ops| layout.transaction(ops)).collect());
+    let failing = mean(transactions.iter().map(|ops| layout.refused(ops).map_or(0.0, |_| 1.0)).collect());
     let j = mean(joins.iter().map(|q| layout.join(q)).collect());
     let inputs: &[CollectionInput] = layout.inputs;
     let (total_d, total_o) = inputs.iter().fold((0.0, 0.0), |(d, o), c| (d + c.data_bytes as f64, o + c.num_operations as f64));
@@ -301,7 +325,10 @@ pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Quer
         Some(s) => W_SINGLE_SHARD * s + W_OWN_SCORE * own + W_DATA_BALANCE * bd + W_LOAD_BALANCE * bl,
         None => (W_OWN_SCORE * own + W_DATA_BALANCE * bd + W_LOAD_BALANCE * bl) / (1.0 - W_SINGLE_SHARD),
     };
-    Figures { objective, transactions: t, joins: j, single, own_score: own, data_balance: bd, load_balance: bl, data, ops }
+    // A failing transaction is worse than one spread over shards: a plan whose keys make
+    // writes fail loses to one that does not (issue 48).
+    let objective = objective - W_SINGLE_SHARD * failing.unwrap_or(0.0);
+    Figures { objective, transactions: t, joins: j, single, failing, own_score: own, data_balance: bd, load_balance: bl, data, ops }
 }
 
 #[cfg(test)]
@@ -365,6 +392,32 @@ pub(crate) mod tests {
             ops_per_second: None,
             range_bytes: 128 << 20,
         }
+    }
+
+    /// Issue 48, the marketplace's ship transaction by hand: orders on {customerId: 1}, an
+    /// update of orders by `number` (neither key nor _id) is refused on 6.0 (ShardKeyNotFound):
+    /// the transaction fails, is not on one shard, and the plan's objective pays for it; 7.1
+    /// runs it (two-phase, not on one shard), so nothing fails.
+    #[test]
+    fn a_transaction_with_a_refused_write_fails() {
+        let (inputs, linked, choices) = orders_customers_items();
+        let ship = vec![op(Op::Find, "s.customers", doc! {"_id": 150}), op(Op::Update, "s.orders", doc! {"number": 7})];
+        let pay = vec![op(Op::Find, "s.customers", doc! {"_id": 150}), op(Op::Update, "s.orders", doc! {"customerId": 150})];
+        let six = Layout::new(&inputs, &choices, &linked, &settings());
+        let (c, r) = six.refused(&ship).expect("refused on 6.0");
+        assert_eq!((c, r.code, r.accepted_from), (0, crate::rules::write_targeting::SHARD_KEY_NOT_FOUND, Some((7, 1))));
+        assert_eq!(r.fix, vec!["customerId".to_string()]);
+        assert_eq!(six.transaction(&ship), 0.0);
+        assert!(six.refused(&pay).is_none());
+        let txns: Vec<&[Query]> = vec![&ship, &pay, &pay, &pay];
+        let f = figures(&six, &txns, &[]);
+        // 1 of 4 by hand.
+        assert_eq!(f.failing, Some(0.25));
+        let seven = Layout::new(&inputs, &choices, &linked, &Settings { target_version: Some((7, 1)), ..settings() });
+        assert!(seven.refused(&ship).is_none());
+        let g = figures(&seven, &txns, &[]);
+        assert_eq!(g.failing, Some(0.0));
+        assert!(g.objective > f.objective, "a plan whose writes fail loses");
     }
 
     /// Hand-worked: four shards, orders and customers both on the customer id.

@@ -154,6 +154,8 @@ pub(crate) struct Layout<'a> {
     pub(crate) groups: Vec<Group>,
     /// The shard an unsharded collection lives on.
     pub(crate) home: Vec<usize>,
+    /// The version the plan is for (`Settings::target_version`): what the server refuses.
+    pub(crate) target_version: Option<(u32, u32)>,
 }
 
 impl<'a> Layout<'a> {
@@ -189,7 +191,8 @@ impl<'a> Layout<'a> {
             }
             groups.push(Group { members, anchor, splits });
         }
-        let mut layout = Layout { inputs, choices, shards: n, group, groups, home: vec![0; inputs.len()] };
+        let mut layout =
+            Layout { inputs, choices, shards: n, group, groups, home: vec![0; inputs.len()], target_version: settings.target_version };
         // Before 8.0 an unsharded collection lives on the database's primary shard (shard0
         // here); 8.0's moveCollection puts each on the least loaded shard, busiest first.
         if settings.target_version.is_some_and(|v| v >= (8, 0)) {

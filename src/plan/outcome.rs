@@ -146,6 +146,11 @@ pub(crate) struct Transactions {
     pub(crate) single_shard_share_margin: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_individual_best: Option<f64>,
+    /// Share of evaluated transactions holding a write the target version refuses under the
+    /// plan's keys (`rules::write_targeting`): they fail, counted apart from the single-shard
+    /// share (which counts them as not on one shard). Absent when none or the version is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) failing_share: Option<f64>,
     /// What keeps transactions off one shard under this plan, most costly first.
     pub(crate) blockers: Vec<super::blockers::Blocker>,
     /// The single-shard share with every blocker that has a fix fixed.
@@ -468,6 +473,7 @@ pub(crate) fn build(
                 f.transactions.and_then(|p| margin95(p, evaluated, ev.found.saturating_sub(ev.seen_in_part))),
             ),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
+            failing_share: f.failing.filter(|x| *x > 0.0).map(round3),
             blockers: search.blockers.list.clone(),
             single_shard_share_if_all_fixed: whole_only(search.blockers.share_if_all_fixed),
             single_shard_share_if_all_fixed_range: fixed_range,

@@ -265,6 +265,30 @@ pub(crate) const RULES: &[RuleDef] = &[
         }),
     },
     RuleDef {
+        // Issue 48: the writes the server refuses under the key on the deployment's version
+        // (`crate::rules::write_targeting`): one verdict with analyze's constraints and score.
+        name: "max_refused_writes_percent",
+        metric: "constraints (refused on the deployment's version).percentageOfWrites",
+        value: ValueType::Percent,
+        doc: "constraints: updates and deletes the server refuses under the key on the deployment's version (upserts without the key; before 7.1 single writes without key or _id, and shard key value changes without the whole key, error 31025), percent of sampled updates and deletes",
+        default: "0.0",
+        implied: None,
+        culprit: Some(key_fields),
+        judge: Judge::Candidate(|t, c| {
+            let max = t.number();
+            let failing: Vec<&crate::rules::Finding> = c.constraints.iter().filter(|f| f.refused_here).collect();
+            let p = failing.iter().filter_map(|f| f.percentage_of_writes).sum::<f64>().min(100.0);
+            let words: Vec<&str> = failing.iter().map(|f| f.message.as_str()).collect();
+            at_most(Some(p), max, "no sampled writes", |p| {
+                if words.is_empty() {
+                    format!("no sampled write is refused under the key (maximum {max}%)")
+                } else {
+                    format!("{p:.1}% of writes refused (maximum {max}%): {}", words.join("; "))
+                }
+            })
+        }),
+    },
+    RuleDef {
         name: "require_supporting_index",
         metric: "supportingIndex.name",
         value: ValueType::Flag,

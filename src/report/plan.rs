@@ -79,6 +79,13 @@ fn headline(p: &Plan) -> Vec<String> {
         share(p.joins.single_shard_share),
         share(p.joins.single_shard_share_individual_best)
     ));
+    if let Some(f) = p.transactions.failing_share {
+        v.push(format!(
+            "! {} of transactions fail: each holds a write {} refuses under these keys (rules::write_targeting: a single write without key or _id, or a shard key value change without the whole key, error 31025); counted as not on one shard",
+            share(Some(f)),
+            p.target_version.as_deref().map_or("the target version".to_string(), |v| format!("version {v}"))
+        ));
+    }
     v
 }
 

@@ -9,11 +9,11 @@ mod capped;
 mod existing_key;
 mod geo;
 mod id_uniqueness;
-mod key_value_changes;
 mod single_writes;
 mod time_series;
 mod unique_index;
 mod upserts;
+pub(crate) mod write_targeting;
 
 use crate::model::collection::CollectionOptions;
 use crate::model::index::IndexSpec;
@@ -28,10 +28,10 @@ crate::labels! {
         TimeSeries => "timeSeries",
         UpsertWithoutShardKey => "upsertWithoutShardKey",
         SingleWriteWithoutShardKey => "singleWriteWithoutShardKey",
-        ShardKeyChangeWithoutShardKey => "shardKeyChangeWithoutShardKey",
         ExistingShardKey => "existingShardKey",
         IdUniqueness => "idUniqueness",
         GeoField => "geoField",
+        ShardKeyUpdateWithoutFullKey => "shardKeyUpdateWithoutFullKey",
     }
 }
 
@@ -62,6 +62,10 @@ pub(crate) struct Finding {
     /// For `writesFail`: the share of sampled writes that would fail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) percentage_of_writes: Option<f64>,
+    /// The deployment's version refuses these writes under the key (`write_targeting`):
+    /// what `check`'s `max_refused_writes_percent` sums, scored or only said.
+    #[serde(skip)]
+    pub(crate) refused_here: bool,
     /// The index the finding is about (a unique index that blocks): what a fix must keep.
     #[serde(skip)]
     pub(crate) index: Option<Box<IndexSpec>>,
@@ -111,6 +115,7 @@ impl Rule {
             message,
             fix: Vec::new(),
             percentage_of_writes: None,
+            refused_here: false,
             index: None,
             source: self.source,
             versions: self.versions,
@@ -126,7 +131,7 @@ pub(crate) const RULES: &[Rule] = &[
     unique_index::RULE,
     upserts::RULE,
     single_writes::RULE,
-    key_value_changes::RULE,
+    write_targeting::RULE,
     id_uniqueness::RULE,
     geo::RULE,
 ];

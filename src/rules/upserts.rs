@@ -65,6 +65,8 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
         format!("{words}: a sharded collection refuses them (an upsert must carry the full shard key); the application's writes would fail until they name {key}'s fields"),
     );
     f.percentage_of_writes = Some(percent);
+    // Refused on every version (write_targeting: ShardKeyNotFound, accepted by none).
+    f.refused_here = true;
     vec![f]
 }
 

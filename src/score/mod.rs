@@ -580,7 +580,8 @@ fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceili
         if percent / 100.0 >= KEY_UPDATES_CAP_SHARE {
             ceiling.at(Capped::KeyUpdates);
         }
-        said.problem(Reason::ShardKeyUpdates { percent, of_operations: updates });
+        let refused_by_id = c.writes_without_shard_key.map_or(0.0, |b| b.single_by_id_changing_key);
+        said.problem(Reason::ShardKeyUpdates { percent, of_operations: updates, refused_by_id });
     }
 }
 

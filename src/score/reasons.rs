@@ -42,6 +42,9 @@ pub(crate) enum Reason {
         percent: f64,
         /// Their share of all sampled operations (0..1).
         of_operations: f64,
+        /// Percent of sampled writes among them that are updateOne by `_id` without the whole
+        /// key: refused on every version (31025, `rules::write_targeting`), they move nothing.
+        refused_by_id: f64,
     },
     /// Queries only: cardinality, frequency and data spread were not measured.
     CharacteristicsNotMeasured,
@@ -280,7 +283,10 @@ impl fmt::Display for Reason {
                     // Not carrying the whole key is not broadcast: mongos sends such a write to
                     // the shards whose ranges its filter may match (every one without a prefix).
                     (by.multi, "updateMany/deleteMany (every version sends them to each shard their filter may match, every shard when it fixes no prefix of the key; refused only when they change the key)"),
-                    (by.single_by_id, "updateOne/deleteOne by _id (sent to each shard the filter may match, every shard when it fixes no prefix of the key; never two-phase, so refused when they change the key)"),
+                    (by.single_by_id - by.single_by_id_changing_key, "updateOne/deleteOne by _id (sent to each shard the filter may match, every shard when it fixes no prefix of the key; never refused, never two-phase)"),
+                    // rules::write_targeting: a key value change without the whole key (31025); an
+                    // updateOne by _id is never a two-phase write, so no version accepts it.
+                    (by.single_by_id_changing_key, "updateOne by _id that changes the shard key value (refused on every version, error 31025: the filter must fix the whole key; an updateOne by _id is never a two-phase write)"),
                     (by.single_other, "other single writes (refused before 7.1; 7.1+ a broadcast read then the write)"),
                 ];
                 let said: Vec<String> = parts.iter().filter(|(p, _)| *p > 0.0).map(|(p, w)| format!("{p:.1}% {w}")).collect();
@@ -289,10 +295,14 @@ impl fmt::Display for Reason {
                 }
                 Ok(())
             }
-            Reason::ShardKeyUpdates { percent, of_operations } => {
+            Reason::ShardKeyUpdates { percent, of_operations, refused_by_id } => {
+                write!(f, "{percent:.1}% of sampled writes change the shard key: ")?;
+                if *refused_by_id > 0.0 {
+                    write!(f, "{refused_by_id:.1}% by _id without the whole key, which every version refuses (error 31025: an updateOne by _id is never a two-phase write, so the filter must fix the whole key); otherwise ")?;
+                }
                 write!(
                     f,
-                    "{percent:.1}% of sampled writes change the shard key: each moves its document to another shard in a distributed transaction ({:.1}% of operations; fan-out counts that share as 0)",
+                    "each moves its document to another shard in a distributed transaction ({:.1}% of operations; fan-out counts that share as 0)",
                     of_operations * 100.0
                 )
             }
@@ -460,11 +470,25 @@ mod tests {
 
     #[test]
     fn a_reason_serialises_as_its_words() {
-        let r = Reason::ShardKeyUpdates { percent: 66.14, of_operations: 0.2 };
+        let r = Reason::ShardKeyUpdates { percent: 66.14, of_operations: 0.2, refused_by_id: 0.0 };
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
             "\"66.1% of sampled writes change the shard key: each moves its document to another shard in a distributed transaction (20.0% of operations; fan-out counts that share as 0)\""
         );
+    }
+
+    /// The helpdesk case (issue 48): 436 of 762 writes are updateOne by _id changing
+    /// assignedTo under {assignedTo: 1, _id: 1}; they are not "never refused".
+    #[test]
+    fn updates_by_id_changing_the_key_are_not_never_refused() {
+        let by =
+            crate::metrics::distribution::WritesWithoutKey { single_by_id: 100.0, single_by_id_changing_key: 57.2, ..Default::default() };
+        let w = Reason::WritesWithoutShardKey { percent: 100.0, writes: 762, by: Some(by) }.to_string();
+        assert!(w.contains("42.8% updateOne/deleteOne by _id (sent"), "{w}");
+        assert!(w.contains("57.2% updateOne by _id that changes the shard key value (refused on every version, error 31025"), "{w}");
+        assert!(!w.contains("100.0% updateOne/deleteOne by _id"), "{w}");
+        let u = Reason::ShardKeyUpdates { percent: 57.2, of_operations: 0.5, refused_by_id: 57.2 }.to_string();
+        assert!(u.contains("57.2% by _id without the whole key, which every version refuses (error 31025"), "{u}");
     }
 
     #[test]

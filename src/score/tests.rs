@@ -101,6 +101,7 @@ fn finding(effect: Effect, message: &str) -> Finding {
         message: message.into(),
         fix: vec![],
         percentage_of_writes: None,
+        refused_here: false,
         index: None,
         source: "test",
         versions: "test",
