@@ -13,12 +13,9 @@ impl LiveSession {
     /// Stream the sample for the candidates, projected to their fields, into `f`:
     /// - a collection no larger than `sample_size` is read whole, in natural
     ///   (recordId, i.e. insertion) order, with `showRecordId`;
-    /// - a sample of at least 5% of the collection: a `$sampleRate` scan in
-    ///   natural order. `$sample` would scan and randomly sort the whole
-    ///   collection at that size anyway; the scan gives the same uniform sample
-    ///   in one read, in insertion order;
-    /// - a smaller sample: `$sample`, which then uses a random cursor (cheap),
-    ///   in random order (see `stream_in_order`).
+    /// - from 4.4 on, any smaller sample: a `$sampleRate` scan in natural order,
+    ///   uniform per document (see `sampling_method`), in insertion order;
+    /// - before 4.4: `$sample`, in random order (see `stream_in_order`).
     ///
     /// A reader task fetches and decodes batches while the caller analyses the
     /// previous one, so the two cores work in parallel.
@@ -239,13 +236,20 @@ pub(crate) enum SamplingMethod {
     Sample,
 }
 
-/// The server switches `$sample` from a random cursor to a scan and random
-/// sort at 5% of the collection; so do we, to a `$sampleRate` scan.
+/// Every sample from 4.4 on is a `$sampleRate` scan, whatever its size: `$sampleRate`
+/// is `{$match: {$expr: {$lt: [{$rand: {}}, r]}}}` (mongodb/mongo
+/// src/mongo/db/pipeline/document_source_match.cpp, r6.0.5), an independent coin per
+/// document, so every document is in with probability r however storage lays it out
+/// (a Bernoulli sample of expected size `sample_size`). `$sample` under 5% of the
+/// collection uses a WiredTiger random cursor (pipeline_d.cpp
+/// createRandomCursorExecutor, r6.0.5), which picks pages, not documents: measured on
+/// 6.0.5, documents inserted recently (8.49% of the collection) were 0.18% of its
+/// sample (issue 47). The scan reads every page but returns few, so it costs about
+/// one collection scan. Before 4.4 (no `$sampleRate`) `$sample` is all there is.
 pub(crate) fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMethod {
-    // `$sampleRate` exists from 4.4 on.
     if info.count <= sample_size {
         SamplingMethod::Whole
-    } else if sample_size as f64 >= 0.05 * info.count as f64 && info.server_version >= (4, 4) {
+    } else if info.server_version >= (4, 4) {
         SamplingMethod::RateScan(sample_size as f64 / info.count as f64)
     } else {
         SamplingMethod::Sample
@@ -270,6 +274,22 @@ pub(crate) fn projection_for(keys: &[ShardKey]) -> Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_samples_use_the_uniform_rate_scan_from_4_4() {
+        let info = |count, server_version| CollectionInfo {
+            count,
+            server_version,
+            size_bytes: 0,
+            index_bytes: 0,
+            default_collation: None,
+            indexes: vec![],
+            options: Default::default(),
+        };
+        assert_eq!(sampling_method(&info(4_000_000, (6, 0)), 100_000), SamplingMethod::RateScan(0.025));
+        assert_eq!(sampling_method(&info(4_000_000, (4, 2)), 100_000), SamplingMethod::Sample);
+        assert_eq!(sampling_method(&info(50_000, (6, 0)), 100_000), SamplingMethod::Whole);
+    }
 
     #[test]
     fn projection_keeps_parents_only() {
