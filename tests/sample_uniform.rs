@@ -44,6 +44,23 @@ fn recent_inserts_get_their_share_of_the_sample() {
         "30000",
     ]);
     let r = json_ok(&o);
+    // The same data gives the same sample (from 5.0 the scan keeps documents by their `_id`'s
+    // hash): a second run reads the very same documents.
+    let again = json_ok(&shardkey(&[
+        "analyze",
+        "--format",
+        "json",
+        "-q",
+        "--uri",
+        &m.uri(),
+        "--collection",
+        "u.c",
+        "--key",
+        "{age: 1}",
+        "--sample-size",
+        "30000",
+    ]));
+    assert_eq!(again["candidates"][0]["keyCharacteristics"], r["candidates"][0]["keyCharacteristics"]);
     let k = &r["candidates"][0]["keyCharacteristics"];
     let n = k["numDocsSampled"].as_f64().unwrap();
     // An expected size of 30,000 (Bernoulli, rate 30,000/count): 4 sigma of the binomial.

@@ -171,7 +171,7 @@ pub(crate) struct PlanArgs {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_SIZE_MIB)]
     pub(crate) chunk_size: u64,
 
-    /// With --uri: documents to sample per collection (expected size of a uniform $sampleRate scan).
+    /// With --uri: documents to sample per collection (expected size of a uniform sample read in one scan).
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub(crate) sample_size: u64,
 
@@ -359,7 +359,7 @@ pub(crate) struct InputArgs {
     #[arg(long, value_name = "N")]
     pub(crate) total_docs: Option<u64>,
 
-    /// With --uri: documents to sample (expected size of a uniform $sampleRate scan); the whole collection when it is smaller.
+    /// With --uri: documents to sample (expected size of a uniform sample read in one scan); the whole collection when it is smaller.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub(crate) sample_size: u64,
 

@@ -96,7 +96,7 @@ impl LiveSession {
     ) -> impl std::future::Future<Output = mongodb::error::Result<mongodb::Cursor<T>>> + Send + 'static {
         let view = info.options.time_series.is_some();
         let filter = match rate {
-            Some(r) => doc! {"$sampleRate": r},
+            Some(r) => rate_filter(r, info.server_version, view),
             None => doc! {},
         };
         let coll = self.db.collection::<T>(&self.coll_name);
@@ -236,16 +236,16 @@ pub(crate) enum SamplingMethod {
     Sample,
 }
 
-/// Every sample from 4.4 on is a `$sampleRate` scan, whatever its size: `$sampleRate`
-/// is `{$match: {$expr: {$lt: [{$rand: {}}, r]}}}` (mongodb/mongo
-/// src/mongo/db/pipeline/document_source_match.cpp, r6.0.5), an independent coin per
-/// document, so every document is in with probability r however storage lays it out
-/// (a Bernoulli sample of expected size `sample_size`). `$sample` under 5% of the
-/// collection uses a WiredTiger random cursor (pipeline_d.cpp
-/// createRandomCursorExecutor, r6.0.5), which picks pages, not documents: measured on
-/// 6.0.5, documents inserted recently (8.49% of the collection) were 0.18% of its
-/// sample (issue 47). The scan reads every page but returns few, so it costs about
-/// one collection scan. Before 4.4 (no `$sampleRate`) `$sample` is all there is.
+/// Every sample from 4.4 on is one scan that keeps each document with probability r
+/// (`rate_filter`: a hash threshold from 5.0, else `$sampleRate`). `$sampleRate` is
+/// `{$match: {$expr: {$lt: [{$rand: {}}, r]}}}` (the manual's `$sampleRate` page), an
+/// independent coin per document, so every document is in with probability r however
+/// storage lays it out (a Bernoulli sample of expected size `sample_size`). `$sample` under
+/// 5% of the collection reads a pseudo-random cursor (the manual's `$sample` "Behavior"),
+/// which picks from storage, not from documents: measured on 6.0.5, documents inserted
+/// recently (8.49% of the collection) were 0.18% of its sample (issue 47). The scan reads
+/// every page but returns few, so it costs about one collection scan. Before 4.4 (no
+/// `$sampleRate`) `$sample` is all there is.
 pub(crate) fn sampling_method(info: &CollectionInfo, sample_size: u64) -> SamplingMethod {
     if info.count <= sample_size {
         SamplingMethod::Whole
@@ -253,6 +253,24 @@ pub(crate) fn sampling_method(info: &CollectionInfo, sample_size: u64) -> Sampli
         SamplingMethod::RateScan(sample_size as f64 / info.count as f64)
     } else {
         SamplingMethod::Sample
+    }
+}
+
+/// The filter that keeps each document with probability `r`. From 5.0, a threshold on
+/// `$toHashedIndexKey` of `_id` (the hashed index's hash64, md5-based: SERVER-49214, used by
+/// 5.0's resharding to sample): `_id` is unique and its hash does not depend on where the
+/// document sits in storage, so each document is in with probability `r` as with
+/// `$sampleRate`, and the same data gives the same sample on every run (a DBA who reruns a
+/// plan gets the same keys: with `$sampleRate`, keys within a point of each other traded
+/// places between runs). 4.4, and a time-series view (whose measurements' `_id` the
+/// application may leave out), keep `$sampleRate`'s coin per document.
+fn rate_filter(r: f64, server_version: (u32, u32), view: bool) -> Document {
+    if server_version >= (5, 0) && !view {
+        // hash64 values are uniform over the i64 range: keep those below the r-quantile.
+        let threshold = (i64::MIN as f64 + r.clamp(0.0, 1.0) * 18_446_744_073_709_551_616.0) as i64;
+        doc! {"$expr": {"$lt": [{"$toHashedIndexKey": "$_id"}, threshold]}}
+    } else {
+        doc! {"$sampleRate": r}
     }
 }
 
@@ -289,6 +307,20 @@ mod tests {
         assert_eq!(sampling_method(&info(4_000_000, (6, 0)), 100_000), SamplingMethod::RateScan(0.025));
         assert_eq!(sampling_method(&info(4_000_000, (4, 2)), 100_000), SamplingMethod::Sample);
         assert_eq!(sampling_method(&info(50_000, (6, 0)), 100_000), SamplingMethod::Whole);
+    }
+
+    #[test]
+    fn the_rate_filter_is_a_hash_threshold_from_5_0() {
+        // 5% of the i64 range above its minimum, by hand: -2^63 + 0.05 * 2^64.
+        let f = rate_filter(0.05, (6, 0), false);
+        let t = f.get_document("$expr").unwrap().get_array("$lt").unwrap()[1].as_i64().unwrap();
+        assert!((t - (-8_301_034_833_169_298_227i64)).abs() < 4096, "{t}");
+        assert_eq!(
+            rate_filter(1.0, (6, 0), false).get_document("$expr").unwrap().get_array("$lt").unwrap()[1],
+            bson::Bson::Int64(i64::MAX)
+        );
+        assert_eq!(rate_filter(0.05, (4, 4), false), doc! {"$sampleRate": 0.05});
+        assert_eq!(rate_filter(0.05, (6, 0), true), doc! {"$sampleRate": 0.05});
     }
 
     #[test]
