@@ -1,0 +1,75 @@
+//! Issue 52: the log readers' speed-ups change no figure. Every log the tests read (the real
+//! logs under ../shared/real-logs and the test workloads' captured logs in tests/data/logs)
+//! gives, byte for byte, the workload and analyze JSON that main's binary at a537613 gave
+//! before the speed work (tests/data/expected, recorded by that binary, not by this code).
+
+mod common;
+
+use common::{root, shardkey};
+use std::path::{Path, PathBuf};
+
+/// The log an expected file was recorded from, as the path given on the command line.
+fn log_of(name: &str) -> String {
+    let shared = root().join("../shared/real-logs").join(name);
+    if shared.is_file() {
+        return shared.display().to_string();
+    }
+    let captured = Path::new("tests/data/logs").join(name);
+    assert!(root().join(&captured).is_file(), "no log {name} in ../shared/real-logs nor tests/data/logs");
+    captured.display().to_string()
+}
+
+fn expected(kind: &str) -> Vec<(String, PathBuf)> {
+    let dir = root().join("tests/data/expected").join(kind);
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+        .collect();
+    out.sort();
+    assert!(out.len() >= 15, "{kind}: the expected outputs are missing ({} files)", out.len());
+    out
+}
+
+/// Runs shardkey on the log and returns its stdout with the log's path written `LOG`, as in the
+/// recorded files (the path differs between checkouts; nothing else may).
+fn output(args: &[&str], log: &str) -> String {
+    let o = shardkey(args);
+    assert!(o.status.success(), "{args:?}: exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap().replace(log, "LOG")
+}
+
+fn compare(kind: &str, name: &str, got: &str, want_path: &Path) -> Option<String> {
+    let want = std::fs::read_to_string(want_path).unwrap();
+    if got == want {
+        return None;
+    }
+    let line = got.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(0);
+    let at = |s: &str| s.lines().nth(line).unwrap_or("<end>").to_string();
+    Some(format!("{kind} {name}: first difference at line {}: got `{}`, recorded `{}`", line + 1, at(got), at(&want)))
+}
+
+#[test]
+fn workload_json_is_unchanged_on_every_log() {
+    let mut diffs = Vec::new();
+    for (name, path) in expected("workload") {
+        let log = log_of(&name);
+        let got = output(&["workload", "--queries", &log, "--top", "0", "--format", "json", "-q"], &log);
+        diffs.extend(compare("workload", &name, &got, &path));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn analyze_json_is_unchanged_on_every_log() {
+    let mut diffs = Vec::new();
+    for (name, path) in expected("analyze") {
+        let log = log_of(&name);
+        let ns = std::fs::read_to_string(path.with_extension("ns")).unwrap();
+        let args = ["analyze", "--queries", &log, "--collection", ns.trim(), "--format", "json", "-q"];
+        let got = output(&args, &log);
+        diffs.extend(compare("analyze", &name, &got, &path));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
