@@ -1,6 +1,6 @@
 //! Issue 52: the log readers' speed-ups change no figure. Every log the tests read (the real
 //! logs under ../shared/real-logs and the test workloads' captured logs in tests/data/logs)
-//! gives, byte for byte, the workload and analyze JSON that main's binary at a537613 gave
+//! gives, byte for byte, the workload and analyze JSON recorded before the speed work
 //! before the speed work (tests/data/expected, recorded by that binary, not by this code).
 
 mod common;
