@@ -1,7 +1,8 @@
 //! Issue 52: the log readers' speed-ups change no figure. Every log the tests read (the real
 //! logs under ../shared/real-logs and the test workloads' captured logs in tests/data/logs)
 //! gives, byte for byte, the workload and analyze JSON recorded before the speed work
-//! before the speed work (tests/data/expected, recorded by that binary, not by this code).
+//! (tests/data/expected: recorded by main's binary at a537613, analyze's again after issue 48's
+//! rule changed the words of refused writes; never by the code under change).
 
 mod common;
 
