@@ -29,37 +29,27 @@ fn recent_inserts_get_their_share_of_the_sample() {
     let total = (old + new) as f64;
     let p = new as f64 / total;
     // 30,000 of 1.09M is under 5%: where `$sample` would have used a random cursor.
-    let o = shardkey(&[
-        "analyze",
-        "--format",
-        "json",
-        "-q",
-        "--uri",
-        &m.uri(),
-        "--collection",
-        "u.c",
-        "--key",
-        "{age: 1}",
-        "--sample-size",
-        "30000",
-    ]);
-    let r = json_ok(&o);
+    let uri = m.uri();
+    let sample = || {
+        json_ok(&shardkey(&[
+            "analyze",
+            "--format",
+            "json",
+            "-q",
+            "--uri",
+            &uri,
+            "--collection",
+            "u.c",
+            "--key",
+            "{age: 1}",
+            "--sample-size",
+            "30000",
+        ]))
+    };
+    let r = sample();
     // The same data gives the same sample (from 5.0 the scan keeps documents by their `_id`'s
     // hash): a second run reads the very same documents.
-    let again = json_ok(&shardkey(&[
-        "analyze",
-        "--format",
-        "json",
-        "-q",
-        "--uri",
-        &m.uri(),
-        "--collection",
-        "u.c",
-        "--key",
-        "{age: 1}",
-        "--sample-size",
-        "30000",
-    ]));
+    let again = sample();
     assert_eq!(again["candidates"][0]["keyCharacteristics"], r["candidates"][0]["keyCharacteristics"]);
     let k = &r["candidates"][0]["keyCharacteristics"];
     let n = k["numDocsSampled"].as_f64().unwrap();
