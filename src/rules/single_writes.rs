@@ -33,15 +33,15 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     // Said, not scored: whether they fail depends on the version the cluster will run, which
     // the deployment analysed today does not tell (it may be upgraded before it is sharded).
     // Issue 48 asks for a cap on a known version before 7.1; not done yet (it moves the
-    // fixture's recommendation and README's CI example: see the branch's report).
+    // fixture's recommendation and README's CI example: the closing note on issue 48 says so).
     let before_7_1 = cx.server_version.is_some_and(|v| v < (7, 1));
-    let (effect, tail) = if before_7_1 {
-        (Effect::Warning, "this deployment's version (before 7.1) refuses them on a sharded collection (ShardKeyNotFound); accepted from 7.1, which runs each as a broadcast read then the write")
+    let tail = if before_7_1 {
+        "this deployment's version (before 7.1) refuses them on a sharded collection (ShardKeyNotFound); accepted from 7.1, which runs each as a broadcast read then the write"
     } else {
-        (Effect::Warning, "they fail before 7.1; 7.1+ runs each as a broadcast read then the write")
+        "they fail before 7.1; 7.1+ runs each as a broadcast read then the write"
     };
     let fix = format!("fix: add {} to the filter", key.paths().collect::<Vec<_>>().join(", "));
-    let mut f = rule.finding(effect, format!("{words}: {tail}; {fix}"));
+    let mut f = rule.finding(Effect::Warning, format!("{words}: {tail}; {fix}"));
     f.percentage_of_writes = Some(percent);
     f.refused_here = before_7_1;
     vec![f]

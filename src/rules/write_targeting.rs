@@ -63,6 +63,10 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
     let full_key = extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_some();
     let fix = || -> Vec<String> { key.paths().filter(|p| !q.filter.contains_key(*p)).map(str::to_string).collect() };
     let before_7_1 = version.is_none_or(|v| v < (7, 1));
+    let single = !q.multi || q.op == Op::FindAndModify;
+    let id_fixed = extract_key_by_equality(&ShardKey::single("_id", KeyKind::Range), &q.filter, q.let_vars.as_ref()).is_some();
+    // `_id` rescues updateOne/deleteOne only: findAndModify needs the shard key (DOCS-14854).
+    let by_id = q.op != Op::FindAndModify && id_fixed;
     // mongos refuses first (its targeting), the shard then (update_stage.cpp): an upsert or
     // a single write without key or _id is refused before it could reach the 31025 check.
     if !full_key {
@@ -74,9 +78,6 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
                 fix: fix(),
             });
         }
-        let single = !q.multi || q.op == Op::FindAndModify;
-        let id = ShardKey::single("_id", KeyKind::Range);
-        let by_id = q.op != Op::FindAndModify && extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()).is_some();
         if single && !by_id && before_7_1 {
             return Verdict::Refused(Refusal {
                 code: SHARD_KEY_NOT_FOUND,
@@ -102,8 +103,7 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
         // key (update_stage.cpp's `$_allowShardKeyUpdatesWithoutFullShardKeyInQuery`), so these
         // are refused on every version; a multi update naming the whole key too
         // ("Multi-update operations are not allowed when updating the shard key field").
-        let id = ShardKey::single("_id", KeyKind::Range);
-        let update_by_id = q.op == Op::Update && !q.multi && extract_key_by_equality(&id, &q.filter, q.let_vars.as_ref()).is_some();
+        let update_by_id = q.op == Op::Update && !q.multi && id_fixed;
         let multi_update = q.op == Op::Update && q.multi;
         if multi_update || (update_by_id && !full_key) {
             return Verdict::Refused(Refusal {
@@ -132,9 +132,6 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
     if full_key {
         return Verdict::Targeted;
     }
-    let single = !q.multi || q.op == Op::FindAndModify;
-    let by_id = q.op != Op::FindAndModify
-        && extract_key_by_equality(&ShardKey::single("_id", KeyKind::Range), &q.filter, q.let_vars.as_ref()).is_some();
     if single && !by_id {
         // 7.1+ (refused before, above).
         return Verdict::TwoPhase;
