@@ -270,7 +270,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         name: "max_refused_writes_percent",
         metric: "constraints (refused on the deployment's version).percentageOfWrites",
         value: ValueType::Percent,
-        doc: "constraints: updates and deletes the server refuses under the key on the deployment's version (upserts without the key; before 7.1 single writes without key or _id, and shard key value changes without the whole key, error 31025), percent of sampled updates and deletes",
+        doc: "constraints: updates and deletes the server refuses under the key on the deployment's version (upserts without the key and shard key value changes by _id or in a multi update on every version; before 7.1 single writes without key or _id, and other shard key value changes without the whole key, error 31025), percent of sampled updates and deletes",
         default: "0.0",
         implied: None,
         culprit: Some(key_fields),
