@@ -207,7 +207,9 @@ fn main() {
                 )
             }
             96..=97 => {
-                let q = json!({"userId": format!("user-{:05}", ev.user)});
+                // Moves one event to another project: its filter names the whole key
+                // {projectId: 1, _id: 1}, so 4.2+ accepts the key change (as a retryable write).
+                let q = json!({"projectId": ev.project.map_or(Value::Null, |p| json!(project_name(p))), "_id": {"$oid": ev.id}});
                 let u = json!({"$set": {"projectId": project_name(pick_project(&mut r))}});
                 (
                     "COMMAND",

@@ -167,7 +167,13 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     // 7. The commands for the best key the server accepts.
     let ranked: Vec<crate::score::choice::Ranked> = candidates
         .iter()
-        .map(|c| crate::score::choice::Ranked { key: &c.key, score: c.score, verdict: c.verdict, constraints: &c.constraints })
+        .map(|c| crate::score::choice::Ranked {
+            key: &c.key,
+            score: c.score,
+            verdict: c.verdict,
+            constraints: &c.constraints,
+            if_writes_fixed: c.score_breakdown.if_writes_fixed,
+        })
         .collect();
     let choice = crate::score::choice::choose(&ranked);
     let recommendation =

@@ -667,13 +667,16 @@ fn unmeasured_evidence_never_counts_in_a_keys_favour() {
         "--key",
         "{country: 1}",
         "--key",
-        "{userId: 1}",
+        "{projectId: 1, _id: 1}",
     ]));
     let country = find(&r, "{country: 1}");
     assert_eq!(country["queryValues"]["numDistinctNamed"], 10, "{}", country["queryValues"]);
-    assert_eq!(country["scoreBreakdown"]["cappedBy"], "fewValuesInQueries");
+    // The log's 6.0 also refuses its findAndModify by {projectId, _id} under {country: 1}
+    // (writesFail, 20); with those writes fixed the low-cardinality cap (35) still holds it.
+    assert_eq!(country["scoreBreakdown"]["cappedBy"], "writesFail");
+    assert!(country["scoreBreakdown"]["ifWritesFixed"].as_u64().unwrap() <= 35, "{}", country["scoreBreakdown"]);
     assert!(reasons(country).contains("their filters name 10 values of the key's most varied field"), "{}", reasons(country));
-    assert_eq!(find(&r, "{userId: 1}")["scoreBreakdown"]["cappedBy"], Value::Null);
+    assert_eq!(find(&r, "{projectId: 1, _id: 1}")["scoreBreakdown"]["cappedBy"], Value::Null);
     assert!(r["recommendation"]["caveats"][0].as_str().unwrap().starts_with("this choice rests on the queries alone"));
     // The proposals' words do not speak of documents there were none of.
     let r = json_of(&run(&["analyze", "--queries", &log, "--collection", "app.events", "--format", "json"]));

@@ -7,6 +7,7 @@
 use super::evaluate::{Follow, Unit};
 use super::{Choice, Layout};
 use crate::model::Query;
+use crate::rules::write_targeting::Refusal;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -14,6 +15,9 @@ crate::labels! {
     /// Why an operation takes its transaction off one shard.
     #[derive(PartialOrd, Ord)]
     pub(crate) enum Shape {
+        /// A write the target version refuses under its collection's key
+        /// (`rules::write_targeting`): its transaction fails.
+        Refused => "refused by the server",
         /// A write whose filter names only `_id`, in a collection sharded on another field.
         WriteByIdAlone => "write by _id alone",
         /// A read or write whose filter lacks the key's first field.
@@ -44,6 +48,12 @@ pub(crate) struct Blocker {
     pub(crate) fix: String,
     /// The share of transactions on one shard with this fix alone.
     pub(crate) single_shard_share_if_fixed: f64,
+    /// Refused: the server's error code, and the first version that runs it as it is
+    /// ("7.1"; absent when none does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error_code: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) accepted_from: Option<String>,
 }
 
 /// The blockers, most costly first, and the share with every fix.
@@ -86,6 +96,9 @@ type Id = (String, Shape, &'static str);
 
 /// The shape of one operation on its own (the cross-partition shape needs the transaction).
 fn shape_of(layout: &Layout, c: usize, q: &Query, unit: &Unit, read_only: &BTreeSet<usize>) -> Option<Shape> {
+    if layout.refusal(q).is_some() {
+        return Some(Shape::Refused);
+    }
     // An insert's unit depends on its transaction; apart from the zones it is on its own.
     let unit = match (q.op, &layout.choices[c], layout.group[c]) {
         (crate::model::Op::Insert, Choice::Key(_), None) => &Unit::Free(c, String::new()),
@@ -107,9 +120,25 @@ fn shape_of(layout: &Layout, c: usize, q: &Query, unit: &Unit, read_only: &BTree
 /// How the fix for a shape places its operations; None when there is no such fix.
 fn fix_of(shape: Shape) -> Option<Follow> {
     match shape {
-        Shape::WriteByIdAlone | Shape::WithoutZoneField => Some(Follow::ZoneField),
+        // Its filter naming the key's fields: placed as the key then places it.
+        Shape::Refused | Shape::WriteByIdAlone | Shape::WithoutZoneField => Some(Follow::ZoneField),
         Shape::ReferenceData | Shape::ShardedApart => Some(Follow::TransactionZone),
         Shape::Unsharded | Shape::CrossPartition => None,
+    }
+}
+
+/// A refused write's fix, as `write_targeting` says it: the fields its filter must name, or
+/// the version that runs it as it is, with the server's error.
+fn refused_fix(r: &Refusal, op: &str, version: Option<(u32, u32)>) -> String {
+    let on = version.map_or("the target version".to_string(), |(a, b)| format!("{a}.{b}"));
+    let what = if r.fix.is_empty() {
+        format!("change the key in single-document writes whose filter names the whole key ({on} refuses it, error {}: {})", r.code, r.why)
+    } else {
+        format!("add {} to the {op}'s filter ({on} refuses it, error {}: {})", r.fix.join(", "), r.code, r.why)
+    };
+    match r.accepted_from {
+        Some((a, b)) => format!("{what}; or run {a}.{b}+, which accepts it as it is"),
+        None => what,
     }
 }
 
@@ -132,6 +161,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
     let read_only: BTreeSet<usize> = seen.difference(&written).copied().collect();
     let as_is = |_: usize, _: &Query| Follow::AsIs;
     let mut count: BTreeMap<Id, (u64, String)> = BTreeMap::new();
+    let mut refusals: BTreeMap<Id, Refusal> = BTreeMap::new();
     for ops in transactions {
         if layout.transaction(ops) >= 1.0 {
             continue;
@@ -160,6 +190,11 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
             };
             if let Some(shape) = shape {
                 let id = (q.ns.clone(), shape, q.op.name());
+                if shape == Shape::Refused && !refusals.contains_key(&id) {
+                    if let Some((_, r)) = layout.refusal(q) {
+                        refusals.insert(id.clone(), r);
+                    }
+                }
                 example.entry(id.clone()).or_insert_with(|| format!("{} {} {}", q.op.name(), q.ns, q.filter));
                 ids.insert(id);
             }
@@ -185,6 +220,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                 Choice::Unsharded => String::new(),
             };
             let fix = match shape {
+                Shape::Refused => refusals.get(&id).map_or_else(String::new, |r| refused_fix(r, op, layout.target_version)),
                 Shape::WriteByIdAlone | Shape::WithoutZoneField => format!("add {field} to the {op}'s filter"),
                 Shape::ReferenceData => {
                     format!("a copy of {ns} per zone, carrying the zone's field (read from the copy in the transaction's zone)")
@@ -204,6 +240,8 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                 example,
                 fix,
                 single_shard_share_if_fixed: (if_fixed * 1000.0).round() / 1000.0,
+                error_code: refusals.get(&id).map(|r| r.code),
+                accepted_from: refusals.get(&id).and_then(|r| r.accepted_from).map(|(a, b)| format!("{a}.{b}")),
             }
         })
         .collect();
@@ -251,5 +289,31 @@ mod tests {
         let x = get(Shape::CrossPartition);
         assert_eq!((x.namespace.as_str(), x.single_shard_share_if_fixed), ("s.customers", 0.25));
         assert_eq!(b.share_if_all_fixed, Some(0.75));
+    }
+
+    /// Issue 48's ship transaction by hand (zones at 100/200/300, orders and customers on the
+    /// customer id, settings at 6.0): t1 reads customer 150 then updates orders by `number`,
+    /// neither key nor _id: 6.0 refuses it (error 61), t1 fails. t2 (customer 150's orders by
+    /// the key) is on one shard. Share 1/2; the refused blocker costs 50% of transactions, its
+    /// fix is to add customerId to the update's filter (then zone 1 with the read: 2/2), or 7.1.
+    #[test]
+    fn a_refused_write_is_a_blocker_with_its_fix() {
+        let (inputs, linked, choices) = orders_customers_items();
+        let layout = Layout::new(&inputs, &choices, &linked, &settings());
+        let t1 = vec![op(Op::Find, "s.customers", doc! {"_id": 150}), op(Op::Update, "s.orders", doc! {"number": 7})];
+        let t2 = vec![op(Op::Find, "s.customers", doc! {"_id": 150}), op(Op::Update, "s.orders", doc! {"customerId": 150})];
+        let txns: Vec<&[Query]> = vec![&t1, &t2];
+        let b = find(&layout, &txns);
+        let r = b.list.iter().find(|x| x.shape == Shape::Refused).unwrap_or_else(|| panic!("{:#?}", b.list));
+        assert_eq!((r.namespace.as_str(), r.op, r.transactions_percent), ("s.orders", "update", 50.0));
+        assert_eq!(
+            r.fix,
+            "add customerId to the update's filter (6.0 refuses it, error 61: a single-document write must fix the whole shard key (or _id, for updateOne/deleteOne) in its filter); or run 7.1+, which accepts it as it is"
+        );
+        assert_eq!(r.single_shard_share_if_fixed, 1.0);
+        assert_eq!(b.share_if_all_fixed, Some(1.0));
+        // The same transactions on 7.1: nothing refused, t1's update is two-phase (every shard).
+        let seven = Layout::new(&inputs, &choices, &linked, &super::super::Settings { target_version: Some((7, 1)), ..settings() });
+        assert!(find(&seven, &txns).list.iter().all(|x| x.shape != Shape::Refused));
     }
 }

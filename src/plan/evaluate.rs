@@ -6,6 +6,7 @@ use super::{Choice, CollectionInput, Layout};
 use crate::bsonx::hash::hash64;
 use crate::model::query::JoinStage;
 use crate::model::{KeyKind, Query};
+use crate::rules::write_targeting::{verdict, Refusal, Verdict};
 use bson::{Bson, Document};
 use std::collections::BTreeSet;
 
@@ -148,30 +149,40 @@ impl Layout<'_> {
     /// The chance that a transaction runs on one shard: none when it holds a write the
     /// server refuses under the plan's keys (it fails; `refused`).
     pub(crate) fn transaction(&self, ops: &[Query]) -> f64 {
-        if self.refused(ops).is_some() {
-            return 0.0;
-        }
         self.transaction_with(ops, &|_, _| Follow::AsIs)
     }
 
     /// The first write of a transaction that the target version refuses under its
-    /// collection's key (`rules::write_targeting`, the verdict analyze and check use), with
-    /// its collection. Only with a known target version: unknown, a plan is not failed on a guess.
-    pub(crate) fn refused(&self, ops: &[Query]) -> Option<(usize, crate::rules::write_targeting::Refusal)> {
-        use crate::rules::write_targeting::{verdict, Verdict};
-        let version = self.target_version?;
-        ops.iter().find_map(|q| {
-            let c = self.index_of(&q.ns)?;
-            let Choice::Key(k) = &self.choices[c] else { return None };
-            match verdict(q, &self.inputs[c].candidates[*k].key, Some(version)) {
-                Verdict::Refused(r) => Some((c, r)),
-                _ => None,
-            }
-        })
+    /// collection's key, with its collection.
+    pub(crate) fn refused(&self, ops: &[Query]) -> Option<(usize, Refusal)> {
+        ops.iter().find_map(|q| self.refusal(q))
     }
 
-    /// The same, each operation placed as `follow` says.
+    /// What the target version says of one write under its collection's key
+    /// (`rules::write_targeting`, the verdict analyze and check use). Only with a known target
+    /// version: unknown, a plan is not failed on a guess.
+    pub(crate) fn refusal(&self, q: &Query) -> Option<(usize, Refusal)> {
+        let version = self.target_version?;
+        let c = self.index_of(&q.ns)?;
+        let Choice::Key(k) = &self.choices[c] else { return None };
+        match verdict(q, &self.inputs[c].candidates[*k].key, Some(version)) {
+            Verdict::Refused(r) => Some((c, r)),
+            _ => None,
+        }
+    }
+
+    /// The same, each operation placed as `follow` says: a refused write left as it is fails
+    /// the transaction (0); one a fix places (its filter then names the key) does not.
     pub(crate) fn transaction_with(&self, ops: &[Query], follow: &dyn Fn(usize, &Query) -> Follow) -> f64 {
+        let fails = ops.iter().any(|q| self.refusal(q).is_some_and(|(c, _)| follow(c, q) == Follow::AsIs));
+        if fails {
+            return 0.0;
+        }
+        self.placed(ops, follow)
+    }
+
+    /// The chance of one shard from where the operations go, refusals aside.
+    fn placed(&self, ops: &[Query], follow: &dyn Fn(usize, &Query) -> Follow) -> f64 {
         let units: Vec<Unit> = self.units(ops, follow).into_iter().map(|x| x.2).collect();
         self.single_shard(&units)
     }
@@ -301,7 +312,7 @@ pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Quer
         .iter()
         .map(|ops| match layout.refused(ops) {
             Some(_) => (0.0, 1.0),
-            None => (layout.transaction_with(ops, &|_, _| Follow::AsIs), 0.0),
+            None => (layout.placed(ops, &|_, _| Follow::AsIs), 0.0),
         })
         .unzip();
     let (t, failing) = (mean(on_one), mean(failed));

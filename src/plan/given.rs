@@ -123,6 +123,9 @@ pub(crate) struct GivenShares {
     pub(crate) single_shard_share_range: Option<super::bounds::ShareRange>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_margin: Option<f64>,
+    /// Transactions holding a write the target version refuses under the given keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) failing_share: Option<f64>,
     pub(crate) blockers: Vec<super::blockers::Blocker>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_if_all_fixed: Option<f64>,
@@ -206,6 +209,7 @@ pub(crate) fn what_if(
             single_shard_share: p.transactions.single_shard_share,
             single_shard_share_range: p.transactions.single_shard_share_range,
             single_shard_share_margin: p.transactions.single_shard_share_margin,
+            failing_share: p.transactions.failing_share,
             blockers: p.transactions.blockers,
             single_shard_share_if_all_fixed: p.transactions.single_shard_share_if_all_fixed,
             single_shard_share_if_all_fixed_range: p.transactions.single_shard_share_if_all_fixed_range,

@@ -86,7 +86,24 @@ fn data(p: &Plan) -> Value {
         "version": version,
         "collections": collections,
         "steps": p.steps.iter().map(step).collect::<Vec<_>>(),
+        "refused": refused(p),
     })
+}
+
+/// The writes the plan's keys make the target version refuse (its blockers), for the check
+/// that stops the script until they run (a later version) or the application names the key.
+fn refused(p: &Plan) -> Vec<Value> {
+    p.transactions
+        .blockers
+        .iter()
+        .filter(|b| b.shape == crate::plan::blockers::Shape::Refused)
+        .map(|b| {
+            json!({
+                "ns": b.namespace, "op": b.op, "example": b.example, "fix": b.fix,
+                "percent": b.transactions_percent, "code": b.error_code, "acceptedFrom": b.accepted_from,
+            })
+        })
+        .collect()
 }
 
 /// Text for a `//` comment: one line, no control characters (a file name may hold any).
@@ -117,6 +134,9 @@ pub(super) fn write(p: &Plan, out: &mut dyn Write) -> io::Result<()> {
     s.push_str("\n// Zone i goes to SHARDS[i]. shardkey names the shards shard0, shard1, ...: write your shards'\n");
     s.push_str("// names here (sh.status() lists them), in the order the zones should take them.\n");
     s.push_str(&format!("const SHARDS = {};\n\n", serde_json::to_string(&shards).map_err(io::Error::other)?));
+    s.push_str("// Writes the target version refuses under the planned keys stop the script (its checks name\n");
+    s.push_str("// them and their fix): set true once the application's filters name the key's fields.\n");
+    s.push_str("const REFUSED_WRITES_FIXED = false;\n\n");
     s.push_str("// What the plan was made from and what it does (Extended JSON: every value keeps its type).\n");
     s.push_str(&format!("const PLAN = EJSON.parse({});\n\n", serde_json::to_string(&text).map_err(io::Error::other)?));
     s.push_str(CODE);

@@ -79,14 +79,20 @@ fn headline(p: &Plan) -> Vec<String> {
         share(p.joins.single_shard_share),
         share(p.joins.single_shard_share_individual_best)
     ));
-    if let Some(f) = p.transactions.failing_share {
-        v.push(format!(
-            "! {} of transactions fail: each holds a write {} refuses under these keys (rules::write_targeting: a single write without key or _id, or a shard key value change without the whole key, error 31025); counted as not on one shard",
-            share(Some(f)),
-            p.target_version.as_deref().map_or("the target version".to_string(), |v| format!("version {v}"))
-        ));
-    }
+    v.extend(failing(p.transactions.failing_share, p.target_version.as_deref()));
     v
+}
+
+/// The failing transactions' line (the plan's, or the DBA's in the what-if): apart from the
+/// single-shard share, which counts them as not on one shard.
+fn failing(share_of: Option<f64>, version: Option<&str>) -> Option<String> {
+    share_of.map(|f| {
+        format!(
+            "! {} of transactions would fail on {}: each holds a write the server refuses under these keys (the blockers \"refused by the server\" name each with its fix); counted as not on one shard",
+            share(Some(f)),
+            version.map_or("the target version".to_string(), |v| format!("MongoDB {v}"))
+        )
+    })
 }
 
 /// Blockers shown in the table, Markdown and HTML (all of them in the JSON).
@@ -414,6 +420,8 @@ mod tests {
             example: "{orderId: 1}".into(),
             fix: "add shopId to the update's filter".into(),
             single_shard_share_if_fixed: 0.85,
+            error_code: None,
+            accepted_from: None,
         };
         let (_, whole) = blockers_of("transactions", "66%".into(), None, std::slice::from_ref(&b), false).unwrap();
         assert_eq!(

@@ -66,6 +66,10 @@ pub(crate) struct Finding {
     /// what `check`'s `max_refused_writes_percent` sums, scored or only said.
     #[serde(skip)]
     pub(crate) refused_here: bool,
+    /// For `writesFail`: the key's fields the failing writes' filters lack (the fix a DBA's
+    /// application can make: name them by equality, and the server accepts the writes).
+    #[serde(skip)]
+    pub(crate) filter_fix: Vec<String>,
     /// The index the finding is about (a unique index that blocks): what a fix must keep.
     #[serde(skip)]
     pub(crate) index: Option<Box<IndexSpec>>,
@@ -116,6 +120,7 @@ impl Rule {
             fix: Vec::new(),
             percentage_of_writes: None,
             refused_here: false,
+            filter_fix: Vec::new(),
             index: None,
             source: self.source,
             versions: self.versions,

@@ -26,24 +26,37 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     // The one verdict (`write_targeting`), asked as before 7.1: a write refused for naming
     // neither the key nor _id. A key value change is `write_targeting`'s own finding (31025).
     let targets_nothing = |q: &Query| matches!(verdict(q, key, None), Verdict::Refused(Refusal { code: SHARD_KEY_NOT_FOUND, .. }));
-    let Some((percent, words)) = failing(cx, "single-document writes that fix neither the whole key nor _id", single, targets_nothing)
-    else {
+    let Some((percent, words)) = failing(
+        cx,
+        "single-document writes that fix neither the whole key nor, for an updateOne or deleteOne, _id",
+        single,
+        targets_nothing,
+    ) else {
         return Vec::new();
     };
-    // Said, not scored: whether they fail depends on the version the cluster will run, which
-    // the deployment analysed today does not tell (it may be upgraded before it is sharded).
-    // Issue 48 asks for a cap on a known version before 7.1; not done yet (it moves the
-    // fixture's recommendation and README's CI example: the closing note on issue 48 says so).
+    // Capped as writes that fail when the deployment says it runs a version before 7.1 (as
+    // the 31025 rule and upserts are); said only, with both versions, when it does not tell.
     let before_7_1 = cx.server_version.is_some_and(|v| v < (7, 1));
     let tail = if before_7_1 {
-        "this deployment's version (before 7.1) refuses them on a sharded collection (ShardKeyNotFound); accepted from 7.1, which runs each as a broadcast read then the write"
+        "this deployment's version (before 7.1) refuses them on a sharded collection (error 61, ShardKeyNotFound); accepted from 7.1, which runs each as a broadcast read then the write"
     } else {
-        "they fail before 7.1; 7.1+ runs each as a broadcast read then the write"
+        "they fail before 7.1 (error 61, ShardKeyNotFound); 7.1+ runs each as a broadcast read then the write"
     };
-    let fix = format!("fix: add {} to the filter", key.paths().collect::<Vec<_>>().join(", "));
-    let mut f = rule.finding(Effect::Warning, format!("{words}: {tail}; {fix}"));
+    // The key's fields the refused writes' filters lack (the refusal's own fix), in key order.
+    let mut missing: Vec<String> = Vec::new();
+    for q in cx.queries.iter().filter(|q| single(q)) {
+        if let Verdict::Refused(r) = verdict(q, key, None) {
+            if r.code == SHARD_KEY_NOT_FOUND {
+                missing.extend(r.fix.into_iter().filter(|f| !missing.contains(f)).collect::<Vec<_>>());
+            }
+        }
+    }
+    let fix = format!("fix: add {} to the filter", missing.join(", "));
+    let effect = if before_7_1 { Effect::WritesFail } else { Effect::Warning };
+    let mut f = rule.finding(effect, format!("{words}: {tail}; {fix}"));
     f.percentage_of_writes = Some(percent);
     f.refused_here = before_7_1;
+    f.filter_fix = missing;
     vec![f]
 }
 
@@ -78,15 +91,25 @@ mod tests {
         assert!(f[0].message.contains("1× delete {email: eq}, 1× update {tenantId: eq}"), "{}", f[0].message);
         c.server_version = Some((6, 0));
         let f = check(&RULE, &c, &key("{tenantId: 1}"));
-        assert_eq!(f[0].effect, Effect::Warning);
+        // Refused by 6.0 (mongos' ShardKeyNotFound): writes that fail, capped.
+        assert_eq!(f[0].effect, Effect::WritesFail);
         assert!(
             f[0].message.contains(
-                "this deployment's version (before 7.1) refuses them on a sharded collection (ShardKeyNotFound); accepted from 7.1"
+                "this deployment's version (before 7.1) refuses them on a sharded collection (error 61, ShardKeyNotFound); accepted from 7.1"
             ),
             "{}",
             f[0].message
         );
         assert!(f[0].message.ends_with("fix: add tenantId to the filter"), "{}", f[0].message);
+        // The fix names only the fields the filters lack: the update names tenantId already.
+        let f = check(&RULE, &c, &key("{tenantId: 1, region: 1}"));
+        assert!(f[0].message.ends_with("fix: add tenantId, region to the filter"), "{}", f[0].message);
+        let only_update = [Query::new(Op::Update, "app.a", doc! {"tenantId": 3}, QueryOrigin::Profiler)];
+        let refs1: Vec<&Query> = only_update.iter().collect();
+        let mut c1 = cx(None, None, &refs1);
+        c1.server_version = Some((6, 0));
+        let f = check(&RULE, &c1, &key("{tenantId: 1, region: 1}"));
+        assert!(f[0].message.ends_with("fix: add region to the filter"), "{}", f[0].message);
         c.server_version = Some((7, 1));
         assert_eq!(check(&RULE, &c, &key("{tenantId: 1}"))[0].effect, Effect::Warning);
         assert!(check(&RULE, &c, &key("{email: 1}")).len() == 1, "the update by tenantId now");

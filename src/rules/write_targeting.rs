@@ -206,6 +206,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let mut f = rule.finding(effect, format!("{words}: {tail}"));
     f.percentage_of_writes = Some(percent);
     f.refused_here = effect == Effect::WritesFail;
+    f.filter_fix = missing;
     vec![f]
 }
 

@@ -21,6 +21,8 @@ pub(crate) struct Ranked<'a> {
     pub(crate) score: u32,
     pub(crate) verdict: Verdict,
     pub(crate) constraints: &'a [Finding],
+    /// Capped because writes would fail: its score were they fixed (`Breakdown::if_writes_fixed`).
+    pub(crate) if_writes_fixed: Option<u32>,
 }
 
 /// A key the DBA could choose instead, its score, and what it requires.
@@ -58,8 +60,54 @@ fn and(items: &[String]) -> String {
     }
 }
 
-/// Choose between the best accepted key and the best key only unique indexes block.
+/// Choose between the best accepted key and the best key only unique indexes block; then
+/// name the key the application's refused writes cost, when it would beat the choice.
 pub(crate) fn choose(ranked: &[Ranked]) -> Choice {
+    let mut choice = choose_index(ranked);
+    if let Some(c) = ranked.get(choice.chosen) {
+        if let Some((alt, words)) = writes_fixed(ranked, c) {
+            choice.trade_off.get_or_insert(words);
+            choice.alternatives.push(alt);
+        }
+    }
+    choice
+}
+
+/// The best key capped only because the server would refuse some of the application's writes
+/// under it, when with those writes fixed it would score above `chosen`: the tool cannot
+/// make that change (it is the application's), so the key stays an alternative, said with
+/// the fields the writes must name (the rules' `filter_fix`, from `write_targeting`).
+fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<(Alternative, String)> {
+    if chosen.constraints.iter().any(|f| f.effect == Effect::WritesFail) {
+        return None;
+    }
+    let (c, score) = ranked
+        .iter()
+        .filter(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid))
+        .filter_map(|c| c.if_writes_fixed.map(|s| (c, s)))
+        .filter(|(_, s)| *s > chosen.score)
+        .max_by_key(|(_, s)| *s)?;
+    let failing: Vec<&Finding> = c.constraints.iter().filter(|f| f.effect == Effect::WritesFail).collect();
+    let mut fields: Vec<&str> = Vec::new();
+    for f in &failing {
+        for x in &f.filter_fix {
+            if !fields.contains(&x.as_str()) {
+                fields.push(x);
+            }
+        }
+    }
+    let share: f64 = failing.iter().filter_map(|f| f.percentage_of_writes).sum::<f64>().min(100.0);
+    let fields = and(&fields.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+    let refused = format!("the writes it refuses ({share:.1}% of sampled updates and deletes)");
+    let requires = format!("{refused} to name {fields} in their filters");
+    let words = format!(
+        "every sampled write runs under {} ({}); {} would score {score} if {refused} named {fields} in their filters (its details list them)",
+        chosen.key, chosen.score, c.key
+    );
+    Some((Alternative { key: c.key.clone(), score, requires }, words))
+}
+
+fn choose_index(ranked: &[Ranked]) -> Choice {
     let none = Choice { chosen: 0, over_accepted: false, trade_off: None, alternatives: Vec::new() };
     let accepted = ranked.iter().position(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid));
     let blocked =
@@ -126,8 +174,8 @@ mod tests {
         let (email, tu) = (k("{email: 1}"), k("{tenantId: 1, userId: 1}"));
         let blocks = [unique_block("email")];
         let ranked = [
-            Ranked { key: &email, score: 48, verdict: Verdict::Poor, constraints: &[] },
-            Ranked { key: &tu, score: 95, verdict: Verdict::Blocked, constraints: &blocks },
+            Ranked { key: &email, score: 48, verdict: Verdict::Poor, constraints: &[], if_writes_fixed: None },
+            Ranked { key: &tu, score: 95, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
         let c = choose(&ranked);
         assert_eq!((c.chosen, c.over_accepted), (1, true));
@@ -138,18 +186,52 @@ mod tests {
         assert_eq!(c.alternatives, [Alternative { key: email.clone(), score: 48, requires: "nothing: every unique index stays".into() }]);
         // 19 points: the accepted key stays, the blocked one is the alternative.
         let ranked = [
-            Ranked { key: &email, score: 60, verdict: Verdict::Acceptable, constraints: &[] },
-            Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks },
+            Ranked { key: &email, score: 60, verdict: Verdict::Acceptable, constraints: &[], if_writes_fixed: None },
+            Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
         let c = choose(&ranked);
         assert_eq!((c.chosen, c.over_accepted), (0, false));
         assert_eq!(c.alternatives[0].requires, "email's uniqueness moved to a proxy collection");
         // Nothing blocked above it, or nothing accepted: no choice to say.
         let ranked = [
-            Ranked { key: &email, score: 80, verdict: Verdict::Good, constraints: &[] },
-            Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks },
+            Ranked { key: &email, score: 80, verdict: Verdict::Good, constraints: &[], if_writes_fixed: None },
+            Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
         assert!(choose(&ranked).trade_off.is_none());
-        assert!(choose(&[Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks }]).trade_off.is_none());
+        assert!(choose(&[Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None }])
+            .trade_off
+            .is_none());
+    }
+
+    /// The fixture's case: 34 of 284 writes are findAndModify by userId; on 6.0 mongos refuses
+    /// them under {projectId: 1, _id: 1} (ShardKeyNotFound), which scores 70 uncapped, 20 capped.
+    /// {userId: "hashed"} (57) is recommended and the better key named with the writes' fix.
+    #[test]
+    fn a_key_capped_by_refused_writes_is_named_with_their_fix() {
+        use crate::model::{Op, Query, QueryOrigin};
+        let (pid, uid) = (k("{projectId: 1, _id: 1}"), k("{userId: \"hashed\"}"));
+        let fam = Query::new(Op::FindAndModify, "app.events", doc! {"userId": "u1"}, QueryOrigin::Profiler);
+        let refs = [&fam];
+        let mut cx = crate::rules::test_support::cx(None, None, &refs);
+        cx.server_version = Some((6, 0));
+        let failing: Vec<Finding> = crate::rules::check(&cx, &pid).into_iter().filter(|f| f.effect == Effect::WritesFail).collect();
+        assert_eq!(failing.len(), 1, "{failing:#?}");
+        let ranked = [
+            Ranked { key: &uid, score: 57, verdict: Verdict::Acceptable, constraints: &[], if_writes_fixed: None },
+            Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
+        ];
+        let c = choose(&ranked);
+        assert_eq!((c.chosen, c.over_accepted), (0, false));
+        assert_eq!(
+            c.trade_off.as_deref(),
+            Some("every sampled write runs under {userId: \"hashed\"} (57); {projectId: 1, _id: 1} would score 70 if the writes it refuses (100.0% of sampled updates and deletes) named projectId and _id in their filters (its details list them)")
+        );
+        assert_eq!((c.alternatives[0].key.clone(), c.alternatives[0].score), (pid.clone(), 70));
+        // Not above the choice: nothing said.
+        let ranked = [
+            Ranked { key: &uid, score: 71, verdict: Verdict::Good, constraints: &[], if_writes_fixed: None },
+            Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
+        ];
+        assert!(choose(&ranked).trade_off.is_none());
     }
 }

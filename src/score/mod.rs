@@ -100,7 +100,7 @@ pub(crate) const CAPS: [Cap; 10] = [
     Cap {
         cap: Capped::WritesFail,
         max_score: 20.0,
-        when: "some sampled writes would fail under the key on every version (rules: upserts without the full key; updates by _id or multi updates that change the key without the full key in the filter)",
+        when: "some sampled writes would fail under the key: on every version (upserts without the full key; updates by _id or multi updates that change the key without the full key in the filter), or on the deployment's version before 7.1 (single-document writes with neither the full key nor _id; key changes without the full key)",
     },
     Cap {
         cap: Capped::KeyUpdates,
@@ -215,6 +215,10 @@ pub(crate) struct Breakdown {
     /// The lowest cap that applies, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) capped_by: Option<Capped>,
+    /// Capped by `writesFail`: the score were the failing writes fixed (their filters naming
+    /// the key's fields), every other cap kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) if_writes_fixed: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cap: Option<f64>,
     /// Each component's quantity in words, for the ranking's comparisons.
@@ -395,9 +399,10 @@ impl Said {
     }
 }
 
-/// The lowest cap that applies.
+/// The lowest cap, and the lowest but for `writesFail` (what the key would score with the
+/// application's refused writes fixed: `Breakdown::if_writes_fixed`).
 #[derive(Default)]
-struct Ceiling(Option<(Capped, f64)>);
+struct Ceiling(Option<(Capped, f64)>, Option<f64>);
 
 impl Ceiling {
     fn at(&mut self, c: Capped) {
@@ -408,6 +413,9 @@ impl Ceiling {
     fn at_most(&mut self, c: Capped, v: f64) {
         if self.0.is_none_or(|(_, x)| v < x) {
             self.0 = Some((c, v));
+        }
+        if c != Capped::WritesFail && self.1.is_none_or(|x| v < x) {
+            self.1 = Some(v);
         }
     }
 }
@@ -487,6 +495,7 @@ pub(crate) fn score(f: &Facts) -> Score {
         insert_share_of_operations: insert_share.map(round3),
         weighted: round3(weighted),
         capped_by: ceiling.map(|c| c.0),
+        if_writes_fixed: None,
         cap: ceiling.map(|c| c.1),
         words: words.clone(),
     };
@@ -546,7 +555,11 @@ pub(crate) fn score(f: &Facts) -> Score {
     let blocked = f.constraints.iter().any(|c| c.effect == Effect::Blocked);
     let held = ceiling.0.is_some_and(|(_, c)| weighted >= c);
     let verdict = if blocked { Verdict::Blocked } else { Verdict::of_score(score, held) };
-    Score { score, verdict, reasons, breakdown: breakdown(ceiling.0) }
+    let mut b = breakdown(ceiling.0);
+    if b.capped_by == Some(Capped::WritesFail) {
+        b.if_writes_fixed = Some(ceiling.1.map_or(weighted, |c| weighted.min(c)).round().clamp(0.0, 100.0) as u32);
+    }
+    Score { score, verdict, reasons, breakdown: b }
 }
 
 /// Reads and writes under the model.

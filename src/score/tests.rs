@@ -102,6 +102,7 @@ fn finding(effect: Effect, message: &str) -> Finding {
         fix: vec![],
         percentage_of_writes: None,
         refused_here: false,
+        filter_fix: Vec::new(),
         index: None,
         source: "test",
         versions: "test",

@@ -3,7 +3,7 @@
 //! shardkey's, what the rules and the analyses say of your choices, your plan's blockers and
 //! its commands. Only formatting: every figure is `Plan::given`'s.
 
-use super::{blockers_of, share_or_range, what};
+use super::{blockers_of, failing, share_or_range, what};
 use crate::plan::given::GivenPlan;
 use crate::plan::outcome::{Plan, PlannedCollection};
 use std::fmt::Write;
@@ -76,7 +76,11 @@ fn blockers(g: &GivenPlan) -> Option<(String, Vec<String>)> {
 
 pub(super) fn table(p: &Plan) -> String {
     let Some(g) = &p.given else { return String::new() };
-    let mut s = format!("{}\n\n", title(g));
+    let mut s = format!("{}\n", title(g));
+    if let Some(l) = failing(g.transactions.failing_share, p.target_version.as_deref()) {
+        let _ = writeln!(s, "{l}");
+    }
+    s.push('\n');
     let w = g.collections.iter().map(|c| c.namespace.len()).max().unwrap_or(10).max(10);
     let _ = writeln!(s, "{:<w$}  {:<40}  shardkey's", "collection", "yours");
     for r in rows(p, g) {
@@ -102,7 +106,11 @@ pub(super) fn table(p: &Plan) -> String {
 pub(super) fn markdown(p: &Plan) -> String {
     let Some(g) = &p.given else { return String::new() };
     let cell = |t: &str| t.replace('|', "\\|");
-    let mut s = format!("## {}\n\n| collection | yours | shardkey's | about yours |\n|---|---|---|---|\n", cell(&title(g)));
+    let mut s = format!("## {}\n\n", cell(&title(g)));
+    if let Some(l) = failing(g.transactions.failing_share, p.target_version.as_deref()) {
+        let _ = writeln!(s, "**{}**\n", cell(l.trim_start_matches("! ")));
+    }
+    s.push_str("| collection | yours | shardkey's | about yours |\n|---|---|---|---|\n");
     for r in rows(p, g) {
         let _ = writeln!(
             s,
@@ -129,8 +137,11 @@ pub(super) fn markdown(p: &Plan) -> String {
 
 pub(super) fn html(p: &Plan, esc: fn(&str) -> String) -> String {
     let Some(g) = &p.given else { return String::new() };
-    let mut b =
-        format!("<h2>{}</h2><table><tr><th>collection</th><th>yours</th><th>shardkey's</th><th>about yours</th></tr>", esc(&title(g)));
+    let mut b = format!("<h2>{}</h2>", esc(&title(g)));
+    if let Some(l) = failing(g.transactions.failing_share, p.target_version.as_deref()) {
+        let _ = write!(b, "<p><strong>{}</strong></p>", esc(l.trim_start_matches("! ")));
+    }
+    b.push_str("<table><tr><th>collection</th><th>yours</th><th>shardkey's</th><th>about yours</th></tr>");
     for r in rows(p, g) {
         let _ = write!(
             b,
