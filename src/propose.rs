@@ -10,6 +10,9 @@ use crate::model::{geo, KeyField, KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, HashMap};
 
+pub(crate) mod left_out;
+pub(crate) mod type_mix;
+
 /// A candidate and where it comes from.
 #[derive(Debug, Clone)]
 pub(crate) struct Proposal {
@@ -25,6 +28,9 @@ pub(crate) enum Origin {
     CurrentShardKey,
     /// Proposed, and why.
     Proposed(String),
+    /// A filtered field the other proposals leave out for a few bad documents: measured so
+    /// the report can say how it ranks once they are fixed (`left_out`).
+    LeftOut(Box<left_out::LeftOut>),
 }
 
 impl Origin {
@@ -34,6 +40,7 @@ impl Origin {
             Origin::Named => None,
             Origin::CurrentShardKey => Some("current shard key".into()),
             Origin::Proposed(why) => Some(why.clone()),
+            Origin::LeftOut(l) => Some(l.because()),
         }
     }
 }
@@ -563,7 +570,8 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
                 format!("hashed {p}: even data and inserts; its equality filters reach one shard ({})", uses_words(f)),
             );
         }
-        if p != "_id" {
+        // `_id` after a field whose values repeat; an identifier (high cardinality) needs none.
+        if p != "_id" && !high(f) {
             push(
                 key(&[(p, KeyKind::Range), ("_id", KeyKind::Range)]),
                 format!("{p} then _id: _id is unique, so a large {p} value still splits into chunks ({})", uses_words(f)),
@@ -667,7 +675,12 @@ pub(crate) fn for_collection(
 ) -> Vec<Proposal> {
     match options.and_then(|o| o.time_series.as_ref()) {
         Some(ts) => for_time_series(ts, prescan),
-        None => merge([propose_in(prescan, queries, total_docs), from_indexes(indexes)]),
+        None => {
+            // A filtered field left out for a few bad documents is measured too, and said.
+            let fields = profile_fields(prescan, queries);
+            let left = left_out::proposals(&left_out::find(prescan, &fields), &fields);
+            merge([propose_in(prescan, queries, total_docs), left, from_indexes(indexes)])
+        }
     }
 }
 

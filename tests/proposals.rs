@@ -233,3 +233,82 @@ fn every_key_an_expert_tries_is_among_the_candidates() {
         }
     }
 }
+
+/// Issue 49: the most-queried field must not vanish for a few bad documents. Orders read
+/// mostly by a nested customer id, 40 of 4,000 holding an array there (a shared order): the
+/// report says the count (the server's, by $type), an example `_id` that is one of them, the
+/// fix, and the score the key would get without them, which the same key gets once those
+/// documents are gone.
+#[test]
+fn a_field_left_out_for_a_few_array_documents_is_said() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    let base = 1_700_000_000_000i64;
+    rt().block_on(async {
+        let docs: Vec<Document> = (0..4_000i64)
+            .map(|i| {
+                let id = format!("c{:03}", i * 7 % 300);
+                let customer = if i % 100 == 7 {
+                    doc! {"id": [id, format!("c{:03}", (i + 1) % 300)]}
+                } else {
+                    doc! {"id": id}
+                };
+                doc! {"customer": customer, "total": (i % 700) as f64, "createdAt": mongodb::bson::DateTime::from_millis(base + i * 60_000)}
+            })
+            .collect();
+        c.database("app").collection::<Document>("orders").insert_many(docs).await.unwrap();
+    });
+    let mut ops = Vec::new();
+    for i in 0..200i64 {
+        ops.push(if i % 10 < 8 {
+            find("orders", doc! {"customer.id": format!("c{:03}", i * 13 % 300)})
+        } else {
+            let t = mongodb::bson::DateTime::from_millis(base + i * 600_000);
+            find("orders", doc! {"createdAt": {"$gte": t, "$lt": mongodb::bson::DateTime::from_millis(base + i * 600_000 + 3_600_000)}})
+        });
+    }
+    profile(&c, ops);
+    let uri = m.uri();
+    // The server's count of the bad documents.
+    let arrays = rt().block_on(async {
+        let coll = c.database("app").collection::<Document>("orders");
+        let mut cur = coll.aggregate(vec![doc! {"$match": {"customer.id": {"$type": "array"}}}, doc! {"$count": "n"}]).await.unwrap();
+        use futures_util::StreamExt;
+        cur.next().await.unwrap().unwrap().get_i32("n").unwrap()
+    });
+    assert_eq!(arrays, 40);
+
+    let r = analyze(&uri, "orders", &[]);
+    let notes: Vec<&str> = r["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    let note = notes.iter().find(|n| n.starts_with("customer.id is named by 160 sampled filters")).unwrap_or_else(|| panic!("{notes:#?}"));
+    eprintln!("{note}");
+    assert!(note.contains(&format!("{arrays} of 4000 sampled documents hold an array there")), "{note}");
+    assert!(note.contains("{\"customer.id\": {$type: \"array\"}}") && note.contains("checkShardingIndex"), "{note}");
+    // The example is one of them, on the server.
+    let id = note.split("(one: _id ").nth(1).and_then(|x| x.split(')').next()).unwrap_or_else(|| panic!("{note}"));
+    let id: Value = serde_json::from_str(id).unwrap();
+    let oid: mongodb::bson::oid::ObjectId = id["$oid"].as_str().unwrap().parse().unwrap();
+    let held = rt().block_on(async {
+        let coll = c.database("app").collection::<Document>("orders");
+        coll.count_documents(doc! {"_id": oid, "customer.id": {"$type": "array"}}).await.unwrap()
+    });
+    assert_eq!(held, 1, "{note}");
+    // The key is measured and shown, refused by the server's rule.
+    let key = "{\"customer.id\": 1, _id: 1}";
+    let cand = candidate(&r, key).unwrap_or_else(|| panic!("{key} not measured"));
+    assert_eq!(cand["verdict"], "invalid");
+    let said: u64 = note.split(&format!("{key} would score ")).nth(1).and_then(|x| x.split(' ').next()).unwrap().parse().unwrap();
+    // Asked for by name it is refused (exit 2), naming the documents.
+    let ns = "app.orders";
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", ns, "--queries", "profile", "--key", key]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("40 documents hold an array in 'customer.id'"));
+    // Without those documents (removed on the server), the key scores what the note said.
+    rt().block_on(async {
+        let coll = c.database("app").collection::<Document>("orders");
+        assert_eq!(coll.delete_many(doc! {"customer.id": {"$type": "array"}}).await.unwrap().deleted_count, 40);
+    });
+    let fixed = analyze(&uri, "orders", &[key.to_string()]);
+    eprintln!("fixed: {} {}; recommended {}", score(&fixed, key), said, key_text(&r["recommendation"]["key"]));
+    assert_eq!(score(&fixed, key), said, "the note said {said}");
+}
