@@ -312,3 +312,68 @@ fn a_field_left_out_for_a_few_array_documents_is_said() {
     eprintln!("fixed: {} {}; recommended {}", score(&fixed, key), said, key_text(&r["recommendation"]["key"]));
     assert_eq!(score(&fixed, key), said, "the note said {said}");
 }
+
+/// Issue 49 item 2: an account id held as int, long, double and, in 5% of documents, string.
+/// The note gives the counts per type (the server's, by `$type`), says the numbers are one
+/// kind and the strings another, and what a query by number misses, which the server shows.
+#[test]
+fn a_key_field_of_mixed_types_is_said() {
+    use mongodb::bson::Bson;
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let docs: Vec<Document> = (0..6_000i64)
+            .map(|i| {
+                let n = 4_000 + i % 1_999;
+                let acct = match i % 20 {
+                    0 => Bson::String(n.to_string()),
+                    1 | 2 => Bson::Int64(n),
+                    3 => Bson::Double(n as f64),
+                    _ => Bson::Int32(n as i32),
+                };
+                doc! {"accountId": acct, "amount": (i % 300) as f64}
+            })
+            .collect();
+        c.database("app").collection::<Document>("ledger").insert_many(docs).await.unwrap();
+    });
+    profile(&c, (0..100i64).map(|i| find("ledger", doc! {"accountId": 4_000 + i * 17 % 1_999})).collect());
+    // The server's counts by type.
+    let by_type: Vec<(String, i64)> = rt().block_on(async {
+        use futures_util::TryStreamExt;
+        let coll = c.database("app").collection::<Document>("ledger");
+        let g = vec![doc! {"$group": {"_id": {"$type": "$accountId"}, "n": {"$sum": 1}}}, doc! {"$sort": {"n": -1, "_id": 1}}];
+        let out: Vec<Document> = coll.aggregate(g).await.unwrap().try_collect().await.unwrap();
+        out.iter().map(|d| (d.get_str("_id").unwrap().to_string(), d.get_i32("n").unwrap() as i64)).collect()
+    });
+    let count = |t: &str| by_type.iter().find(|x| x.0 == t).map(|x| x.1).unwrap_or(0);
+    assert_eq!(count("string"), 300, "{by_type:?}");
+    let r = analyze(&m.uri(), "ledger", &[]);
+    let notes: Vec<&str> = r["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+    let note =
+        notes.iter().find(|n| n.starts_with("accountId holds values MongoDB never finds equal")).unwrap_or_else(|| panic!("{notes:#?}"));
+    eprintln!("{note}");
+    let numbers: Vec<String> = by_type.iter().filter(|x| x.0 != "string").map(|(t, n)| format!("{t} {n}")).collect();
+    assert!(note.contains(&format!("numbers: {} (equal across these types", numbers.join(", "))), "{by_type:?}: {note}");
+    assert!(note.contains(&format!("strings: string {}", count("string"))), "{note}");
+    assert!(note.contains(&format!("the {} documents holding string are missed by queries for numbers", count("string"))), "{note}");
+    assert!(note.contains("in 6000 sampled documents"), "{note}");
+    // What the note says, on the server: the number finds its int, long and double documents,
+    // never the string one; the string finds only that one.
+    let (by_number, by_string, number_types) = rt().block_on(async {
+        let coll = c.database("app").collection::<Document>("ledger");
+        let s = coll.find_one(doc! {"accountId": {"$type": "string"}}).await.unwrap().unwrap();
+        let text = s.get_str("accountId").unwrap().to_string();
+        let n: i32 = text.parse().unwrap();
+        let by_number = coll.count_documents(doc! {"accountId": n, "_id": s.get("_id").unwrap().clone()}).await.unwrap();
+        let by_string = coll.count_documents(doc! {"accountId": text.clone()}).await.unwrap();
+        // A long found by the int of its value: numbers of different types are one value.
+        let l = coll.find_one(doc! {"accountId": {"$type": "long"}}).await.unwrap().unwrap();
+        let as_int = l.get_i64("accountId").unwrap() as i32;
+        let long_by_int = coll.count_documents(doc! {"accountId": as_int, "_id": l.get("_id").unwrap().clone()}).await.unwrap();
+        (by_number, by_string, long_by_int)
+    });
+    // Hand count: the first string document is i = 0, "4000"; no other i below 6,000 with
+    // i % 20 == 0 has i % 1,999 == 0.
+    assert_eq!((by_number, by_string), (0, 1), "the string holder is not found by number");
+    assert_eq!(number_types, 1, "an int query finds the long");
+}
