@@ -18,6 +18,8 @@ use crate::targeting::shapes::shape_of;
 use anyhow::Result;
 use bson::{Bson, Document};
 
+mod field_notes;
+
 /// Which keys to measure.
 #[derive(Debug, Clone)]
 pub(crate) enum Candidates {
@@ -161,6 +163,8 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     // 6. Ranked, each with the words that compare it with the next.
     rank(&mut scored);
     let candidates: Vec<CandidateReport> = scored.into_iter().map(|x| x.0).collect();
+    notes.extend(field_notes::left_out(&proposals, &candidates));
+    notes.extend(field_notes::type_mixtures(sample));
     if let Some(cl) = candidates.first().map(|c| &c.metrics.cluster) {
         notes.extend(cluster_notes(cl));
     }

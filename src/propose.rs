@@ -10,6 +10,9 @@ use crate::model::{geo, KeyField, KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, HashMap};
 
+pub(crate) mod left_out;
+pub(crate) mod type_mix;
+
 /// A candidate and where it comes from.
 #[derive(Debug, Clone)]
 pub(crate) struct Proposal {
@@ -25,6 +28,9 @@ pub(crate) enum Origin {
     CurrentShardKey,
     /// Proposed, and why.
     Proposed(String),
+    /// A filtered field the other proposals leave out for a few bad documents: measured so
+    /// the report can say how it ranks once they are fixed (`left_out`).
+    LeftOut(Box<left_out::LeftOut>),
 }
 
 impl Origin {
@@ -34,6 +40,7 @@ impl Origin {
             Origin::Named => None,
             Origin::CurrentShardKey => Some("current shard key".into()),
             Origin::Proposed(why) => Some(why.clone()),
+            Origin::LeftOut(l) => Some(l.because()),
         }
     }
 }
@@ -98,8 +105,15 @@ impl FieldProfile {
 }
 
 const MIN_PRESENCE: f64 = 0.9;
-/// At most this many proposals (besides existing indexes and the current key).
-pub(crate) const MAX_PROPOSALS: usize = 10;
+/// At most this many proposals (besides existing indexes and the current key). Each is
+/// measured on the whole sample (its key values, chunks, every sampled operation's targets),
+/// so the run's time grows with the count: 24 holds the shapes below for the six most
+/// filtered fields with the compounds before them (see `MAX_FIELDS_PROPOSED`).
+pub(crate) const MAX_PROPOSALS: usize = 24;
+/// The most filtered fields each proposed in every shape (ranged, hashed, then `_id`, then
+/// the field named beside it): an operation naming a seventh field is rare enough in a
+/// workload that a key on it serves few of its operations.
+const MAX_FIELDS_PROPOSED: usize = 6;
 /// Fields profiled at most (the first seen, nested included).
 const MAX_FIELDS: usize = 200;
 /// Nesting depth walked.
@@ -212,8 +226,19 @@ fn filter_paths(filter: &Document, out: &mut Vec<(String, bool)>) {
         if geo::is_geo_predicate(v) {
             return;
         }
-        let range = v.as_document().is_some_and(|d| d.keys().any(|o| matches!(o.as_str(), "$gt" | "$gte" | "$lt" | "$lte")));
-        out.push((path.to_string(), range));
+        let ops = v.as_document().filter(|d| d.keys().next().is_some_and(|o| o.starts_with('$')));
+        let Some(ops) = ops else {
+            out.push((path.to_string(), false));
+            return;
+        };
+        let has = |names: &[&str]| ops.keys().any(|o| names.contains(&o.as_str()));
+        if has(&["$eq", "$in"]) {
+            out.push((path.to_string(), false));
+        } else if has(&["$gt", "$gte", "$lt", "$lte"]) {
+            out.push((path.to_string(), true));
+        }
+        // Anything else ($ne, $nin, $exists, $type, $regex, $not, ...) fixes no value and
+        // bounds no range: no key targets the operation by it.
     });
 }
 
@@ -530,6 +555,45 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
             format!("hashed {}: even data and inserts, and its equality filters still reach one shard ({})", h.path, uses_words(h)),
         );
     }
+    // Every field the filters name, as an expert tries it (issue 49): alone ranged, hashed, and
+    // followed by `_id` (unique, so each of its values' groups stays splittable), and by the
+    // field most often named beside it by equality with more values, when there is one. The
+    // proposals above come first (their compounds are the likelier answers); these make the
+    // answer independent of which of them were thought of.
+    for f in used.iter().take(MAX_FIELDS_PROPOSED) {
+        let p = f.path.as_str();
+        push(key(&[(p, KeyKind::Range)]), uses_words(f));
+        // Hashed serves equality only: a field read by ranges alone is not tried hashed.
+        if p != "_id" && f.eq_uses > 0 {
+            push(
+                key(&[(p, KeyKind::Hashed)]),
+                format!("hashed {p}: even data and inserts; its equality filters reach one shard ({})", uses_words(f)),
+            );
+        }
+        // `_id` after a field whose values repeat; an identifier (high cardinality) needs none.
+        if p != "_id" && !high(f) {
+            push(
+                key(&[(p, KeyKind::Range), ("_id", KeyKind::Range)]),
+                format!("{p} then _id: _id is unique, so a large {p} value still splits into chunks ({})", uses_words(f)),
+            );
+        }
+        let beside = together
+            .iter()
+            .filter(|((a, b), _)| a == p && b != "_id")
+            .filter_map(|((_, b), c)| fields.iter().find(|g| &g.path == b && usable(g) && g.distinct > f.distinct).map(|g| (g, *c)))
+            .max_by(|x, y| x.1.cmp(&y.1).then(y.0.path.cmp(&x.0.path)));
+        if let Some((g, c)) = beside {
+            push(
+                key(&[(p, KeyKind::Range), (&g.path, KeyKind::Range)]),
+                format!(
+                    "{c} sampled filters name {p} and {} together by equality; {} has more values and splits {p}'s ({})",
+                    g.path,
+                    g.path,
+                    uses_words(f)
+                ),
+            );
+        }
+    }
     // With no filters to go by: the high-cardinality fields that do not grow with time, and the time field.
     if used.is_empty() {
         let mut hc: Vec<&FieldProfile> =
@@ -587,6 +651,14 @@ pub(crate) fn from_indexes(indexes: &[crate::model::index::IndexSpec]) -> Vec<Pr
                 });
             }
         }
+        // Hashed on its first field: the field names are a prefix, which is what keeps it
+        // unique (`rules::unique_index`: mongodb/mongo 49802bc src/mongo/s/shard_key_pattern.cpp).
+        if let Some(first) = fields.first().filter(|f| f.as_str() != "_id") {
+            out.push(Proposal {
+                key: ShardKey::single(first, KeyKind::Hashed),
+                origin: Origin::Proposed(format!("hashed {first}: unique index {} starts with it, so it stays unique", ix.name)),
+            });
+        }
     }
     merge([out])
 }
@@ -603,7 +675,12 @@ pub(crate) fn for_collection(
 ) -> Vec<Proposal> {
     match options.and_then(|o| o.time_series.as_ref()) {
         Some(ts) => for_time_series(ts, prescan),
-        None => merge([propose_in(prescan, queries, total_docs), from_indexes(indexes)]),
+        None => {
+            // A filtered field left out for a few bad documents is measured too, and said.
+            let fields = profile_fields(prescan, queries);
+            let left = left_out::proposals(&left_out::find(prescan, &fields), &fields);
+            merge([propose_in(prescan, queries, total_docs), left, from_indexes(indexes)])
+        }
     }
 }
 
@@ -683,104 +760,4 @@ pub(crate) fn merge(lists: impl IntoIterator<Item = Vec<Proposal>>) -> Vec<Propo
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Op, QueryOrigin};
-    use bson::doc;
-
-    #[test]
-    fn proposes_filter_fields_hashed_id_and_compound_for_hot_groups() {
-        let docs: Vec<Document> =
-            (0..100).map(|i| doc! {"_id": i, "g": if i < 50 { 0 } else { i }, "u": i, "rare": if i < 10 { 1 } else { 0 }}).collect();
-        let qs = [
-            Query::new(Op::Find, "d.c", doc! {"g": 1}, QueryOrigin::Profiler),
-            Query::new(Op::Find, "d.c", doc! {"u": 1}, QueryOrigin::Profiler),
-            Query::new(Op::Find, "d.c", doc! {"missing": 1}, QueryOrigin::Profiler),
-        ];
-        let refs: Vec<&Query> = qs.iter().collect();
-        let keys: Vec<String> = propose(&docs, &refs).iter().map(|p| p.key.to_string()).collect();
-        assert!(keys.contains(&"{_id: \"hashed\"}".to_string()));
-        assert!(keys.contains(&"{g: 1}".to_string()));
-        assert!(keys.contains(&"{g: 1, _id: 1}".to_string()), "{keys:?}");
-        assert!(keys.contains(&"{u: 1}".to_string()));
-        assert!(keys.contains(&"{u: \"hashed\"}".to_string()), "{keys:?}");
-        assert!(!keys.iter().any(|k| k.contains("missing")));
-    }
-
-    /// Flight records (the shape of the public nycflights13 table): without a query log
-    /// every field is considered, nested ones too, not the first five in document order.
-    #[test]
-    fn without_queries_every_field_is_profiled_and_groups_pair_with_the_time_field() {
-        let carriers = ["UA", "AA", "B6", "DL", "EV", "MQ", "US", "WN", "VX", "FL", "AS", "9E"];
-        let docs: Vec<Document> = (0..1000i64)
-            .map(|i| {
-                doc! {
-                    "_id": i,
-                    "year": 2013, "month": 1 + (i % 12) as i32, "day": 1 + (i % 28) as i32,
-                    "dep_time": (i * 7919) % 2400,
-                    "carrier": carriers[(i % 12) as usize],
-                    "tailnum": format!("N{:05}", (i * 104_729) % 99_991),
-                    "dest": format!("D{:02}", (i * 31) % 40),
-                    "time_hour": bson::DateTime::from_millis(1_356_998_400_000 + i * 3_600_000),
-                    "meta": {"aircraft": {"serial": format!("S{}", (i * 7_727) % 1_000_003)}},
-                }
-            })
-            .collect();
-        let props = propose(&docs, &[]);
-        let keys: Vec<String> = props.iter().map(|p| p.key.to_string()).collect();
-        assert!(keys.len() <= MAX_PROPOSALS);
-        assert!(keys.contains(&"{dest: 1, time_hour: 1}".to_string()), "{keys:?}");
-        assert!(keys.contains(&"{carrier: 1, time_hour: 1}".to_string()), "{keys:?}");
-        assert!(keys.iter().any(|k| k.contains("tailnum")), "{keys:?}");
-        assert!(keys.contains(&"{\"meta.aircraft.serial\": 1}".to_string()), "nested: {keys:?}");
-        assert!(!keys.contains(&"{year: 1}".to_string()), "one value: {keys:?}");
-        let because = props.iter().find(|p| p.key.to_string() == "{dest: 1, time_hour: 1}").unwrap().origin.proposed_because().unwrap();
-        assert!(because.contains("40 distinct string values"), "{because}");
-        // The profile is computed, not guessed: time_hour is an increasing date.
-        let f = profile_fields(&docs, &[]);
-        let t = f.iter().find(|x| x.path == "time_hour").unwrap();
-        assert!(t.increasing_by_nature && t.distinct == 1000);
-    }
-
-    #[test]
-    fn a_time_series_collection_gets_only_the_keys_its_rules_allow() {
-        use crate::model::collection::TimeSeries;
-        let ts = TimeSeries { time_field: "t".into(), meta_field: Some("m".into()), granularity: None };
-        // m.a in every document, m.b in half: m.b stays out (below 90%).
-        let pre: Vec<Document> = (0..10)
-            .map(|i| {
-                if i % 2 == 0 {
-                    doc! {"t": 1, "m": {"a": i, "b": 1}}
-                } else {
-                    doc! {"t": 1, "m": {"a": i}}
-                }
-            })
-            .collect();
-        let keys: Vec<String> = for_time_series(&ts, &pre).iter().map(|p| p.key.to_string()).collect();
-        assert_eq!(keys, ["{m: 1, t: 1}", "{\"m.a\": 1, t: 1}", "{m: \"hashed\"}"]);
-        let alone = TimeSeries { meta_field: None, ..ts };
-        let keys: Vec<String> = for_time_series(&alone, &pre).iter().map(|p| p.key.to_string()).collect();
-        assert_eq!(keys, ["{t: 1}"]);
-    }
-
-    /// The issue's OLTP shape: every query fixes a region (5 values) and a district inside
-    /// it (10 values, numbered within the region) by equality, beside an order id.
-    #[test]
-    fn fields_every_filter_fixes_together_are_proposed_coarse_first() {
-        let pre: Vec<Document> = (0..1000).map(|i| doc! {"_id": i, "district": i % 10, "region": i % 5, "o": i}).collect();
-        let qs: Vec<Query> = (0..50)
-            .map(|i| Query::new(Op::Find, "a.b", doc! {"district": i % 10, "region": i % 5, "o": i}, QueryOrigin::SlowQueryLog))
-            .collect();
-        let refs: Vec<&Query> = qs.iter().collect();
-        let p = propose(&pre, &refs);
-        let found = p
-            .iter()
-            .find(|x| x.key.to_string() == "{region: 1, district: 1, o: 1}")
-            .unwrap_or_else(|| panic!("{:?}", p.iter().map(|x| x.key.to_string()).collect::<Vec<_>>()));
-        assert!(
-            found.origin.proposed_because().unwrap().starts_with("50 sampled filters fix region, district, o together by equality"),
-            "{:?}",
-            found.origin
-        );
-    }
-}
+mod tests;

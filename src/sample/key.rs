@@ -46,11 +46,33 @@ pub struct KeySample {
     pub(crate) docs_with_arrays: u64,
     /// The first such document (0-based position in the sample) and the field.
     pub(crate) first_array: Option<(u64, String)>,
+    /// Per key field (the first `TYPE_FIELDS`): counted documents by the BSON type of their
+    /// value there (`type_slot`; slot 0: missing), for the words on type mixtures.
+    pub(crate) types_by_field: Vec<[u64; TYPE_SLOTS]>,
     pub(super) scratch: Vec<u8>,
     pub(super) exact_limit: usize,
     pub(super) reservoir_cap: usize,
     /// Only the reservoir is kept (a second, insertion-ordered pass).
     pub(super) order_only: bool,
+}
+
+/// Slots of `types_by_field`: the BSON type codes 1-19 at their number, minKey at 30,
+/// maxKey at 31, missing at 0.
+pub(crate) const TYPE_SLOTS: usize = 32;
+/// Key fields whose types are counted (keys of more fields are rare; the rest go uncounted).
+const TYPE_FIELDS: usize = 8;
+
+/// A value's slot in `types_by_field`.
+fn type_slot(v: &ValueRef) -> u8 {
+    let t = match v {
+        ValueRef::Doc(b) => b.element_type(),
+        ValueRef::Raw(r) => r.element_type(),
+    } as u8;
+    match t {
+        0x7F => 31,
+        0xFF => 30,
+        t => t & 0x1F,
+    }
 }
 
 impl std::fmt::Debug for KeySample {
@@ -85,6 +107,7 @@ impl KeySample {
             docs_null_or_missing: 0,
             docs_with_arrays: 0,
             first_array: None,
+            types_by_field: Vec::new(),
             scratch: Vec::new(),
             exact_limit,
             reservoir_cap,
@@ -112,9 +135,13 @@ impl KeySample {
         let mut missing = false;
         // Bit i: field i missing or null (MongoDB keys have at most 32 fields).
         let mut null_fields = 0u64;
+        let mut types = [0u8; TYPE_FIELDS];
         for (i, f) in self.key.fields.iter().enumerate() {
             let v = match lookup(i, &f.path) {
                 Found::Value(v) => {
+                    if i < TYPE_FIELDS {
+                        types[i] = type_slot(&v);
+                    }
                     if matches!(v, ValueRef::Doc(Bson::Null) | ValueRef::Raw(bson::RawBsonRef::Null)) {
                         null_fields |= 1 << (i % 64);
                     }
@@ -150,6 +177,10 @@ impl KeySample {
         };
         if missing {
             self.docs_missing_fields += 1;
+        }
+        self.types_by_field.resize(n.min(TYPE_FIELDS), [0; TYPE_SLOTS]);
+        for (c, t) in self.types_by_field.iter_mut().zip(types) {
+            c[t as usize] += 1;
         }
         if null_fields != 0 {
             self.docs_null_or_missing += 1;

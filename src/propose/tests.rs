@@ -1,0 +1,141 @@
+//! The proposals' unit tests (beside `propose.rs`, which they would push past 800 lines).
+
+use super::*;
+use crate::model::{Op, QueryOrigin};
+use bson::doc;
+
+#[test]
+fn proposes_filter_fields_hashed_id_and_compound_for_hot_groups() {
+    let docs: Vec<Document> =
+        (0..100).map(|i| doc! {"_id": i, "g": if i < 50 { 0 } else { i }, "u": i, "rare": if i < 10 { 1 } else { 0 }}).collect();
+    let qs = [
+        Query::new(Op::Find, "d.c", doc! {"g": 1}, QueryOrigin::Profiler),
+        Query::new(Op::Find, "d.c", doc! {"u": 1}, QueryOrigin::Profiler),
+        Query::new(Op::Find, "d.c", doc! {"missing": 1}, QueryOrigin::Profiler),
+    ];
+    let refs: Vec<&Query> = qs.iter().collect();
+    let keys: Vec<String> = propose(&docs, &refs).iter().map(|p| p.key.to_string()).collect();
+    assert!(keys.contains(&"{_id: \"hashed\"}".to_string()));
+    assert!(keys.contains(&"{g: 1}".to_string()));
+    assert!(keys.contains(&"{g: 1, _id: 1}".to_string()), "{keys:?}");
+    assert!(keys.contains(&"{u: 1}".to_string()));
+    assert!(keys.contains(&"{u: \"hashed\"}".to_string()), "{keys:?}");
+    assert!(!keys.iter().any(|k| k.contains("missing")));
+}
+
+/// Issue 49: each filtered field in every shape an expert tries; hashed only when an
+/// equality names it; a field only negated (`$ne`, `$exists`) is not a key's field.
+#[test]
+fn every_filtered_field_is_tried_alone_hashed_and_before_id() {
+    let docs: Vec<Document> = (0..1000).map(|i| doc! {"_id": i, "order": i / 6, "shop": i % 40, "t": i, "flag": i % 2}).collect();
+    let qs: Vec<Query> = (0..60)
+        .map(|i| match i % 3 {
+            0 => Query::new(Op::Find, "d.c", doc! {"order": i}, QueryOrigin::Profiler),
+            1 => Query::new(Op::Find, "d.c", doc! {"shop": i % 40, "order": {"$in": [i]}, "flag": {"$ne": 1}}, QueryOrigin::Profiler),
+            _ => Query::new(Op::Find, "d.c", doc! {"t": {"$gte": i}, "flag": {"$exists": true}}, QueryOrigin::Profiler),
+        })
+        .collect();
+    let refs: Vec<&Query> = qs.iter().collect();
+    let keys: Vec<String> = propose_in(&docs, &refs, Some(12_000)).iter().map(|p| p.key.to_string()).collect();
+    for k in [
+        "{order: 1}",
+        "{order: \"hashed\"}",
+        "{order: 1, _id: 1}",
+        "{shop: 1}",
+        "{shop: \"hashed\"}",
+        "{shop: 1, _id: 1}",
+        "{shop: 1, order: 1}",
+        "{t: 1}",
+    ] {
+        assert!(keys.contains(&k.to_string()), "{k} not in {keys:?}");
+    }
+    assert!(!keys.iter().any(|k| k.contains("flag")), "{keys:?}");
+    assert!(!keys.contains(&"{t: \"hashed\"}".to_string()), "t is read by ranges only: {keys:?}");
+    assert!(!keys.contains(&"{t: 1, _id: 1}".to_string()), "t is an identifier already: {keys:?}");
+    assert!(keys.len() <= MAX_PROPOSALS);
+}
+
+#[test]
+fn a_unique_index_allows_its_first_field_hashed() {
+    use crate::model::index::IndexSpec;
+    let ix = IndexSpec::from_list_indexes(&doc! {"v": 2, "key": {"orderNumber": 1, "shop": 1}, "name": "on_1", "unique": true});
+    let keys: Vec<String> = from_indexes(&[ix]).iter().map(|p| p.key.to_string()).collect();
+    assert_eq!(keys, ["{orderNumber: 1, shop: 1}", "{orderNumber: 1}", "{orderNumber: \"hashed\"}"]);
+}
+
+/// Flight records (the shape of the public nycflights13 table): without a query log
+/// every field is considered, nested ones too, not the first five in document order.
+#[test]
+fn without_queries_every_field_is_profiled_and_groups_pair_with_the_time_field() {
+    let carriers = ["UA", "AA", "B6", "DL", "EV", "MQ", "US", "WN", "VX", "FL", "AS", "9E"];
+    let docs: Vec<Document> = (0..1000i64)
+        .map(|i| {
+            doc! {
+                "_id": i,
+                "year": 2013, "month": 1 + (i % 12) as i32, "day": 1 + (i % 28) as i32,
+                "dep_time": (i * 7919) % 2400,
+                "carrier": carriers[(i % 12) as usize],
+                "tailnum": format!("N{:05}", (i * 104_729) % 99_991),
+                "dest": format!("D{:02}", (i * 31) % 40),
+                "time_hour": bson::DateTime::from_millis(1_356_998_400_000 + i * 3_600_000),
+                "meta": {"aircraft": {"serial": format!("S{}", (i * 7_727) % 1_000_003)}},
+            }
+        })
+        .collect();
+    let props = propose(&docs, &[]);
+    let keys: Vec<String> = props.iter().map(|p| p.key.to_string()).collect();
+    assert!(keys.len() <= MAX_PROPOSALS);
+    assert!(keys.contains(&"{dest: 1, time_hour: 1}".to_string()), "{keys:?}");
+    assert!(keys.contains(&"{carrier: 1, time_hour: 1}".to_string()), "{keys:?}");
+    assert!(keys.iter().any(|k| k.contains("tailnum")), "{keys:?}");
+    assert!(keys.contains(&"{\"meta.aircraft.serial\": 1}".to_string()), "nested: {keys:?}");
+    assert!(!keys.contains(&"{year: 1}".to_string()), "one value: {keys:?}");
+    let because = props.iter().find(|p| p.key.to_string() == "{dest: 1, time_hour: 1}").unwrap().origin.proposed_because().unwrap();
+    assert!(because.contains("40 distinct string values"), "{because}");
+    // The profile is computed, not guessed: time_hour is an increasing date.
+    let f = profile_fields(&docs, &[]);
+    let t = f.iter().find(|x| x.path == "time_hour").unwrap();
+    assert!(t.increasing_by_nature && t.distinct == 1000);
+}
+
+#[test]
+fn a_time_series_collection_gets_only_the_keys_its_rules_allow() {
+    use crate::model::collection::TimeSeries;
+    let ts = TimeSeries { time_field: "t".into(), meta_field: Some("m".into()), granularity: None };
+    // m.a in every document, m.b in half: m.b stays out (below 90%).
+    let pre: Vec<Document> = (0..10)
+        .map(|i| {
+            if i % 2 == 0 {
+                doc! {"t": 1, "m": {"a": i, "b": 1}}
+            } else {
+                doc! {"t": 1, "m": {"a": i}}
+            }
+        })
+        .collect();
+    let keys: Vec<String> = for_time_series(&ts, &pre).iter().map(|p| p.key.to_string()).collect();
+    assert_eq!(keys, ["{m: 1, t: 1}", "{\"m.a\": 1, t: 1}", "{m: \"hashed\"}"]);
+    let alone = TimeSeries { meta_field: None, ..ts };
+    let keys: Vec<String> = for_time_series(&alone, &pre).iter().map(|p| p.key.to_string()).collect();
+    assert_eq!(keys, ["{t: 1}"]);
+}
+
+/// The issue's OLTP shape: every query fixes a region (5 values) and a district inside
+/// it (10 values, numbered within the region) by equality, beside an order id.
+#[test]
+fn fields_every_filter_fixes_together_are_proposed_coarse_first() {
+    let pre: Vec<Document> = (0..1000).map(|i| doc! {"_id": i, "district": i % 10, "region": i % 5, "o": i}).collect();
+    let qs: Vec<Query> = (0..50)
+        .map(|i| Query::new(Op::Find, "a.b", doc! {"district": i % 10, "region": i % 5, "o": i}, QueryOrigin::SlowQueryLog))
+        .collect();
+    let refs: Vec<&Query> = qs.iter().collect();
+    let p = propose(&pre, &refs);
+    let found = p
+        .iter()
+        .find(|x| x.key.to_string() == "{region: 1, district: 1, o: 1}")
+        .unwrap_or_else(|| panic!("{:?}", p.iter().map(|x| x.key.to_string()).collect::<Vec<_>>()));
+    assert!(
+        found.origin.proposed_because().unwrap().starts_with("50 sampled filters fix region, district, o together by equality"),
+        "{:?}",
+        found.origin
+    );
+}
