@@ -84,3 +84,147 @@ fn updates_by_id_that_change_the_key_are_refused_on_6_0_in_analyze_and_check() {
     assert_eq!(rule["actual"].as_f64(), Some(expected), "{rule}");
     assert!(rule["message"].as_str().unwrap().contains("refused (error 31025)"), "{rule}");
 }
+
+/// The marketplace case (issue 48), as a DBA meets it: an application (the Rust driver) on a
+/// replica set runs three transactions; mongod 6.0.5 logs every operation. Under the DBA's
+/// keys orders {customerId: 1, _id: 1} and payments {customerId: 1, _id: 1}:
+/// - pay (PAYS): reads the order by the whole key, then payments.updateOne({orderId}) — neither
+///   key nor _id: refused before 7.1 (error 61);
+/// - ship (SHIPS): orders.findOneAndUpdate({number}) — findAndModify without the key: refused;
+/// - note (NOTES): orders.updateOne and payments.updateOne by the whole key — targeted.
+///
+/// By hand: (PAYS + SHIPS) / all = 50 / 100 transactions fail on 6.0; of payments' updates
+/// PAYS / (PAYS + NOTES) = 30 / 80 = 37.5% are refused. analyze, check and plan must say the
+/// same of the same writes: one verdict (`rules::write_targeting`).
+#[test]
+fn the_same_refused_writes_in_analyze_check_and_plan() {
+    use common::ReplSet;
+    const PAYS: i64 = 30;
+    const SHIPS: i64 = 20;
+    const NOTES: i64 = 50;
+    let set = ReplSet::start(2, false, false);
+    let client = set.client();
+    rt().block_on(async {
+        let db = client.database("market");
+        db.run_command(doc! {"profile": 0, "slowms": -1}).await.unwrap();
+        let orders = db.collection::<Document>("orders");
+        let payments = db.collection::<Document>("payments");
+        let o: Vec<Document> = (0..400i64).map(|i| doc! {"_id": i, "number": 9000 + i, "customerId": i % 97, "status": "new"}).collect();
+        let p: Vec<Document> = (0..400i64).map(|i| doc! {"_id": i, "orderId": i, "customerId": i % 97, "state": "due"}).collect();
+        orders.insert_many(o).await.unwrap();
+        payments.insert_many(p).await.unwrap();
+        let mut s = client.start_session().await.unwrap();
+        for t in 0..(PAYS + SHIPS + NOTES) {
+            let i = (t * 7) % 400;
+            let c = i % 97;
+            s.start_transaction().await.unwrap();
+            if t < PAYS {
+                orders.find_one(doc! {"customerId": c, "_id": i}).session(&mut s).await.unwrap();
+                payments.update_one(doc! {"orderId": i}, doc! {"$set": {"state": "paid"}}).session(&mut s).await.unwrap();
+            } else if t < PAYS + SHIPS {
+                orders.find_one_and_update(doc! {"number": 9000 + i}, doc! {"$set": {"status": "shipped"}}).session(&mut s).await.unwrap();
+            } else {
+                orders.update_one(doc! {"customerId": c, "_id": i}, doc! {"$set": {"status": "seen"}}).session(&mut s).await.unwrap();
+                payments.update_one(doc! {"customerId": c, "_id": i}, doc! {"$set": {"seen": true}}).session(&mut s).await.unwrap();
+            }
+            s.commit_transaction().await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0, "slowms": 100}).await.unwrap();
+    });
+    let log = set.members[0].dir.path().join("mongod.log");
+    let log = log.to_str().unwrap();
+    let uri = set.uri("");
+    let key = "{customerId: 1, _id: 1}";
+    let refused_pct = PAYS as f64 * 100.0 / (PAYS + NOTES) as f64;
+
+    // analyze: capped as writes that fail, 37.5%, the fix named.
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "market.payments", "--queries", log, "--key", key, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let want = serde_json::to_value(shardkey::model::ShardKey::parse(key).unwrap()).unwrap();
+    let cand = r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == want).unwrap();
+    let f = cand["constraints"].as_array().unwrap().iter().find(|f| f["rule"] == "singleWriteWithoutShardKey").expect("refused writes");
+    assert_eq!((f["effect"].as_str(), f["percentageOfWrites"].as_f64()), (Some("writesFail"), Some(refused_pct)), "{f}");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains("(error 61, ShardKeyNotFound); accepted from 7.1") && msg.ends_with("fix: add customerId, _id to the filter"),
+        "{msg}"
+    );
+    assert_eq!(cand["scoreBreakdown"]["cappedBy"], "writesFail");
+    assert!(cand["score"].as_u64().unwrap() <= 20);
+
+    // check: its own rule, the same share and words.
+    let d = tempfile::tempdir().unwrap();
+    let policy = format!("[[collection]]\nnamespace = \"market.payments\"\nkey = '{key}'\nmax_refused_writes_percent = 0.0\n");
+    std::fs::write(d.path().join("shardkey.toml"), policy).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(d.path())
+        .args(["check", "--uri", &uri, "--queries", log, "--format", "json"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rule = v["collections"][0]["rules"].as_array().unwrap().iter().find(|r| r["rule"] == "max_refused_writes_percent").unwrap();
+    assert_eq!(rule["actual"].as_f64(), Some(refused_pct), "{rule}");
+    assert!(rule["message"].as_str().unwrap().contains(msg), "the same words: {rule}");
+
+    // plan, the DBA's keys kept (what-if): half the transactions fail, apart from the
+    // single-shard share; both refused shapes named with their fix; the payments key capped.
+    let o = shardkey(&[
+        "plan",
+        "--uri",
+        &uri,
+        "--database",
+        "market",
+        "--queries",
+        log,
+        "--shards",
+        "4",
+        "--format",
+        "json",
+        "--key",
+        &format!("orders={key}"),
+        "--key",
+        &format!("payments={key}"),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let p: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(p["targetVersion"], "6.0");
+    assert_eq!(p["transactions"]["found"], PAYS + SHIPS + NOTES, "{:#}", p["transactions"]);
+    let g = &p["given"]["transactions"];
+    let failing = (PAYS + SHIPS) as f64 / (PAYS + SHIPS + NOTES) as f64;
+    assert_eq!(g["failingShare"].as_f64(), Some(failing), "{g:#}");
+    let refused: Vec<&Value> = g["blockers"].as_array().unwrap().iter().filter(|b| b["shape"] == "refused by the server").collect();
+    let of = |ns: &str, op: &str| {
+        refused.iter().find(|b| b["namespace"] == ns && b["op"] == op).unwrap_or_else(|| panic!("{ns} {op} not in {refused:#?}"))
+    };
+    let pay = of("market.payments", "update");
+    assert_eq!(pay["transactionsPercent"].as_f64(), Some(PAYS as f64 * 100.0 / (PAYS + SHIPS + NOTES) as f64));
+    assert!(pay["fix"].as_str().unwrap().starts_with("add customerId, _id to the update's filter (6.0 refuses it, error 61"), "{pay}");
+    assert_eq!((pay["errorCode"].as_i64(), pay["acceptedFrom"].as_str()), (Some(61), Some("7.1")));
+    let ship = of("market.orders", "findAndModify");
+    assert_eq!(ship["transactionsPercent"].as_f64(), Some(SHIPS as f64 * 100.0 / (PAYS + SHIPS + NOTES) as f64));
+    assert!(ship["fix"].as_str().unwrap().starts_with("add customerId, _id to the findAndModify's filter"), "{ship}");
+    let payments = p["given"]["collections"].as_array().unwrap().iter().find(|c| c["namespace"] == "market.payments").unwrap();
+    assert!(payments["score"].as_u64().unwrap() <= 20, "capped: {payments:#}");
+    // The text says the failing share apart.
+    let o = shardkey(&[
+        "plan",
+        "--uri",
+        &uri,
+        "--database",
+        "market",
+        "--queries",
+        log,
+        "--shards",
+        "4",
+        "--key",
+        &format!("orders={key}"),
+        "--key",
+        &format!("payments={key}"),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("! 50% of transactions would fail on MongoDB 6.0"), "{text}");
+}
