@@ -170,9 +170,15 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         .map(|c| crate::score::choice::Ranked { key: &c.key, score: c.score, verdict: c.verdict, constraints: &c.constraints })
         .collect();
     let choice = crate::score::choice::choose(&ranked);
-    let recommendation =
+    // Below the evidence a verdict needs, no commands: the ranking so far and what to run.
+    let evidence =
+        metrics::evidence::Evidence::of(source.has_documents(), opts.total_docs.is_some(), sample.num_docs, total, queries.len() as u64);
+    let recommendation = if evidence.sufficient {
         recommend(ns.as_deref(), candidates.get(choice.chosen), &facts, settings.default_collation.as_ref(), choice.over_accepted)
-            .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r });
+            .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r })
+    } else {
+        None
+    };
     // 8. The report.
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
@@ -207,6 +213,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         },
         candidates,
         recommendation,
+        evidence,
         audit: None,
         notes,
     })

@@ -2,7 +2,9 @@
 //! logs under ../shared/real-logs and the test workloads' captured logs in tests/data/logs)
 //! gives, byte for byte, the workload and analyze JSON recorded before the speed work
 //! (tests/data/expected: recorded by main's binary at a537613, analyze's again after issue 48's
-//! rule changed the words of refused writes; never by the code under change).
+//! rule changed the words of refused writes, and again after issue 47 withheld the recommendation
+//! of a log with fewer than 30 operations on the collection: `evidence` added, `recommendation` gone,
+//! nothing else; never by the code under change).
 
 mod common;
 

@@ -22,6 +22,7 @@ pub(crate) mod cardinality;
 pub(crate) mod characteristics;
 pub(crate) mod cluster;
 pub mod distribution;
+pub(crate) mod evidence;
 pub(crate) mod frequency;
 pub(crate) mod hot_documents;
 pub(crate) mod insert_order;

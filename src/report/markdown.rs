@@ -127,7 +127,7 @@ fn render(r: &Report) -> String {
 fn render_answer(r: &Report, out: &mut String) {
     let Some(a) = super::text::answer(r) else {
         if let Some(why) = super::text::no_answer(r) {
-            let _ = writeln!(out, "**{}**\n", esc(why));
+            let _ = writeln!(out, "**{}**\n", esc(&why));
         }
         return;
     };
