@@ -592,7 +592,7 @@ mod tests {
         assert!(kc.sketch.is_some(), "past the exact limit");
         assert!(kc.num_distinct_values <= kc.num_docs_sampled, "{} > {}", kc.num_distinct_values, kc.num_docs_sampled);
         // The sketch's ~30,000 distinct in 30,000 documents scale to about the whole collection, never past it.
-        assert!(kc.estimated_num_distinct_values.value <= 100_000);
-        assert!(kc.estimated_num_distinct_values.value >= 98_000, "{}", kc.estimated_num_distinct_values.value);
+        assert!(kc.estimated_num_distinct_values.range.value <= 100_000);
+        assert!(kc.estimated_num_distinct_values.range.value >= 98_000, "{}", kc.estimated_num_distinct_values.range.value);
     }
 }
