@@ -53,8 +53,12 @@ pub(crate) struct ProfilerState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) entries: Option<u64>,
     /// Full: the capped collection drops its oldest entries as new ones come, so it
-    /// reaches back only to `oldest`.
-    pub(crate) full: bool,
+    /// reaches back only to `oldest`. None: not known (`full_unknown` says why), never
+    /// taken for "not full".
+    pub(crate) full: Option<bool>,
+    /// Why `full` is not known ("not authorized: collStats on shop.system.profile").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) full_unknown: Option<String>,
     /// Its oldest and newest entries (ISO 8601), any namespace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) oldest: Option<String>,
@@ -72,7 +76,8 @@ impl ProfilerState {
             size_bytes: None,
             max_size_bytes: None,
             entries: None,
-            full: false,
+            full: None,
+            full_unknown: None,
             oldest: None,
             newest: None,
         }

@@ -128,14 +128,34 @@ impl LiveSession {
             read,
             options,
         };
-        // Fail fast (within the selection timeout) on a wrong host or password.
-        if let Err(e) = s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await {
-            // The driver drops a member of another replica set from its topology without a
-            // word: ask the seeds themselves which set they are in.
-            if let Some(why) = s.set_name_mismatch().await {
-                return Err(connection_error(format!("cannot connect to {}: {why}", s.redacted)));
+        // Fail fast (within the selection timeout) on a wrong host or password. The driver
+        // drops a member of another replica set from its topology without a word: the seeds
+        // are asked which set they are in meanwhile (not after: the wait would add up), and
+        // their answer is used only when the ping fails.
+        let failed = {
+            let admin = s.client.database("admin");
+            let ping = s.command(&admin, doc! {"ping": 1}, "cannot connect to");
+            let probe = s.set_name_mismatch();
+            tokio::pin!(ping, probe);
+            let mut probed = None;
+            let pinged = loop {
+                tokio::select! {
+                    r = &mut ping => break r,
+                    p = &mut probe, if probed.is_none() => probed = Some(p),
+                }
+            };
+            match pinged {
+                Ok(_) => None,
+                Err(e) => Some(match probed {
+                    Some(p) => (e, p),
+                    None => (e, probe.await),
+                }),
             }
-            return Err(e);
+        };
+        match failed {
+            Some((_, Some(why))) => return Err(connection_error(format!("cannot connect to {}: {why}", s.redacted))),
+            Some((e, None)) => return Err(e),
+            None => {}
         }
         Ok(s)
     }
