@@ -179,7 +179,9 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     } else {
         None
     };
-    // 8. The report.
+    // 8. The report, with where the documents were read (a move from the preferred member said).
+    let read_on = source.read_on();
+    notes.extend(read_on.iter().filter_map(|r| r.fell_back.clone()));
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
     let by_ns = |n: &str| log.by_namespace.get(n).copied();
@@ -188,7 +190,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         tool: ToolInfo::this(),
         namespace: ns.clone(),
         inputs: Inputs {
-            documents: DocumentInput { source: source.describe(), num_docs_read: sample.num_docs },
+            documents: DocumentInput { source: source.describe(), num_docs_read: sample.num_docs, read_on },
             queries: QueryInput {
                 sources: query_sources,
                 records_read: log.records,

@@ -176,3 +176,66 @@ fn the_selection_timeout_is_the_wait() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("refused the connection"), "{}", String::from_utf8_lossy(&o.stderr));
     assert!((2.0..3.5).contains(&took), "took {took:.1} s for a 2 s timeout");
 }
+
+/// The report names the member the sample was read on (host:port and state, text and JSON),
+/// and says when the read preference fell back from a secondary to the primary.
+#[test]
+fn the_member_each_read_ran_on_is_named() {
+    let set = common::ReplSet::start(2, false, false);
+    let client = set.client();
+    rt().block_on(async {
+        let docs: Vec<Document> = (0..3_000).map(|i| doc! {"orderNumber": i, "customerId": i % 40}).collect();
+        client.database("shop").collection::<Document>("orders").insert_many(docs).await.unwrap();
+    });
+    let ports: Vec<u16> = set.members.iter().map(|m| m.port).collect();
+    // The secondary must hold the documents before it serves the read.
+    let secondary = set.member_client(1);
+    let t0 = std::time::Instant::now();
+    while rt().block_on(async { secondary.database("shop").collection::<Document>("orders").estimated_document_count().await.unwrap() })
+        < 3_000
+    {
+        assert!(t0.elapsed() < std::time::Duration::from_secs(30), "the secondary did not catch up");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let uri = set.uri("");
+    let analyze = || {
+        json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--key", "{customerId: 1}", "--format", "json", "-q"]))
+    };
+    let read_on = |r: &serde_json::Value| r["inputs"]["documents"]["readOn"].as_array().unwrap().clone();
+
+    // Both members up: read on the secondary, as secondaryPreferred prefers.
+    let r = analyze();
+    let on = read_on(&r);
+    assert_eq!(on.len(), 1, "{on:?}");
+    assert_eq!(on[0]["host"], format!("127.0.0.1:{}", ports[1]));
+    assert_eq!((on[0]["role"].as_str(), on[0]["readPreference"].as_str()), (Some("secondary"), Some("secondaryPreferred")));
+    assert!(on[0].get("fellBack").is_none());
+
+    // The secondary out of reach for reads (hidden: the driver no longer selects it, as when it is down):
+    // the read falls back to the primary, and the report says so.
+    let primary = set.member_client(0);
+    rt().block_on(async {
+        let admin = primary.database("admin");
+        let mut cfg = admin.run_command(doc! {"replSetGetConfig": 1}).await.unwrap().get_document("config").unwrap().clone();
+        let version = cfg.get_i32("version").unwrap();
+        cfg.insert("version", version + 1);
+        let mut members = cfg.get_array("members").unwrap().clone();
+        let m1 = members[1].as_document_mut().unwrap();
+        m1.insert("hidden", true);
+        m1.insert("priority", 0);
+        cfg.insert("members", members);
+        admin.run_command(doc! {"replSetReconfig": cfg}).await.unwrap();
+    });
+    let r = analyze();
+    let on = read_on(&r);
+    assert_eq!(on.len(), 1, "{on:?}");
+    assert_eq!((on[0]["host"].as_str(), on[0]["role"].as_str()), (Some(format!("127.0.0.1:{}", ports[0]).as_str()), Some("primary")));
+    let said = format!("the documents were read on the primary 127.0.0.1:{}: no secondary was available", ports[0]);
+    assert!(on[0]["fellBack"].as_str().unwrap().starts_with(&said), "{}", on[0]);
+    assert!(r["notes"].to_string().contains(&said), "{}", r["notes"]);
+    // The text's first line names it.
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--key", "{customerId: 1}", "--color", "never", "-q"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let first: Vec<&str> = text.lines().take(2).map(str::trim).collect();
+    assert!(first.join(" ").contains(&format!("read on 127.0.0.1:{} (primary)", ports[0])), "{text}");
+}

@@ -105,6 +105,30 @@ impl ProfilerState {
     }
 }
 
+/// Where a read of the documents ran: the member the driver sent it to (its command
+/// monitoring names the connection's address), what that member is, and the read
+/// preference it was chosen by. JSON `inputs.documents.readOn`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReadOn {
+    /// host:port as the driver's topology names it.
+    pub(crate) host: String,
+    pub(crate) role: MemberRole,
+    /// The read preference's mode (`secondaryPreferred` unless the URI sets one).
+    pub(crate) read_preference: String,
+    /// Said when the member is not the kind the read preference prefers (a secondary
+    /// preferred, the primary used).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fell_back: Option<String>,
+}
+
+impl ReadOn {
+    /// "127.0.0.1:27018 (secondary)".
+    pub(crate) fn label(&self) -> String {
+        format!("{} ({})", self.host, self.role.as_str())
+    }
+}
+
 /// One member (or one log file) as read: where it is, what it is, what it held.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -154,6 +154,9 @@ pub(crate) struct Inputs {
 pub(crate) struct DocumentInput {
     pub(crate) source: String,
     pub(crate) num_docs_read: u64,
+    /// Live: the member each read of the documents ran on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) read_on: Vec<crate::model::member::ReadOn>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -132,6 +132,10 @@ pub(crate) fn summary_line(r: &Report) -> String {
     } else {
         format!("{ns}: {} documents sampled from {}", r.inputs.documents.num_docs_read, r.inputs.documents.source)
     };
+    if !r.inputs.documents.read_on.is_empty() {
+        let on: Vec<String> = r.inputs.documents.read_on.iter().map(|m| m.label()).collect();
+        let _ = write!(s, ", read on {}", on.join(" and "));
+    }
     if !q.sources.is_empty() {
         let skipped: u64 = q.skipped.values().sum();
         let _ = write!(

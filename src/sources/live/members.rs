@@ -162,6 +162,7 @@ impl LiveSession {
             max_time: self.max_time,
             read,
             options: o,
+            reads_seen: self.reads_seen.clone(),
         })
     }
 
@@ -287,15 +288,7 @@ impl LiveSession {
             match reached {
                 Ok((s, hello)) => {
                     if read.role == MemberRole::Unknown {
-                        read.role = if hello.get_bool("ismaster").unwrap_or(false) && hello.get_str("setName").is_ok() {
-                            MemberRole::Primary
-                        } else if hello.get_bool("secondary").unwrap_or(false) {
-                            MemberRole::Secondary
-                        } else if hello.get_str("setName").is_err() && hello.get_str("msg").is_err() {
-                            MemberRole::Standalone
-                        } else {
-                            MemberRole::Unknown
-                        };
+                        read.role = super::read_on::role_of(&hello);
                     }
                     read.profiler = s.profiler_state().await;
                     if let Err(e) = s.read_member_profile(scope, log, &mut read).await {
