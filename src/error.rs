@@ -61,6 +61,8 @@ pub enum Outcome {
     Success,
     /// `check` found a violation, or `analyze --fail-under` was not met.
     GateFailed,
+    /// Ended early by SIGINT or SIGTERM, cleanly (`sample`: settings restored, file written).
+    Interrupted,
 }
 
 /// The process exit codes.
@@ -70,6 +72,8 @@ pub enum Exit {
     GateFailed = 1,
     UserError = 2,
     Internal = 3,
+    /// 128 + SIGINT, as shells report a process ended by Ctrl-C.
+    Interrupted = 130,
 }
 
 impl From<Exit> for ExitCode {
@@ -83,6 +87,7 @@ impl From<Outcome> for Exit {
         match o {
             Outcome::Success => Exit::Success,
             Outcome::GateFailed => Exit::GateFailed,
+            Outcome::Interrupted => Exit::Interrupted,
         }
     }
 }

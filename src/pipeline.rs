@@ -180,10 +180,18 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         })
         .collect();
     let choice = crate::score::choice::choose(&ranked);
-    let recommendation =
+    // Below the evidence a verdict needs, no commands: the ranking so far and what to run.
+    let evidence =
+        metrics::evidence::Evidence::of(source.has_documents(), opts.total_docs.is_some(), sample.num_docs, total, queries.len() as u64);
+    let recommendation = if evidence.sufficient {
         recommend(ns.as_deref(), candidates.get(choice.chosen), &facts, settings.default_collation.as_ref(), choice.over_accepted)
-            .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r });
-    // 8. The report.
+            .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r })
+    } else {
+        None
+    };
+    // 8. The report, with where the documents were read (a move from the preferred member said).
+    let read_on = source.read_on();
+    notes.extend(read_on.iter().filter_map(|r| r.fell_back.clone()));
     let mut skipped = log.skipped.clone();
     skipped.retain(|_, v| *v > 0);
     let by_ns = |n: &str| log.by_namespace.get(n).copied();
@@ -192,7 +200,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         tool: ToolInfo::this(),
         namespace: ns.clone(),
         inputs: Inputs {
-            documents: DocumentInput { source: source.describe(), num_docs_read: sample.num_docs },
+            documents: DocumentInput { source: source.describe(), num_docs_read: sample.num_docs, read_on },
             queries: QueryInput {
                 sources: query_sources,
                 records_read: log.records,
@@ -217,6 +225,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         },
         candidates,
         recommendation,
+        evidence,
         audit: None,
         notes,
     })
@@ -595,7 +604,7 @@ mod tests {
         assert!(kc.sketch.is_some(), "past the exact limit");
         assert!(kc.num_distinct_values <= kc.num_docs_sampled, "{} > {}", kc.num_distinct_values, kc.num_docs_sampled);
         // The sketch's ~30,000 distinct in 30,000 documents scale to about the whole collection, never past it.
-        assert!(kc.estimated_num_distinct_values.value <= 100_000);
-        assert!(kc.estimated_num_distinct_values.value >= 98_000, "{}", kc.estimated_num_distinct_values.value);
+        assert!(kc.estimated_num_distinct_values.range.value <= 100_000);
+        assert!(kc.estimated_num_distinct_values.range.value >= 98_000, "{}", kc.estimated_num_distinct_values.range.value);
     }
 }

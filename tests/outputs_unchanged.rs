@@ -2,8 +2,9 @@
 //! logs under ../shared/real-logs and the test workloads' captured logs in tests/data/logs)
 //! gives, byte for byte, the workload and analyze JSON recorded before the speed work
 //! (tests/data/expected: recorded by main's binary at a537613, analyze's again after issue 48's
-//! rule changed the words of refused writes and after issue 49's proposals added candidates; never
-//! by the code under change).
+//! rule changed the words of refused writes, after issue 49's proposals added candidates, and
+//! after issue 47 withheld the recommendation of a log with fewer than 30 operations on the
+//! collection; never by the code under change).
 
 mod common;
 

@@ -444,10 +444,23 @@ pub(super) fn member_notes(read: &ProfileRead, ns: &dyn std::fmt::Display) -> Ve
                 if let (Some(size), Some(max)) = (p.size_bytes, p.max_size_bytes) {
                     s.push_str(&format!(", system.profile {} of {}", crate::util::text::bytes(size), crate::util::text::bytes(max)));
                 }
-                if p.full {
-                    s.push_str(&format!(
+                match (p.full, &p.full_unknown) {
+                    (Some(true), _) => s.push_str(&format!(
                         ": full, older operations are gone (it reaches back to {}; a larger profiler: db.setProfilingLevel(0), drop system.profile, createCollection(\"system.profile\", {{capped: true, size: ...}}))",
                         p.oldest.as_deref().unwrap_or("its oldest entry")
+                    )),
+                    (Some(false), _) => {}
+                    (None, why) => s.push_str(&format!(
+                        "; whether system.profile is full (older operations gone): unknown ({})",
+                        why.as_deref().unwrap_or("not reported")
+                    )),
+                }
+                // Level 1 keeps what was slow: the workload seen is the slow part of it.
+                if p.level == 1 {
+                    s.push_str(&format!(
+                        "; level 1 holds only operations slower than {} ms{}: the workload seen is its slow part, not all of it",
+                        p.slowms,
+                        if p.sample_rate < 1.0 { format!(", {}% of them", (p.sample_rate * 1000.0).round() / 10.0) } else { String::new() }
                     ));
                 }
                 s
@@ -500,4 +513,38 @@ pub(crate) fn profiled_writes_notes(s: &Sessions) -> Vec<String> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::member::{MemberRole, ProfilerState};
+
+    #[test]
+    fn a_profiler_whose_size_could_not_be_read_is_unknown_never_not_full() {
+        let mut p = ProfilerState::new(1, 100, 1.0);
+        p.full_unknown = Some("not authorized: collStats on shop.system.profile".into());
+        let read = ProfileRead {
+            members: vec![MemberRead {
+                host: Some("db1:27017".into()),
+                set: Some("rs0".into()),
+                role: MemberRole::Primary,
+                source: "shop.system.profile".into(),
+                operations: 12,
+                from: None,
+                to: None,
+                profiler: Some(p),
+                error: None,
+            }],
+            notes: vec![],
+        };
+        let n = member_notes(&read, &"shop.orders").join("\n");
+        assert!(
+            n.contains(
+                "whether system.profile is full (older operations gone): unknown (not authorized: collStats on shop.system.profile)"
+            ),
+            "{n}"
+        );
+        assert!(n.contains("level 1 holds only operations slower than 100 ms: the workload seen is its slow part"), "{n}");
+    }
 }

@@ -218,7 +218,7 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
             }
             Ok(Outcome::Success)
         }
-        Request::Sample(sr) => scrub_errors(secrets_of(&sr.uri), || sample::run(sr, out).map(|_| Outcome::Success)),
+        Request::Sample(sr) => scrub_errors(secrets_of(&sr.uri), || sample::run(sr, out)),
     }
 }
 

@@ -4,7 +4,7 @@
 //! are written to a file that `analyze --queries FILE` reads.
 
 use super::SampleRequest;
-use crate::error::{input_error, usage_error};
+use crate::error::{input_error, usage_error, Outcome};
 use crate::sources::live::query_sampling::ProfilerSettings;
 use crate::sources::live::{LiveOptions, LiveSession};
 use anyhow::Result;
@@ -40,7 +40,58 @@ impl Interrupts {
     }
 }
 
-pub(super) fn run(r: &SampleRequest, out: &mut dyn Write) -> Result<()> {
+/// The profiler after a sampling window, as read: what decides whether it kept the window.
+#[derive(Debug, Clone, PartialEq)]
+struct AfterWindow {
+    start_millis: i64,
+    /// Its oldest entry, any namespace.
+    oldest_millis: Option<i64>,
+    full: Option<bool>,
+    max_bytes: Option<u64>,
+    /// Why its size could not be read.
+    size_unknown: Option<String>,
+    /// The window's entries on the namespace, and their mean BSON size.
+    entries: u64,
+    entry_bytes: Option<u64>,
+}
+
+impl AfterWindow {
+    /// A warning when the capped profiler dropped entries of the window, and the profiler's
+    /// capacity at the entry size measured here. A capped collection drops its oldest
+    /// entries only once at its maximum: full, with its oldest entry later than the window's
+    /// start, it dropped some of the window (a profiler that was empty before the window
+    /// also starts after it, and lost nothing).
+    fn words(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let late = self.oldest_millis.filter(|&o| o > self.start_millis).map(|o| (o - self.start_millis) as f64 / 1000.0);
+        match (late, self.full) {
+            (Some(s), Some(true)) => out.push(format!(
+                "warning: the profiler wrapped during the window: it is at its maximum and its oldest entry is {s:.0} s after the window began, so the operations before that are lost and the file covers the rest of the window only"
+            )),
+            (Some(s), None) => out.push(format!(
+                "warning: the profiler may have wrapped during the window: its oldest entry is {s:.0} s after the window began, and its size could not be read"
+            )),
+            (None, Some(true)) => out.push(
+                "warning: system.profile is at its maximum: it kept this window, but is dropping its oldest entries, and a longer or busier window would lose some of its own".to_string(),
+            ),
+            _ => {}
+        }
+        if let (Some(avg), Some(max)) = (self.entry_bytes.filter(|&b| b > 0), self.max_bytes) {
+            out.push(format!(
+                "{} entries of {avg} bytes on average were written: system.profile ({}) holds about {} of them, so keep --rate × operations/s × duration under that, or enlarge it",
+                self.entries,
+                crate::util::text::bytes(max),
+                crate::util::text::fmt_count(max / avg)
+            ));
+        }
+        if let Some(why) = &self.size_unknown {
+            out.push(format!("whether system.profile dropped entries of the window by its size: unknown ({why})"));
+        }
+        out
+    }
+}
+
+pub(super) fn run(r: &SampleRequest, out: &mut dyn Write) -> Result<Outcome> {
     if !r.change_server_settings {
         return Err(usage_error(format!(
             "shardkey sample changes server settings and needs --change-server-settings to say so: {CHANGES}"
@@ -90,6 +141,21 @@ pub(super) fn run(r: &SampleRequest, out: &mut dyn Write) -> Result<()> {
         let entries = rt.block_on(session.profile_entries_since(start_millis));
         restore?;
         let entries = entries?;
+        // Did the capped profiler keep the whole window? Its oldest entry and its size say.
+        let (oldest, sizes) = rt.block_on(session.profiler_after_window());
+        let after = AfterWindow {
+            start_millis,
+            oldest_millis: oldest.map(|t| t.timestamp_millis()),
+            full: sizes.as_ref().ok().and_then(|z| z.full()),
+            max_bytes: sizes.as_ref().ok().and_then(|z| z.max_bytes),
+            size_unknown: sizes.err(),
+            entries: entries.len() as u64,
+            entry_bytes: crate::sources::live::query_sampling::mean_bson_size(&entries),
+        };
+        for w in after.words() {
+            crate::util::term::note(&w);
+            lines.push(w);
+        }
         (
             interrupted,
             entries,
@@ -122,5 +188,52 @@ pub(super) fn run(r: &SampleRequest, out: &mut dyn Write) -> Result<()> {
     }
     let next = if major >= 7 { "sampled".to_string() } else { r.out.display().to_string() };
     writeln!(out, "next: shardkey analyze --uri <URI> --collection {} --queries {next}", r.namespace)?;
-    Ok(())
+    // Interrupted: settings restored and what was sampled written, but the window was cut
+    // short, which a script must be able to tell (README "Exit codes": 130).
+    Ok(if interrupted { Outcome::Interrupted } else { Outcome::Success })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after() -> AfterWindow {
+        AfterWindow {
+            start_millis: 1_000_000,
+            oldest_millis: Some(999_000),
+            full: Some(false),
+            max_bytes: Some(1 << 20),
+            size_unknown: None,
+            entries: 120,
+            entry_bytes: Some(2_100),
+        }
+    }
+
+    #[test]
+    fn a_profiler_that_kept_the_window_says_its_capacity() {
+        // 1,048,576 / 2,100 = 499 entries of this size.
+        assert_eq!(after().words(), vec!["120 entries of 2100 bytes on average were written: system.profile (1.0 MiB) holds about 499 of them, so keep --rate × operations/s × duration under that, or enlarge it".to_string()]);
+    }
+
+    #[test]
+    fn a_wrapped_profiler_is_warned_of() {
+        // The run: the file started 82 s into a 240 s window.
+        let w = AfterWindow { oldest_millis: Some(1_082_000), full: Some(true), ..after() }.words();
+        assert!(
+            w[0].starts_with("warning: the profiler wrapped during the window: it is at its maximum and its oldest entry is 82 s after"),
+            "{w:?}"
+        );
+        let w = AfterWindow { full: Some(true), ..after() }.words();
+        assert!(w[0].starts_with("warning: system.profile is at its maximum: it kept this window"), "{w:?}");
+        // Empty before the window (its first entry came after the start) and not full: nothing lost.
+        assert_eq!(AfterWindow { oldest_millis: Some(1_082_000), ..after() }.words().len(), 1);
+        let w = AfterWindow {
+            full: None,
+            max_bytes: None,
+            size_unknown: Some("not authorized: collStats on shop.system.profile".into()),
+            ..after()
+        }
+        .words();
+        assert_eq!(w, vec!["whether system.profile dropped entries of the window by its size: unknown (not authorized: collStats on shop.system.profile)".to_string()]);
+    }
 }

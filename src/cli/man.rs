@@ -5,11 +5,12 @@
 use clap::CommandFactory;
 
 /// The exit codes (README "Exit codes").
-const EXIT_STATUS: [(&str, &str); 4] = [
+const EXIT_STATUS: [(&str, &str); 5] = [
     ("0", "Success; also when standard output is closed early (shardkey analyze ... | head)."),
-    ("1", "A gate failed: check found a policy violation, or analyze --fail-under was not met."),
+    ("1", "A gate failed: check found a policy violation, or analyze --fail-under was not met (a score below it, or evidence too thin for a verdict)."),
     ("2", "Usage, configuration, input or connection error: one line on standard error, naming the file and line or the field at fault."),
     ("3", "Internal error (a bug; the message says where, and never holds a credential)."),
+    ("130", "sample ended early by Ctrl-C or SIGTERM: the settings restored and what was sampled written, but the window was cut short."),
 ];
 
 /// Every page: `shardkey` first, then each subcommand's, as (file name, roff).

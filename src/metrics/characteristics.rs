@@ -26,6 +26,9 @@ pub(crate) struct KeyCharacteristics {
     pub(crate) estimated_num_distinct_values: Estimate,
     /// Percentage of sampled documents holding the most common value.
     pub(crate) top_value_percentage: f64,
+    /// Its 95% Wilson interval for the collection (both ends equal when the sample is the
+    /// whole collection); the verdict uses `upper`, the pessimistic end.
+    pub(crate) top_value_percentage_range: frequency::ShareRange,
     pub(crate) num_docs_missing_key_fields: u64,
     /// Documents with an array in a key field (the server refuses the key: BadValue).
     pub(crate) num_docs_with_array_key_values: u64,
@@ -84,7 +87,9 @@ pub(crate) struct MostCommonValue {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Estimate {
-    pub(crate) value: u64,
+    /// `value` the estimate, `lower`..`upper` its range; the verdict uses `lower`.
+    #[serde(flatten)]
+    pub(crate) range: cardinality::DistinctRange,
     pub(crate) estimator: Estimator,
 }
 
@@ -185,11 +190,14 @@ pub(crate) fn measure<'p>(
         None => ks.count_profile(),
     };
     let estimated = if is_unique == Some(true) {
-        Estimate { value: total, estimator: Estimator::UniqueIndex }
-    } else if let Some((d, f1, f2)) = profile {
-        Estimate { value: cardinality::chao1(d, f1, f2, counted, total), estimator: Estimator::Chao1 }
+        Estimate { range: cardinality::DistinctRange::exact(total), estimator: Estimator::UniqueIndex }
+    } else if let Some((d, f1, _)) = profile {
+        let range = cardinality::gee(d, f1, counted, total);
+        Estimate { range, estimator: if counted >= total { Estimator::Exact } else { Estimator::Gee } }
     } else {
-        Estimate { value: cardinality::scale_distinct(distinct, counted, total), estimator: Estimator::Sketch }
+        // The sketch's count is itself an estimate (its standard error in `sketch`); scaled, an upper bound.
+        let upper = cardinality::scale_distinct(distinct, counted, total);
+        Estimate { range: cardinality::DistinctRange { value: upper, lower: distinct, upper }, estimator: Estimator::Sketch }
     };
     KeyCharacteristics {
         num_docs_total: total,
@@ -201,6 +209,7 @@ pub(crate) fn measure<'p>(
         monotonicity: mono,
         estimated_num_distinct_values: estimated,
         top_value_percentage: frequency::top_share(freqs, counted) * 100.0,
+        top_value_percentage_range: frequency::top_share_range(freqs, counted, total),
         hashing: hashed.map(|h| Hashing {
             field: ks.key.hashed_position().map(|i| ks.key.fields[i].path.clone()).unwrap_or_default(),
             num_distinct_values_before_hashing: h.raw_distinct,

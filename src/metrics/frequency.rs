@@ -20,6 +20,37 @@ pub(crate) fn top_share(values: &[ValueCount], num_sampled: u64) -> f64 {
     values.iter().map(|v| v.count).max().unwrap_or(0) as f64 / num_sampled as f64
 }
 
+/// A share's range in percent: `lower`..`upper`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub(crate) struct ShareRange {
+    pub(crate) lower: f64,
+    pub(crate) upper: f64,
+}
+
+/// The top value's share of the collection in percent, as a 95% Wilson score interval
+/// (Wilson 1927) from its count in the sample: unlike the normal approximation it stays
+/// within 0..100% and holds for small counts and shares near 0 or 1. Exact (both ends the
+/// sample's share) when the sample is the whole collection.
+pub(crate) fn top_share_range(values: &[ValueCount], num_sampled: u64, num_total: u64) -> ShareRange {
+    let k = values.iter().map(|v| v.count).max().unwrap_or(0);
+    let (lower, upper) =
+        if num_sampled >= num_total { (top_share(values, num_sampled), top_share(values, num_sampled)) } else { wilson(k, num_sampled) };
+    ShareRange { lower: lower * 100.0, upper: upper * 100.0 }
+}
+
+/// The 95% Wilson score interval (z = 1.96) of a proportion seen `k` times in `n`.
+pub(crate) fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    const Z: f64 = 1.96;
+    let (n, p) = (n as f64, k as f64 / n as f64);
+    let denom = 1.0 + Z * Z / n;
+    let centre = (p + Z * Z / (2.0 * n)) / denom;
+    let half = Z / denom * (p * (1.0 - p) / n + Z * Z / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JumboValue {
     pub(crate) value: Vec<Bson>,
@@ -60,6 +91,20 @@ mod tests {
 
     fn vc(v: i32, c: u64) -> ValueCount {
         ValueCount { value: vec![Bson::Int32(v)], count: c }
+    }
+
+    #[test]
+    fn wilson_by_hand() {
+        // 25 of 100: centre (0.25 + 1.96²/200) / (1 + 1.96²/100) = 0.25925, half-width 0.08380.
+        let (lo, hi) = wilson(25, 100);
+        assert!((lo - 0.17545).abs() < 1e-4 && (hi - 0.34305).abs() < 1e-4, "{lo} {hi}");
+        // None seen in 10: 0 up to 1.96²/(10 + 1.96²) = 0.2775 (not 0..0 as p ± z·se would say).
+        let (lo, hi) = wilson(0, 10);
+        assert!(lo == 0.0 && (hi - 0.27750).abs() < 1e-4, "{hi}");
+        // The whole collection: the share itself.
+        assert_eq!(top_share_range(&[vc(1, 3), vc(2, 1)], 4, 4), ShareRange { lower: 75.0, upper: 75.0 });
+        let r = top_share_range(&[vc(1, 25), vc(2, 15)], 100, 1_000_000);
+        assert!(r.lower < 25.0 && r.upper > 25.0);
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub(crate) mod cardinality;
 pub(crate) mod characteristics;
 pub(crate) mod cluster;
 pub mod distribution;
+pub(crate) mod evidence;
 pub(crate) mod frequency;
 pub(crate) mod hot_documents;
 pub(crate) mod insert_order;
@@ -341,8 +342,9 @@ fn predict_cluster(
         queries: touches,
         inserts,
         recent: &recent,
-        estimated_distinct: if documents { kc.estimated_num_distinct_values.value } else { key_space.len() as u64 },
-        top_share: if documents { kc.top_value_percentage / 100.0 } else { 0.0 },
+        // The pessimistic ends: the fewest distinct values and the largest top share the sample allows.
+        estimated_distinct: if documents { kc.estimated_num_distinct_values.range.lower } else { key_space.len() as u64 },
+        top_share: if documents { kc.top_value_percentage_range.upper / 100.0 } else { 0.0 },
         writes_without_shard_key_percent: Some(
             ((pct(writes.percentage_of_single_writes_without_shard_key) + pct(writes.percentage_of_multi_writes_without_shard_key)) * 1e6)
                 .round()

@@ -53,8 +53,12 @@ pub(crate) struct ProfilerState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) entries: Option<u64>,
     /// Full: the capped collection drops its oldest entries as new ones come, so it
-    /// reaches back only to `oldest`.
-    pub(crate) full: bool,
+    /// reaches back only to `oldest`. None: not known (`full_unknown` says why), never
+    /// taken for "not full".
+    pub(crate) full: Option<bool>,
+    /// Why `full` is not known ("not authorized: collStats on shop.system.profile").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) full_unknown: Option<String>,
     /// Its oldest and newest entries (ISO 8601), any namespace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) oldest: Option<String>,
@@ -72,7 +76,8 @@ impl ProfilerState {
             size_bytes: None,
             max_size_bytes: None,
             entries: None,
-            full: false,
+            full: None,
+            full_unknown: None,
             oldest: None,
             newest: None,
         }
@@ -97,6 +102,30 @@ impl ProfilerState {
             1 => Some(format!("level 1 keeps only operations slower than {} ms", self.slowms)),
             _ => None,
         }
+    }
+}
+
+/// Where a read of the documents ran: the member the driver sent it to (its command
+/// monitoring names the connection's address), what that member is, and the read
+/// preference it was chosen by. JSON `inputs.documents.readOn`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReadOn {
+    /// host:port as the driver's topology names it.
+    pub(crate) host: String,
+    pub(crate) role: MemberRole,
+    /// The read preference's mode (`secondaryPreferred` unless the URI sets one).
+    pub(crate) read_preference: String,
+    /// Said when the member is not the kind the read preference prefers (a secondary
+    /// preferred, the primary used).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fell_back: Option<String>,
+}
+
+impl ReadOn {
+    /// "127.0.0.1:27018 (secondary)".
+    pub(crate) fn label(&self) -> String {
+        format!("{} ({})", self.host, self.role.as_str())
     }
 }
 

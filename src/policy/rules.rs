@@ -245,7 +245,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         judge: Judge::Candidate(|t, c| {
             let min = t.number() as u64;
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
-            let d = kc.estimated_num_distinct_values.value;
+            let d = kc.estimated_num_distinct_values.range.value;
             Finding::Measured { actual: json!(d), passed: d >= min, message: format!("about {d} distinct values (minimum {min})") }
         }),
     },

@@ -230,7 +230,7 @@ fn render(r: &Report) -> String {
         }
         None => {
             if let Some(why) = super::text::no_answer(r) {
-                let _ = writeln!(b, "<p class=\"caveat\"><strong>{}</strong></p>", esc(why));
+                let _ = writeln!(b, "<p class=\"caveat\"><strong>{}</strong></p>", esc(&why));
             }
         }
     }

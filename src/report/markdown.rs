@@ -99,7 +99,7 @@ fn render(r: &Report) -> String {
             esc(&key),
             c.score,
             c.verdict.as_str(),
-            kc.map(|k| k.estimated_num_distinct_values.value.to_string()).unwrap_or_else(|| "-".into()),
+            kc.map(|k| k.estimated_num_distinct_values.range.value.to_string()).unwrap_or_else(|| "-".into()),
             esc(&top),
             kc.map(|k| k.monotonicity.kind.as_str()).unwrap_or("not measured"),
             if shown { figure(c, super::table::inserts_cell) + " | " } else { String::new() },
@@ -127,7 +127,7 @@ fn render(r: &Report) -> String {
 fn render_answer(r: &Report, out: &mut String) {
     let Some(a) = super::text::answer(r) else {
         if let Some(why) = super::text::no_answer(r) {
-            let _ = writeln!(out, "**{}**\n", esc(why));
+            let _ = writeln!(out, "**{}**\n", esc(&why));
         }
         return;
     };

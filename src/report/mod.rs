@@ -120,6 +120,10 @@ pub(crate) struct Report {
     /// How to apply the first-ranked key: the commands and their requirements.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) recommendation: Option<crate::score::apply::Recommendation>,
+    /// What the analysis rested on; in the JSON only when too thin for an answer (then no
+    /// `recommendation`: `evidence.shortfalls` say what is missing and what to run).
+    #[serde(skip_serializing_if = "crate::metrics::evidence::Evidence::is_sufficient")]
+    pub(crate) evidence: crate::metrics::evidence::Evidence,
     /// The collection is already sharded: its real chunks (live only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) audit: Option<AuditReport>,
@@ -150,6 +154,9 @@ pub(crate) struct Inputs {
 pub(crate) struct DocumentInput {
     pub(crate) source: String,
     pub(crate) num_docs_read: u64,
+    /// Live: the member each read of the documents ran on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) read_on: Vec<crate::model::member::ReadOn>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -198,7 +198,7 @@ fn full_ranking(r: &Report) -> Table {
                     Some(x) => format!("{} ({x:.2})", kc.monotonicity.kind.as_str()),
                     None => kc.monotonicity.kind.as_str().to_string(),
                 },
-                kc.estimated_num_distinct_values.value.to_string(),
+                kc.estimated_num_distinct_values.range.value.to_string(),
             ),
             None => ("not measured".into(), "not measured".into(), "-".into()),
         };

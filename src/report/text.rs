@@ -71,13 +71,15 @@ pub(crate) fn first_warning(r: &Report, c: &CandidateReport) -> Option<String> {
 }
 
 /// Why there is no answer, when there are candidates but no recommendation.
-pub(super) fn no_answer(r: &Report) -> Option<&'static str> {
+pub(super) fn no_answer(r: &Report) -> Option<String> {
     if r.recommendation.is_some() || r.candidates.is_empty() {
         None
+    } else if let Some(thin) = r.evidence.words(r.candidates.first().map(|c| c.key.to_string()).as_deref()) {
+        Some(thin)
     } else if r.candidates.iter().all(|c| !figures_shown(c)) {
-        Some("no key to recommend: the server refuses every candidate (each one's reasons say why)")
+        Some("no key to recommend: the server refuses every candidate (each one's reasons say why)".into())
     } else {
-        Some("no commands: the namespace is not known (give --collection db.coll)")
+        Some("no commands: the namespace is not known (give --collection db.coll)".into())
     }
 }
 
@@ -130,6 +132,10 @@ pub(crate) fn summary_line(r: &Report) -> String {
     } else {
         format!("{ns}: {} documents sampled from {}", r.inputs.documents.num_docs_read, r.inputs.documents.source)
     };
+    if !r.inputs.documents.read_on.is_empty() {
+        let on: Vec<String> = r.inputs.documents.read_on.iter().map(|m| m.label()).collect();
+        let _ = write!(s, ", read on {}", on.join(" and "));
+    }
     if !q.sources.is_empty() {
         let skipped: u64 = q.skipped.values().sum();
         let _ = write!(

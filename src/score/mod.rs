@@ -268,10 +268,16 @@ pub(crate) struct Facts {
     pub(crate) docs_with_arrays: u64,
     pub(crate) docs_sampled: u64,
     pub(crate) docs_missing_fields: u64,
+    /// The distinct count the verdict uses: the lower end of the estimate's range (pessimistic).
     pub(crate) estimated_distinct: u64,
-    /// Top value and its share of documents (0..1).
+    /// The estimate with its range, for the words; None when counted exactly.
+    pub(crate) distinct_range: Option<crate::metrics::cardinality::DistinctRange>,
+    /// Top value and the share of documents the verdict uses (0..1): the upper end of its
+    /// 95% interval (pessimistic) when the documents are a sample.
     pub(crate) top_value: Option<Value>,
     pub(crate) top_share: f64,
+    /// The top value's share in the sample, when it differs from `top_share` (words only).
+    pub(crate) top_share_in_sample: Option<f64>,
     /// The largest jumbo value: (value, documents, bytes), and how many values are at risk.
     pub(crate) jumbo: Option<(Value, u64, u64)>,
     pub(crate) jumbo_count: usize,
@@ -310,9 +316,13 @@ impl Facts {
             docs_with_arrays: kc.map_or(0, |k| k.num_docs_with_array_key_values),
             docs_sampled: kc.map_or(0, |k| k.num_docs_sampled),
             docs_missing_fields: kc.map_or(0, |k| k.num_docs_missing_key_fields),
-            estimated_distinct: kc.map_or(0, |k| k.estimated_num_distinct_values.value),
+            estimated_distinct: kc.map_or(0, |k| k.estimated_num_distinct_values.range.lower),
+            distinct_range: kc.map(|k| k.estimated_num_distinct_values.range).filter(|r| !r.is_exact()),
             top_value: kc.and_then(|k| k.most_common_values.first()).map(|v| v.value.clone()),
-            top_share: kc.map_or(0.0, |k| k.top_value_percentage / 100.0),
+            top_share: kc.map_or(0.0, |k| k.top_value_percentage_range.upper / 100.0),
+            top_share_in_sample: kc
+                .filter(|k| k.top_value_percentage_range.upper != k.top_value_percentage)
+                .map(|k| k.top_value_percentage / 100.0),
             jumbo: kc.and_then(|k| k.jumbo_chunk_risk.values.first()).map(|j| (j.value.clone(), j.estimated_docs, j.estimated_bytes)),
             jumbo_count: kc.map_or(0, |k| k.jumbo_chunk_risk.values.len()),
             chunk_size: cl.chunk_size_bytes,
@@ -641,20 +651,21 @@ fn distribution(f: &Facts, n: usize, said: &mut Said, ceiling: &mut Ceiling) {
         });
     }
     let distinct = f.estimated_distinct.max(1);
+    let range = f.distinct_range;
     if distinct < LOW_CARDINALITY {
         ceiling.at(Capped::LowCardinality);
-        said.problem(Reason::LowCardinality { distinct });
+        said.problem(Reason::LowCardinality { distinct, range });
     } else if f.growth.max_useful_shards < 1000 && useful_shards_words(&f.growth).is_some() {
-        said.problem(Reason::LimitedGrowth { distinct, growth: f.growth.clone() });
+        said.problem(Reason::LimitedGrowth { distinct, range, growth: f.growth.clone() });
     } else {
-        said.strength(Reason::HighCardinality { distinct });
+        said.strength(Reason::HighCardinality { distinct, range });
     }
     if let Some(top) = &f.top_value {
         if f.top_share >= HOT_VALUE_CAP_SHARE {
             ceiling.at(Capped::HotValue);
         }
         if f.top_share >= 0.10 {
-            said.problem(Reason::HotValue { value: short_value(top), share: f.top_share });
+            said.problem(Reason::HotValue { value: short_value(top), share: f.top_share, in_sample: f.top_share_in_sample });
         }
     }
     if let Some((v, docs, bytes)) = &f.jumbo {

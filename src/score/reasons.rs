@@ -2,6 +2,7 @@
 //! what numbers; the words live here, in `Display`, and nowhere else. The JSON carries the
 //! words (`reasons` is a list of strings), so a reason serialises as its text.
 
+use crate::metrics::cardinality::DistinctRange;
 use crate::metrics::cluster::{useful_shards_words, Growth};
 use crate::metrics::distribution::WritesWithoutKey;
 use crate::util::text::{fmt_count, mib};
@@ -54,8 +55,10 @@ pub(crate) enum Reason {
         named: u64,
         estimate: u64,
     },
+    /// `distinct`: the count judged (the lower end); `range`: the estimate when not exact.
     LowCardinality {
         distinct: u64,
+        range: Option<DistinctRange>,
     },
     /// A hashed field holds doubles with fractions: truncated to 64-bit integers before
     /// hashing, many values share a hashed value (manual "Hashed Indexes"; `hash64`).
@@ -68,15 +71,20 @@ pub(crate) enum Reason {
     /// Enough distinct values, but growth stops early (`useful_shards_words`).
     LimitedGrowth {
         distinct: u64,
+        range: Option<DistinctRange>,
         growth: Growth,
     },
     HighCardinality {
         distinct: u64,
+        range: Option<DistinctRange>,
     },
     /// The top value's share of documents (10% or more); `value` as printed.
+    /// `share`: the share judged (its 95% interval's upper end for a sample); `in_sample`:
+    /// the sample's own share when it differs.
     HotValue {
         value: String,
         share: f64,
+        in_sample: Option<f64>,
     },
     Jumbo {
         value: String,
@@ -317,11 +325,17 @@ impl fmt::Display for Reason {
                 fmt_count(*named),
                 fmt_count(*estimate)
             ),
-            Reason::LowCardinality { distinct } => write!(
+            Reason::LowCardinality { distinct, range: None } => write!(
                 f,
                 "low cardinality: only {}; one value is the smallest unit the balancer can move, so at most {} can ever hold data",
                 noun(*distinct, "distinct value", "distinct values"),
                 noun(*distinct, "shard", "shards")
+            ),
+            Reason::LowCardinality { distinct, range: Some(r) } => write!(
+                f,
+                "low cardinality: only {} in the sample, {}; one value is the smallest unit the balancer can move, so few shards can ever hold data",
+                noun(*distinct, "distinct value", "distinct values"),
+                range_words(r)
             ),
             Reason::HashedDoublesTruncated { field, doubles, before, hashed } => write!(
                 f,
@@ -330,17 +344,27 @@ impl fmt::Display for Reason {
                 fmt_count(*before),
                 noun(*hashed, "hashed value", "hashed values")
             ),
-            Reason::LimitedGrowth { distinct, growth } => {
-                write!(f, "about {} distinct values", fmt_count(*distinct))?;
+            Reason::LimitedGrowth { distinct, range, growth } => {
+                match range {
+                    Some(r) => write!(f, "{}", range_words(r))?,
+                    None => write!(f, "about {} distinct values", fmt_count(*distinct))?,
+                }
                 match useful_shards_words(growth) {
                     Some(w) => write!(f, "; {w}"),
                     None => Ok(()),
                 }
             }
-            Reason::HighCardinality { distinct } => write!(f, "high cardinality: about {} distinct values", fmt_count(*distinct)),
-            Reason::HotValue { value, share } => {
+            Reason::HighCardinality { distinct, range: None } => write!(f, "high cardinality: about {} distinct values", fmt_count(*distinct)),
+            Reason::HighCardinality { range: Some(r), .. } => write!(f, "high cardinality: {}", range_words(r)),
+            Reason::HotValue { value, share, in_sample: None } => {
                 write!(f, "hot value: {value} holds {:.1}% of documents; they stay together on one shard", share * 100.0)
             }
+            Reason::HotValue { value, share, in_sample: Some(s) } => write!(
+                f,
+                "hot value: {value} holds {:.1}% of sampled documents, up to {:.1}% of the collection (95% interval, judged on its upper end); they stay together on one shard",
+                s * 100.0,
+                share * 100.0
+            ),
             Reason::Jumbo { value, docs, bytes, range_bytes, values_at_risk } => {
                 write!(
                     f,
@@ -458,6 +482,17 @@ impl fmt::Display for Reason {
     }
 }
 
+/// An estimated distinct count with its range, and the end the verdict uses.
+fn range_words(r: &DistinctRange) -> String {
+    format!(
+        "about {} distinct values in the collection (between {} and {}; judged on {})",
+        fmt_count(r.value),
+        fmt_count(r.lower),
+        fmt_count(r.upper),
+        fmt_count(r.lower)
+    )
+}
+
 impl Serialize for Reason {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
@@ -503,7 +538,7 @@ mod tests {
         let r = Reason::InsertsSpread { taking: 3, shards: 4, share: 0.4, why: Spread::By(Witness::None) };
         assert_eq!(r.to_string(), "inserts spread over 3 of 4 shards, the busiest takes 40.0%");
         assert!(!r.is_warning());
-        assert!(Reason::LowCardinality { distinct: 3 }.is_warning());
+        assert!(Reason::LowCardinality { distinct: 3, range: None }.is_warning());
         assert!(Reason::NoQuerySample.is_warning());
     }
 }

@@ -71,6 +71,10 @@ pub(crate) trait DocumentSource {
     fn scan_in_insertion_order(&mut self, _f: &mut Batches) -> Result<bool> {
         Ok(false)
     }
+    /// Live: the members the document reads ran on (empty for files).
+    fn read_on(&self) -> Vec<crate::model::member::ReadOn> {
+        Vec::new()
+    }
     /// What the source knows about the collection.
     fn facts(&self) -> CollectionFacts {
         CollectionFacts::default()

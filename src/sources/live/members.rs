@@ -24,6 +24,21 @@ struct Member {
     role: MemberRole,
 }
 
+/// `system.profile`'s size as read: data bytes, capped maximum, entries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ProfileSizes {
+    pub(crate) bytes: Option<u64>,
+    pub(crate) max_bytes: Option<u64>,
+    pub(crate) entries: Option<u64>,
+}
+
+impl ProfileSizes {
+    /// Full (dropping its oldest entries), when all three are known.
+    pub(crate) fn full(&self) -> Option<bool> {
+        Some(ProfilerState::is_full(self.bytes?, self.max_bytes?, self.entries?))
+    }
+}
+
 /// Which entries of each profiler to read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum ProfileScope {
@@ -147,6 +162,7 @@ impl LiveSession {
             max_time: self.max_time,
             read,
             options: o,
+            reads_seen: self.reads_seen.clone(),
         })
     }
 
@@ -272,15 +288,7 @@ impl LiveSession {
             match reached {
                 Ok((s, hello)) => {
                     if read.role == MemberRole::Unknown {
-                        read.role = if hello.get_bool("ismaster").unwrap_or(false) && hello.get_str("setName").is_ok() {
-                            MemberRole::Primary
-                        } else if hello.get_bool("secondary").unwrap_or(false) {
-                            MemberRole::Secondary
-                        } else if hello.get_str("setName").is_err() && hello.get_str("msg").is_err() {
-                            MemberRole::Standalone
-                        } else {
-                            MemberRole::Unknown
-                        };
+                        read.role = super::read_on::role_of(&hello);
                     }
                     read.profiler = s.profiler_state().await;
                     if let Err(e) = s.read_member_profile(scope, log, &mut read).await {
@@ -302,15 +310,15 @@ impl LiveSession {
         let settings = self.command(&self.db, doc! {"profile": -1}, "reading the profiler settings of").await.ok()?;
         let s = super::query_sampling::ProfilerSettings::from_reply(&settings);
         let mut state = ProfilerState::new(s.level, s.slowms, s.sample_rate);
-        // collStats (every version; deprecated for $collStats in 6.2, still served): a capped collection's size and maximum.
-        if let Ok(st) = self.command(&self.db, doc! {"collStats": "system.profile"}, "collStats on").await {
-            let n = |k: &str| st.get(k).and_then(crate::bsonx::number::as_f64).map(|v| v as u64);
-            state.size_bytes = n("size");
-            state.max_size_bytes = n("maxSize");
-            state.entries = n("count");
-            if let (Some(size), Some(max), Some(count)) = (state.size_bytes, state.max_size_bytes, state.entries) {
-                state.full = ProfilerState::is_full(size, max, count);
+        match self.profile_sizes(&self.read).await {
+            Ok(z) => {
+                (state.size_bytes, state.max_size_bytes, state.entries) = (z.bytes, z.max_bytes, z.entries);
+                state.full = z.full();
+                if state.full.is_none() {
+                    state.full_unknown = Some("system.profile's size or maximum not reported".into());
+                }
             }
+            Err(why) => state.full_unknown = Some(why),
         }
         let coll: Collection<Document> = self.db.collection("system.profile");
         for (order, slot) in [(1, &mut state.oldest), (-1, &mut state.newest)] {
@@ -321,6 +329,63 @@ impl LiveSession {
             }
         }
         Some(state)
+    }
+
+    /// `system.profile`'s data bytes, capped maximum and entries on the member `read`
+    /// selects, or why they could not be read. collStats (every version; deprecated for
+    /// $collStats in 6.2, still served) needs the collStats action on <db>.system.profile,
+    /// which neither `read` nor `clusterMonitor` grants (clusterMonitor's collStats is on
+    /// non-system collections; measured on 6.0.5 with read + clusterMonitor: Unauthorized).
+    /// Then the same figures from what those roles allow: the capped maximum from
+    /// listCollections' options (`size`), the entries and their BSON bytes from an
+    /// aggregation on the collection (find, which clusterMonitor grants on every
+    /// system.profile; $bsonSize is 4.4+).
+    pub(crate) async fn profile_sizes(&self, read: &SelectionCriteria) -> std::result::Result<ProfileSizes, String> {
+        let run = |cmd: Document, what: &'static str| {
+            let mut cmd = cmd;
+            cmd.insert("maxTimeMS", self.max_time.as_millis() as i64);
+            let read = read.clone();
+            async move { self.answer(what, async { self.db.run_command(cmd).selection_criteria(read).await }).await }
+        };
+        let stats = match run(doc! {"collStats": "system.profile"}, "collStats on").await {
+            Ok(st) => {
+                let n = |k: &str| st.get(k).and_then(crate::bsonx::number::as_f64).map(|v| v as u64);
+                return Ok(ProfileSizes { bytes: n("size"), max_bytes: n("maxSize"), entries: n("count") });
+            }
+            Err(e) => crate::error::one_line(&e),
+        };
+        let fallback = async {
+            let listed = run(doc! {"listCollections": 1, "filter": {"name": "system.profile"}}, "listCollections on").await?;
+            let max = listed
+                .get_document("cursor")
+                .ok()
+                .and_then(|c| c.get_array("firstBatch").ok())
+                .and_then(|b| b.first())
+                .and_then(Bson::as_document)
+                .and_then(|d| d.get_document("options").ok())
+                .and_then(|o| o.get("size"))
+                .and_then(crate::bsonx::number::as_f64)
+                .map(|v| v as u64);
+            let coll: Collection<Document> = self.db.collection("system.profile");
+            let pipeline = vec![doc! {"$group": {"_id": null, "bytes": {"$sum": {"$bsonSize": "$$ROOT"}}, "count": {"$sum": 1}}}];
+            let mut totals = None;
+            let open = coll.aggregate(pipeline).max_time(self.max_time).selection_criteria(read.clone());
+            self.for_each_doc(open, "summing system.profile on", |d| totals = Some(d)).await?;
+            let n = |k: &str| totals.as_ref().and_then(|d| d.get(k)).and_then(crate::bsonx::number::as_f64).map(|v| v as u64);
+            // An empty profiler: no group at all, zero bytes.
+            Ok::<_, anyhow::Error>(ProfileSizes {
+                bytes: Some(n("bytes").unwrap_or(0)),
+                max_bytes: max,
+                entries: Some(n("count").unwrap_or(0)),
+            })
+        };
+        match fallback.await {
+            Ok(z) => Ok(z),
+            Err(_) if stats.contains("not authorized") || stats.contains("Unauthorized") => {
+                Err(format!("not authorized: collStats on {}.system.profile", self.namespace.db()))
+            }
+            Err(_) => Err(stats),
+        }
     }
 
     /// This member's profiler entries (the namespace's or the database's) into `log`.
@@ -355,10 +420,21 @@ impl LiveSession {
 fn profile_error(e: &anyhow::Error, db: &str) -> String {
     let text = crate::error::one_line(e);
     if text.contains("Unauthorized") {
-        format!("{text}: the role read does not grant find on {db}.system.profile; dbAdmin on {db} does")
+        format!("{text}: the role read does not grant find on {db}.system.profile; {}", profiler_role_hint(db))
     } else {
         text
     }
+}
+
+/// The narrowest privileges that read a profiler, as the manual's built-in roles and
+/// privilege actions name them (manual "Built-In Roles": clusterMonitor grants find on every
+/// database's system.profile; "Privilege Actions": collStats): never dbAdmin, which can
+/// also drop collections and change the profiler.
+pub(crate) fn profiler_role_hint(db: &str) -> String {
+    format!(
+        "the read-only clusterMonitor role grants find on it; find and collStats on it alone (what shardkey reads) are a custom role: \
+         db.getSiblingDB(\"admin\").createRole({{role: \"profileReader\", privileges: [{{resource: {{db: \"{db}\", collection: \"system.profile\"}}, actions: [\"find\", \"collStats\"]}}], roles: []}})"
+    )
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod collection;
 mod members;
 mod query_logs;
 pub(crate) mod query_sampling;
+mod read_on;
 mod sampling;
 mod selection;
 pub(crate) mod server_compare;
@@ -74,13 +75,17 @@ fn driver_error(what: &str, e: mongodb::error::Error, secrets: &[String]) -> any
 /// A client for a URI, with our timeouts and read preference; plus the URI
 /// redacted for display and the secrets to scrub from messages.
 async fn connect(uri: &str, timeout: Duration) -> Result<(Client, SelectionCriteria, String, Vec<String>)> {
-    let (client, read, redacted, secrets, _) = connect_with_options(uri, timeout).await?;
+    let (client, read, redacted, secrets, _) = connect_with_options(uri, timeout, None).await?;
     Ok((client, read, redacted, secrets))
 }
 
 /// `connect`, and the options it used (a member's direct connection starts from them:
 /// the same credentials and TLS settings).
-async fn connect_with_options(uri: &str, timeout: Duration) -> Result<(Client, SelectionCriteria, String, Vec<String>, ClientOptions)> {
+async fn connect_with_options(
+    uri: &str,
+    timeout: Duration,
+    seen: Option<&read_on::ReadsSeen>,
+) -> Result<(Client, SelectionCriteria, String, Vec<String>, ClientOptions)> {
     let secrets = secrets_of(uri);
     let redacted = redact_uri(uri);
     // The driver panics on some invalid percent-encodings: refuse them first, in our own words.
@@ -95,6 +100,9 @@ async fn connect_with_options(uri: &str, timeout: Duration) -> Result<(Client, S
         opts.selection_criteria = Some(SelectionCriteria::ReadPreference(ReadPreference::SecondaryPreferred { options: None }));
     }
     let read = opts.selection_criteria.clone().expect("set above");
+    if let Some(seen) = seen {
+        opts.command_event_handler = Some(seen.handler());
+    }
     let client = Client::with_options(opts.clone()).map_err(|e| driver_error(&format!("cannot use {redacted}"), e, &secrets))?;
     Ok((client, read, redacted, secrets, opts))
 }
@@ -111,11 +119,15 @@ pub struct LiveSession {
     read: SelectionCriteria,
     /// What the client was made from: a member's direct connection copies it.
     options: ClientOptions,
+    /// Where the document reads went (the driver's command monitoring).
+    reads_seen: read_on::ReadsSeen,
 }
 
 impl LiveSession {
     pub async fn open(o: &LiveOptions) -> Result<LiveSession> {
-        let (client, read, redacted, secrets, options) = connect_with_options(&o.uri, o.server_selection_timeout).await?;
+        let reads_seen = read_on::ReadsSeen::default();
+        let (client, read, redacted, secrets, options) =
+            connect_with_options(&o.uri, o.server_selection_timeout, Some(&reads_seen)).await?;
         let db = client.database(o.namespace.db());
         let s = LiveSession {
             client,
@@ -127,15 +139,36 @@ impl LiveSession {
             max_time: o.max_time,
             read,
             options,
+            reads_seen,
         };
-        // Fail fast (within the selection timeout) on a wrong host or password.
-        if let Err(e) = s.command(&s.client.database("admin"), doc! {"ping": 1}, "cannot connect to").await {
-            // The driver drops a member of another replica set from its topology without a
-            // word: ask the seeds themselves which set they are in.
-            if let Some(why) = s.set_name_mismatch().await {
-                return Err(connection_error(format!("cannot connect to {}: {why}", s.redacted)));
+        // Fail fast (within the selection timeout) on a wrong host or password. The driver
+        // drops a member of another replica set from its topology without a word: the seeds
+        // are asked which set they are in meanwhile (not after: the wait would add up), and
+        // their answer is used only when the ping fails.
+        let failed = {
+            let admin = s.client.database("admin");
+            let ping = s.command(&admin, doc! {"ping": 1}, "cannot connect to");
+            let probe = s.set_name_mismatch();
+            tokio::pin!(ping, probe);
+            let mut probed = None;
+            let pinged = loop {
+                tokio::select! {
+                    r = &mut ping => break r,
+                    p = &mut probe, if probed.is_none() => probed = Some(p),
+                }
+            };
+            match pinged {
+                Ok(_) => None,
+                Err(e) => Some(match probed {
+                    Some(p) => (e, p),
+                    None => (e, probe.await),
+                }),
             }
-            return Err(e);
+        };
+        match failed {
+            Some((_, Some(why))) => return Err(connection_error(format!("cannot connect to {}: {why}", s.redacted))),
+            Some((e, None)) => return Err(e),
+            None => {}
         }
         Ok(s)
     }

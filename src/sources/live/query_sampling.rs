@@ -55,6 +55,12 @@ pub(crate) fn configure_query_analyzer(ns: &str, mode: &str, samples_per_second:
     c
 }
 
+/// The mean BSON size of profiler entries (what a capped profiler's size is counted in).
+pub(crate) fn mean_bson_size(entries: &[Document]) -> Option<u64> {
+    let bytes: u64 = entries.iter().map(|d| crate::bsonx::bson_size(d).unwrap_or(0) as u64).sum();
+    bytes.checked_div(entries.len() as u64)
+}
+
 fn primary() -> SelectionCriteria {
     SelectionCriteria::ReadPreference(ReadPreference::Primary)
 }
@@ -94,6 +100,18 @@ impl LiveSession {
     pub(crate) async fn set_query_analyzer(&self, mode: &str, samples_per_second: Option<f64>) -> Result<()> {
         let cmd = configure_query_analyzer(&self.namespace.to_string(), mode, samples_per_second);
         self.on_primary("admin", cmd, "configureQueryAnalyzer on").await.map(|_| ())
+    }
+
+    /// The primary's profiler after a window: its oldest entry's time (any namespace) and
+    /// its size, or why the size could not be read.
+    pub(crate) async fn profiler_after_window(
+        &self,
+    ) -> (Option<bson::DateTime>, std::result::Result<super::members::ProfileSizes, String>) {
+        let coll = self.db.collection::<Document>("system.profile");
+        let first = coll.find_one(doc! {}).sort(doc! {"$natural": 1}).projection(doc! {"ts": 1}).selection_criteria(primary());
+        let oldest = self.answer("reading system.profile on", async { first.await }).await.ok().flatten();
+        let oldest = oldest.and_then(|d| d.get_datetime("ts").ok().copied());
+        (oldest, self.profile_sizes(&primary()).await)
     }
 
     /// The namespace's profiler entries from `since` (milliseconds since the epoch), in order.

@@ -47,6 +47,10 @@ impl DocumentSource for LiveSource<'_> {
         self.session.stream_in_order(self.rt, &self.keys, &self.info, self.sample_size, self.order_size, f)
     }
 
+    fn read_on(&self) -> Vec<crate::model::member::ReadOn> {
+        self.rt.block_on(self.session.read_on())
+    }
+
     fn facts(&self) -> CollectionFacts {
         CollectionFacts {
             num_docs_total: Some(self.info.count),
