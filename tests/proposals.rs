@@ -310,7 +310,10 @@ fn a_field_left_out_for_a_few_array_documents_is_said() {
     });
     let fixed = analyze(&uri, "orders", &[key.to_string()]);
     eprintln!("fixed: {} {}; recommended {}", score(&fixed, key), said, key_text(&r["recommendation"]["key"]));
-    assert_eq!(score(&fixed, key), said, "the note said {said}");
+    // Within a point: the note rescored the 3,960 other documents of a 4,000-document
+    // collection, the run after the deletion reads a 3,960-document one (the distinct-count
+    // range's scale, N/n, differs by that 1%).
+    assert!(score(&fixed, key).abs_diff(said) <= 1, "the note said {said}, the key scores {}", score(&fixed, key));
 }
 
 /// Issue 49 item 2: an account id held as int, long, double and, in 5% of documents, string.

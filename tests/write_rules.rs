@@ -34,6 +34,22 @@ fn tickets(m: &Mongod) {
     });
 }
 
+/// `check` run with `policy` (its gate fails: exit 1); its `max_refused_writes_percent` rule.
+fn refused_rule(policy: &str, uri: &str, queries: &str) -> Value {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("shardkey.toml"), policy).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_shardkey"))
+        .current_dir(d.path())
+        .args(["check", "--uri", uri, "--queries", queries, "--format", "json"])
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("MONGODB_URI")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["collections"][0]["rules"].as_array().unwrap().iter().find(|r| r["rule"] == "max_refused_writes_percent").unwrap().clone()
+}
+
 #[test]
 fn updates_by_id_that_change_the_key_are_refused_on_6_0_in_analyze_and_check() {
     let m = Mongod::start(Mode::Standalone);
@@ -64,22 +80,11 @@ fn updates_by_id_that_change_the_key_are_refused_on_6_0_in_analyze_and_check() {
     assert!(text.contains("60.0% updateOne by _id that changes the shard key value (refused on every version, error 31025"), "{text}");
 
     // check: the same verdict, from its own rule.
-    let d = tempfile::tempdir().unwrap();
-    std::fs::write(
-        d.path().join("shardkey.toml"),
-        format!("[defaults]\nmax_refused_writes_percent = 0.0\n\n[[collection]]\nnamespace = \"help.tickets\"\nkey = '{key}'\n"),
-    )
-    .unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_shardkey"))
-        .current_dir(d.path())
-        .args(["check", "--uri", &uri, "--queries", "profile", "--format", "json"])
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("MONGODB_URI")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rule = v["collections"][0]["rules"].as_array().unwrap().iter().find(|r| r["rule"] == "max_refused_writes_percent").unwrap();
+    let rule = refused_rule(
+        &format!("[defaults]\nmax_refused_writes_percent = 0.0\n\n[[collection]]\nnamespace = \"help.tickets\"\nkey = '{key}'\n"),
+        &uri,
+        "profile",
+    );
     assert_eq!(rule["passed"], false);
     assert_eq!(rule["actual"].as_f64(), Some(expected), "{rule}");
     assert!(rule["message"].as_str().unwrap().contains("refused (error 31025)"), "{rule}");
@@ -154,41 +159,21 @@ fn the_same_refused_writes_in_analyze_check_and_plan() {
     assert!(cand["score"].as_u64().unwrap() <= 20);
 
     // check: its own rule, the same share and words.
-    let d = tempfile::tempdir().unwrap();
     let policy = format!("[[collection]]\nnamespace = \"market.payments\"\nkey = '{key}'\nmax_refused_writes_percent = 0.0\n");
-    std::fs::write(d.path().join("shardkey.toml"), policy).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_shardkey"))
-        .current_dir(d.path())
-        .args(["check", "--uri", &uri, "--queries", log, "--format", "json"])
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("MONGODB_URI")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rule = v["collections"][0]["rules"].as_array().unwrap().iter().find(|r| r["rule"] == "max_refused_writes_percent").unwrap();
+    let rule = refused_rule(&policy, &uri, log);
     assert_eq!(rule["actual"].as_f64(), Some(refused_pct), "{rule}");
     assert!(rule["message"].as_str().unwrap().contains(msg), "the same words: {rule}");
 
     // plan, the DBA's keys kept (what-if): half the transactions fail, apart from the
     // single-shard share; both refused shapes named with their fix; the payments key capped.
-    let o = shardkey(&[
-        "plan",
-        "--uri",
-        &uri,
-        "--database",
-        "market",
-        "--queries",
-        log,
-        "--shards",
-        "4",
-        "--format",
-        "json",
-        "--key",
-        &format!("orders={key}"),
-        "--key",
-        &format!("payments={key}"),
-    ]);
+    let (orders_key, payments_key) = (format!("orders={key}"), format!("payments={key}"));
+    let plan = |extra: &[&str]| {
+        let mut a = vec!["plan", "--uri", &uri, "--database", "market", "--queries", log, "--shards", "4"];
+        a.extend_from_slice(&["--key", &orders_key, "--key", &payments_key]);
+        a.extend_from_slice(extra);
+        shardkey(&a)
+    };
+    let o = plan(&["--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let p: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(p["targetVersion"], "6.0");
@@ -210,21 +195,7 @@ fn the_same_refused_writes_in_analyze_check_and_plan() {
     let payments = p["given"]["collections"].as_array().unwrap().iter().find(|c| c["namespace"] == "market.payments").unwrap();
     assert!(payments["score"].as_u64().unwrap() <= 20, "capped: {payments:#}");
     // The text says the failing share apart.
-    let o = shardkey(&[
-        "plan",
-        "--uri",
-        &uri,
-        "--database",
-        "market",
-        "--queries",
-        log,
-        "--shards",
-        "4",
-        "--key",
-        &format!("orders={key}"),
-        "--key",
-        &format!("payments={key}"),
-    ]);
+    let o = plan(&[]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("! 50% of transactions would fail on MongoDB 6.0"), "{text}");
 }

@@ -144,14 +144,18 @@ fn compact_ranking(r: &Report) -> Table {
         i => i.header("inserts land\n(on shards)"),
     });
     t.set_header(header);
+    // The recommended key's row is marked: it is not row 1 when a blocked or capped key
+    // scores above it.
+    let recommended = r.recommendation.as_ref().map(|x| &x.key);
     for c in &r.candidates {
         let cost = &c.metrics.cluster.cost;
         let shown = super::text::figures_shown(c);
+        let rank = if recommended == Some(&c.key) { format!("*{}", c.rank) } else { c.rank.to_string() };
         let figure = |s: String| if shown { s } else { "-".into() };
         let measured = cost.num_reads + cost.num_writes > 0;
         let busiest = c.metrics.cluster.at_scale.shards.iter().map(|s| s.operations_percent).fold(0.0, f64::max);
         let mut row = vec![
-            Cell::new(c.rank).set_alignment(CellAlignment::Right),
+            Cell::new(rank).set_alignment(CellAlignment::Right),
             Cell::new(c.key.to_string()),
             Cell::new(c.score).set_alignment(CellAlignment::Right),
             Cell::new(c.verdict.as_str()),
@@ -256,7 +260,7 @@ fn render_details(r: &Report, out: &mut String, wide: bool) {
         let inserts = if InsertsShown::of(r) == InsertsShown::Hidden { "" } else { ", inserts" };
         let _ = writeln!(
             out,
-            "\nPer candidate: why it scores what it does; each shard at scale with its share of the data and of the \
+            "\n* the recommended key. Per candidate: why it scores what it does; each shard at scale with its share of the data and of the \
              sampled reads, writes{inserts} and operations that reach it ({}); the query shapes, most frequent first.",
             super::text::OPS_COUNT_ON_EACH
         );
