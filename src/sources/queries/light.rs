@@ -628,6 +628,8 @@ mod tests {
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":1e400}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":-1.5E+999}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"2024-13-01T00:00:00Z"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f183758"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581","x":1}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"$oid":"000000003fdabe86cbbeaa11"}}"#,
             r#"{"type":"command","ns":"a.b","command":"find"}"#,
             r#"{"type":"command","ns":1,"command":{"find":"b"}}"#,
