@@ -202,10 +202,13 @@ impl QueryLog {
         self.sink.as_ref().is_some_and(|s| s.figures_only()) && !self.keep_times
     }
 
-    /// A part for a parallel chunk: no sample limit, the same window, a fresh sink.
+    /// A part for a parallel chunk: no sample limit (none at all when the log keeps no
+    /// operation, as `workload`'s: a part kept every operation of its 2,048 lines for the merge
+    /// to drop, 1.4% of `workload`'s profile in `place` and more in the moves), the same
+    /// window, a fresh sink.
     pub(super) fn part(&self) -> QueryLog {
         QueryLog {
-            limit: usize::MAX,
+            limit: if self.limit == 0 { 0 } else { usize::MAX },
             window: self.window,
             sink: self.sink.as_ref().map(|s| s.fresh()),
             keep_times: self.keep_times,
