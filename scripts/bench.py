@@ -8,9 +8,14 @@ import subprocess
 import sys
 import time
 
-from pymongo import MongoClient
+# `bench.py logs LOG APP_DIR OUT`: the log readers' ratios only (`log_ratios`), no server.
+LOGS_ONLY = len(sys.argv) > 1 and sys.argv[1] == "logs"
+if LOGS_ONLY:
+    SAMPLE = 0
+else:
+    from pymongo import MongoClient
 
-URI, NS, SAMPLE, LOG, MEM_DOCS, OUT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+    URI, NS, SAMPLE, LOG, MEM_DOCS, OUT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 BIN, BENCH = "target/release/shardkey", "target/release/examples/shardkey-bench"
 KEYS = ["_id", "ts", "u", "user", "g", "country", "status", "tenant", "sku", "a.b"]
 KEY_ARGS = [x for k in KEYS for x in ("--key", "{\"%s\": 1}" % k)]
@@ -215,5 +220,35 @@ def main():
         json.dump(res, f, indent=1)
 
 
+def log_ratios(log, app, out, pairs=int(os.environ.get("LOG_PAIRS", PAIRS))):
+    """Issue 52's three ratios on one generated log of transactions (shardkey-bench gen-plan),
+    each pair of commands alternated `pairs` times, the median of the per-pair ratios:
+    workload --queries and analyze --queries against grep -c of the same log (goal <= 3), and
+    plan --queries against workload (goal <= 2), with plan's peak RSS."""
+    grep = ["grep", "-c", '"id":51803', log]
+    workload = [BIN, "workload", "--queries", log, "--format", "json", "-q"]
+    analyze = [BIN, "analyze", "--queries", log, "--collection", "app.orders", "--format", "json", "-q"]
+    plan = [BIN, "plan", "--dump", app, "--queries", log, "--target-version", "6.0", "--format", "json", "-q"]
+    res = {"machine": machine(), "log_bytes": os.path.getsize(log), "pairs": pairs}
+    for label, base, ours in [("workload_over_grep", grep, workload), ("analyze_over_grep", grep, analyze),
+                              ("plan_over_workload", workload, plan)]:
+        b, _, o, o_runs, ratio = paired(base, ours, label, pairs)
+        res[label] = {"base_s": round(b, 3), "ours_s": round(o, 3), "ratio": round(ratio, 2),
+                      "ours_peak_rss_mib": round(peak_mib(o_runs))}
+    res["pair_ratios"] = PAIR_RATIOS
+    print(f"machine: {res['machine']}")
+    print(f"log: {res['log_bytes'] / 1e6:,.0f} MB (shardkey-bench gen-plan), median of {pairs} alternating pairs")
+    goals = {"workload_over_grep": 3, "analyze_over_grep": 3, "plan_over_workload": 2}
+    for label, goal in goals.items():
+        r = res[label]
+        print(f"{label}: {r['ours_s']:.2f} s against {r['base_s']:.2f} s, ratio {r['ratio']:.1f} (goal <= {goal}: "
+              f"{'met' if r['ratio'] <= goal else 'not met'}), peak RSS {r['ours_peak_rss_mib']} MiB")
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+
+
 if __name__ == "__main__":
-    main()
+    if LOGS_ONLY:
+        log_ratios(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main()

@@ -4,7 +4,8 @@
 # (a) the I/O floor, (b) the server's own pipeline per candidate, (c) shardkey, at the
 # default sample and at the whole collection; bounded memory on 10M values; log reading
 # speed on a 1 GB log against grep; (d) a mongoexport file against DuckDB; the plan's time
-# and memory on logs of 100 MB, 1 GB and 10 GB (PLAN_LOG_SIZES).
+# and memory on logs of 100 MB, 1 GB and 10 GB (PLAN_LOG_SIZES); the log readers' ratios
+# (workload, analyze and plan; `scripts/bench.sh logs` alone).
 # Sizes can be lowered for a quick run:
 #   DOCS=100000 MEM_DOCS=1000000 LOG_BYTES=100000000 EXPORT_DOCS=100000 scripts/bench.sh
 set -euo pipefail
@@ -17,6 +18,23 @@ EXPORT_DOCS="${EXPORT_DOCS:-1000000}"
 cache="${SHARDKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/shardkey}"
 
 cargo build --release --locked --quiet --bins --examples
+
+# Issue 52's log ratios on a generated log of transactions (LOG_RATIO_BYTES, 500 MB by
+# default): workload and analyze --queries against grep -c, plan against workload, each
+# alternated with its baseline (scripts/bench.py log_ratios). `scripts/bench.sh logs` runs
+# only this part (no server); LOG_RATIO_DIR keeps the generated log between runs.
+log_ratios() {
+  local dir="${LOG_RATIO_DIR:-$(mktemp -d)}"
+  if [ ! -f "$dir/mongod.log" ]; then
+    target/release/examples/shardkey-bench gen-plan --dir "$dir" --bytes "${LOG_RATIO_BYTES:-500000000}" >/dev/null
+  fi
+  python3 scripts/bench.py logs "$dir/mongod.log" "$dir/app" "${BENCH_LOGS_OUT:-target/bench-logs.json}"
+  [ -n "${LOG_RATIO_DIR:-}" ] || rm -rf "$dir"
+}
+if [ "${1:-}" = logs ]; then
+  log_ratios
+  exit 0
+fi
 scripts/mongod.sh install >/dev/null
 PY="$(scripts/mongod.sh pymongo)"
 export PYTHONPATH="${PY}${PYTHONPATH:+:$PYTHONPATH}"
@@ -60,6 +78,7 @@ for size in ${PLAN_LOG_SIZES:-100000000 1000000000 10000000000}; do
   echo "plan: log of $size bytes: $secs s, peak RSS $((kb / 1024)) MiB"
 done
 rm -rf "$DB/plan"
+log_ratios
 
 DUCKDB_PYTHON="$cache/duckdb/bin/python" EXPORT="$DB/export.ndjson" \
   python3 scripts/bench.py "$URI" bench.orders "$SAMPLE" "$DB/big.log" "$MEM_DOCS" "${BENCH_OUT:-target/bench.json}"

@@ -63,7 +63,7 @@ fn the_table_leads_with_the_answer_in_100_columns() {
     assert!(rec < at("why: ") && at("why: ") < at("  ! ") && at("  ! ") < at("createIndex({projectId: 1, _id: 1})"));
     assert!(at("createIndex(") < at("sh.shardCollection(\"app.events\", {projectId: 1, _id: 1})"));
     // the ranking comes after the answer, the details after the ranking
-    let ranking = text.find(" 1 ┆ {projectId: 1, _id: 1}").unwrap();
+    let ranking = text.find("*1 ┆ {projectId: 1, _id: 1}").unwrap();
     assert!(text.find("recommended:").unwrap() < ranking && ranking < text.find("#1 {projectId: 1, _id: 1}: 71").unwrap());
     assert_eq!(text.matches("recommended:").count(), 1, "the answer is said once");
 

@@ -21,6 +21,10 @@ impl OpSink for Sink {
     fn fresh(&self) -> Box<dyn OpSink> {
         Box::new(Sink::default())
     }
+    /// `WorkloadCounter::add` reads an operation's command, namespace, filter and figures.
+    fn figures_only(&self) -> bool {
+        true
+    }
     fn merge(&mut self, other: Box<dyn OpSink>) {
         if let Ok(s) = other.as_any().downcast::<Sink>() {
             self.0.merge(s.0);

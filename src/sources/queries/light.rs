@@ -30,6 +30,8 @@ pub(super) struct LightOps<'a> {
     pub(crate) conn: Option<Cow<'a, str>>,
     /// How the line is tied to others (`once`): the full read takes it from here too.
     pub(crate) tie: Tie,
+    /// What `workload` counts of its operations, unparsed (`figures`).
+    pub(crate) figures: Figures<'a>,
 }
 
 /// A namespace as the line gives it: whole, or a database and a collection to join.
@@ -62,11 +64,11 @@ impl fmt::Display for Ns<'_> {
 
 impl<'a> LightOps<'a> {
     fn skipped(why: &'static str) -> Self {
-        LightOps { ns: Ns::Given(Cow::Borrowed("")), ops: 0, skip: Some(why), conn: None, tie: Tie::Alone }
+        LightOps { ns: Ns::Given(Cow::Borrowed("")), ops: 0, skip: Some(why), conn: None, tie: Tie::Alone, figures: Figures::default() }
     }
 
     fn on(ns: Ns<'a>, ops: usize) -> Self {
-        LightOps { ns, ops, skip: None, conn: None, tie: Tie::Alone }
+        LightOps { ns, ops, skip: None, conn: None, tie: Tie::Alone, figures: Figures::default() }
     }
 }
 
@@ -104,6 +106,13 @@ struct LightCmd<'a> {
     deletes: Option<Vec<u64>>,
     /// A WRITE line's statement: its filter's text.
     q: Option<&'a str>,
+    /// The texts `workload` reads its operations' filters from (`figures`): `filter`,
+    /// `query`, `pipeline`, the `updates` / `deletes` arrays; whether a statement has `u`.
+    filter: Option<&'a str>,
+    query: Option<&'a str>,
+    pipeline: Option<&'a str>,
+    statements: Option<&'a str>,
+    u: bool,
     /// What marks a mirrored read (`profile::is_mirrored_command`).
     secondary_preferred: bool,
     local: bool,
@@ -134,9 +143,19 @@ impl<'a> LightCmd<'a> {
         match key {
             _ if self.names == 0 && key != "q" => {}
             "$db" => self.db = text(value),
-            "updates" => self.updates = statement_keys(value, b'u'),
-            "deletes" => self.deletes = statement_keys(value, b'd'),
+            "updates" => {
+                self.updates = statement_keys(value, b'u');
+                self.statements = Some(value);
+            }
+            "deletes" => {
+                self.deletes = statement_keys(value, b'd');
+                self.statements = Some(value);
+            }
             "q" => self.q = Some(value),
+            "u" => self.u = true,
+            "filter" => self.filter = Some(value),
+            "query" => self.query = Some(value),
+            "pipeline" => self.pipeline = Some(value),
             "$readPreference" => self.secondary_preferred = string_field(value, "mode").as_deref() == Some("secondaryPreferred"),
             "readConcern" => self.local = string_field(value, "level").as_deref() == Some("local"),
             "lsid" => self.lsid = true,
@@ -178,6 +197,15 @@ fn read_serde(text: &str) -> Option<LightOps<'_>> {
         ops(line, attr.ns, attr.command.as_ref(), attr.originating_command.as_ref())
     };
     out.conn = line.ctx;
+    out.figures = Figures {
+        kind: figures::kind_of(attr.typ.as_deref(), attr.command.as_ref(), attr.originating_command.as_ref()),
+        millis: attr.duration_millis,
+        docs_examined: attr.docs_examined,
+        keys_examined: attr.keys_examined,
+        nreturned: attr.nreturned,
+        plan_summary: attr.plan_summary,
+        t: line.t.map(|t| t.date),
+    };
     Some(out)
 }
 
@@ -424,6 +452,11 @@ pub(super) fn is_candidate(text: &str) -> bool {
 /// The hand scan of a slow-query line (the fast path; `read_serde` takes what it declines).
 mod scan;
 
+/// `workload`'s operations from a light read: filters parsed alone, no command document.
+mod figures;
+pub(super) use figures::add_line as add_figures_line;
+use figures::Figures;
+
 #[cfg(test)]
 mod tests {
     use super::super::{classify_line, slow_log, Line, QueryLog};
@@ -442,13 +475,23 @@ mod tests {
         let Some(light) = by_serde else { return false };
         // The full read ties the line to others as the light read does (`once`).
         assert_eq!(tie_of(text), (light.conn.clone(), light.tie.clone()), "{text}");
-        let mut log = QueryLog { limit: usize::MAX, raw: true, ..Default::default() };
+        // With its figures and time (as `workload` and `--since` read them).
+        let mut log = QueryLog { limit: usize::MAX, raw: true, keep_times: true, ..Default::default() };
         match classify_line(text) {
             Line::Slow(sq) => slow_log::add_slow_query(&mut log, *sq, crate::sources::queries::once::Tie::Alone),
             _ => panic!("read light, but not a slow query to the full read: {text}"),
         }
         let ns: Vec<String> = log.queries.iter().map(|q| q.ns.clone()).collect();
         assert_eq!(vec![light.ns.to_string(); light.ops], ns, "{text}");
+        // `workload`'s light operations are the full read's in what its counter reads.
+        if light.ops > 0 {
+            let mut light_qs = Vec::new();
+            light.figures.queries(&ns[0], true, &mut light_qs);
+            let seen = |qs: &[crate::model::Query]| -> Vec<_> {
+                qs.iter().map(|q| (q.op, q.ns.clone(), q.filter.clone(), q.stats.clone())).collect()
+            };
+            assert_eq!(seen(&light_qs), seen(&log.queries), "{text}");
+        }
         assert!(ns.iter().all(|n| light.ns.is(n)), "{text}");
         let skips: BTreeMap<String, u64> = light.skip.iter().map(|s| (s.to_string(), 1)).collect();
         assert_eq!(skips, log.skipped, "{text}");
@@ -585,6 +628,8 @@ mod tests {
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":1e400}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":-1.5E+999}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"2024-13-01T00:00:00Z"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f183758"}}}}"#,
+            r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581","x":1}}}}"#,
             r#"{"type":"command","ns":"a.b","command":{"$oid":"000000003fdabe86cbbeaa11"}}"#,
             r#"{"type":"command","ns":"a.b","command":"find"}"#,
             r#"{"type":"command","ns":1,"command":{"find":"b"}}"#,

@@ -120,18 +120,25 @@ fn process_block(block: &[u8], first_line: u64, log: &mut QueryLog) -> Result<u6
     use rayon::prelude::*;
     let (lines, last_line) = numbered_lines(block, first_line);
     let lazy = !log.wants_stats();
+    let figures = log.figures_only();
     let parts: Vec<Result<QueryLog>> = lines
         .par_chunks(2048)
         .map(|chunk| {
             let mut part = if lazy { log.staging_part() } else { log.part() };
             // The namespace of the last light line, shared by the next ones on it.
             let mut last_ns: Option<std::sync::Arc<str>> = None;
+            // The operations of a line read for figures, reused (`light::figures`).
+            let mut scratch = Vec::new();
             for (lineno, raw) in chunk {
                 part.records += 1;
                 let Ok(text) = simdutf8::basic::from_utf8(raw) else {
                     part.malformed_line(*lineno, "not UTF-8 text".into());
                     continue;
                 };
+                // `workload`: operations with their figures, filters parsed alone.
+                if figures && light::is_candidate(text) && light::add_figures_line(&mut part, text, &mut scratch) {
+                    continue;
+                }
                 if lazy && light::is_candidate(text) {
                     if let Some(found) = light::read(text) {
                         if let Some(why) = found.skip {

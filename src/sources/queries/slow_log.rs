@@ -28,7 +28,7 @@ pub(super) struct FastLogLine<'a, C = Document> {
 #[derive(serde::Deserialize)]
 pub(super) struct LogTime<'a> {
     #[serde(rename = "$date", borrow)]
-    date: std::borrow::Cow<'a, str>,
+    pub(super) date: std::borrow::Cow<'a, str>,
 }
 
 #[derive(serde::Deserialize)]
@@ -45,14 +45,14 @@ pub(super) struct SlowQuery<'a, C = Document> {
     #[serde(rename = "originatingCommand")]
     pub(super) originating_command: Option<C>,
     #[serde(rename = "durationMillis")]
-    duration_millis: Option<i64>,
+    pub(super) duration_millis: Option<i64>,
     #[serde(rename = "docsExamined")]
-    docs_examined: Option<i64>,
+    pub(super) docs_examined: Option<i64>,
     #[serde(rename = "keysExamined")]
-    keys_examined: Option<i64>,
-    nreturned: Option<i64>,
+    pub(super) keys_examined: Option<i64>,
+    pub(super) nreturned: Option<i64>,
     #[serde(rename = "planSummary", borrow)]
-    plan_summary: Option<std::borrow::Cow<'a, str>>,
+    pub(super) plan_summary: Option<std::borrow::Cow<'a, str>>,
     /// The client's name: shardkey's own reads are not the application's workload.
     #[serde(rename = "appName", borrow)]
     pub(super) app_name: Option<std::borrow::Cow<'a, str>>,
