@@ -78,14 +78,15 @@ pub(crate) fn choose(ranked: &[Ranked]) -> Choice {
 /// make that change (it is the application's), so the key stays an alternative, said with
 /// the fields the writes must name (the rules' `filter_fix`, from `write_targeting`).
 fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<(Alternative, String)> {
-    if chosen.constraints.iter().any(|f| f.effect == Effect::WritesFail) {
-        return None;
-    }
+    let capped = |c: &Ranked| c.constraints.iter().any(|f| f.effect == Effect::WritesFail);
+    // When the choice itself is capped, every key the server accepts fails some writes: the
+    // best of them with its writes fixed is named, the choice included.
+    let above = if capped(chosen) { 0 } else { chosen.score };
     let (c, score) = ranked
         .iter()
         .filter(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid))
         .filter_map(|c| c.if_writes_fixed.map(|s| (c, s)))
-        .filter(|(_, s)| *s > chosen.score)
+        .filter(|(_, s)| *s > above)
         .max_by_key(|(_, s)| *s)?;
     let failing: Vec<&Finding> = c.constraints.iter().filter(|f| f.effect == Effect::WritesFail).collect();
     let mut fields: Vec<&str> = Vec::new();
@@ -100,10 +101,17 @@ fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<(Alternative, Stri
     let fields = and(&fields.iter().map(|x| x.to_string()).collect::<Vec<_>>());
     let refused = format!("the writes it refuses ({share:.1}% of sampled updates and deletes)");
     let requires = format!("{refused} to name {fields} in their filters");
-    let words = format!(
-        "every sampled write runs under {} ({}); {} would score {score} if {refused} named {fields} in their filters (its details list them)",
-        chosen.key, chosen.score, c.key
-    );
+    let words = if capped(chosen) {
+        format!(
+            "every key the server accepts makes it refuse some of the application's writes on this version (each capped as writes that fail); with them fixed {} would score {score}: {refused} must name {fields} in their filters (its details list them)",
+            c.key
+        )
+    } else {
+        format!(
+            "every sampled write runs under {} ({}); {} would score {score} if {refused} named {fields} in their filters (its details list them)",
+            chosen.key, chosen.score, c.key
+        )
+    };
     Some((Alternative { key: c.key.clone(), score, requires }, words))
 }
 
@@ -233,5 +241,21 @@ mod tests {
             Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
         ];
         assert!(choose(&ranked).trade_off.is_none());
+        // Every accepted key capped (the helpdesk trial: an escalation by _id refused under each):
+        // the best with its writes fixed is named, the choice itself included.
+        let ranked = [
+            Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
+            Ranked { key: &uid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(57) },
+        ];
+        let c = choose(&ranked);
+        assert_eq!(c.chosen, 0);
+        assert!(
+            c.trade_off
+                .as_deref()
+                .is_some_and(|t| t.starts_with("every key the server accepts makes it refuse some of the application's writes")
+                    && t.contains("with them fixed {projectId: 1, _id: 1} would score 70")),
+            "{:?}",
+            c.trade_off
+        );
     }
 }
