@@ -187,11 +187,34 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
             if code == SHARD_KEY_UPDATE_WITHOUT_FULL_KEY || code == INVALID_OPTIONS)
     });
     let fix = if missing.is_empty() { String::new() } else { format!("; fix: add {} to the filter", missing.join(", ")) };
+    // The codes the server answers with: 31025 without the whole key, 72 (InvalidOptions) for
+    // a multi update, which may not change the key whatever its filter.
+    let mut codes: Vec<i32> = Vec::new();
+    for q in cx.queries.iter().filter(|q| changes_key(q, key)) {
+        if let Verdict::Refused(r) = verdict(q, key, cx.server_version) {
+            if !codes.contains(&r.code) {
+                codes.push(r.code);
+            }
+        }
+    }
+    codes.sort_unstable();
+    // A multi update may never change the key (31025 without the whole key, 72 with it):
+    // the fix is single-document writes, not a field added to its filter.
+    let multi = cx.queries.iter().any(|q| changes_key(q, key) && q.multi && q.op == Op::Update);
+    let fix = match (fix.is_empty(), multi) {
+        (_, false) => fix,
+        (true, true) => "; fix: change the key in single-document writes whose filter fixes the whole key".to_string(),
+        (false, true) => format!("{fix} (a multi update: change the key in single-document writes whose filter fixes the whole key)"),
+    };
+    let error = match codes.as_slice() {
+        [one] => format!("error {one}"),
+        many => format!("errors {}", many.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")),
+    };
     let (effect, tail) = match cx.server_version {
         _ if everywhere => (
             Effect::WritesFail,
             format!(
-                "refused (error {SHARD_KEY_UPDATE_WITHOUT_FULL_KEY}) on every version: an updateOne by _id or a multi update is never a two-phase write, so its filter must fix the whole key (and a multi update cannot change it){fix}"
+                "refused ({error}) on every version: an updateOne by _id or a multi update is never a two-phase write, so its filter must fix the whole key (and a multi update cannot change it){fix}"
             ),
         ),
         Some(v) if v < (7, 1) => (
@@ -306,6 +329,21 @@ mod tests {
             c.server_version = v;
             assert_eq!(check(&RULE, &c, &k)[0].effect, Effect::WritesFail, "{v:?}");
         }
+        // A multi update moving documents between keys (a helpdesk merging tickets: comments'
+        // ticketId set by updateMany): 31025 without the whole key (update_stage.cpp checks it
+        // before the multi rule, 72), on every version; no field added makes it run.
+        let merge: Vec<Query> = (0..5).map(|i| Query { multi: true, ..update(doc! {"ticketId": i}, doc! {"ticketId": i + 100}) }).collect();
+        let refs: Vec<&Query> = merge.iter().collect();
+        let mut c = cx(None, None, &refs);
+        c.server_version = Some((6, 0));
+        let f = check(&RULE, &c, &key("{tenantId: 1, ticketId: 1}"));
+        assert_eq!(f[0].effect, Effect::WritesFail);
+        assert!(f[0].message.contains("refused (error 31025) on every version"), "{}", f[0].message);
+        assert!(
+            f[0].message.ends_with("fix: change the key in single-document writes whose filter fixes the whole key"),
+            "{}",
+            f[0].message
+        );
         // By another field: mongos refuses them first before 7.1 (single_writes' finding, code
         // 61), 7.1+ runs them two-phase: not this rule's on any version.
         let by_agent: Vec<Query> = (0..10).map(|i| update(doc! {"ticketNo": i}, doc! {"assignedTo": "ann"})).collect();
