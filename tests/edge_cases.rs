@@ -640,7 +640,8 @@ fn one_named_key_says_its_figures_once() {
         "--collection",
         "app.events",
         "--key",
-        "{country: 1}",
+        // (a key under which the log's 6.0 runs every write: a refused write's fix would be the why)
+        "{projectId: 1, _id: 1}",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);

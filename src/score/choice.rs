@@ -101,7 +101,13 @@ fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<(Alternative, Stri
     let fields = and(&fields.iter().map(|x| x.to_string()).collect::<Vec<_>>());
     let refused = format!("the writes it refuses ({share:.1}% of sampled updates and deletes)");
     let requires = format!("{refused} to name {fields} in their filters");
-    let words = if capped(chosen) {
+    let accepted = ranked.iter().filter(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid)).count();
+    let words = if capped(chosen) && accepted == 1 {
+        format!(
+            "{} is capped as writes that fail; with them fixed it would score {score}: {refused} must name {fields} in their filters",
+            c.key
+        )
+    } else if capped(chosen) {
         format!(
             "every key the server accepts makes it refuse some of the application's writes on this version (each capped as writes that fail); with them fixed {} would score {score}: {refused} must name {fields} in their filters (its details list them)",
             c.key
