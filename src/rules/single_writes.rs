@@ -10,7 +10,7 @@
 //! one shard, which an equality on the key is, so the rule asks for the key).
 
 use super::upserts::failing;
-use super::write_targeting::{verdict, Refusal, Verdict, SHARD_KEY_NOT_FOUND};
+use super::write_targeting::{refusals, verdict, Refusal, Verdict, SHARD_KEY_NOT_FOUND};
 use super::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::{Op, Query, ShardKey};
 
@@ -43,14 +43,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
         "they fail before 7.1 (error 61, ShardKeyNotFound); 7.1+ runs each as a broadcast read then the write"
     };
     // The key's fields the refused writes' filters lack (the refusal's own fix), in key order.
-    let mut missing: Vec<String> = Vec::new();
-    for q in cx.queries.iter().filter(|q| single(q)) {
-        if let Verdict::Refused(r) = verdict(q, key, None) {
-            if r.code == SHARD_KEY_NOT_FOUND {
-                missing.extend(r.fix.into_iter().filter(|f| !missing.contains(f)).collect::<Vec<_>>());
-            }
-        }
-    }
+    let missing = refusals(cx.queries.iter().copied().filter(|q| single(q)), key, None, |r| r.code == SHARD_KEY_NOT_FOUND).fields;
     let fix = format!("fix: add {} to the filter", missing.join(", "));
     let effect = if before_7_1 { Effect::WritesFail } else { Effect::Warning };
     let mut f = rule.finding(effect, format!("{words}: {tail}; {fix}"));

@@ -67,15 +67,8 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     f.percentage_of_writes = Some(percent);
     // Refused on every version (write_targeting: ShardKeyNotFound, accepted by none).
     f.refused_here = true;
-    for q in cx.queries.iter().filter(|q| is_upsert(q) && lacks_key(q)) {
-        if let super::write_targeting::Verdict::Refused(r) = super::write_targeting::verdict(q, key, None) {
-            for field in r.fix {
-                if !f.filter_fix.contains(&field) {
-                    f.filter_fix.push(field);
-                }
-            }
-        }
-    }
+    f.filter_fix =
+        super::write_targeting::refusals(cx.queries.iter().copied().filter(|q| is_upsert(q) && lacks_key(q)), key, None, |_| true).fields;
     vec![f]
 }
 

@@ -139,6 +139,39 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
     Verdict::Broadcast
 }
 
+/// What the server answers to the refused writes of a set: each distinct error code, and the
+/// key's fields their filters lack (the fix), in the order the writes first show them.
+#[derive(Default)]
+pub(crate) struct Refusals {
+    pub(crate) codes: Vec<i32>,
+    pub(crate) fields: Vec<String>,
+}
+
+/// The refusals among `writes` under `key` on `version` that `keep` keeps: one verdict each.
+pub(crate) fn refusals<'a>(
+    writes: impl Iterator<Item = &'a Query>,
+    key: &ShardKey,
+    version: Option<(u32, u32)>,
+    keep: impl Fn(&Refusal) -> bool,
+) -> Refusals {
+    let mut out = Refusals::default();
+    for q in writes {
+        let Verdict::Refused(r) = verdict(q, key, version) else { continue };
+        if !keep(&r) {
+            continue;
+        }
+        if !out.codes.contains(&r.code) {
+            out.codes.push(r.code);
+        }
+        for f in r.fix {
+            if !out.fields.contains(&f) {
+                out.fields.push(f);
+            }
+        }
+    }
+    out
+}
+
 /// "6.0" / "before 7.1": the version words of a refusal.
 pub(crate) fn version_words(version: Option<(u32, u32)>) -> String {
     match version {
@@ -170,16 +203,8 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
         return Vec::new();
     };
     // The key's fields the refused updates' filters lack, in key order.
-    let mut missing: Vec<String> = Vec::new();
-    for q in cx.queries.iter().filter(|q| changes_key(q, key)) {
-        if let Verdict::Refused(r) = verdict(q, key, cx.server_version) {
-            for f in r.fix {
-                if !missing.contains(&f) {
-                    missing.push(f);
-                }
-            }
-        }
-    }
+    let Refusals { mut codes, fields: missing } =
+        refusals(cx.queries.iter().copied().filter(|q| changes_key(q, key)), key, cx.server_version, |_| true);
     // Refused on every version (an updateOne by _id, a multi update) is a failing write
     // whatever the cluster will run; refused before 7.1 only, when the deployment says so.
     let everywhere = cx.queries.iter().filter(|q| changes_key(q, key)).any(|q| {
@@ -189,14 +214,6 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let fix = if missing.is_empty() { String::new() } else { format!("; fix: add {} to the filter", missing.join(", ")) };
     // The codes the server answers with: 31025 without the whole key, 72 (InvalidOptions) for
     // a multi update, which may not change the key whatever its filter.
-    let mut codes: Vec<i32> = Vec::new();
-    for q in cx.queries.iter().filter(|q| changes_key(q, key)) {
-        if let Verdict::Refused(r) = verdict(q, key, cx.server_version) {
-            if !codes.contains(&r.code) {
-                codes.push(r.code);
-            }
-        }
-    }
     codes.sort_unstable();
     // A multi update may never change the key (31025 without the whole key, 72 with it):
     // the fix is single-document writes, not a field added to its filter.
