@@ -801,3 +801,23 @@ fn the_gate_catches_the_schema_changes_that_break_the_key() {
         "{out}"
     );
 }
+
+/// `min_distinct_values` judges what the sample proves (issue 47: the verdict uses the
+/// pessimistic end). A file of 1,000 documents, each `u` a different value, given as a sample
+/// of a 4,000-document collection (`--total-docs`): 1,000 values proven, about 4,000 estimated
+/// (GEE: no value seen twice, N/n x 1,000). A minimum of 2,000 fails on the sample and passes
+/// when the same file is the whole collection (1,000 proven, minimum 500).
+#[test]
+fn min_distinct_values_uses_what_the_sample_proves() {
+    let d = policy_dir("[[collection]]\nnamespace = \"app.u\"\nkey = '{u: 1}'\nmin_distinct_values = 2000\n");
+    let docs: String = (0..1000).map(|i| format!("{{\"_id\": {i}, \"u\": {}}}\n", i * 7)).collect();
+    std::fs::write(d.path().join("u.ndjson"), &docs).unwrap();
+    let sampled = run_in(d.path(), &["check", "--docs", "u.ndjson", "--total-docs", "4000"], &[]);
+    assert!(sampled.starts_with("exit: 1"), "{sampled}");
+    assert!(sampled.contains("at least 1000 distinct values, about 4000 (up to 4000; minimum 2000)"), "{sampled}");
+    let d = policy_dir("[[collection]]\nnamespace = \"app.u\"\nkey = '{u: 1}'\nmin_distinct_values = 500\n");
+    std::fs::write(d.path().join("u.ndjson"), docs).unwrap();
+    let whole = run_in(d.path(), &["check", "--docs", "u.ndjson"], &[]);
+    assert!(whole.starts_with("exit: 0"), "{whole}");
+    assert!(whole.contains("1000 distinct values (minimum 500)"), "{whole}");
+}
