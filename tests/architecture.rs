@@ -293,7 +293,7 @@ fn anchored_paths(code: &str) -> Vec<(Option<usize>, Vec<String>)> {
     }
     let mut out = Vec::new();
     let mut i = 0;
-    while let Some(found) = code[i..].find(|c| c == 'c' || c == 's') {
+    while let Some(found) = code[i..].find(['c', 's']) {
         let at = i + found;
         i = at + 1;
         if code[..at].chars().next_back().is_some_and(is_ident) || code[..at].trim_end().ends_with("(in") {
