@@ -10,15 +10,19 @@ use crate::model::index::IndexSpec;
 use crate::model::{Query, ShardKey};
 use crate::propose::Proposal;
 use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, ReportSettings, ToolInfo, SCHEMA_VERSION};
-use crate::sample::Sample;
-use crate::score::{compare, score_candidate, Score, Verdict};
+use crate::score::{score_candidate, Score};
 use crate::sources::queries::QueryLog;
 use crate::sources::{CollectionFacts, DocumentSource};
 use crate::targeting::shapes::shape_of;
 use anyhow::Result;
 use bson::{Bson, Document};
 
+mod documents;
 mod field_notes;
+mod recommend;
+
+use documents::{read_documents, refuse_absent_fields, refuse_arrays, Passes};
+use recommend::{cluster_notes, rank, recommend};
 
 /// Which keys to measure.
 #[derive(Debug, Clone)]
@@ -273,107 +277,6 @@ fn candidates(
     })
 }
 
-/// What step 3 read: the sample, and the insertion-ordered pass when the source has one.
-struct Passes {
-    sample: Sample,
-    in_order: Sample,
-    /// `in_order` was read (its keys serve the order-based metrics).
-    separate_order: bool,
-}
-
-/// Step 3: the sample pass for every key at once, then the insertion-ordered pass.
-fn read_documents(
-    source: &mut dyn DocumentSource,
-    keys: &[ShardKey],
-    opts: &Options,
-    queries: &[&Query],
-    notes: &mut Vec<String>,
-) -> Result<Passes> {
-    let mut sample = Sample::with_budget(keys, opts.memory_limit);
-    if let Some(n) = source.expected_docs() {
-        sample.expect(n);
-    }
-    source.read_only(&Sample::fields_read(keys));
-    source.scan(&mut |batch| {
-        sample.add_batch(batch);
-        Ok(())
-    })?;
-    sample.finish();
-    if sample.num_docs == 0 && source.has_documents() {
-        notes.push(format!(
-            "{} holds no documents: cardinality, frequency, insert order and the data's spread cannot be measured{}; the manual's advice for an empty collection is to shard it now on a hashed key, which shardCollection pre-splits into chunks on every shard (https://www.mongodb.com/docs/manual/core/hashed-sharding/)",
-            source.describe(),
-            if queries.is_empty() { ", nor targeting (no sampled operation)" } else { "; targeting comes from the sampled operations" }
-        ));
-    } else if !source.has_documents() {
-        if queries.is_empty() {
-            return Err(input_error("the query logs hold no operation on the collection: nothing to analyse without documents"));
-        }
-        notes.push(format!(
-            "no documents: the read/write distribution and the fan-out come from the queries; {}",
-            crate::metrics::characteristics::NOT_MEASURED
-        ));
-    }
-    let mut in_order = Sample::order_only(keys, opts.memory_limit);
-    let separate_order = source.scan_in_insertion_order(&mut |batch| {
-        in_order.add_batch(batch);
-        Ok(())
-    })?;
-    in_order.finish();
-    Ok(Passes { sample, in_order, separate_order })
-}
-
-/// Step 4: the server refuses arrays in key fields (BadValue).
-fn refuse_arrays(sample: &Sample, source: &str) -> Result<()> {
-    for ks in &sample.keys {
-        if let Some((pos, field)) = &ks.first_array {
-            return Err(input_error(format!(
-                "key {}: {} documents hold an array in '{field}' (the first is document {} of {source}); MongoDB refuses arrays in shard key fields (BadValue)",
-                ks.key,
-                ks.docs_with_arrays,
-                pos + 1
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// A key field absent from this share of sampled documents or more is not in the data.
-const ABSENT_SHARE: f64 = 0.99;
-
-/// Step 4, continued: a named key whose field is absent from (nearly) every sampled document
-/// would put every document under one null value, yet "reach one shard" for every operation;
-/// it is a typo far more often than a design. Refused, with the closest field the documents have.
-fn refuse_absent_fields(sample: &Sample, source: &mut dyn DocumentSource) -> Result<()> {
-    for ks in &sample.keys {
-        let counted = ks.docs_counted();
-        if counted == 0 || (ks.docs_missing_fields as f64) < ABSENT_SHARE * counted as f64 {
-            continue;
-        }
-        let pre = source.prescan(PRESCAN_DOCS)?;
-        let seen = crate::propose::field_paths(&pre);
-        // `_id` is in every stored document (a time series' measurements, read through its
-        // view, have none: the time-series rule speaks for that key).
-        let absent: Vec<&str> = ks.key.paths().filter(|p| *p != "_id" && !seen.iter().any(|s| s == p)).collect();
-        let Some(field) = absent.first() else { continue };
-        let hint = match closest(field, &seen) {
-            Some(s) => format!("; did you mean '{s}'?"),
-            None => String::new(),
-        };
-        let count = crate::util::text::fmt_count;
-        return Err(input_error(format!(
-            "key {}: {} of {} sampled documents lack a key field, and none of the first {} has '{field}'{hint}",
-            ks.key,
-            count(ks.docs_missing_fields),
-            count(counted),
-            count(pre.len() as u64)
-        )));
-    }
-    Ok(())
-}
-
-use crate::util::text::closest;
-
 /// Step 5: each candidate's metrics, the rules' findings and the score, in parallel.
 fn measure_and_score(
     workload: &Workload,
@@ -456,101 +359,6 @@ fn measure_and_score(
 fn application_ids(created: &[u32]) -> Option<f64> {
     let other = created.iter().filter(|t| **t == crate::sample::NO_CREATION_TIME).count();
     (!created.is_empty()).then(|| other as f64 / created.len() as f64)
-}
-
-/// Step 6: keys the server accepts first, then blocked ones (they need a change first), then
-/// invalid ones; within each, highest score first, ties by the raw weighted sum, then the
-/// order proposed. Each gets its rank and the words that compare it with the next.
-fn rank(scored: &mut [(CandidateReport, Score)]) {
-    let class = |v: Verdict| match v {
-        Verdict::Invalid => 2,
-        Verdict::Blocked => 1,
-        _ => 0,
-    };
-    scored.sort_by(|a, b| {
-        class(a.1.verdict)
-            .cmp(&class(b.1.verdict))
-            .then(b.1.score.cmp(&a.1.score))
-            .then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted))
-    });
-    for i in 0..scored.len() {
-        scored[i].0.rank = i + 1;
-        if i + 1 < scored.len() {
-            let words = compare(i + 1, &scored[i].1, i + 2, &scored[i + 1].1);
-            scored[i].0.compared_with_next = Some(words);
-        }
-    }
-}
-
-/// What the cluster model assumed, and how far the data's size lets the key spread.
-fn cluster_notes(cl: &cluster::ClusterReport) -> Vec<String> {
-    let mut notes = vec![format!(
-        "cluster model (docs/reference.md \"Cluster model\"): {} ({}), {} MiB range size; data-size balancing with a 3-range threshold (6.0.3+), no split on insert, AutoMerger (7.0+), jumbo values never move; cost and score at scale (JSON cluster.assumptions)",
-        crate::util::text::count_of(cl.num_shards as u64, "shard", "shards"),
-        cl.num_shards_from,
-        cl.chunk_size_bytes >> 20
-    )];
-    if cl.scale.benefit != cluster::Benefit::Full {
-        notes.push(cl.scale.words.clone());
-    }
-    notes
-}
-
-/// Step 7: the commands for the best key, unless even it is invalid.
-fn recommend(
-    ns: Option<&str>,
-    best: Option<&CandidateReport>,
-    facts: &CollectionFacts,
-    collation: Option<&Document>,
-    over_accepted: bool,
-) -> Option<crate::score::apply::Recommendation> {
-    let mut r = recommend_commands(ns, best, facts, collation, over_accepted)?;
-    // Said before the commands: what the choice does not rest on.
-    let b = best.map(|b| &b.score_breakdown);
-    let mut caveats = Vec::new();
-    match b.map(|b| (b.fan_out.is_none(), b.data_spread.is_none())) {
-        Some((true, true)) => caveats.push(
-            "nothing was measured (no documents, no sampled operation): this is the manual's default for such a collection, not a measured choice".to_string(),
-        ),
-        Some((true, false)) => caveats.push("this choice rests on the data alone: targeting was not measured (no sampled operation on the collection); a slow-query log, the profiler or sampled queries may change it".to_string()),
-        Some((false, true)) => caveats.push("this choice rests on the queries alone: the documents were not read, so cardinality, frequency and the data's spread were not measured".to_string()),
-        _ => {}
-    }
-    r.caveats = caveats;
-    Some(r)
-}
-
-fn recommend_commands(
-    ns: Option<&str>,
-    best: Option<&CandidateReport>,
-    facts: &CollectionFacts,
-    collation: Option<&Document>,
-    over_accepted: bool,
-) -> Option<crate::score::apply::Recommendation> {
-    let support = best.and_then(|b| b.metrics.supporting_index.as_ref());
-    let indexes = facts.indexes.as_deref().unwrap_or_default();
-    match (ns, best) {
-        (Some(n), Some(best)) if best.verdict != Verdict::Invalid => Some(crate::score::apply::recommend(&crate::score::apply::Target {
-            namespace: n,
-            winner: &best.key,
-            has_supporting_index: support.map(|s| s.name.is_some()),
-            supporting: support.and_then(|s| s.name.as_ref()).and_then(|name| indexes.iter().find(|ix| &ix.name == name)),
-            new_index: support
-                .and_then(|s| s.new_index.clone())
-                .unwrap_or_else(|| crate::model::index::NewIndex::for_key(&best.key, indexes, collation.is_some())),
-            beside: support.and_then(|s| s.beside.as_ref()),
-            collation,
-            server_version: facts.server_version,
-            current_key: facts.sharding.as_ref().map(|m| &m.key),
-            shards: best.metrics.cluster.num_shards,
-            data_bytes: best.metrics.cluster.scale.data_bytes,
-            index_bytes: facts.total_index_size_bytes,
-            empty: best.metrics.key_characteristics.is_none() && facts.num_docs_total == Some(0),
-            blocked_by: best.constraints.iter().filter(|c| c.effect == crate::rules::Effect::Blocked).collect(),
-            chosen_over_accepted: over_accepted,
-        })),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

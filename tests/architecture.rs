@@ -229,3 +229,258 @@ fn files_stay_short_and_visibility_narrow() {
     assert!(long.is_empty(), "split these along their seams: {long:?}");
     assert!(public <= 150, "{public} pub items outside lib.rs: make them pub(crate) unless tests/, examples/ or fuzz/ need them");
 }
+
+/// A file's module path: `src/a/b.rs` and `src/a/b/mod.rs` are `a::b`; `lib.rs`, `main.rs` and
+/// `bin/` are the crate root (""), which the graphs below leave out.
+fn module_path(rel: &Path) -> String {
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let file = parts.pop().unwrap_or_default();
+    if parts.first().is_some_and(|p| p == "bin") || (parts.is_empty() && (file == "lib.rs" || file == "main.rs")) {
+        return String::new();
+    }
+    if file != "mod.rs" {
+        parts.push(file.trim_end_matches(".rs").to_string());
+    }
+    parts.join("::")
+}
+
+/// Each `crate::` and `super::` path of `code` as its segments after the anchor, grouped imports
+/// expanded (`crate::a::{b::X, c::{Y, Z}}` is `a b X`, `a c Y`, `a c Z`), with the number of
+/// `super::` climbs (`None` for `crate::`). `pub(in crate::x)` is a visibility, not a use.
+fn anchored_paths(code: &str) -> Vec<(Option<usize>, Vec<String>)> {
+    fn is_ident(c: char) -> bool {
+        c.is_ascii_alphanumeric() || c == '_'
+    }
+    /// The paths of one use tree at the start of `s`: segments, then a group or an end.
+    fn tree(s: &str) -> Vec<Vec<String>> {
+        let mut segs = Vec::new();
+        let mut rest = s.trim_start();
+        loop {
+            if let Some(group) = rest.strip_prefix('{') {
+                let (mut depth, mut start, mut out) = (0usize, 0usize, Vec::new());
+                for (j, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' | ',' if depth == 0 => {
+                            for t in tree(&group[start..j]) {
+                                out.push(segs.iter().cloned().chain(t).collect());
+                            }
+                            if c == '}' {
+                                break;
+                            }
+                            start = j + 1;
+                        }
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                return out;
+            }
+            let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
+            if name.is_empty() {
+                break;
+            }
+            rest = rest[name.len()..].trim_start();
+            if name != "self" {
+                segs.push(name);
+            }
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r.trim_start(),
+                None => break,
+            }
+        }
+        vec![segs]
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(found) = code[i..].find(['c', 's']) {
+        let at = i + found;
+        i = at + 1;
+        if code[..at].chars().next_back().is_some_and(is_ident) || code[..at].trim_end().ends_with("(in") {
+            continue;
+        }
+        let (mut rest, mut climbs) = (&code[at..], None);
+        if let Some(r) = rest.strip_prefix("crate::") {
+            rest = r;
+        } else {
+            while let Some(r) = rest.strip_prefix("super::") {
+                rest = r;
+                climbs = Some(climbs.unwrap_or(0) + 1);
+            }
+            if climbs.is_none() {
+                continue;
+            }
+        }
+        i = code.len() - rest.len();
+        out.extend(tree(rest).into_iter().map(|p| (climbs, p)));
+    }
+    out
+}
+
+/// The file-level import graph: each source file's module and the modules (files) its
+/// `crate::`/`super::` paths reach, each path resolved to the longest module prefix it names.
+/// Test code is left out as in `edges` (`tests.rs` files, and everything after a file's first
+/// `#[cfg(test)]`); the crate root is left out. Re-exports are not followed: `super::X` is an
+/// edge to the parent file even when the parent only re-exports `X`.
+fn file_edges() -> BTreeMap<String, BTreeSet<String>> {
+    let (src, files) = source_files();
+    let modules: BTreeSet<String> = files.iter().map(|p| module_path(p.strip_prefix(&src).unwrap())).collect();
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in files.iter().filter(|p| p.file_name().unwrap() != "tests.rs") {
+        let rel = path.strip_prefix(&src).unwrap();
+        let me = module_path(rel);
+        if me.is_empty() {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let before_tests = text.split("#[cfg(test)]").next().unwrap();
+        let code: String = before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        // `super::` inside an inline module would climb from that module, not the file's.
+        assert!(
+            !code.lines().any(|l| {
+                let t = l.trim_start().trim_start_matches("pub(crate) ").trim_start_matches("pub ");
+                t.starts_with("mod ") && t.trim_end().ends_with('{')
+            }),
+            "{}: an inline module outside tests; give it its own file (this checker reads one module per file)",
+            rel.display()
+        );
+        let here: Vec<&str> = me.split("::").collect();
+        let deps = out.entry(me.clone()).or_default();
+        for (climbs, segs) in anchored_paths(&code) {
+            let mut full: Vec<&str> = match climbs {
+                None => Vec::new(),
+                Some(n) => here[..here.len().saturating_sub(n)].to_vec(),
+            };
+            full.extend(segs.iter().map(String::as_str));
+            let target = (0..=full.len()).rev().map(|n| full[..n].join("::")).find(|m| modules.contains(m) || m.is_empty()).unwrap();
+            if !target.is_empty() && target != me {
+                deps.insert(target);
+            }
+        }
+    }
+    out
+}
+
+/// The circles of a graph: one path per strongly connected component of more than one module
+/// (Tarjan), each printed as `a -> b -> … -> a`.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    struct State<'a> {
+        g: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        comps: Vec<Vec<&'a str>>,
+    }
+    fn connect<'a>(v: &'a str, s: &mut State<'a>) {
+        let n = s.index.len();
+        s.index.insert(v, n);
+        s.low.insert(v, n);
+        s.stack.push(v);
+        for w in s.g.get(v).into_iter().flatten() {
+            if !s.index.contains_key(w.as_str()) {
+                connect(w, s);
+                let lw = s.low[w.as_str()];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(lw);
+            } else if s.stack.contains(&w.as_str()) {
+                let iw = s.index[w.as_str()];
+                let lv = s.low.get_mut(v).unwrap();
+                *lv = (*lv).min(iw);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let at = s.stack.iter().position(|x| *x == v).unwrap();
+            let comp = s.stack.split_off(at);
+            if comp.len() > 1 {
+                s.comps.push(comp);
+            }
+        }
+    }
+    let mut s = State { g: graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), comps: Vec::new() };
+    for v in graph.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            connect(v, &mut s);
+        }
+    }
+    // Within each component, the shortest way back from its first module to itself (breadth first).
+    let mut out = Vec::new();
+    for comp in &s.comps {
+        let members: BTreeSet<&str> = comp.iter().copied().collect();
+        let start = *members.iter().next().unwrap();
+        let mut came: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start]);
+        'search: while let Some(v) = queue.pop_front() {
+            for w in graph.get(v).into_iter().flatten().map(String::as_str).filter(|w| members.contains(w)) {
+                if w == start {
+                    let mut path = vec![v];
+                    while let Some(p) = came.get(path.last().unwrap()).copied() {
+                        path.push(p);
+                    }
+                    path.reverse();
+                    path.push(start);
+                    let rest: Vec<&str> = members.iter().copied().filter(|m| !path.contains(m)).collect();
+                    let more = match rest.is_empty() {
+                        true => String::new(),
+                        false => format!(" (in a knot with {})", rest.join(", ")),
+                    };
+                    out.push(format!("{}{more}", path.join(" -> ")));
+                    break 'search;
+                }
+                if !came.contains_key(w) && w != start {
+                    came.insert(w, v);
+                    queue.push_back(w);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn use_trees_are_read_with_their_anchor() {
+    let code = "use super::super::{read, log::QueryLog};\nuse crate::a::{b::X, c::{self, Y}};\npub(in crate::sources) fn f() { crate::util::x(); super::g(); }";
+    let got = anchored_paths(code);
+    let show: Vec<String> = got.iter().map(|(c, p)| format!("{c:?} {}", p.join("::"))).collect();
+    assert_eq!(show, ["Some(2) read", "Some(2) log::QueryLog", "None a::b::X", "None a::c", "None a::c::Y", "None util::x", "Some(1) g"]);
+    assert_eq!(module_path(Path::new("a/b/mod.rs")), "a::b");
+    assert_eq!(module_path(Path::new("a/b.rs")), "a::b");
+    assert_eq!(module_path(Path::new("lib.rs")), "");
+}
+
+#[test]
+fn circles_are_found_and_named() {
+    let g = |edges: &[(&str, &str)]| {
+        let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in edges {
+            m.entry(a.to_string()).or_default().insert(b.to_string());
+            m.entry(b.to_string()).or_default();
+        }
+        m
+    };
+    assert!(circles(&g(&[("a", "b"), ("b", "c"), ("a", "c")])).is_empty());
+    assert_eq!(circles(&g(&[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])), ["a -> b -> c -> a"]);
+}
+
+/// No circle of imports between files: a file's module never reaches, through `crate::` and
+/// `super::` paths, a module that reaches it back (issue 50). Each circle is named.
+#[test]
+fn no_file_imports_a_file_that_imports_it_back() {
+    let g = file_edges();
+    assert!(g["sources::queries::sessions"].contains("sources::queries"), "the checker must see sessions.rs use its parent: {g:?}");
+    let found = circles(&g);
+    assert!(found.is_empty(), "circles of imports between files (src/ module paths):\n{}", found.join("\n"));
+}
+
+/// One job per file: no source file over 600 lines (issue 50), split along meaning.
+#[test]
+fn no_source_file_over_600_lines() {
+    let (src, files) = source_files();
+    let mut long: Vec<String> = files
+        .iter()
+        .map(|p| (p, std::fs::read_to_string(p).unwrap().lines().count()))
+        .filter(|(_, n)| *n > 600)
+        .map(|(p, n)| format!("{} ({n} lines)", p.strip_prefix(&src).unwrap().display()))
+        .collect();
+    long.sort();
+    assert!(long.is_empty(), "split these by meaning (one job per file): {long:?}");
+}

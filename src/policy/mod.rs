@@ -1,7 +1,9 @@
 //! The CI gate's policy file (`shardkey.toml`) and its rules (`rules::RULES`),
 //! each read off one metric of a candidate. Pure: text in, rule results out.
 
+mod judge;
 pub(crate) mod plan;
+mod plan_rules;
 pub(crate) mod rules;
 
 use crate::error::input_error;
@@ -318,7 +320,7 @@ pub(crate) fn evaluate_plan(rules: &Rules, input: &plan::PlanInput) -> Vec<RuleR
         Judge::Candidate(_) | Judge::Databases(_) | Judge::Tolerance => None,
     });
     for r in results.iter_mut().filter(|r| !r.passed) {
-        r.culprit = Some(plan::culprit(r.rule, input)).filter(|c| c != &Culprit::default());
+        r.culprit = Some(plan_rules::culprit(r.rule, input)).filter(|c| c != &Culprit::default());
     }
     results
 }

@@ -3,13 +3,14 @@
 //! judged by `Judge::Plan`) on `plan`'s what if: the declared plan beside the one shardkey
 //! chooses on the same data and logs.
 
-use super::rules::{Finding, Judge, Threshold, RULES};
-use super::{Culprit, Rules};
+// app::check_plan names the plan rules' input here, beside `[plan]`.
+pub(crate) use super::judge::PlanInput;
+use super::rules::{Judge, Threshold, RULES};
+use super::Rules;
 use crate::error::input_error;
 use crate::model::ShardKey;
 use anyhow::Result;
 use serde::Deserialize;
-use serde_json::json;
 use toml::Spanned;
 
 /// `[plan]` as read.
@@ -33,80 +34,6 @@ impl PlanPolicy {
         r.extend(self.rules.iter().map(|(k, v)| (*k, *v)));
         r
     }
-}
-
-/// What the plan rules read: the declared plan beside shardkey's own.
-pub(crate) struct PlanInput {
-    /// Declared keys the server refuses as things stand: (namespace, why, the names a change
-    /// that caused it would spell out: the index, its fields).
-    pub(crate) refused: Vec<(String, String, Vec<String>)>,
-    /// The transactions' single-shard share, declared plan and shardkey's (None: no transaction).
-    pub(crate) declared_share: Option<f64>,
-    pub(crate) own_share: Option<f64>,
-    /// Some transactions seen in part: the shares are ranges, not one figure.
-    pub(crate) seen_in_part: bool,
-    /// The collections whose choice differs: (namespace, declared, shardkey's), in words.
-    pub(crate) differing: Vec<(String, String, String)>,
-    /// What keeps the declared plan's transactions off one shard, most costly first.
-    pub(crate) blockers: Vec<String>,
-}
-
-/// `forbid_refused_keys`: a declared key the server refuses (a unique index blocks it, or it is
-/// invalid on the collection) fails, named with why.
-pub(super) fn refused_keys(_: Threshold, p: &PlanInput) -> Finding {
-    let words: Vec<String> = p.refused.iter().map(|(ns, why, _)| format!("{ns}: {why}")).collect();
-    Finding::Measured {
-        actual: json!(words.len()),
-        passed: words.is_empty(),
-        message: if words.is_empty() { "the server accepts every declared key".into() } else { words.join("; ") },
-    }
-}
-
-/// `max_single_shard_loss_percent`: the points of transactions on one shard the declared plan
-/// gives up against shardkey's own, at most this many.
-pub(super) fn share_loss(t: Threshold, p: &PlanInput) -> Finding {
-    let max = match t {
-        Threshold::Percent(x) => x,
-        _ => 0.0,
-    };
-    let (Some(declared), Some(own)) = (p.declared_share, p.own_share) else {
-        return Finding::Skipped(if p.seen_in_part {
-            "transactions seen in part (the profiler): the single-shard shares are ranges; give the log of the same window, recorded with slowms -1, for one figure"
-        } else {
-            "no transaction in the logs: no single-shard share to compare"
-        });
-    };
-    let loss = (own - declared) * 100.0;
-    Finding::Measured {
-        actual: json!((loss * 1e4).round() / 1e4),
-        passed: loss <= max,
-        message: format!(
-            "the declared plan keeps {:.1}% of transactions on one shard, shardkey's {:.1}%: {:.1} points {} (maximum {max})",
-            declared * 100.0,
-            own * 100.0,
-            loss.abs(),
-            if loss >= 0.0 { "fewer" } else { "more" }
-        ),
-    }
-}
-
-/// What caused a plan rule's violation.
-pub(crate) fn culprit(rule: &str, p: &PlanInput) -> Culprit {
-    let short = |ns: &str| ns.split_once('.').map_or(ns, |x| x.1).to_string();
-    let mut c = Culprit::default();
-    if rule == "forbid_refused_keys" {
-        for (ns, _, names) in &p.refused {
-            c.names.extend(names.iter().cloned());
-            c.names.push(short(ns));
-        }
-    } else {
-        for (ns, declared, own) in &p.differing {
-            c.causes.push(format!("{ns}: declared {declared}, shardkey's {own}"));
-            c.names.push(short(ns));
-        }
-        c.causes.extend(p.blockers.iter().take(3).cloned());
-    }
-    c
 }
 
 /// The policy's reading of one rule line: name, value, the section's other fields, whether the

@@ -3,134 +3,19 @@
 //! policy, and how it judges a candidate. Parsing, `--init` and evaluation all
 //! read this table; adding a rule is adding one entry.
 
+// The rules' terms, named here where callers look for them.
+pub(crate) use super::judge::{DatabasesInput, Finding, Judge, RuleDef, RuleInput, Threshold, ValueType};
 use super::Culprit;
 use crate::metrics::monotonicity::MonotonicityType;
-use crate::metrics::CandidateMetrics;
 use crate::model::ShardKey;
 use crate::rules::Effect;
-use crate::score::reasons::Reason;
 use crate::score::Verdict;
 use crate::targeting::Label;
 use crate::util::text::fmt_count;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Why a rule on key characteristics is skipped in a queries-only run.
 const NO_DOCUMENTS: &str = "not measured: no documents (query logs only)";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ValueType {
-    /// A score from 0 to 100 (an integer).
-    Score,
-    /// A count (a non-negative integer).
-    Count,
-    /// A percentage from 0 to 100.
-    Percent,
-    /// true turns the rule on; false leaves it off.
-    Flag,
-    /// One of these words; the last one turns the rule off.
-    Choice(&'static [&'static str]),
-}
-
-/// A threshold as read from the policy file.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Threshold {
-    Int(u64),
-    Percent(f64),
-    Flag(bool),
-    Choice(&'static str),
-}
-
-impl Threshold {
-    pub(crate) fn to_json(self) -> Value {
-        match self {
-            Threshold::Int(n) => json!(n),
-            Threshold::Percent(p) => json!(p),
-            Threshold::Flag(b) => json!(b),
-            Threshold::Choice(w) => json!(w),
-        }
-    }
-
-    /// The number to compare with (flags are never compared).
-    fn number(self) -> f64 {
-        match self {
-            Threshold::Int(n) => n as f64,
-            Threshold::Percent(p) => p,
-            Threshold::Flag(_) | Threshold::Choice(_) => 0.0,
-        }
-    }
-
-    /// Is the rule on? Numbers always are; a flag when true; a choice unless "ignore".
-    pub(crate) fn is_on(self) -> bool {
-        !matches!(self, Threshold::Flag(false) | Threshold::Choice("ignore"))
-    }
-}
-
-/// What a rule reads: the candidate's score, verdict and metrics, and what the validity
-/// rules (`crate::rules`) found.
-pub(crate) struct RuleInput<'a> {
-    /// The collection's name (without its database).
-    pub(crate) collection: &'a str,
-    pub(crate) key: &'a ShardKey,
-    pub(crate) score: u32,
-    pub(crate) verdict: Verdict,
-    pub(crate) reasons: &'a [Reason],
-    pub(crate) metrics: &'a CandidateMetrics,
-    pub(crate) constraints: &'a [crate::rules::Finding],
-}
-
-/// A rule's finding on one candidate.
-pub(crate) enum Finding {
-    Measured {
-        actual: Value,
-        passed: bool,
-        message: String,
-    },
-    /// The rule passes, but what it found is said as a warning (`unlisted_collections = "warn"`).
-    Warning {
-        actual: Value,
-        message: String,
-    },
-    /// The metric was not measured; the rule passes and says why.
-    Skipped(&'static str),
-}
-
-/// What a rule on the checked databases reads (once per run).
-pub(crate) struct DatabasesInput<'a> {
-    /// The databases of the policy's collections.
-    pub(crate) databases: &'a [String],
-    /// Their collections that no `[[collection]]` names, as `db.collection` (listed live only);
-    /// None when the deployment refused to list them.
-    pub(crate) unlisted: Option<&'a [String]>,
-}
-
-/// How a rule is judged.
-pub(crate) enum Judge {
-    /// On one collection's key.
-    Candidate(fn(Threshold, &RuleInput) -> Finding),
-    /// Once per run, on the databases the policy's collections are in: set in `[defaults]` only.
-    Databases(fn(Threshold, &DatabasesInput) -> Finding),
-    /// Once per run, on the plan the policy's `[plan]` declares beside shardkey's own: set in
-    /// `[plan]` only.
-    Plan(fn(Threshold, &super::plan::PlanInput) -> Finding),
-    /// Not judged: how far `--baseline` lets a figure move before it counts as a change.
-    Tolerance,
-}
-
-pub(crate) struct RuleDef {
-    pub(crate) name: &'static str,
-    /// The report field the rule reads (JSON path in the analyze report).
-    pub(crate) metric: &'static str,
-    pub(crate) value: ValueType,
-    /// The comment and the value in the starting policy (`check --init`).
-    pub(crate) doc: &'static str,
-    pub(crate) default: &'static str,
-    /// On when the policy leaves the rule out: what breaks the key outright is checked unless
-    /// a policy turns it off.
-    pub(crate) implied: Option<Threshold>,
-    /// What caused a violation (read only when the rule fails).
-    pub(crate) culprit: Option<fn(&RuleInput) -> Culprit>,
-    pub(crate) judge: Judge,
-}
 
 fn at_most(p: Option<f64>, max: f64, why_missing: &'static str, message: impl Fn(f64) -> String) -> Finding {
     match p {
@@ -423,7 +308,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         default: "true",
         implied: Some(Threshold::Flag(true)),
         culprit: None,
-        judge: Judge::Plan(super::plan::refused_keys),
+        judge: Judge::Plan(super::plan_rules::refused_keys),
     },
     RuleDef {
         name: "max_single_shard_loss_percent",
@@ -433,7 +318,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         default: "10.0",
         implied: Some(Threshold::Percent(10.0)),
         culprit: None,
-        judge: Judge::Plan(super::plan::share_loss),
+        judge: Judge::Plan(super::plan_rules::share_loss),
     },
     RuleDef {
         name: "score_tolerance",

@@ -1,8 +1,10 @@
 //! The proposals' unit tests (beside `propose.rs`, which they would push past 800 lines).
 
-use super::*;
-use crate::model::{Op, QueryOrigin};
-use bson::doc;
+use super::collection::{for_time_series, from_indexes};
+use super::from_fields::{propose, propose_in, MAX_PROPOSALS};
+use super::profile::profile_fields;
+use crate::model::{Op, Query, QueryOrigin};
+use bson::{doc, Document};
 
 #[test]
 fn proposes_filter_fields_hashed_id_and_compound_for_hot_groups() {

@@ -13,6 +13,7 @@ mod single_writes;
 mod time_series;
 mod unique_index;
 mod upserts;
+mod words;
 pub(crate) mod write_targeting;
 
 use crate::model::collection::CollectionOptions;

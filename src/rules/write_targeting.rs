@@ -194,12 +194,9 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
         matches!(verdict(q, key, cx.server_version), Verdict::Refused(Refusal { code, .. })
             if code == SHARD_KEY_UPDATE_WITHOUT_FULL_KEY || code == IMMUTABLE_FIELD || code == INVALID_OPTIONS)
     };
-    let Some((percent, words)) = super::upserts::failing(
-        cx,
-        "updates that change the shard key value without fixing the whole key",
-        |q| changes_key(q, key),
-        refused,
-    ) else {
+    let Some((percent, words)) =
+        super::words::failing(cx, "updates that change the shard key value without fixing the whole key", |q| changes_key(q, key), refused)
+    else {
         return Vec::new();
     };
     // The key's fields the refused updates' filters lack, in key order.

@@ -3,6 +3,7 @@
 //! loses, `refineCollectionShardKey` (the new key extends the current one) or
 //! `reshardCollection`, with the manual's storage and oplog requirements.
 
+use super::choice::PROXY_PAGE;
 use crate::model::index::{IndexSpec, NewIndex};
 use crate::model::{KeyKind, ShardKey};
 use crate::util::text::mib;
@@ -196,9 +197,6 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
     }
     Recommendation { key: t.winner.clone(), caveats: Vec::new(), trade_off: None, alternatives: Vec::new(), action, commands, notes }
 }
-
-/// The manual's answer to a unique index the shard key cannot keep.
-pub(crate) const PROXY_PAGE: &str = "https://www.mongodb.com/docs/manual/tutorial/enforce-uniqueness-on-non-shard-key-field/";
 
 /// A proxy collection's commands and words.
 struct Proxy {

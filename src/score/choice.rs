@@ -5,11 +5,13 @@
 //! one sentence; when the gap is smaller the allowed key stays recommended and the blocked one
 //! is named as the alternative. The policy (docs/reference.md "Rules"): `FAR_BELOW` points.
 
-use super::apply::PROXY_PAGE;
 use super::Verdict;
 use crate::model::ShardKey;
 use crate::rules::{Effect, Finding, RuleId};
 use serde::Serialize;
+
+/// The manual's answer to a unique index the shard key cannot keep.
+pub(crate) const PROXY_PAGE: &str = "https://www.mongodb.com/docs/manual/tutorial/enforce-uniqueness-on-non-shard-key-field/";
 
 /// A blocked key this many points or more above the best key the server accepts is
 /// recommended with its change: about one verdict band (25) less a rounding margin.

@@ -6,6 +6,7 @@
 //! (the driver's topology never shows a hidden member). Through mongos (which has no
 //! profiler) or with the config servers' `config.shards`, the members of every shard.
 
+use super::profiler::{ProfileSizes, ProfilerSettings};
 use super::{driver_error, LiveSession};
 use crate::model::member::{MemberRead, MemberRole, ProfilerState};
 use crate::sources::queries::{add_record, QueryLog};
@@ -22,21 +23,6 @@ struct Member {
     host: String,
     set: Option<String>,
     role: MemberRole,
-}
-
-/// `system.profile`'s size as read: data bytes, capped maximum, entries.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct ProfileSizes {
-    pub(crate) bytes: Option<u64>,
-    pub(crate) max_bytes: Option<u64>,
-    pub(crate) entries: Option<u64>,
-}
-
-impl ProfileSizes {
-    /// Full (dropping its oldest entries), when all three are known.
-    pub(crate) fn full(&self) -> Option<bool> {
-        Some(ProfilerState::is_full(self.bytes?, self.max_bytes?, self.entries?))
-    }
 }
 
 /// Which entries of each profiler to read.
@@ -308,7 +294,7 @@ impl LiveSession {
     /// This member's profiler settings and `system.profile` size; None when the user may not read them.
     async fn profiler_state(&self) -> Option<ProfilerState> {
         let settings = self.command(&self.db, doc! {"profile": -1}, "reading the profiler settings of").await.ok()?;
-        let s = super::query_sampling::ProfilerSettings::from_reply(&settings);
+        let s = ProfilerSettings::from_reply(&settings);
         let mut state = ProfilerState::new(s.level, s.slowms, s.sample_rate);
         match self.profile_sizes(&self.read).await {
             Ok(z) => {

@@ -14,6 +14,7 @@
 
 mod collection;
 mod members;
+mod profiler;
 mod query_logs;
 pub(crate) mod query_sampling;
 mod read_on;

@@ -9,42 +9,13 @@
 //!   per mongod: while sampling, that fraction of all its operations is also written to
 //!   its log. Run against the primary.
 
+use super::profiler::ProfileSizes;
+// app::sample names the settings here, where it changes them.
+pub(crate) use super::profiler::ProfilerSettings;
 use super::LiveSession;
 use anyhow::Result;
 use bson::{doc, Document};
 use mongodb::options::{ReadPreference, SelectionCriteria};
-
-/// The profiler settings `{profile: -1}` reports.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ProfilerSettings {
-    pub(crate) level: i32,
-    pub(crate) slowms: i64,
-    pub(crate) sample_rate: f64,
-    /// 4.4.2+: a filter replacing slowms/sampleRate; restored as it was.
-    pub(crate) filter: Option<Document>,
-}
-
-impl ProfilerSettings {
-    /// The command that sets these settings on a database.
-    pub(crate) fn command(&self) -> Document {
-        let mut c = doc! {"profile": self.level, "slowms": self.slowms, "sampleRate": self.sample_rate};
-        if let Some(f) = &self.filter {
-            c.insert("filter", f.clone());
-        }
-        c
-    }
-
-    /// From the reply of `{profile: -1}`.
-    pub(crate) fn from_reply(d: &Document) -> ProfilerSettings {
-        let num = |k: &str| d.get(k).and_then(crate::bsonx::number::as_f64).unwrap_or(f64::NAN);
-        ProfilerSettings {
-            level: num("was") as i32,
-            slowms: if num("slowms").is_nan() { 100 } else { num("slowms") as i64 },
-            sample_rate: if num("sampleRate").is_nan() { 1.0 } else { num("sampleRate") },
-            filter: d.get_document("filter").ok().cloned(),
-        }
-    }
-}
 
 /// The `configureQueryAnalyzer` command for a namespace (7.0+).
 pub(crate) fn configure_query_analyzer(ns: &str, mode: &str, samples_per_second: Option<f64>) -> Document {
@@ -104,9 +75,7 @@ impl LiveSession {
 
     /// The primary's profiler after a window: its oldest entry's time (any namespace) and
     /// its size, or why the size could not be read.
-    pub(crate) async fn profiler_after_window(
-        &self,
-    ) -> (Option<bson::DateTime>, std::result::Result<super::members::ProfileSizes, String>) {
+    pub(crate) async fn profiler_after_window(&self) -> (Option<bson::DateTime>, std::result::Result<ProfileSizes, String>) {
         let coll = self.db.collection::<Document>("system.profile");
         let first = coll.find_one(doc! {}).sort(doc! {"$natural": 1}).projection(doc! {"ts": 1}).selection_criteria(primary());
         let oldest = self.answer("reading system.profile on", async { first.await }).await.ok().flatten();

@@ -76,16 +76,6 @@ pub(super) enum Staged {
     Light { ns: std::sync::Arc<str>, at: InBlock },
 }
 
-/// Where the line of an operation a light read counted is in the block being read.
-#[derive(Debug)]
-pub(super) struct InBlock {
-    pub(super) start: usize,
-    pub(super) len: usize,
-    pub(super) lineno: u64,
-    /// Which of the line's operations.
-    pub(super) index: u32,
-}
-
 /// What holds a deferred operation's slot until `resolve`. The empty filter is cloned
 /// (a new `Document` draws a hasher seed).
 fn placeholder(ns: String) -> Query {

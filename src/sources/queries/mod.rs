@@ -32,9 +32,9 @@ use slow_log::{FastLogLine, SlowQuery};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use log::InBlock;
 pub use log::QueryLog;
 pub(crate) use log::{KeyDiff, OpSink};
+use once::InBlock;
 
 pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
 /// mongod 4.4+ logs one line (id 51802) per transaction that is slow, with its session.

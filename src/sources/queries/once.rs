@@ -33,7 +33,6 @@
 //! what it can alone, and holds what depends on earlier parts (a connection's first command
 //! line, a cursor's first getMore) for `QueryLog::merge_block` to settle (`Once::settle`).
 
-use super::log::InBlock;
 use super::QueryLog;
 use crate::model::Query;
 use std::collections::{HashMap, HashSet};
@@ -87,6 +86,16 @@ pub(crate) enum Fate {
     Twice(&'static str),
     /// Depends on earlier parts: held for the merge.
     Wait,
+}
+
+/// Where the line of an operation a light read counted is in the block being read.
+#[derive(Debug)]
+pub(super) struct InBlock {
+    pub(super) start: usize,
+    pub(super) len: usize,
+    pub(super) lineno: u64,
+    /// Which of the line's operations.
+    pub(super) index: u32,
 }
 
 /// An operation held for the merge: parsed, or (light) where its line is in the block.

@@ -1,0 +1,296 @@
+//! The keys a DBA would put forward from the profiled fields: filtered fields, hashed `_id`
+//! and a hashed high-cardinality field, compounds of a grouping field with the time field or
+//! `_id`.
+
+use super::profile::{changed_fields, filter_paths, profile_fields, FieldProfile, ValueType, MIN_PRESENCE};
+use super::{Origin, Proposal};
+use crate::bsonx::{lookup, Lookup};
+use crate::model::{KeyKind, Query, ShardKey};
+use bson::{Bson, Document};
+use std::collections::BTreeMap;
+
+/// At most this many proposals (besides existing indexes and the current key). Each is
+/// measured on the whole sample (its key values, chunks, every sampled operation's targets),
+/// so the run's time grows with the count: 24 holds the shapes below for the six most
+/// filtered fields with the compounds before them (see `MAX_FIELDS_PROPOSED`).
+pub(crate) const MAX_PROPOSALS: usize = 24;
+/// The most filtered fields each proposed in every shape (ranged, hashed, then `_id`, then
+/// the field named beside it): an operation naming a seventh field is rare enough in a
+/// workload that a key on it serves few of its operations.
+const MAX_FIELDS_PROPOSED: usize = 6;
+pub(super) fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
+    ShardKey::new(spec.iter().map(|(p, k)| crate::model::KeyField { path: p.to_string(), kind: *k }).collect()).ok()
+}
+
+/// The candidates a DBA would put on the table: the fields the filters use, hashed
+/// `_id` and a hashed high-cardinality field, high-cardinality fields when there
+/// are no queries, and compounds of a grouping field followed by the time field or
+/// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
+pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
+    propose_in(prescan, queries, None)
+}
+
+/// A value holding this many documents or more on average (estimated over the collection)
+/// makes a grouping field, not an identifier.
+const GROUP_DOCS_PER_VALUE: f64 = 5.0;
+
+/// `propose`, knowing how many documents the pre-scan is drawn from (`total_docs`): a field
+/// whose values repeat in the pre-scan enough that each holds `GROUP_DOCS_PER_VALUE`
+/// documents or more over them is a grouping field, however unique the pre-scan makes it look.
+pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>) -> Vec<Proposal> {
+    let n = prescan.len();
+    let fields = profile_fields(prescan, queries);
+    // Without documents presence is unknown: every filtered field is usable.
+    let usable = |f: &&FieldProfile| !f.geo && f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
+    // Dates, timestamps and ObjectIds repeat within a second, never as groups.
+    let groups_over_all = |f: &FieldProfile| {
+        !f.increasing_by_nature
+            && total_docs.is_some_and(|t| {
+                t as f64 > 2.0 * n as f64 && t as f64 * f.present as f64 / n.max(1) as f64 >= GROUP_DOCS_PER_VALUE * f.estimated_distinct
+            })
+    };
+    // High cardinality in the pre-scan: most documents hold their own value, none is common,
+    // and the collection's size does not show its values as groups.
+    let high = |f: &FieldProfile| {
+        f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05 && !groups_over_all(f)
+    };
+    let mut out: Vec<Proposal> = Vec::new();
+    let mut push = |key: Option<ShardKey>, why: String| {
+        if let Some(key) = key {
+            if out.len() < MAX_PROPOSALS && !out.iter().any(|p| p.key == key) {
+                out.push(Proposal { key, origin: Origin::Proposed(why) });
+            }
+        }
+    };
+    push(key(&[("_id", KeyKind::Hashed)]), "hashed _id: spreads data and inserts evenly; only queries by _id target one shard".into());
+    let mut used: Vec<&FieldProfile> = fields.iter().filter(|f| f.uses() > 0).filter(usable).collect();
+    used.sort_by(|a, b| b.uses().cmp(&a.uses()).then(a.path.cmp(&b.path)));
+    // The time field: increasing by nature, high cardinality (the most used, else the first seen).
+    let time = fields
+        .iter()
+        .filter(usable)
+        .filter(|f| f.increasing_by_nature && f.path != "_id" && high(f))
+        .max_by_key(|f| (f.uses(), std::cmp::Reverse(f.path.clone())));
+    let id_is_oid = fields.iter().find(|f| f.path == "_id").is_some_and(|f| f.main_type == ValueType::ObjectId);
+    // Grouping fields: filtered by equality and repeating (a tenant, a device), or with no
+    // queries, moderately many values each held by several documents.
+    let mut groups: Vec<&FieldProfile> = if used.is_empty() {
+        fields
+            .iter()
+            .filter(usable)
+            .filter(|f| f.path != "_id" && !f.increasing_by_nature && f.distinct >= 10 && !high(f) && f.top_share < 0.5)
+            .collect()
+    } else {
+        used.iter().copied().filter(|f| f.eq_uses > 0 && f.path != "_id" && !f.increasing_by_nature && !high(f)).collect()
+    };
+    if used.is_empty() {
+        // Identifiers (strings, ObjectIds, binary) name tenants and devices; small numbers are
+        // more often parts of a date or codes.
+        let ident = |f: &FieldProfile| matches!(f.main_type, ValueType::String | ValueType::ObjectId | ValueType::BinData);
+        groups.sort_by(|a, b| ident(b).cmp(&ident(a)).then(b.distinct.cmp(&a.distinct)).then(a.path.cmp(&b.path)));
+    }
+    groups.truncate(2);
+
+    let uses_words = |f: &FieldProfile| f.describe(n);
+    for f in used.iter().take(4) {
+        push(key(&[(&f.path, KeyKind::Range)]), uses_words(f));
+    }
+    // An ObjectId `_id` that orders documents like the time field stands for it: the same
+    // insert pattern, and unique, so every group stays splittable; `{g: 1, t: 1}` is
+    // then not proposed beside `{g: 1, _id: 1}`.
+    let id_follows_time = id_is_oid && time.is_some_and(|t| follows_creation_time(prescan, &t.path));
+    // Pairs of fields filtered by equality in the same query: a grouping field and the
+    // high-cardinality field its queries name beside it (`{region: 1, customerId: 1}`).
+    let mut together: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // An entity filtered by equality beside a time range (`{deviceId: d, ts: {$gte, $lt}}`):
+    // the entity-then-time key serves it, whatever the entity's cardinality.
+    let mut entity_time: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // Every set of two to four usable fields one filter fixes by equality, sorted by path:
+    // a key of all of them sends each such query to one shard (`{region: 1, district: 1}`).
+    let mut eq_sets: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    for q in queries {
+        let mut paths = Vec::new();
+        filter_paths(&q.filter, &mut paths);
+        for (g, _) in paths.iter().filter(|p| !p.1) {
+            for (t, _) in paths.iter().filter(|p| p.1) {
+                if fields.iter().any(|f| &f.path == t && f.increasing_by_nature) && g != "_id" {
+                    *entity_time.entry((g.clone(), t.clone())).or_default() += 1;
+                }
+            }
+        }
+        let eq: Vec<String> = paths.into_iter().filter(|p| !p.1).map(|p| p.0).collect();
+        let mut set: Vec<String> =
+            eq.iter().filter(|p| *p != "_id" && fields.iter().any(|f| &&f.path == p && usable(&f))).cloned().collect();
+        set.sort();
+        set.dedup();
+        if (2..=4).contains(&set.len()) {
+            *eq_sets.entry(set).or_default() += 1;
+        }
+        for a in &eq {
+            for b in &eq {
+                if a != b {
+                    *together.entry((a.clone(), b.clone())).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut sets: Vec<(&Vec<String>, &usize)> = eq_sets.iter().collect();
+    sets.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (set, c) in sets.into_iter().take(2) {
+        // Coarse to fine: the field with the fewest values first, as a region before its districts.
+        let mut ordered: Vec<&FieldProfile> = set.iter().filter_map(|p| fields.iter().find(|f| &f.path == p)).collect();
+        ordered.sort_by(|a, b| a.distinct.cmp(&b.distinct).then(a.path.cmp(&b.path)));
+        let spec: Vec<(&str, KeyKind)> = ordered.iter().map(|f| (f.path.as_str(), KeyKind::Range)).collect();
+        let names: Vec<&str> = ordered.iter().map(|f| f.path.as_str()).collect();
+        push(
+            key(&spec),
+            format!(
+                "{c} sampled filters fix {} together by equality: a key of all of them sends each to one shard (fewest values first: {})",
+                names.join(", "),
+                ordered.iter().map(|f| format!("{} {}", f.path, f.distinct)).collect::<Vec<_>>().join(", ")
+            ),
+        );
+    }
+    let mut pairs: Vec<(&(String, String), &usize)> = entity_time.iter().collect();
+    pairs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for ((g, t), c) in pairs.into_iter().take(2) {
+        let Some(gp) = fields.iter().find(|f| &f.path == g).filter(|f| usable(f)) else { continue };
+        if id_follows_time && time.is_some_and(|x| &x.path == t) {
+            push(
+                key(&[(g, KeyKind::Range), ("_id", KeyKind::Range)]),
+                format!("{c} sampled filters name {g} by equality beside a range on {t}; the ObjectId _id orders each {g} by creation time as {t} does, and is unique ({})", uses_words(gp)),
+            );
+        } else {
+            push(
+                key(&[(g, KeyKind::Range), (t, KeyKind::Range)]),
+                format!("{c} sampled filters name {g} by equality beside a range on {t}: each {g}'s range reads and inserts stay on its own chunks ({})", uses_words(gp)),
+            );
+        }
+    }
+    for g in &groups {
+        let partner = together
+            .iter()
+            .filter(|((a, b), _)| a == &g.path && fields.iter().any(|f| &f.path == b && usable(&f) && high(f) && !f.increasing_by_nature))
+            .max_by_key(|(_, c)| **c);
+        if let Some(((_, h), c)) = partner {
+            push(
+                key(&[(&g.path, KeyKind::Range), (h, KeyKind::Range)]),
+                format!(
+                    "{c} sampled filters name {} and {h} together by equality; {h} splits each {} group ({})",
+                    g.path,
+                    g.path,
+                    uses_words(g)
+                ),
+            );
+        }
+        if let Some(t) = time.filter(|_| !id_follows_time) {
+            push(
+                key(&[(&g.path, KeyKind::Range), (&t.path, KeyKind::Range)]),
+                format!(
+                    "{} groups documents and {} grows with time: each group's inserts go to its own top chunk ({}; {})",
+                    g.path,
+                    t.path,
+                    uses_words(g),
+                    uses_words(t)
+                ),
+            );
+        }
+        if id_is_oid || time.is_none() {
+            let stands_for = match time.filter(|_| id_follows_time) {
+                Some(t) => format!("; the ObjectId _id orders each group by creation time as {} does, and is unique", t.path),
+                None => String::new(),
+            };
+            push(
+                key(&[(&g.path, KeyKind::Range), ("_id", KeyKind::Range)]),
+                format!("{} groups documents; _id after it splits a large group into chunks{stands_for} ({})", g.path, uses_words(g)),
+            );
+        }
+    }
+    // A hashed high-cardinality field: even data and inserts, targeted equality. Not one the
+    // updates change (a counter): each change would move its document to another shard.
+    let changed = changed_fields(queries);
+    if let Some(h) = used
+        .iter()
+        .chain(fields.iter().filter(usable).collect::<Vec<_>>().iter())
+        .find(|f| f.path != "_id" && high(f) && !f.increasing_by_nature && f.range_uses == 0 && !changed.contains(&f.path))
+    {
+        push(
+            key(&[(&h.path, KeyKind::Hashed)]),
+            format!("hashed {}: even data and inserts, and its equality filters still reach one shard ({})", h.path, uses_words(h)),
+        );
+    }
+    // Every field the filters name, as an expert tries it (issue 49): alone ranged, hashed, and
+    // followed by `_id` (unique, so each of its values' groups stays splittable), and by the
+    // field most often named beside it by equality with more values, when there is one. The
+    // proposals above come first (their compounds are the likelier answers); these make the
+    // answer independent of which of them were thought of.
+    for f in used.iter().take(MAX_FIELDS_PROPOSED) {
+        let p = f.path.as_str();
+        push(key(&[(p, KeyKind::Range)]), uses_words(f));
+        // Hashed serves equality only: a field read by ranges alone is not tried hashed.
+        if p != "_id" && f.eq_uses > 0 {
+            push(
+                key(&[(p, KeyKind::Hashed)]),
+                format!("hashed {p}: even data and inserts; its equality filters reach one shard ({})", uses_words(f)),
+            );
+        }
+        // `_id` after a field whose values repeat; an identifier (high cardinality) needs none.
+        if p != "_id" && !high(f) {
+            push(
+                key(&[(p, KeyKind::Range), ("_id", KeyKind::Range)]),
+                format!("{p} then _id: _id is unique, so a large {p} value still splits into chunks ({})", uses_words(f)),
+            );
+        }
+        let beside = together
+            .iter()
+            .filter(|((a, b), _)| a == p && b != "_id")
+            .filter_map(|((_, b), c)| fields.iter().find(|g| &g.path == b && usable(g) && g.distinct > f.distinct).map(|g| (g, *c)))
+            .max_by(|x, y| x.1.cmp(&y.1).then(y.0.path.cmp(&x.0.path)));
+        if let Some((g, c)) = beside {
+            push(
+                key(&[(p, KeyKind::Range), (&g.path, KeyKind::Range)]),
+                format!(
+                    "{c} sampled filters name {p} and {} together by equality; {} has more values and splits {p}'s ({})",
+                    g.path,
+                    g.path,
+                    uses_words(f)
+                ),
+            );
+        }
+    }
+    // With no filters to go by: the high-cardinality fields that do not grow with time, and the time field.
+    if used.is_empty() {
+        let mut hc: Vec<&FieldProfile> =
+            fields.iter().filter(usable).filter(|f| f.path != "_id" && high(f) && !f.increasing_by_nature).collect();
+        hc.sort_by(|a, b| b.distinct.cmp(&a.distinct).then(a.path.cmp(&b.path)));
+        for f in hc.iter().take(3) {
+            push(key(&[(&f.path, KeyKind::Range)]), uses_words(f));
+        }
+        if let Some(t) = time {
+            push(key(&[(&t.path, KeyKind::Range)]), uses_words(t));
+        }
+    }
+    out
+}
+
+/// Does the field's value order the pre-scanned documents as their ObjectId `_id`s'
+/// creation times do (Pearson correlation of the two at least 0.9)?
+fn follows_creation_time(prescan: &[Document], path: &str) -> bool {
+    let pairs: Vec<(f64, f64)> = prescan
+        .iter()
+        .filter_map(|d| {
+            let Some(Bson::ObjectId(o)) = d.get("_id") else { return None };
+            let t = match lookup(d, path) {
+                Lookup::Value(Bson::DateTime(t)) => t.timestamp_millis() as f64 / 1000.0,
+                Lookup::Value(Bson::Timestamp(t)) => t.time as f64,
+                Lookup::Value(Bson::ObjectId(x)) => x.timestamp().timestamp_millis() as f64 / 1000.0,
+                _ => return None,
+            };
+            Some((t, o.timestamp().timestamp_millis() as f64 / 1000.0))
+        })
+        .collect();
+    if pairs.len() < 10 {
+        return false;
+    }
+    crate::util::stats::pearson(pairs.len(), |i| pairs[i].0, |i| pairs[i].1).is_some_and(|r| r >= 0.9)
+}

@@ -1,0 +1,43 @@
+//! The words every write rule says about the writes it finds failing: their share of the
+//! sampled updates and deletes, and their commonest shapes (`upserts`, `single_writes`,
+//! `write_targeting`).
+
+use super::Context;
+use crate::model::{Op, Query};
+use crate::targeting::shapes::shape_of;
+use crate::util::text::fmt_count;
+
+/// Writes that fail under `key`, in words: "60.0% of 500 sampled writes (300 upserts: ...)".
+pub(super) fn failing(
+    cx: &Context,
+    what: &str,
+    is_candidate: impl Fn(&Query) -> bool,
+    fails: impl Fn(&Query) -> bool,
+) -> Option<(f64, String)> {
+    let writes = cx.queries.iter().filter(|q| !q.op.is_read() && q.op != Op::Insert).count();
+    let failing: Vec<&&Query> = cx.queries.iter().filter(|q| is_candidate(q) && fails(q)).collect();
+    if failing.is_empty() || writes == 0 {
+        return None;
+    }
+    let mut shapes: Vec<(String, usize)> = Vec::new();
+    for q in &failing {
+        let s = format!("{} {}", q.op.name(), shape_of(&q.filter));
+        match shapes.iter_mut().find(|x| x.0 == s) {
+            Some(x) => x.1 += 1,
+            None => shapes.push((s, 1)),
+        }
+    }
+    shapes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let listed: Vec<String> = shapes.iter().take(3).map(|(s, n)| format!("{}× {s}", fmt_count(*n as u64))).collect();
+    // One decimal, as the words and the cluster's percentages.
+    let percent = (failing.len() as f64 * 1000.0 / writes as f64).round() / 10.0;
+    Some((
+        percent,
+        format!(
+            "{percent:.1}% of {} sampled updates and deletes are {what} ({}{})",
+            fmt_count(writes as u64),
+            listed.join(", "),
+            if shapes.len() > 3 { format!(", {} more shapes", shapes.len() - 3) } else { String::new() }
+        ),
+    ))
+}

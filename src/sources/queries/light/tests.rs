@@ -1,0 +1,185 @@
+//! The light read against the full one on every real log and every shape: the same counts;
+//! the hand scan reading cut and spaced lines as serde does.
+
+use super::super::{classify_line, slow_log, Line, QueryLog};
+use super::*;
+use crate::sources::records::{numbered_lines, open};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The light read of `text`, held equal to the full read; whether it took the line.
+fn same_as_full(text: &str) -> bool {
+    // The hand scan reads what the serde read reads, or leaves the line to it.
+    let by_serde = read_serde(text);
+    if let Some(by_hand) = scan::line(text) {
+        assert_eq!(Some(&by_hand), by_serde.as_ref(), "{text}");
+    }
+    let Some(light) = by_serde else { return false };
+    // The full read ties the line to others as the light read does (`once`).
+    assert_eq!(tie_of(text), (light.conn.clone(), light.tie.clone()), "{text}");
+    // With its figures and time (as `workload` and `--since` read them).
+    let mut log = QueryLog { limit: usize::MAX, raw: true, keep_times: true, ..Default::default() };
+    match classify_line(text) {
+        Line::Slow(sq) => slow_log::add_slow_query(&mut log, *sq, crate::sources::queries::once::Tie::Alone),
+        _ => panic!("read light, but not a slow query to the full read: {text}"),
+    }
+    let ns: Vec<String> = log.queries.iter().map(|q| q.ns.clone()).collect();
+    assert_eq!(vec![light.ns.to_string(); light.ops], ns, "{text}");
+    // `workload`'s light operations are the full read's in what its counter reads.
+    if light.ops > 0 {
+        let mut light_qs = Vec::new();
+        light.figures.queries(&ns[0], true, &mut light_qs);
+        let seen =
+            |qs: &[crate::model::Query]| -> Vec<_> { qs.iter().map(|q| (q.op, q.ns.clone(), q.filter.clone(), q.stats.clone())).collect() };
+        assert_eq!(seen(&light_qs), seen(&log.queries), "{text}");
+    }
+    assert!(ns.iter().all(|n| light.ns.is(n)), "{text}");
+    let skips: BTreeMap<String, u64> = light.skip.iter().map(|s| (s.to_string(), 1)).collect();
+    assert_eq!(skips, log.skipped, "{text}");
+    true
+}
+
+fn lines_of(path: &Path, mut f: impl FnMut(&str)) {
+    open(path)
+        .unwrap()
+        .for_each_line_block(|block, first| {
+            let (lines, last) = numbered_lines(block, first);
+            for (_, raw) in lines {
+                if let Ok(t) = std::str::from_utf8(raw) {
+                    f(t);
+                }
+            }
+            Ok(last)
+        })
+        .unwrap();
+}
+
+#[test]
+fn the_light_read_counts_what_the_full_read_counts_on_every_real_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/real-logs");
+    assert!(shared.is_dir(), "the team's shared/real-logs must sit beside the project (as in CI)");
+    let mut files: Vec<_> = std::fs::read_dir(&shared).unwrap().map(|e| e.unwrap().path()).collect();
+    files.push(root.join("fixtures/mongod.log"));
+    let (mut taken, mut candidates, mut by_hand) = (0, 0, 0);
+    for f in files.iter().filter(|f| !f.to_string_lossy().ends_with(".md")) {
+        lines_of(f, |t| {
+            if is_candidate(t) {
+                let ok = same_as_full(t);
+                taken += ok as u64;
+                by_hand += scan::line(t).is_some() as u64;
+                // Lines the full read takes as slow queries (it falls back on the others).
+                if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) = serde_json::from_str::<slow_log::FastLogLine>(t) {
+                    candidates += 1;
+                }
+            }
+        });
+    }
+    // Nearly every line the full read takes is read light (else the light read is pointless).
+    assert!(taken > 10_000 && taken * 100 >= candidates * 99, "{taken} of {candidates}");
+    // And most by the hand scan (lines with escapes are left to serde).
+    assert!(by_hand * 10 >= taken * 8, "{by_hand} of {taken} by hand");
+}
+
+#[test]
+fn the_hand_scan_reads_cut_and_spaced_lines_as_serde_does() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut lines = Vec::new();
+    lines_of(&root.join("fixtures/mongod.log"), |t| {
+        if is_candidate(t) && lines.len() < 40 {
+            lines.push(t.to_string());
+        }
+    });
+    assert!(!lines.is_empty());
+    let agree = |t: &str| {
+        if let Some(by_hand) = scan::line(t) {
+            assert_eq!(Some(by_hand), read_serde(t), "{t}");
+        }
+    };
+    for l in &lines {
+        for cut in 0..l.len() {
+            if l.is_char_boundary(cut) {
+                agree(&l[..cut]);
+                agree(&format!("{}}}", &l[..cut]));
+            }
+        }
+        agree(&l.replace(':', " :\t").replace(',', "\r\n,  "));
+        agree(&l.replace("\"id\":51803", "\"id\":51803.0"));
+        agree(&l.replace("\"id\":51803", "\"id\":51803,\"id\":51803"));
+        agree(&l.replace("{\"find\"", "{\"find\":1,\"find\""));
+        agree(&l.replace("\"ns\":", "\"ns\":null,\"x\":"));
+    }
+}
+
+#[test]
+fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
+    let line = |attr: &str| {
+        format!(
+            r#"{{"t":{{"$date":"2024-06-04T11:19:48.298Z"}},"s":"I","c":"COMMAND","id":51803,"ctx":"c","msg":"Slow query","attr":{attr}}}"#
+        )
+    };
+    let taken = [
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11"}},"$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"c","filter":{"ts":{"$gte":{"$date":"2024-06-01T00:00:00Z"}}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"FIND":"b","$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":5,"$db":"a"}}"#,
+        r#"{"type":"command","ns":"nodot","command":{"find":"b"}}"#,
+        r#"{"type":"command","command":{"count":"b","$db":"x"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"aggregate":"b","pipeline":[{"$match":{"k":1}}],"$db":7}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"update":"b","updates":[{"q":{},"u":{}},1,{"q":{}},[]],"$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"update":"b","updates":{"q":{}},"$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"delete":"b","$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"delete":"b","deletes":[{"q":{"$date":1}},{"q":{}}],"$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"findandmodify":"b","query":{},"$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"insert":"b","documents":[{},{}],"$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"getMore":1,"collection":"b"},"originatingCommand":{"find":"b","$db":"a"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"getmore":1}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"q":{"a":1},"u":{"$set":{"a":2}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"q":{"a":1},"limit":1}}"#,
+        r#"{"type":"command","ns":"a.b","command":{}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"hello":1}}"#,
+        r#"{"type":"update","ns":"a.b","command":{"q":{},"u":{}}}"#,
+        r#"{"type":"remove","ns":"a.b","command":{"q":{}}}"#,
+        r#"{"type":"insert","ns":"a.b","ninserted":3,"command":{"insert":"b"}}"#,
+        r#"{"type":"command","ns":"a.b"}"#,
+        r#"{"type":"command","ns":"a.b","command":null}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$numberLong":"5"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"a":1,"$oid":"000000003fdabe86cbbeaa11"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":1e300,"y":-9223372036854775808,"z":99999999999999999999}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"2024-06-01T00:00:00Z"}},"$db":"a"}}"#,
+        // bson reads this one as a date, in both reads.
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"y":1,"$date":"2024-06-01T00:00:00Z"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581"}},"$db":"a"}}"#,
+        r#"{"ns":"a.b","command":{"distinct":"b","key":"k","query":{"a":[1,{"b":null}]},"$db":"a"},"durationMillis":3}"#,
+    ];
+    for attr in taken {
+        assert!(same_as_full(&line(attr)), "not read light: {attr}");
+    }
+    // Lines the full parse reads differently or not at all: left to it.
+    let declined = [
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","find":"c"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","\u0024db":"c"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"nothex"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11","y":1}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"yesterday"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$numberLong":"x"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":18446744073709551615}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":1e400}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":-1.5E+999}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"2024-13-01T00:00:00Z"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f183758"}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581","x":1}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"$oid":"000000003fdabe86cbbeaa11"}}"#,
+        r#"{"type":"command","ns":"a.b","command":"find"}"#,
+        r#"{"type":"command","ns":1,"command":{"find":"b"}}"#,
+        r#"{"type":"command","ns":"a.b","ninserted":1.5,"command":{"find":"b"}}"#,
+        r#"{"type":"command","type":"command","ns":"a.b","command":{"find":"b"}}"#,
+    ];
+    for attr in declined {
+        assert!(read(&line(attr)).is_none(), "read light: {attr}");
+    }
+    // Not a slow query to either.
+    assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":51803}"#).is_none());
+    assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#).is_none());
+    assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#).is_none());
+}
