@@ -11,6 +11,7 @@ use bson::{Bson, Document};
 use std::collections::{BTreeMap, HashMap};
 
 pub(crate) mod left_out;
+pub(crate) mod residency;
 pub(crate) mod type_mix;
 
 /// A candidate and where it comes from.

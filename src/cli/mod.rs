@@ -91,8 +91,10 @@ impl Cli {
                     (f, false) => f.into(),
                     (_, true) => return Err(usage_error("--wide shapes the table output: leave out --format, or use --format table")),
                 };
+                let mut input = input_request(&a.input)?;
+                input.residency = a.residency.as_deref().map(crate::model::residency::Residency::parse).transpose().map_err(usage_error)?;
                 Request::Analyze(AnalyzeRequest {
-                    input: input_request(&a.input)?,
+                    input,
                     keys,
                     compare_server: a.compare_server,
                     format,
@@ -330,6 +332,7 @@ fn input_request_unchecked(a: &InputArgs) -> InputRequest {
         redact: a.redact,
         memory_limit: parse_size(&a.memory_limit).unwrap_or(crate::app::DEFAULT_MEMORY_LIMIT),
         window: (None, None),
+        residency: None,
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod member;
 pub(crate) mod namespace;
 pub(crate) mod pipeline;
 pub(crate) mod query;
+pub(crate) mod residency;
 pub mod relaxed;
 pub(crate) mod sampled_doc;
 pub(crate) mod shard_key;

@@ -7,6 +7,7 @@
 
 pub(crate) mod apply;
 pub(crate) mod choice;
+pub(crate) mod residency;
 mod compare;
 pub(crate) use compare::compare;
 pub(crate) mod reasons;
