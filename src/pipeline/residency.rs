@@ -29,9 +29,8 @@ pub(super) fn apply(
     };
     let placed = place(res, ns, &r.key, &mut r.commands);
     r.notes.insert(0, placed);
-    let mut notes = Vec::new();
     if z.documents_outside_zones > 0 {
-        notes.push(format!(
+        r.notes.insert(1, format!(
             "residency on {}: {} sampled documents ({}%) hold a {} value the rule names no zone for (or none): no zone range covers them, so they may live on any shard",
             res.field,
             crate::util::text::fmt_count(z.documents_outside_zones),
@@ -39,7 +38,10 @@ pub(super) fn apply(
             res.field
         ));
     }
-    notes.extend(z.warnings.iter().map(|w| w.message.clone()));
+    // Said beside the commands: the value a zone cannot fairly carry, and how to spread it.
+    for (j, w) in z.warnings.iter().enumerate() {
+        r.notes.insert(1 + j, w.message.clone());
+    }
     r.residency = Some(z);
-    notes
+    Vec::new()
 }

@@ -170,7 +170,7 @@ fn pinned_words(res: &Residency, t: &Target, z: &crate::model::residency::ZoneRu
         res.field,
         fmt_count(docs),
         fmt_count(t.sampled),
-        crate::util::text::count_of(z.shards.len() as u64, "shard", "shards"),
+        z.shards.len(),
         res.field,
         z.shards.join(", ")
     );
@@ -181,7 +181,7 @@ fn pinned_words(res: &Residency, t: &Target, z: &crate::model::residency::ZoneRu
         );
     };
     let more = format!(
-        "add another shard of that region to zone {zone} (sh.addShardToZone(\"<shard>\", {zone:?})): the balancer splits {value}'s range on {} and spreads it over the zone's shards",
+        "add another shard allowed to hold {value} to zone {zone} (sh.addShardToZone(\"<shard>\", {zone:?})): the balancer splits {value}'s range on {} and spreads it over the zone's shards",
         next.path,
         zone = z.zone
     );
@@ -194,7 +194,7 @@ fn pinned_words(res: &Residency, t: &Target, z: &crate::model::residency::ZoneRu
                 mid.insert(f.path.clone(), Bson::MinKey);
             }
             format!(
-                "{head}. To spread it, {more}; or cut its range at the sampled median of {}: {} to {} in zone {zone} and {} to {} in a zone {zone}-2 on a second shard of that region (about half each)",
+                "{head}. To spread it, {more}; or cut its range at the sampled median of {}: {} to {} in zone {zone} and {} to {} in a zone {zone}-2 on a second shard allowed to hold it (about half each)",
                 next.path,
                 shell_doc(&min),
                 shell_doc(&mid),
@@ -276,7 +276,7 @@ mod tests {
         let w = &z.warnings[0];
         assert_eq!((w.zone.as_str(), w.percentage, w.fair_share_percentage), ("EU", 57.1, 33.3));
         assert_eq!(w.split_at, Some(serde_json::json!(30)), "30 of 60 below it");
-        assert!(w.message.starts_with("region: \"EU\" holds 57.1% of the sampled documents (60 of 105), more than its zone's fair share (33.3%: 1 shard of 3 shards)"), "{}", w.message);
+        assert!(w.message.starts_with("region: \"EU\" holds 57.1% of the sampled documents (60 of 105), more than its zone's fair share (33.3%: 1 of 3 shards)"), "{}", w.message);
         assert!(w.message.contains("{region: \"EU\", userId: MinKey} to {region: \"EU\", userId: 30} in zone EU"), "{}", w.message);
         let mut cmds = vec!["createIndex".to_string(), "sh.shardCollection(\"app.users\", {region: 1, userId: 1})".to_string()];
         place(&res, "app.users", &key, &mut cmds);
