@@ -245,7 +245,7 @@ fn candidates(
     facts: &CollectionFacts,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Proposal>> {
-    Ok(match &opts.candidates {
+    let p = match &opts.candidates {
         Candidates::Named(keys) => keys.iter().cloned().map(Proposal::named).collect(),
         Candidates::Proposed(p) => p.clone(),
         Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => {
@@ -264,11 +264,6 @@ fn candidates(
                 Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),
                 _ => p,
             };
-            // A residency rule: the keys led by its field join the proposals.
-            let p = match &opts.residency {
-                Some(res) => crate::propose::residency::with_zone_field(res, p, &crate::propose::field_paths(&pre), pre.len()).map_err(input_error)?,
-                None => p,
-            };
             notes.push(if pre.is_empty() && source.has_documents() {
                 format!(
                     "no --key given: proposed {} candidates from the query filters, the collection's indexes and its validator",
@@ -281,6 +276,14 @@ fn candidates(
             });
             p
         }
+    };
+    // A residency rule: the keys led by its field join any proposals (named keys stay as named).
+    Ok(match &opts.residency {
+        Some(res) if !matches!(opts.candidates, Candidates::Named(_)) => {
+            let pre = source.prescan(PRESCAN_DOCS)?;
+            crate::propose::residency::with_zone_field(res, p, &crate::propose::field_paths(&pre), pre.len()).map_err(input_error)?
+        }
+        _ => p,
     })
 }
 

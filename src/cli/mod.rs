@@ -92,14 +92,13 @@ impl Cli {
                     (_, true) => return Err(usage_error("--wide shapes the table output: leave out --format, or use --format table")),
                 };
                 let mut input = input_request(&a.input)?;
-                input.residency = a.residency.as_deref().map(crate::model::residency::Residency::parse).transpose().map_err(|e| usage_error(format!("--residency {e}")))?;
-                Request::Analyze(AnalyzeRequest {
-                    input,
-                    keys,
-                    compare_server: a.compare_server,
-                    format,
-                    fail_under: a.fail_under,
-                })
+                input.residency = a
+                    .residency
+                    .as_deref()
+                    .map(crate::model::residency::Residency::parse)
+                    .transpose()
+                    .map_err(|e| usage_error(format!("--residency {e}")))?;
+                Request::Analyze(AnalyzeRequest { input, keys, compare_server: a.compare_server, format, fail_under: a.fail_under })
             }
             Command::Sample(a) => {
                 let uri = connection::connection_uri(&a.conn, true, false)?

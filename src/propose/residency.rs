@@ -34,7 +34,8 @@ pub(crate) fn with_zone_field(res: &Residency, proposals: Vec<Proposal>, seen: &
     for f in &next {
         for kind in [KeyKind::Range, KeyKind::Hashed] {
             let key = ShardKey { fields: vec![zone.clone(), KeyField { path: f.clone(), kind }] };
-            let how = if kind == KeyKind::Hashed { "hashed, so each value's documents spread evenly over its zone's shards" } else { "ranged" };
+            let how =
+                if kind == KeyKind::Hashed { "hashed, so each value's documents spread evenly over its zone's shards" } else { "ranged" };
             more.push(Proposal {
                 key,
                 origin: Origin::Proposed(format!("residency on {}: its zone field first, then {f} ({how})", res.field)),
@@ -56,7 +57,13 @@ mod tests {
         let keys: Vec<String> = out.iter().map(|p| p.key.to_string()).collect();
         assert_eq!(
             keys,
-            ["{userId: 1}", "{region: 1, userId: 1}", "{region: 1, userId: \"hashed\"}", "{region: 1, _id: 1}", "{region: 1, _id: \"hashed\"}"]
+            [
+                "{userId: 1}",
+                "{region: 1, userId: 1}",
+                "{region: 1, userId: \"hashed\"}",
+                "{region: 1, _id: 1}",
+                "{region: 1, _id: \"hashed\"}"
+            ]
         );
         let e = with_zone_field(&res, Vec::new(), &["regoin".into()], 1).unwrap_err();
         assert_eq!(e, "--residency: none of the first 1 documents holds 'region'; did you mean 'regoin'?");

@@ -24,7 +24,9 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let Some(res) = cx.residency else { return Vec::new() };
     match res.honoured_by(key) {
         Honours::No(why) => vec![rule.finding(Effect::Refused, why)],
-        Honours::Yes if key.fields.iter().skip(1).any(|f| f.kind == KeyKind::Hashed) && cx.server_version.is_some_and(|v| v < COMPOUND_HASHED) => {
+        Honours::Yes
+            if key.fields.iter().skip(1).any(|f| f.kind == KeyKind::Hashed) && cx.server_version.is_some_and(|v| v < COMPOUND_HASHED) =>
+        {
             let (major, minor) = cx.server_version.unwrap_or_default();
             vec![rule.finding(
                 Effect::Refused,

@@ -197,7 +197,16 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
         commands.splice(0..0, fixes);
         notes.splice(0..0, first);
     }
-    Recommendation { key: t.winner.clone(), caveats: Vec::new(), trade_off: None, alternatives: Vec::new(), action, commands, notes, residency: None }
+    Recommendation {
+        key: t.winner.clone(),
+        caveats: Vec::new(),
+        trade_off: None,
+        alternatives: Vec::new(),
+        action,
+        commands,
+        notes,
+        residency: None,
+    }
 }
 
 /// The manual's answer to a unique index the shard key cannot keep.

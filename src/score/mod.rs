@@ -7,8 +7,8 @@
 
 pub(crate) mod apply;
 pub(crate) mod choice;
-pub(crate) mod residency;
 mod compare;
+pub(crate) mod residency;
 pub(crate) use compare::compare;
 pub(crate) mod reasons;
 

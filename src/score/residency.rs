@@ -163,7 +163,13 @@ fn in_range(ks: &KeySpace, min: &Document, max: &Document) -> (u64, Option<Bson>
 
 /// The words of a value pinned to its zone: its share against the fair one, and the key's
 /// next field offered to spread it.
-fn pinned_words(res: &Residency, t: &Target, z: &crate::model::residency::ZoneRule, (docs, pct, fair, shards): (u64, f64, f64, usize), median: Option<&Bson>) -> String {
+fn pinned_words(
+    res: &Residency,
+    t: &Target,
+    z: &crate::model::residency::ZoneRule,
+    (docs, pct, fair, shards): (u64, f64, f64, usize),
+    median: Option<&Bson>,
+) -> String {
     let value = shell_value(&z.value);
     let head = format!(
         "{}: {value} holds {pct}% of the sampled documents ({} of {}), more than its zone's fair share ({fair}%: {} of {shards} shards); a zone range bounds {} only, so {value} stays on {} for good",
@@ -276,12 +282,21 @@ mod tests {
         let w = &z.warnings[0];
         assert_eq!((w.zone.as_str(), w.percentage, w.fair_share_percentage), ("EU", 57.1, 33.3));
         assert_eq!(w.split_at, Some(serde_json::json!(30)), "30 of 60 below it");
-        assert!(w.message.starts_with("region: \"EU\" holds 57.1% of the sampled documents (60 of 105), more than its zone's fair share (33.3%: 1 of 3 shards)"), "{}", w.message);
+        assert!(
+            w.message.starts_with(
+                "region: \"EU\" holds 57.1% of the sampled documents (60 of 105), more than its zone's fair share (33.3%: 1 of 3 shards)"
+            ),
+            "{}",
+            w.message
+        );
         assert!(w.message.contains("{region: \"EU\", userId: MinKey} to {region: \"EU\", userId: 30} in zone EU"), "{}", w.message);
         let mut cmds = vec!["createIndex".to_string(), "sh.shardCollection(\"app.users\", {region: 1, userId: 1})".to_string()];
         place(&res, "app.users", &key, &mut cmds);
         assert_eq!(cmds[1], "sh.addShardToZone(\"shardEU\", \"EU\")");
-        assert_eq!(cmds[4], "sh.updateZoneKeyRange(\"app.users\", {region: \"EU\", userId: MinKey}, {region: \"EU\", userId: MaxKey}, \"EU\")");
+        assert_eq!(
+            cmds[4],
+            "sh.updateZoneKeyRange(\"app.users\", {region: \"EU\", userId: MinKey}, {region: \"EU\", userId: MaxKey}, \"EU\")"
+        );
         assert!(cmds[7].starts_with("sh.shardCollection("));
     }
 
