@@ -253,8 +253,8 @@ fn residency_keys_zones_and_the_region_a_shard_cannot_carry() {
 
 /// The value the words cut EU's range at: `{region: "EU", <next>: VALUE} in zone EU`.
 fn cut_value(words: &str, next: &str) -> String {
-    let tail = format!("}} in zone EU and");
-    let end = words.find(&tail).unwrap_or_else(|| panic!("no cut in {words}"));
+    let tail = "} in zone EU and";
+    let end = words.find(tail).unwrap_or_else(|| panic!("no cut in {words}"));
     let head = format!("{{region: \"EU\", {next}: ");
     let start = words[..end].rfind(&head).unwrap() + head.len();
     words[start..end].to_string()
@@ -368,7 +368,7 @@ fn fmt(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

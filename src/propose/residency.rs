@@ -14,7 +14,7 @@ const NEXT_FIELDS: usize = 4;
 /// `proposals` and, after them, the keys led by the zone field. Err (one line) when the
 /// documents read first (`seen`: their field paths) hold no such field.
 pub(crate) fn with_zone_field(res: &Residency, proposals: Vec<Proposal>, seen: &[String], docs: usize) -> Result<Vec<Proposal>, String> {
-    if !seen.is_empty() && !seen.iter().any(|s| *s == res.field) {
+    if !seen.is_empty() && !seen.contains(&res.field) {
         let hint = crate::util::text::closest(&res.field, seen).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default();
         return Err(format!("--residency: none of the first {docs} documents holds '{}'{hint}", res.field));
     }
