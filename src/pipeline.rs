@@ -193,7 +193,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         None
     };
     if let (Some(res), Some(r), Some(n)) = (&opts.residency, recommendation.as_mut(), ns.as_deref()) {
-        notes.extend(residency::apply(res, r, n, &proposals, sample, &candidates));
+        notes.extend(residency::apply(res, r, n, &proposals, sample, &candidates, opts.settings.redact));
     }
     // 8. The report, with where the documents were read (a move from the preferred member said).
     let read_on = source.read_on();
@@ -280,8 +280,11 @@ fn candidates(
     // A residency rule: the keys led by its field join any proposals (named keys stay as named).
     Ok(match &opts.residency {
         Some(res) if !matches!(opts.candidates, Candidates::Named(_)) => {
-            let pre = source.prescan(PRESCAN_DOCS)?;
-            crate::propose::residency::with_zone_field(res, p, &crate::propose::field_paths(&pre), pre.len()).map_err(input_error)?
+            let (pre, before) = (source.prescan(PRESCAN_DOCS)?, p.len());
+            let p =
+                crate::propose::residency::with_zone_field(res, p, &crate::propose::field_paths(&pre), pre.len()).map_err(input_error)?;
+            notes.push(format!("residency on {}: {} more candidates led by it, ranged and hashed", res.field, p.len() - before));
+            p
         }
         _ => p,
     })

@@ -17,11 +17,12 @@ pub(super) fn apply(
     proposals: &[Proposal],
     sample: &Sample,
     candidates: &[CandidateReport],
+    redact: bool,
 ) -> Vec<String> {
     let Some(i) = proposals.iter().position(|p| p.key == r.key) else { return Vec::new() };
     let Some(c) = candidates.iter().find(|c| c.key == r.key) else { return Vec::new() };
     let key_space = sample.keys[i].key_space_values();
-    let t = Target { key: &r.key, key_space: &key_space, sampled: sample.num_docs, num_shards: c.metrics.cluster.num_shards };
+    let t = Target { key: &r.key, key_space: &key_space, sampled: sample.num_docs, num_shards: c.metrics.cluster.num_shards, redact };
     let Some(z) = zones(res, &t) else {
         // Every candidate that honours the rule ranked below one that breaks it and is
         // refused: the recommendation is that one (no zone can hold a value under it).

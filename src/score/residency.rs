@@ -76,6 +76,8 @@ pub(crate) struct Target<'a> {
     pub(crate) sampled: u64,
     /// The shards the cluster model counts (`--shards`, the deployment's, or the default).
     pub(crate) num_shards: usize,
+    /// `--redact`: the median is a sampled value, so it is not shown.
+    pub(crate) redact: bool,
 }
 
 fn ejson(v: &Bson) -> Value {
@@ -105,6 +107,7 @@ pub(crate) fn zones(res: &Residency, t: &Target) -> Option<ResidencyZones> {
     for z in &res.zones {
         let (min, max) = res.bounds(t.key, &z.value);
         let (docs, median) = in_range(t.key_space, &min, &max);
+        let median = median.filter(|_| !t.redact);
         inside += docs;
         let pct = percent(docs, t.sampled);
         let fair = (z.shards.len() as f64 * 1000.0 / shards as f64).round() / 10.0;
@@ -209,6 +212,10 @@ fn pinned_words(
                 zone = z.zone
             )
         }
+        None if t.redact => format!(
+            "{head}. To spread it, {more}; or cut its range in two at the sampled median of {} (a sampled value, hidden by --redact)",
+            next.path
+        ),
         None => format!("{head}. To spread it, {more}"),
     }
 }
@@ -250,7 +257,7 @@ pub(crate) fn place(res: &Residency, namespace: &str, key: &ShardKey, commands_s
         None => commands_so_far.extend(zone_cmds),
     }
     format!(
-        "residency on {}: {n} zone commands come first, as the manual's \"Segmenting Data by Location\" orders them (sh.addShardToZone per shard, sh.updateZoneKeyRange per value, bounds inclusive-exclusive with every later key field at MinKey and MaxKey); run them through mongos with the balancer on, which moves each value's chunks to its zone",
+        "residency on {}: {n} zone commands come first, as the manual's \"Segmenting Data by Location\" orders them (sh.addShardToZone per shard, sh.updateZoneKeyRange per value, bounds inclusive-exclusive with every later key field at MinKey and MaxKey); run them through mongos with the balancer on, which moves each value's chunks to its zone (the cluster model below spreads the data evenly: it does not model the zones)",
         res.field
     )
 }
@@ -274,7 +281,7 @@ mod tests {
         v.extend((0..30).map(|i| (vec![s("US"), Bson::Int32(i)], 1)));
         v.push((vec![s("ZZ"), Bson::Int32(0)], 5));
         let ks = KeySpace::from_values(v);
-        let t = Target { key: &key, key_space: &ks, sampled: 105, num_shards: 3 };
+        let t = Target { key: &key, key_space: &ks, sampled: 105, num_shards: 3, redact: false };
         let z = zones(&res, &t).unwrap();
         assert_eq!(z.zones.iter().map(|z| z.documents).collect::<Vec<_>>(), [60, 30, 10]);
         assert_eq!(z.documents_outside_zones, 5);
@@ -298,6 +305,9 @@ mod tests {
             "sh.updateZoneKeyRange(\"app.users\", {region: \"EU\", userId: MinKey}, {region: \"EU\", userId: MaxKey}, \"EU\")"
         );
         assert!(cmds[7].starts_with("sh.shardCollection("));
+        // --redact: the median is a sampled value, never shown.
+        let z = zones(&res, &Target { redact: true, ..t }).unwrap();
+        assert!(z.warnings[0].split_at.is_none() && !z.warnings[0].message.contains("userId: 30"), "{}", z.warnings[0].message);
     }
 
     #[test]
@@ -305,6 +315,6 @@ mod tests {
         let res = Residency::parse("region=EU:shardEU").unwrap();
         let key = ShardKey::parse("{userId: 1}").unwrap();
         let ks = KeySpace::default();
-        assert!(zones(&res, &Target { key: &key, key_space: &ks, sampled: 0, num_shards: 2 }).is_none());
+        assert!(zones(&res, &Target { key: &key, key_space: &ks, sampled: 0, num_shards: 2, redact: false }).is_none());
     }
 }
