@@ -277,7 +277,11 @@ fn candidates(
             p
         }
     };
-    // A residency rule: the keys led by its field join any proposals (named keys stay as named).
+    // A residency rule: its shards must be the cluster's (when read), and the keys led by its
+    // field join any proposals (named keys stay as named).
+    if let (Some(res), Some(m)) = (&opts.residency, &facts.sharding) {
+        res.check_shards(&m.shards).map_err(input_error)?;
+    }
     Ok(match &opts.residency {
         Some(res) if !matches!(opts.candidates, Candidates::Named(_)) => {
             let (pre, before) = (source.prescan(PRESCAN_DOCS)?, p.len());

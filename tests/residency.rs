@@ -249,6 +249,30 @@ fn residency_keys_zones_and_the_region_a_shard_cannot_carry() {
     ];
     let said = run_zone_commands(&cfg, &cut);
     assert_eq!(said.lines().filter(|l| l.starts_with("OK ")).count(), 3, "{said}");
+
+    // 6. With the cluster's metadata read (--config-uri: app.users registered above), a shard
+    // the rule names that config.shards does not hold is refused: one line, exit 2.
+    let cfg_uri = cfg.uri();
+    let (code, out, err) = run(&[
+        "analyze",
+        "--uri",
+        &uri,
+        "--config-uri",
+        &cfg_uri,
+        "--collection",
+        "app.users",
+        "--queries",
+        "profile",
+        "--residency",
+        "region=EU:shardEU,US:shardXX",
+    ]);
+    assert_eq!((code, out.as_str(), err.trim_end().lines().count()), (2, "", 1), "{err}");
+    assert!(
+        err.contains(
+            "--residency: shard \"shardXX\" is not one of the cluster's shards (config.shards: shardAP, shardEU, shardEU2, shardUS)"
+        ),
+        "{err}"
+    );
 }
 
 /// The value the words cut EU's range at: `{region: "EU", <next>: VALUE} in zone EU`.

@@ -38,10 +38,12 @@ pub(crate) enum Honours {
 }
 
 impl Residency {
-    /// `FIELD=VALUE:SHARD[+SHARD...],VALUE:SHARD...`. A value of digits (with an optional
-    /// sign) is a number, one in double quotes a string, anything else a string as written.
+    /// `FIELD=VALUE[@ZONE]:SHARD[+SHARD...],...`, or `VALUE@ZONE` alone for a zone whose
+    /// shards are already set (`sh.addShardToZone` run before). A value of digits (with an
+    /// optional sign) is a number, one in double quotes a string, anything else a string as
+    /// written; the zone is named after the value unless `@ZONE` names it.
     pub(crate) fn parse(text: &str) -> Result<Residency, String> {
-        let form = "expected FIELD=VALUE:SHARD,VALUE:SHARD (e.g. region=EU:shardEU,US:shardUS; several shards as shardA+shardB)";
+        let form = "expected FIELD=VALUE:SHARD,VALUE:SHARD (e.g. region=EU:shardEU,US:shardUS; several shards as shardA+shardB; VALUE@ZONE names an existing zone)";
         let (field, rest) = text.split_once('=').ok_or_else(|| format!("{text:?}: {form}"))?;
         let field = field.trim();
         if field.is_empty() || field.starts_with('$') || field.split('.').any(str::is_empty) {
@@ -49,16 +51,25 @@ impl Residency {
         }
         let mut zones: Vec<ZoneRule> = Vec::new();
         for part in rest.split(',') {
-            let (value, shards) = part.rsplit_once(':').ok_or_else(|| format!("{text:?}: {:?} names no shard; {form}", part.trim()))?;
-            let value = value.trim();
+            let (lhs, shards) = match part.rsplit_once(':') {
+                Some((l, s)) => (l, s.split('+').map(|s| s.trim().to_string()).collect()),
+                None => (part, Vec::new()),
+            };
+            let (value, named_zone) = match lhs.split_once('@') {
+                Some((v, z)) => (v.trim(), Some(z.trim())),
+                None => (lhs.trim(), None),
+            };
             if value.is_empty() {
                 return Err(format!("{text:?}: a value is empty; {form}"));
             }
-            let shards: Vec<String> = shards.split('+').map(|s| s.trim().to_string()).collect();
-            if shards.iter().any(String::is_empty) {
-                return Err(format!("{text:?}: value {value} names an empty shard; {form}"));
+            if named_zone.is_none() && shards.is_empty() {
+                return Err(format!("{text:?}: {:?} names no shard and no zone; {form}", part.trim()));
+            }
+            if named_zone == Some("") || shards.iter().any(String::is_empty) {
+                return Err(format!("{text:?}: value {value} names an empty shard or zone; {form}"));
             }
             let (value, zone) = typed(value);
+            let zone = named_zone.map(str::to_string).unwrap_or(zone);
             if zones.iter().any(|z| z.value == value) {
                 return Err(format!("{text:?}: value {zone} is given twice"));
             }
@@ -76,6 +87,15 @@ impl Residency {
             }
         }
         out
+    }
+
+    /// Err (one line) naming a shard the rule gives that the cluster does not have
+    /// (`config.shards`, when the deployment was read).
+    pub(crate) fn check_shards(&self, cluster: &[String]) -> Result<(), String> {
+        match self.shards().into_iter().find(|s| !cluster.iter().any(|c| c == s)) {
+            Some(s) => Err(format!("--residency: shard {s:?} is not one of the cluster's shards (config.shards: {})", cluster.join(", "))),
+            None => Ok(()),
+        }
     }
 
     /// Whether a zone range can keep each value's documents on its shards under `key`.
@@ -141,6 +161,14 @@ mod tests {
         assert_eq!(r.zones[0].shards, ["shardEU", "shardEU2"]);
         assert_eq!(r.zones[1].zone, "US");
         assert_eq!(r.shards(), ["shardEU", "shardEU2", "shardUS", "shardAP"]);
+        let cluster: Vec<String> = ["shardEU", "shardUS", "shardAP"].map(String::from).to_vec();
+        assert_eq!(
+            r.check_shards(&cluster).unwrap_err(),
+            "--residency: shard \"shardEU2\" is not one of the cluster's shards (config.shards: shardEU, shardUS, shardAP)"
+        );
+        let z = Residency::parse("region=EU@eu-zone,US@us:shardUS").unwrap();
+        assert_eq!((z.zones[0].zone.as_str(), z.zones[0].shards.len()), ("eu-zone", 0), "an existing zone's shards are not given");
+        assert_eq!((z.zones[1].zone.as_str(), z.zones[1].shards.as_slice()), ("us", &["shardUS".to_string()][..]));
         let n = Residency::parse("tenant=7:s1,\"8\":s2").unwrap();
         assert_eq!(n.zones[0].value, Bson::Int32(7));
         assert_eq!(n.zones[1].value, Bson::String("8".into()));
@@ -148,7 +176,18 @@ mod tests {
 
     #[test]
     fn bad_input_is_one_line_each() {
-        for bad in ["region", "=EU:s", "region=EU", "region=EU:", "region=:s", "region=EU:s,EU:t", "$r=EU:s", "region=EU:a+"] {
+        for bad in [
+            "region",
+            "=EU:s",
+            "region=EU",
+            "region=EU:",
+            "region=:s",
+            "region=EU:s,EU:t",
+            "$r=EU:s",
+            "region=EU:a+",
+            "region=EU@",
+            "region=EU@:s",
+        ] {
             let e = Residency::parse(bad).unwrap_err();
             assert!(!e.contains('\n') && e.starts_with('"'), "{bad}: {e}");
         }

@@ -110,7 +110,8 @@ pub(crate) fn zones(res: &Residency, t: &Target) -> Option<ResidencyZones> {
         let median = median.filter(|_| !t.redact);
         inside += docs;
         let pct = percent(docs, t.sampled);
-        let fair = (z.shards.len() as f64 * 1000.0 / shards as f64).round() / 10.0;
+        // A zone named without its shards (set before) holds at least one.
+        let fair = (z.shards.len().max(1) as f64 * 1000.0 / shards as f64).round() / 10.0;
         if pct > fair {
             warnings.push(ZoneWarning {
                 zone: z.zone.clone(),
@@ -179,9 +180,9 @@ fn pinned_words(
         res.field,
         fmt_count(docs),
         fmt_count(t.sampled),
-        z.shards.len(),
+        z.shards.len().max(1),
         res.field,
-        z.shards.join(", ")
+        if z.shards.is_empty() { format!("zone {}'s shards (not given: counted as 1)", z.zone) } else { z.shards.join(", ") }
     );
     let Some(next) = t.key.fields.get(1) else {
         return format!(
