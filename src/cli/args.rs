@@ -483,7 +483,7 @@ pub(crate) struct AnalyzeArgs {
     pub(crate) fail_under: Option<u32>,
 
     /// Data residency: FIELD's values must stay on these shards, e.g. 'region=EU:shardEU,US:shardUS'
-    /// (a zone per value, named after it; several shards as shardA+shardB). Only keys led by FIELD
+    /// (a zone per value, named after it or VALUE@ZONE; several shards as shardA+shardB). Only keys led by FIELD
     /// are recommended, and the commands add the zones and their ranges.
     #[arg(long, value_name = "FIELD=VALUE:SHARD,...")]
     pub(crate) residency: Option<String>,
