@@ -1,8 +1,10 @@
 //! Keys that honour a residency rule (`model::residency`): the zone field first, ranged, then
 //! each field the other proposals lead with (and `_id`), ranged and hashed. The hashed form is
-//! a compound hashed key (4.4+; mongodb/mongo r4.4.0 src/mongo/s/shard_key_pattern.cpp allows
-//! one hashed field, at any position): it spreads one zone value's documents evenly over the
-//! zone's shards and keeps every zone range on the zone field.
+//! a compound hashed key: manual "Hashed Sharding" (4.4 adds compound indexes with one hashed
+//! field, "the prefix non-hashed field or fields support zone ranges while the hashed field
+//! supports more even distribution"); before, mongodb/mongo 7c3c0f3
+//! src/mongo/s/shard_key_pattern.cpp `parseShardKeyPattern` took "hashed" as a single field
+//! only. 6.0.5's config server checks such a key's zone bounds (tests/residency.rs).
 
 use super::{merge, Origin, Proposal};
 use crate::model::residency::Residency;

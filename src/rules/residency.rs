@@ -3,8 +3,8 @@
 //! bounds the whole key from its first field (manual `sh.updateZoneKeyRange`: "Specify each
 //! field of the shard key"), so only a ranged key led by the zone field honours it
 //! (`model::residency::Residency::honoured_by`). A hashed field after it needs 4.4 (manual
-//! "Hashed Sharding": compound hashed keys, 4.4+; mongodb/mongo r4.4.0
-//! src/mongo/s/shard_key_pattern.cpp accepts one hashed field at any position).
+//! "Hashed Sharding": compound hashed keys are new in 4.4; mongodb/mongo 7c3c0f3
+//! src/mongo/s/shard_key_pattern.cpp `parseShardKeyPattern` before it: "hashed" only alone).
 
 use super::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::residency::Honours;
