@@ -140,6 +140,7 @@ fn residency_keys_zones_and_the_region_a_shard_cannot_carry() {
     let counts = server_counts(&client);
     let total: u64 = counts.iter().map(|c| c.1).sum();
     assert_eq!(total, USERS);
+    eprintln!("server $group: {counts:?}");
     let uri = data.uri();
     let base =
         ["analyze", "--uri", uri.as_str(), "--collection", "app.users", "--queries", "profile", "--shards", "3", "--residency", RULE];
