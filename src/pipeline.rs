@@ -20,6 +20,7 @@ use bson::{Bson, Document};
 mod documents;
 mod field_notes;
 mod recommend;
+mod residency;
 
 use documents::{read_documents, refuse_absent_fields, refuse_arrays, Passes};
 use recommend::{cluster_notes, rank, recommend};
@@ -50,6 +51,8 @@ pub(crate) struct Options {
     /// A version the documents' source states (a mongodump's prelude.json); a log's
     /// build-info line wins over it, the deployment's own over both.
     pub(crate) server_version: Option<crate::model::version::ServerVersion>,
+    /// A residency rule: only keys led by its field are recommended, with its zones.
+    pub(crate) residency: Option<crate::model::residency::Residency>,
 }
 
 /// Documents read to propose candidates.
@@ -162,7 +165,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         hot_documents: metrics::hot_documents::measure(&queries, opts.settings.redact),
         inserts: metrics::insert_order::InsertEvidence::of(&queries),
     };
-    let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref());
+    let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref(), opts.residency.as_ref());
     stage("measured, checked against the rules and scored every candidate".to_string());
     // 6. Ranked, each with the words that compare it with the next.
     rank(&mut scored);
@@ -187,12 +190,15 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     // Below the evidence a verdict needs, no commands: the ranking so far and what to run.
     let evidence =
         metrics::evidence::Evidence::of(source.has_documents(), opts.total_docs.is_some(), sample.num_docs, total, queries.len() as u64);
-    let recommendation = if evidence.sufficient {
+    let mut recommendation = if evidence.sufficient {
         recommend(ns.as_deref(), candidates.get(choice.chosen), &facts, settings.default_collation.as_ref(), choice.over_accepted)
             .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r })
     } else {
         None
     };
+    if let (Some(res), Some(r), Some(n)) = (&opts.residency, recommendation.as_mut(), ns.as_deref()) {
+        notes.extend(residency::apply(res, r, n, &proposals, sample, &candidates, opts.settings.redact));
+    }
     // 8. The report, with where the documents were read (a move from the preferred member said).
     let read_on = source.read_on();
     notes.extend(read_on.iter().filter_map(|r| r.fell_back.clone()));
@@ -243,7 +249,7 @@ fn candidates(
     facts: &CollectionFacts,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Proposal>> {
-    Ok(match &opts.candidates {
+    let p = match &opts.candidates {
         Candidates::Named(keys) => keys.iter().cloned().map(Proposal::named).collect(),
         Candidates::Proposed(p) => p.clone(),
         Candidates::FromPrescan | Candidates::FromPrescanAnd(_) => {
@@ -274,6 +280,21 @@ fn candidates(
             });
             p
         }
+    };
+    // A residency rule: its shards must be the cluster's (when read), and the keys led by its
+    // field join any proposals (named keys stay as named).
+    if let (Some(res), Some(m)) = (&opts.residency, &facts.sharding) {
+        res.check_shards(&m.shards).map_err(input_error)?;
+    }
+    Ok(match &opts.residency {
+        Some(res) if !matches!(opts.candidates, Candidates::Named(_)) => {
+            let (pre, before) = (source.prescan(PRESCAN_DOCS)?, p.len());
+            let p =
+                crate::propose::residency::with_zone_field(res, p, &crate::propose::field_paths(&pre), pre.len()).map_err(input_error)?;
+            notes.push(format!("residency on {}: {} more candidates led by it, ranged and hashed", res.field, p.len() - before));
+            p
+        }
+        _ => p,
     })
 }
 
@@ -284,6 +305,7 @@ fn measure_and_score(
     proposals: &[Proposal],
     facts: &CollectionFacts,
     ns: Option<&str>,
+    residency: Option<&crate::model::residency::Residency>,
 ) -> Vec<(CandidateReport, Score)> {
     // What the source knows per key.
     let coll = ns.and_then(|n| n.split_once('.')).map(|(_, c)| c).unwrap_or("");
@@ -312,6 +334,7 @@ fn measure_and_score(
         server_version: facts.server_version,
         current_key: facts.sharding.as_ref().map(|s| &s.key),
         application_ids: application_ids(&workload.sample.created),
+        residency,
     };
     use rayon::prelude::*;
     let mut measured: Vec<metrics::CandidateMetrics> = (0..proposals.len())
@@ -406,6 +429,7 @@ mod tests {
             // The smallest budget: exact counts stop at 20,000 values.
             memory_limit: 0,
             server_version: None,
+            residency: None,
         };
         let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();
         let kc = &r.candidates[0].metrics.key_characteristics.as_ref().unwrap();

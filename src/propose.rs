@@ -15,6 +15,7 @@ mod collection;
 mod from_fields;
 pub(crate) mod left_out;
 mod profile;
+pub(crate) mod residency;
 pub(crate) mod type_mix;
 
 pub(crate) use collection::{for_collection, for_empty_collection, merge};

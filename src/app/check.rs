@@ -44,9 +44,9 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         let input = match &a.dump {
             Some(dir) if a.input.docs.is_none() => {
                 let docs = dir.join(format!("{}.bson", c.namespace.coll()));
-                super::InputRequest { docs: docs.exists().then_some(docs), ..a.input.clone() }
+                super::InputRequest { docs: docs.exists().then_some(docs), residency: c.residency.clone(), ..a.input.clone() }
             }
-            _ => a.input.clone(),
+            _ => super::InputRequest { residency: c.residency.clone(), ..a.input.clone() },
         };
         let r = build_report(&input, Some(c.namespace.clone()), candidates, false)?;
         // The planned key, or the collection's current key (found by the audit).

@@ -75,6 +75,8 @@ pub(crate) struct InputRequest {
     pub(crate) memory_limit: u64,
     /// `--since`/`--until`: logged operations outside are left out (milliseconds since the epoch).
     pub(crate) window: (Option<i64>, Option<i64>),
+    /// `--residency` (or a policy's `residency`): where the zone field's values must stay.
+    pub(crate) residency: Option<crate::model::residency::Residency>,
 }
 
 #[derive(Debug, Clone)]

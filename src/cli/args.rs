@@ -482,6 +482,12 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, value_name = "SCORE")]
     pub(crate) fail_under: Option<u32>,
 
+    /// Data residency: FIELD's values must stay on these shards, e.g. 'region=EU:shardEU,US:shardUS'
+    /// (a zone per value, named after it or VALUE@ZONE; several shards as shardA+shardB). Only keys led by FIELD
+    /// are recommended, and the commands add the zones and their ranges.
+    #[arg(long, value_name = "FIELD=VALUE:SHARD,...")]
+    pub(crate) residency: Option<String>,
+
     /// Table output: the full ranking (11 columns, about 180 wide) and lines left unwrapped,
     /// instead of the answer-first report that fits 100 columns.
     #[arg(long)]

@@ -91,13 +91,14 @@ impl Cli {
                     (f, false) => f.into(),
                     (_, true) => return Err(usage_error("--wide shapes the table output: leave out --format, or use --format table")),
                 };
-                Request::Analyze(AnalyzeRequest {
-                    input: input_request(&a.input)?,
-                    keys,
-                    compare_server: a.compare_server,
-                    format,
-                    fail_under: a.fail_under,
-                })
+                let mut input = input_request(&a.input)?;
+                input.residency = a
+                    .residency
+                    .as_deref()
+                    .map(crate::model::residency::Residency::parse)
+                    .transpose()
+                    .map_err(|e| usage_error(format!("--residency {e}")))?;
+                Request::Analyze(AnalyzeRequest { input, keys, compare_server: a.compare_server, format, fail_under: a.fail_under })
             }
             Command::Sample(a) => {
                 let uri = connection::connection_uri(&a.conn, true, false)?
@@ -330,6 +331,7 @@ fn input_request_unchecked(a: &InputArgs) -> InputRequest {
         redact: a.redact,
         memory_limit: parse_size(&a.memory_limit).unwrap_or(crate::app::DEFAULT_MEMORY_LIMIT),
         window: (None, None),
+        residency: None,
     }
 }
 

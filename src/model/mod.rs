@@ -13,6 +13,7 @@ pub(crate) mod namespace;
 pub(crate) mod pipeline;
 pub(crate) mod query;
 pub mod relaxed;
+pub(crate) mod residency;
 pub(crate) mod sampled_doc;
 pub(crate) mod shard_key;
 pub(crate) mod sharding;

@@ -49,6 +49,8 @@ pub(crate) struct CollectionPolicy {
     pub(crate) namespace: Namespace,
     pub(crate) key: Option<ShardKey>,
     pub(crate) rules: Rules,
+    /// `residency = "region=EU:shardEU,..."`: a key not led by the field is invalid (`forbid_invalid`).
+    pub(crate) residency: Option<crate::model::residency::Residency>,
 }
 
 #[derive(Debug, Clone)]
@@ -202,7 +204,7 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
     }
     let mut collections = Vec::new();
     for table in &f.collection {
-        let (mut namespace, mut key, mut rules) = (None, None, Rules::new());
+        let (mut namespace, mut key, mut rules, mut residency) = (None, None, Rules::new(), None);
         for (k, v) in table.get_ref() {
             let string = || -> Result<&str> {
                 v.get_ref().as_str().ok_or_else(|| input_error(format!("{}: field {}: expected a string", at(v.span().start), k.get_ref())))
@@ -219,8 +221,14 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
                     let text = string()?;
                     key = Some(ShardKey::parse(text).map_err(|e| input_error(format!("{}: field key: {e}", at(v.span().start))))?);
                 }
+                "residency" => {
+                    let text = string()?;
+                    let r = crate::model::residency::Residency::parse(text)
+                        .map_err(|e| input_error(format!("{}: field residency: {e}", at(v.span().start))))?;
+                    residency = Some(r);
+                }
                 _ => {
-                    let (n, t) = rule_entry(k, v, &["namespace", "key"], false)?;
+                    let (n, t) = rule_entry(k, v, &["namespace", "key", "residency"], false)?;
                     not_plan(k, n)?;
                     if rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Databases(_))) {
                         return Err(input_error(format!(
@@ -235,7 +243,7 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
         let Some(namespace) = namespace else {
             return Err(input_error(format!("{}: missing field `namespace`", at(table.span().start))));
         };
-        collections.push(CollectionPolicy { namespace, key, rules });
+        collections.push(CollectionPolicy { namespace, key, rules, residency });
     }
     Ok(Policy { defaults, collections, plan })
 }

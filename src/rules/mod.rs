@@ -9,6 +9,7 @@ mod capped;
 mod existing_key;
 mod geo;
 mod id_uniqueness;
+mod residency;
 mod single_writes;
 mod time_series;
 mod unique_index;
@@ -33,6 +34,7 @@ crate::labels! {
         IdUniqueness => "idUniqueness",
         GeoField => "geoField",
         ShardKeyUpdateWithoutFullKey => "shardKeyUpdateWithoutFullKey",
+        Residency => "residency",
     }
 }
 
@@ -93,6 +95,8 @@ pub(crate) struct Context<'a> {
     pub(crate) current_key: Option<&'a ShardKey>,
     /// The share of sampled documents whose `_id` is not an ObjectId (None: none read).
     pub(crate) application_ids: Option<f64>,
+    /// A residency rule the DBA stated (`residency`).
+    pub(crate) residency: Option<&'a crate::model::residency::Residency>,
 }
 
 impl Context<'_> {
@@ -140,6 +144,7 @@ pub(crate) const RULES: &[Rule] = &[
     write_targeting::RULE,
     id_uniqueness::RULE,
     geo::RULE,
+    residency::RULE,
 ];
 
 /// Run every rule on one candidate.
@@ -168,6 +173,7 @@ pub(crate) mod test_support {
             server_version: None,
             current_key: None,
             application_ids: None,
+            residency: None,
         }
     }
 }

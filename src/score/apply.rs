@@ -28,6 +28,9 @@ pub(crate) struct Recommendation {
     /// mongosh commands, in order, to run through mongos.
     pub(crate) commands: Vec<String>,
     pub(crate) notes: Vec<String>,
+    /// A residency rule's zones under this key (`super::residency`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) residency: Option<super::residency::ResidencyZones>,
 }
 
 /// What the recommendation needs to know about the collection.
@@ -195,7 +198,16 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
         commands.splice(0..0, fixes);
         notes.splice(0..0, first);
     }
-    Recommendation { key: t.winner.clone(), caveats: Vec::new(), trade_off: None, alternatives: Vec::new(), action, commands, notes }
+    Recommendation {
+        key: t.winner.clone(),
+        caveats: Vec::new(),
+        trade_off: None,
+        alternatives: Vec::new(),
+        action,
+        commands,
+        notes,
+        residency: None,
+    }
 }
 
 /// A proxy collection's commands and words.
