@@ -11,10 +11,12 @@
 pub(crate) mod basis;
 pub(crate) mod blockers;
 pub(crate) mod bounds;
+pub(crate) mod build;
 pub(crate) mod evaluate;
 pub(crate) mod given;
 pub(crate) mod graph;
 pub(crate) mod links;
+pub(crate) mod make;
 pub(crate) mod outcome;
 pub(crate) mod steps;
 pub(crate) mod trade_off;
@@ -108,6 +110,26 @@ pub(crate) struct CollectionInput {
     pub(crate) candidates: Vec<CandidateInput>,
     pub(crate) not_analysed: Option<String>,
     pub(crate) current_key: Option<ShardKey>,
+}
+
+/// Each collection's own analysis, as the plan reads it, and the choices the DBA gave.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Analyses {
+    /// One per collection of the database, in the order the database lists them.
+    pub(crate) collections: Vec<CollectionInput>,
+    /// Per collection given (`--key`, `--unsharded`): its index, and its key measured (None:
+    /// kept unsharded). Empty: no what if.
+    pub(crate) given: Vec<(usize, Option<CandidateInput>)>,
+    /// The collections not analysed, one line each (`ns: not analysed: why`).
+    pub(crate) notes: Vec<String>,
+}
+
+/// What the search needs besides the collections: the logs' links, transactions and joins.
+pub(crate) struct Workload<'a> {
+    pub(crate) links: Vec<links::Link>,
+    /// The transactions as the source showed them (whole, in part, what is unplaced).
+    pub(crate) seen: bounds::Seen<'a>,
+    pub(crate) joins: &'a [&'a Query],
 }
 
 #[derive(Debug, Clone)]

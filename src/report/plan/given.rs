@@ -4,8 +4,7 @@
 //! its commands. Only formatting: every figure is `Plan::given`'s.
 
 use super::{blockers_of, failing, share_or_range, what};
-use crate::plan::given::GivenPlan;
-use crate::plan::outcome::{Plan, PlannedCollection};
+use crate::plan::outcome::{GivenPlan, Plan, PlannedCollection};
 use std::fmt::Write;
 
 /// "What if: shop.orders {_id: 1} kept, the rest chosen around it: <the comparison>".
