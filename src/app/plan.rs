@@ -11,8 +11,9 @@ mod workload;
 
 use super::basis::{self, Planned};
 use super::PlanRequest;
+use crate::plan::make;
 use crate::plan::outcome::Plan;
-use crate::plan::{make, Workload};
+use crate::plan::search::Workload;
 use anyhow::Result;
 use std::io::Write;
 

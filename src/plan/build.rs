@@ -2,13 +2,15 @@
 //! and why, the zones cut at the anchors' splits, the figures, the shards and the steps.
 
 use super::evaluate::{Figures, W_DATA_BALANCE, W_LOAD_BALANCE, W_OWN_SCORE, W_SINGLE_SHARD};
+use super::input::{Choice, CollectionInput, Settings};
+use super::layout::{with_homes, Layout};
 use super::outcome::{
     Action, Joins, LinkReport, Objective, OnShard, Plan, PlannedCollection, ShardReport, Sizing, Transactions, TxnEvidence, Weights,
     ZoneReport, PLAN_SCHEMA_VERSION,
 };
+use super::search::{Search, EVALUATED_MAX, UNSHARDED_MAX_DATA_SHARE};
 use super::steps::{shard_name, Step};
 use super::zones::{ranges, zone_name};
-use super::{Choice, CollectionInput, Search, Settings};
 use crate::util::text::count_of;
 
 /// The 95% margin of a share `p` measured on `n` of `total` (a uniform sample without
@@ -35,7 +37,7 @@ pub(crate) fn build(
     without: &[(Option<f64>, Option<f64>)],
     seen: &super::bounds::Seen,
 ) -> Plan {
-    let layout = super::with_homes(super::Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
+    let layout = with_homes(Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
     // Seen in part: ranges, never one figure on the transactions seen whole.
     let (range, fixed_range) = super::bounds::ranges(&layout, &search.blockers, seen);
     let whole_only = |x: Option<f64>| x.filter(|_| range.is_none());
@@ -206,7 +208,7 @@ pub(crate) fn build(
         })
         .collect();
     let sizing = sizing(inputs, search, s, f);
-    let evaluated = ev.whole_kept.min(super::EVALUATED_MAX as u64);
+    let evaluated = ev.whole_kept.min(EVALUATED_MAX as u64);
     Plan {
         schema_version: PLAN_SCHEMA_VERSION,
         database: db.to_string(),
@@ -290,7 +292,7 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
         .iter()
         .zip(&search.choices)
         .filter_map(|(c, ch)| match ch {
-            Choice::Key(k) if c.data_bytes as f64 >= super::UNSHARDED_MAX_DATA_SHARE * total_data => {
+            Choice::Key(k) if c.data_bytes as f64 >= UNSHARDED_MAX_DATA_SHARE * total_data => {
                 Some((c.candidates[*k].max_useful_shards, c.namespace.clone()))
             }
             _ => None,

@@ -4,8 +4,9 @@
 //! on its own: objective, single-shard shares and blockers, and the difference.
 
 use super::build::build;
+use super::input::{CandidateInput, Choice, CollectionInput, Settings};
 use super::outcome::{Difference, GivenChoiceReport, GivenJoins, GivenPlan, GivenShares, Plan, TxnEvidence};
-use super::{search_with, single_shard_without, CandidateInput, Choice, CollectionInput, Options, Settings, Workload};
+use super::search::{search_with, single_shard_without, Workload};
 
 /// Which collection each name given means, as its index in `namespaces`: `db.coll`, or a
 /// collection of the plan's database `db`. `names` are (flag, name) as given, for the words of
@@ -60,23 +61,6 @@ pub(crate) fn with_given(
         });
     }
     (out, fixed)
-}
-
-/// The search's options with the given choices kept: each is the only one open to its
-/// collection, and says why.
-pub(super) fn constrain(mut opts: Options, fixed: &[Option<Choice>]) -> Options {
-    for (c, f) in fixed.iter().enumerate() {
-        if let (Some(ch), Some(open)) = (f, opts.open.get_mut(c)) {
-            *open = vec![ch.clone()];
-            opts.forced[c] = Some("kept as given".into());
-        }
-    }
-    opts
-}
-
-/// Where the search starts: each collection's own choice, the given ones as given.
-pub(super) fn start(alone: &[Choice], fixed: &[Option<Choice>]) -> Vec<Choice> {
-    alone.iter().enumerate().map(|(c, a)| fixed.get(c).cloned().flatten().unwrap_or_else(|| a.clone())).collect()
 }
 
 /// The plan with `fixed` kept and the rest chosen around it, compared with `own` (shardkey's

@@ -5,9 +5,10 @@
 use super::basis::Basis;
 use super::build::build;
 use super::given;
+use super::input::{Analyses, Settings};
 use super::outcome::{Plan, TxnEvidence};
+use super::search::{search, single_shard_without, Workload};
 use super::steps::{with_simple_collation, Step};
-use super::{search, single_shard_without, Analyses, Settings, Workload};
 use crate::model::version::VersionReport;
 
 /// The plan for database `db`: shardkey's own choices, and with `analyses.given` the plan

@@ -6,7 +6,7 @@ use crate::app::PlanRequest;
 use crate::error::{input_error, usage_error};
 use crate::model::collection::CollectionOptions;
 use crate::model::Namespace;
-use crate::plan::CollectionKind;
+use crate::plan::input::CollectionKind;
 use crate::sources::live::{LiveOptions, LiveSession};
 use anyhow::Result;
 use std::collections::BTreeMap;
