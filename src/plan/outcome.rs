@@ -162,6 +162,30 @@ pub(crate) struct Transactions {
     pub(crate) notes: Vec<String>,
 }
 
+/// What a report says of a plan's transactions, shardkey's (`Transactions`) or the plan as
+/// given (`GivenShares`), which hold the same figures in their own JSON order: the
+/// single-shard share or its range, the same with every fix, and the blockers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShareSummary<'a> {
+    pub(crate) single_shard_share: Option<f64>,
+    pub(crate) single_shard_share_range: Option<super::bounds::ShareRange>,
+    pub(crate) if_all_fixed: Option<f64>,
+    pub(crate) if_all_fixed_range: Option<super::bounds::ShareRange>,
+    pub(crate) blockers: &'a [super::blockers::Blocker],
+}
+
+impl Transactions {
+    pub(crate) fn summary(&self) -> ShareSummary<'_> {
+        ShareSummary {
+            single_shard_share: self.single_shard_share,
+            single_shard_share_range: self.single_shard_share_range,
+            if_all_fixed: self.single_shard_share_if_all_fixed,
+            if_all_fixed_range: self.single_shard_share_if_all_fixed_range,
+            blockers: &self.blockers,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Joins {
@@ -310,4 +334,16 @@ pub(crate) struct Difference {
     pub(crate) single_shard_share: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) joins_single_shard_share: Option<f64>,
+}
+
+impl GivenShares {
+    pub(crate) fn summary(&self) -> ShareSummary<'_> {
+        ShareSummary {
+            single_shard_share: self.single_shard_share,
+            single_shard_share_range: self.single_shard_share_range,
+            if_all_fixed: self.single_shard_share_if_all_fixed,
+            if_all_fixed_range: self.single_shard_share_if_all_fixed_range,
+            blockers: &self.blockers,
+        }
+    }
 }
