@@ -14,7 +14,6 @@ use crate::sources::docs::namespace_from_dump_path;
 use crate::sources::files::FileSource;
 use crate::sources::files::{dump_metadata_beside, read_metadata};
 use crate::sources::live::{server_compare, LiveOptions, LiveSession, LiveSource, ProfileRead, ProfileScope};
-use crate::sources::queries::sessions::Sessions;
 use crate::sources::queries::{read_query_file_into, QueryLog};
 use anyhow::Result;
 
@@ -475,44 +474,6 @@ pub(super) fn member_notes(read: &ProfileRead, ns: &dyn std::fmt::Display) -> Ve
         ));
     }
     out.extend(read.notes.iter().cloned());
-    out
-}
-
-fn namespaces_counted(by_ns: &std::collections::BTreeMap<String, u64>) -> String {
-    by_ns.iter().map(|(ns, n)| format!("{ns} ({n})")).collect::<Vec<_>>().join(", ")
-}
-
-/// What the profiler's sessionless write statements became: placed in their transaction
-/// by client and time, or by the values it fixes, or not, and what the plan then cannot see.
-pub(crate) fn profiled_writes_notes(s: &Sessions) -> Vec<String> {
-    let mut out = Vec::new();
-    let by_values: u64 = s.by_values_by_namespace.values().sum();
-    let unplaced = s.unplaced();
-    let total = s.placed() + by_values + unplaced;
-    if s.placed() > 0 {
-        out.push(format!(
-            "{total} update/delete statements from the profiler carry no session; {} were placed in their transaction by client and time (each ran inside one transaction's span on a client that runs one transaction at a time): {}",
-            s.placed(),
-            namespaces_counted(&s.placed_by_namespace)
-        ));
-    }
-    if by_values > 0 {
-        out.push(format!(
-            "{by_values} {} placed in the one transaction of their client open then that fixes the values they write by (its own reads of that document, or of a linked field): {}",
-            if s.placed() > 0 { "more were" } else { "update/delete statements from the profiler carry no session and were" },
-            namespaces_counted(&s.by_values_by_namespace)
-        ));
-    }
-    if unplaced > 0 {
-        let likely: usize = s.likely().values().map(Vec::len).sum();
-        out.push(format!(
-            "{} update/delete statements from the profiler carry no session and could not be placed in one transaction (by client and time, or by the values the transactions open then fix): {}; {}the plan cannot see which transactions write them{}",
-            unplaced,
-            namespaces_counted(&s.unplaced_by_namespace()),
-            if likely > 0 { format!("{likely} ran just before or after one transaction of their client and count for the links as likely its own; otherwise ") } else { String::new() },
-            if likely > 0 { "" } else { ", so it cannot zone those collections with the collections the transactions read or insert into" },
-        ));
-    }
     out
 }
 

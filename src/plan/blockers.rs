@@ -5,7 +5,8 @@
 //! operations of that shape as the fix would (`evaluate::Follow`), nothing else changed.
 
 use super::evaluate::{Follow, Unit};
-use super::{Choice, Layout};
+use super::input::Choice;
+use super::layout::Layout;
 use crate::model::Query;
 use crate::rules::write_targeting::Refusal;
 use serde::Serialize;
@@ -313,7 +314,7 @@ mod tests {
         assert_eq!(r.single_shard_share_if_fixed, 1.0);
         assert_eq!(b.share_if_all_fixed, Some(1.0));
         // The same transactions on 7.1: nothing refused, t1's update is two-phase (every shard).
-        let seven = Layout::new(&inputs, &choices, &linked, &super::super::Settings { target_version: Some((7, 1)), ..settings() });
+        let seven = Layout::new(&inputs, &choices, &linked, &super::super::input::Settings { target_version: Some((7, 1)), ..settings() });
         assert!(find(&seven, &txns).list.iter().all(|x| x.shape != Shape::Refused));
     }
 }

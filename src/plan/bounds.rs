@@ -20,7 +20,7 @@
 //!   source's first operation may miss statements the source never held: off one shard.
 
 use super::evaluate::{Follow, Unit};
-use super::Layout;
+use super::layout::Layout;
 use crate::model::Query;
 use serde::Serialize;
 

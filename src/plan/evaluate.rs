@@ -2,7 +2,8 @@
 //! joins that stay on one shard, the collections' own scores, and how evenly data and
 //! operations spread over the shards.
 
-use super::{Choice, CollectionInput, Layout};
+use super::input::{Choice, CollectionInput};
+use super::layout::Layout;
 use crate::bsonx::hash::hash64;
 use crate::model::query::JoinStage;
 use crate::model::{KeyKind, Query};
@@ -351,7 +352,7 @@ pub(crate) fn figures(layout: &Layout, transactions: &[&[Query]], joins: &[&Quer
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::super::{CandidateInput, CollectionKind, Settings};
+    use super::super::input::{CandidateInput, CollectionKind, Settings};
     use super::*;
     use crate::model::{Op, QueryOrigin, ShardKey};
     use bson::doc;
@@ -386,13 +387,15 @@ pub(crate) mod tests {
 
     /// orders and customers zoned together on the customer id, items (read only) unsharded:
     /// the collections, their link and the choices of the hand-worked blocker and edge tests.
-    pub(crate) fn orders_customers_items() -> (Vec<CollectionInput>, Vec<BTreeSet<super::super::links::Node>>, Vec<super::super::Choice>) {
+    pub(crate) fn orders_customers_items(
+    ) -> (Vec<CollectionInput>, Vec<BTreeSet<super::super::links::Node>>, Vec<super::super::input::Choice>) {
         let inputs =
             vec![coll("s.orders", 100, &["{customerId: 1}"]), coll("s.customers", 10, &["{_id: 1}"]), coll("s.items", 1, &["{_id: 1}"])];
         let linked = vec![[("s.orders".to_string(), "customerId".to_string()), ("s.customers".to_string(), "_id".to_string())]
             .into_iter()
             .collect()];
-        let choices = vec![super::super::Choice::Key(0), super::super::Choice::Key(0), super::super::Choice::Unsharded];
+        let choices =
+            vec![super::super::input::Choice::Key(0), super::super::input::Choice::Key(0), super::super::input::Choice::Unsharded];
         (inputs, linked, choices)
     }
 
@@ -544,10 +547,10 @@ pub(crate) mod tests {
         let (u, k) = (f(Choice::Unsharded), f(Choice::Key(0)));
         assert_eq!((u.load_balance, k.load_balance, k.data_balance), (0.4, 1.0, 1.0));
         assert!((u.objective - 0.7428).abs() < 1e-3 && (k.objective - 0.9128).abs() < 1e-3, "{} {}", u.objective, k.objective);
-        let found = super::super::search(&inputs, vec![], &[], &[], &[], &settings());
+        let found = super::super::search::search(&inputs, vec![], &[], &[], &[], &settings());
         assert_eq!(found.choices, [Choice::Key(0), Choice::Unsharded]);
         let tiny_ranges = Settings { range_bytes: 1, ..settings() };
-        let found = super::super::search(&inputs, vec![], &[], &[], &[], &tiny_ranges);
+        let found = super::super::search::search(&inputs, vec![], &[], &[], &[], &tiny_ranges);
         assert_eq!(found.choices, [Choice::Key(0), Choice::Key(0)]);
     }
 

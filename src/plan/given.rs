@@ -3,10 +3,10 @@
 //! them by the same search, and the plan as given reported beside the one shardkey chooses
 //! on its own: objective, single-shard shares and blockers, and the difference.
 
-use super::outcome::{build, Objective, Plan, PlannedCollection, ShardReport, TxnEvidence};
-use super::{search_with, single_shard_without, CandidateInput, Choice, CollectionInput, Options, Settings};
-use crate::model::{Query, ShardKey};
-use serde::Serialize;
+use super::build::build;
+use super::input::{CandidateInput, Choice, CollectionInput, Settings};
+use super::outcome::{Difference, GivenChoiceReport, GivenJoins, GivenPlan, GivenShares, Plan, TxnEvidence};
+use super::search::{search_with, single_shard_without, Workload};
 
 /// Which collection each name given means, as its index in `namespaces`: `db.coll`, or a
 /// collection of the plan's database `db`. `names` are (flag, name) as given, for the words of
@@ -63,103 +63,6 @@ pub(crate) fn with_given(
     (out, fixed)
 }
 
-/// The search's options with the given choices kept: each is the only one open to its
-/// collection, and says why.
-pub(super) fn constrain(mut opts: Options, fixed: &[Option<Choice>]) -> Options {
-    for (c, f) in fixed.iter().enumerate() {
-        if let (Some(ch), Some(open)) = (f, opts.open.get_mut(c)) {
-            *open = vec![ch.clone()];
-            opts.forced[c] = Some("kept as given".into());
-        }
-    }
-    opts
-}
-
-/// Where the search starts: each collection's own choice, the given ones as given.
-pub(super) fn start(alone: &[Choice], fixed: &[Option<Choice>]) -> Vec<Choice> {
-    alone.iter().enumerate().map(|(c, a)| fixed.get(c).cloned().flatten().unwrap_or_else(|| a.clone())).collect()
-}
-
-/// One choice as given, resolved.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct GivenChoiceReport {
-    pub(crate) namespace: String,
-    /// Absent: kept unsharded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) key: Option<ShardKey>,
-    /// Why the server refuses the key as things stand (a unique index that blocks it, an
-    /// invalid key): kept, and flagged.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) refused: Option<String>,
-    /// What a change that caused the refusal would name: the blocking indexes and their fields.
-    #[serde(skip)]
-    pub(crate) refused_by: Vec<String>,
-}
-
-/// The plan as given, beside shardkey's own (`Plan`'s other fields).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct GivenPlan {
-    pub(crate) choices: Vec<GivenChoiceReport>,
-    pub(crate) objective: Objective,
-    pub(crate) transactions: GivenShares,
-    pub(crate) joins: GivenJoins,
-    pub(crate) collections: Vec<PlannedCollection>,
-    pub(crate) shards: Vec<ShardReport>,
-    pub(crate) commands: Vec<String>,
-    /// shardkey's plan less this one: positive where shardkey's is better.
-    pub(crate) difference: Difference,
-    /// The comparison in one sentence.
-    pub(crate) words: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct GivenShares {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) single_shard_share: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) single_shard_share_range: Option<super::bounds::ShareRange>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) single_shard_share_margin: Option<f64>,
-    /// Transactions holding a write the target version refuses under the given keys.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) failing_share: Option<f64>,
-    pub(crate) blockers: Vec<super::blockers::Blocker>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) single_shard_share_if_all_fixed: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) single_shard_share_if_all_fixed_range: Option<super::bounds::ShareRange>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct GivenJoins {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) single_shard_share: Option<f64>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Difference {
-    pub(crate) objective: f64,
-    /// In transactions' single-shard share (0..1); absent without transactions.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) single_shard_share: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) joins_single_shard_share: Option<f64>,
-}
-
-/// What the search needs besides the collections: the logs' links, transactions and joins.
-pub(crate) struct Workload<'a> {
-    pub(crate) links: Vec<super::links::Link>,
-    pub(crate) transactions: &'a [&'a [Query]],
-    pub(crate) in_part: &'a [&'a [Query]],
-    pub(crate) joins: &'a [&'a Query],
-    pub(crate) seen: super::bounds::Seen<'a>,
-}
-
 /// The plan with `fixed` kept and the rest chosen around it, compared with `own` (shardkey's
 /// plan for the same collections). `inputs` hold each given key among their candidates.
 pub(crate) fn what_if(
@@ -170,8 +73,8 @@ pub(crate) fn what_if(
     s: &Settings,
     ev: TxnEvidence,
 ) -> GivenPlan {
-    let found = search_with(inputs, w.links, w.transactions, w.in_part, w.joins, s, fixed);
-    let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(inputs, &found, c, w.transactions, w.joins, s)).collect();
+    let found = search_with(inputs, w.links, w.seen.whole, w.seen.in_part, w.joins, s, fixed);
+    let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(inputs, &found, c, w.seen.whole, w.joins, s)).collect();
     let p = build(&own.database, inputs, &found, s, ev, &without, &w.seen);
     let choices = fixed
         .iter()

@@ -3,7 +3,8 @@
 //! keeps each pair on one shard or cuts it. The HTML draws it.
 
 use super::evaluate::{Follow, Unit};
-use super::Layout;
+use super::input::Choice;
+use super::layout::Layout;
 use crate::model::Query;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,7 +68,7 @@ pub(crate) fn edges(layout: &Layout, transactions: &[&[Query]], joins: &[&Query]
             } else {
                 // A join alone: together when co-located by zones or both unsharded on one shard.
                 let zoned = layout.group[a].is_some() && layout.group[a] == layout.group[b];
-                let unsharded = |c: usize| layout.choices[c] == super::Choice::Unsharded;
+                let unsharded = |c: usize| layout.choices[c] == Choice::Unsharded;
                 let one_home = unsharded(a) && unsharded(b) && layout.home[a] == layout.home[b];
                 if zoned || one_home {
                     1.0

@@ -2,7 +2,6 @@
 //! (`Step::command`) and the script `--format mongosh` writes (`report::mongosh`) come from
 //! the same steps, so the two cannot say different things.
 
-use super::outcome::Plan;
 use crate::model::shell::shell_doc;
 use crate::model::ShardKey;
 use bson::Document;
@@ -101,9 +100,9 @@ impl Step {
 }
 
 /// Say the simple collation where a collection's default collation is not simple (the plan
-/// learns the collections' options after it is built), and print the commands again.
-pub(crate) fn with_simple_collation(p: &mut Plan, non_simple: &BTreeSet<String>) {
-    for s in &mut p.steps {
+/// learns the collections' options after it is built).
+pub(crate) fn with_simple_collation(steps: &mut [Step], non_simple: &BTreeSet<String>) {
+    for s in steps {
         let here = s.namespace().is_some_and(|ns| non_simple.contains(ns));
         if let Step::CreateIndex { simple_collation, .. }
         | Step::ShardCollection { simple_collation, .. }
@@ -112,7 +111,6 @@ pub(crate) fn with_simple_collation(p: &mut Plan, non_simple: &BTreeSet<String>)
             *simple_collation = here;
         }
     }
-    p.commands = p.steps.iter().map(Step::command).collect();
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! The plan's sentences about one collection's rules and about a plan given with `--key` /
 //! `--unsharded`: what refused a key, and how the plan as given compares. Only words: the
-//! figures come from the search (`super::search`) and the collections' own analyses.
+//! figures come from the search (`search`) and the collections' own analyses.
 
+use super::input::{CandidateInput, Choice, CollectionInput, UniqueIndex};
 use super::outcome::Plan;
-use super::{CandidateInput, Choice, CollectionInput, UniqueIndex};
 
 /// "the unique index slug_1 {slug: 1}", "the unique indexes a_1 {a: 1} and b_1 {b: 1}".
 fn indexes(ix: &[UniqueIndex]) -> String {

@@ -5,7 +5,7 @@ mod given;
 
 use crate::plan::blockers::Blocker;
 use crate::plan::bounds::ShareRange;
-use crate::plan::outcome::{Plan, PlannedCollection};
+use crate::plan::outcome::{Plan, PlannedCollection, ShareSummary};
 use crate::util::text::bytes;
 use std::fmt::Write;
 
@@ -98,15 +98,14 @@ fn failing(share_of: Option<f64>, version: Option<&str>) -> Option<String> {
 /// Blockers shown in the table, Markdown and HTML (all of them in the JSON).
 const BLOCKERS_SHOWN: usize = 3;
 
-/// What keeps transactions off one shard: a title, then one line per blocker shown.
-fn blockers(p: &Plan) -> Option<(String, Vec<String>)> {
-    let t = &p.transactions;
+/// What keeps a plan's transactions off one shard (shardkey's, or the plan as given: the
+/// same summary of either): a title, then one line per blocker shown.
+fn blockers(whose: &str, t: ShareSummary) -> Option<(String, Vec<String>)> {
     blockers_of(
-        "transactions",
+        whose,
         share_or_range(t.single_shard_share, t.single_shard_share_range),
-        (t.single_shard_share_if_all_fixed.is_some() || t.single_shard_share_if_all_fixed_range.is_some())
-            .then(|| share_or_range(t.single_shard_share_if_all_fixed, t.single_shard_share_if_all_fixed_range)),
-        &t.blockers,
+        (t.if_all_fixed.is_some() || t.if_all_fixed_range.is_some()).then(|| share_or_range(t.if_all_fixed, t.if_all_fixed_range)),
+        t.blockers,
         t.single_shard_share.is_none() && t.single_shard_share_range.is_some(),
     )
 }
@@ -169,7 +168,7 @@ pub(super) fn table(p: &Plan) -> String {
             let _ = writeln!(s, "{:<w$}    zones: {} ranges, {}…, with {}", "", c.zones.len(), z.zone, c.colocated_with.join(", "));
         }
     }
-    if let Some((title, lines)) = blockers(p) {
+    if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = writeln!(s, "\n{title}:");
         for l in lines {
             let _ = writeln!(s, "  {l}");
@@ -213,7 +212,7 @@ pub(super) fn markdown(p: &Plan) -> String {
             why.replace('|', "\\|")
         );
     }
-    if let Some((title, lines)) = blockers(p) {
+    if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = writeln!(s, "\n## {title}\n");
         for l in lines {
             let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
@@ -321,7 +320,7 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
         );
     }
     b.push_str("</table>");
-    if let Some((title, lines)) = blockers(p) {
+    if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = write!(b, "<h2>{}</h2><ul>", esc(&title));
         for l in lines {
             let _ = write!(b, "<li>{}</li>", esc(&l));

@@ -3,9 +3,8 @@
 //! shardkey's, what the rules and the analyses say of your choices, your plan's blockers and
 //! its commands. Only formatting: every figure is `Plan::given`'s.
 
-use super::{blockers_of, failing, share_or_range, what};
-use crate::plan::given::GivenPlan;
-use crate::plan::outcome::{Plan, PlannedCollection};
+use super::{blockers, failing, what};
+use crate::plan::outcome::{GivenPlan, Plan, PlannedCollection};
 use std::fmt::Write;
 
 /// "What if: shop.orders {_id: 1} kept, the rest chosen around it: <the comparison>".
@@ -62,18 +61,6 @@ fn rows<'a>(p: &'a Plan, g: &'a GivenPlan) -> Vec<Row<'a>> {
         .collect()
 }
 
-fn blockers(g: &GivenPlan) -> Option<(String, Vec<String>)> {
-    let t = &g.transactions;
-    blockers_of(
-        "your plan's transactions",
-        share_or_range(t.single_shard_share, t.single_shard_share_range),
-        (t.single_shard_share_if_all_fixed.is_some() || t.single_shard_share_if_all_fixed_range.is_some())
-            .then(|| share_or_range(t.single_shard_share_if_all_fixed, t.single_shard_share_if_all_fixed_range)),
-        &t.blockers,
-        t.single_shard_share.is_none() && t.single_shard_share_range.is_some(),
-    )
-}
-
 pub(super) fn table(p: &Plan) -> String {
     let Some(g) = &p.given else { return String::new() };
     let mut s = format!("{}\n", title(g));
@@ -89,7 +76,7 @@ pub(super) fn table(p: &Plan) -> String {
             let _ = writeln!(s, "{:<w$}    {n}", "");
         }
     }
-    if let Some((title, lines)) = blockers(g) {
+    if let Some((title, lines)) = blockers("your plan's transactions", g.transactions.summary()) {
         let _ = writeln!(s, "\n{title}:");
         for l in lines {
             let _ = writeln!(s, "  {l}");
@@ -121,7 +108,7 @@ pub(super) fn markdown(p: &Plan) -> String {
             cell(&r.notes("warning:").join("; "))
         );
     }
-    if let Some((title, lines)) = blockers(g) {
+    if let Some((title, lines)) = blockers("your plan's transactions", g.transactions.summary()) {
         let _ = writeln!(s, "\n### {title}\n");
         for l in lines {
             let _ = writeln!(s, "- {}", cell(&l));
@@ -153,7 +140,7 @@ pub(super) fn html(p: &Plan, esc: fn(&str) -> String) -> String {
         );
     }
     b.push_str("</table>");
-    if let Some((title, lines)) = blockers(g) {
+    if let Some((title, lines)) = blockers("your plan's transactions", g.transactions.summary()) {
         let _ = write!(b, "<h3>{}</h3><ul>", esc(&title));
         for l in lines {
             let _ = write!(b, "<li>{}</li>", esc(&l));
