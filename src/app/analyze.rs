@@ -1,7 +1,7 @@
 //! `shardkey analyze`: measure, score and rank candidates; the report to stdout.
 
 use super::inputs::build_report;
-use super::AnalyzeRequest;
+use super::request::AnalyzeRequest;
 use crate::error::Outcome;
 use crate::pipeline::Candidates;
 use crate::report::write_report;

@@ -1,8 +1,9 @@
 //! `shardkey check`: a policy file → one analysis per namespace → rule results
 //! → a report and an outcome a CI job can gate on.
 
+use super::github;
 use super::inputs::build_report;
-use super::{github, CheckRequest};
+use super::request::{CheckRequest, InputRequest};
 use crate::error::{input_error, Outcome};
 use crate::model::Namespace;
 use crate::pipeline::Candidates;
@@ -44,9 +45,9 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
         let input = match &a.dump {
             Some(dir) if a.input.docs.is_none() => {
                 let docs = dir.join(format!("{}.bson", c.namespace.coll()));
-                super::InputRequest { docs: docs.exists().then_some(docs), residency: c.residency.clone(), ..a.input.clone() }
+                InputRequest { docs: docs.exists().then_some(docs), residency: c.residency.clone(), ..a.input.clone() }
             }
-            _ => super::InputRequest { residency: c.residency.clone(), ..a.input.clone() },
+            _ => InputRequest { residency: c.residency.clone(), ..a.input.clone() },
         };
         let r = build_report(&input, Some(c.namespace.clone()), candidates, false)?;
         // The planned key, or the collection's current key (found by the audit).
@@ -180,7 +181,7 @@ pub(super) fn run(a: &CheckRequest, out: &mut dyn Write) -> Result<Outcome> {
 
 /// The collections of these databases that no `[[collection]]` of the policy names, as
 /// `db.collection` (views and `system.*` left out: they are never sharded).
-fn unlisted_collections(input: &super::InputRequest, databases: &[String], p: &policy::Policy) -> Result<Vec<String>> {
+fn unlisted_collections(input: &InputRequest, databases: &[String], p: &policy::Policy) -> Result<Vec<String>> {
     let Some(uri) = &input.uri else { return Ok(Vec::new()) };
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let mut out = Vec::new();

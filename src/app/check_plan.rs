@@ -1,7 +1,7 @@
 //! `check`'s `[plan]`: the whole database planned with the declared choices kept (`plan`'s
 //! what if), and the plan rules judged on the declared plan beside shardkey's own.
 
-use super::{CheckRequest, GivenChoice, PlanRequest};
+use super::request::{CheckRequest, GivenChoice, InputRequest, PlanRequest};
 use crate::error::usage_error;
 use crate::plan::outcome::PlannedCollection;
 use crate::policy::plan::{PlanInput, PlanPolicy};
@@ -19,7 +19,7 @@ pub(super) fn run(a: &CheckRequest, pp: &PlanPolicy) -> Result<(String, Vec<Rule
     given.extend(pp.unsharded.iter().map(|c| GivenChoice { origin: "[plan] unsharded", collection: c.clone(), key: None }));
     let uri_db = a.input.uri.as_deref().and_then(crate::util::uri::ConnectionString::parse).and_then(|c| c.database());
     let req = PlanRequest {
-        input: super::InputRequest { docs: None, namespace: None, ..a.input.clone() },
+        input: InputRequest { docs: None, namespace: None, ..a.input.clone() },
         dump: a.dump.clone(),
         database: pp.database.clone().or(uri_db.filter(|_| a.dump.is_none())),
         target_version: pp.target_version,

@@ -1,7 +1,7 @@
 //! Opening the inputs of one analysis, files or a live deployment, and running
 //! the pipeline on them: the one place that chooses query sources and candidates.
 
-use super::{InputRequest, QuerySource};
+use super::request::{InputRequest, QuerySource};
 use crate::error::{input_error, one_line, usage_error};
 use crate::metrics::audit::audit;
 use crate::metrics::Settings;

@@ -10,7 +10,7 @@ mod inputs;
 mod workload;
 
 use super::basis::{self, Planned};
-use super::PlanRequest;
+use super::request::PlanRequest;
 use crate::plan::make;
 use crate::plan::outcome::Plan;
 use crate::plan::search::Workload;

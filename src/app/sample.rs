@@ -3,7 +3,7 @@
 //! The previous settings are restored at the end, on Ctrl-C and on error; the samples
 //! are written to a file that `analyze --queries FILE` reads.
 
-use super::SampleRequest;
+use super::request::SampleRequest;
 use crate::error::{input_error, usage_error, Outcome};
 use crate::sources::live::query_sampling::ProfilerSettings;
 use crate::sources::live::{LiveOptions, LiveSession};

@@ -1,7 +1,7 @@
 //! `shardkey workload`: read query logs (any format) and summarise every operation
 //! per namespace and query shape. Reads files only; the sample of `analyze` is not used.
 
-use super::WorkloadRequest;
+use super::request::WorkloadRequest;
 use crate::error::input_error;
 use crate::metrics::workload::WorkloadCounter;
 use crate::report::{write_workload, ToolInfo, WorkloadReport, SCHEMA_VERSION};

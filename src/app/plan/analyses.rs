@@ -4,7 +4,7 @@
 
 use super::inputs::PlanInputs;
 use crate::app::inputs::{build_report_with, SharedLog};
-use crate::app::{GivenChoice, InputRequest, PlanRequest};
+use crate::app::request::{GivenChoice, InputRequest, PlanRequest};
 use crate::error::{input_error, one_line, usage_error};
 use crate::model::{KeyKind, Namespace, Query, ShardKey};
 use crate::pipeline::Candidates;

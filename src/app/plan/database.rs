@@ -1,8 +1,8 @@
 //! The database a plan covers and its collections: a mongodump database directory's files,
 //! or a live database's `listCollections` (and then the session that listed them).
 
+use crate::app::request::PlanRequest;
 use crate::app::version::Detected;
-use crate::app::PlanRequest;
 use crate::error::{input_error, usage_error};
 use crate::model::collection::CollectionOptions;
 use crate::model::Namespace;

@@ -5,8 +5,8 @@
 
 use super::database::{self, Database};
 use super::workload::{self, Workload};
+use crate::app::request::PlanRequest;
 use crate::app::version::{self, Detected};
-use crate::app::PlanRequest;
 use crate::model::version::{ServerVersion, VersionReport};
 use anyhow::Result;
 

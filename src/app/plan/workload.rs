@@ -5,7 +5,8 @@
 
 use super::database::{Database, Target};
 use crate::app::inputs::member_notes;
-use crate::app::{overlap, InputRequest, QuerySource};
+use crate::app::overlap;
+use crate::app::request::{InputRequest, QuerySource};
 use crate::error::{input_error, usage_error};
 use crate::model::query::TxnId;
 use crate::model::{Op, Query};
