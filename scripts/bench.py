@@ -1,4 +1,4 @@
-"""The measurements of scripts/bench.sh (README "Performance"). Prints a table
+"""The measurements of scripts/bench.sh (docs/performance.md). Prints a table
 and writes the figures as JSON to the path given last."""
 import json
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark (README "Performance"): a real mongod with a generated
+# The benchmark (docs/performance.md): a real mongod with a generated
 # collection (1,000,000 documents, 12 candidate fields), then side by side
 # (a) the I/O floor, (b) the server's own pipeline per candidate, (c) shardkey, at the
 # default sample and at the whole collection; bounded memory on 10M values; log reading

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 // The sample pass, the log reader and the export reader make and drop millions of small
-// values; glibc's allocator took a third of their time (perf, README "Performance").
+// values; glibc's allocator took a third of their time (perf, docs/performance.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -54,7 +54,7 @@ fn fixtures_rank_good_keys_above_bad_ones_with_reasons() {
     assert_eq!(r["schemaVersion"], 1);
     assert_eq!(r["namespace"], "app.events");
     let rank = |k: &str| find(&r, k)["rank"].as_u64().unwrap();
-    // The Bugsnag answer (README "Scenarios"): the tenant first, then _id.
+    // The Bugsnag answer (docs/reference.md "Scenarios"): the tenant first, then _id.
     assert_eq!(rank("{projectId: 1, _id: 1}"), 1);
     for good in ["{projectId: 1, _id: 1}", "{_id: \"hashed\"}"] {
         for bad in ["{projectId: 1}", "{ts: 1}"] {

@@ -32,7 +32,7 @@ fn a_million_values_for_four_candidates_in_bounded_memory() {
 
 /// Exact counting within the memory budget (issue 12): 10,000,000 sampled documents for 4
 /// candidates with 10,000,000 distinct values each, every count exact within 1 GiB. Peak RSS is
-/// measured by the benchmark (README "Performance"), not asserted here.
+/// measured by the benchmark (docs/performance.md), not asserted here.
 #[test]
 fn ten_million_distinct_values_for_four_candidates_counted_exactly() {
     let o = Command::new(bench()).args(["memcheck", "--docs", "10000000", "--exact-budget", &(1u64 << 30).to_string()]).output().unwrap();

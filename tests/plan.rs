@@ -1,4 +1,4 @@
-//! `shardkey plan` (README "Plan"): a generated shop database (a mongodump directory and
+//! `shardkey plan` (README "Planning a whole database", docs/reference.md "plan"): a generated shop database (a mongodump directory and
 //! a mongod 6.0 JSON log in the server's own line format, with `lsid`/`txnNumber`
 //! transactions and `$lookup`s), and live against a real mongod 6.0.5 replica set running
 //! multi-document transactions through driver sessions.

@@ -1,4 +1,4 @@
-//! The validity rules (README "Rules") against the real mongod 6.0.5: unique indexes
+//! The validity rules (docs/reference.md "Rules") against the real mongod 6.0.5: unique indexes
 //! (single and compound, hashed keys), capped collections, upserts without the key,
 //! time-series collections, and the same verdicts offline from a mongodump-style directory.
 //! Expected values come from the server's own rule (shard_key_pattern.cpp's

@@ -1,7 +1,7 @@
 //! Scenarios with a known expert answer: a deterministic generator writes the
 //! documents (NDJSON) and a mongod 4.4+ JSON slow-query log, `shardkey analyze`
 //! ranks the keys it proposes, and each test asserts the ranking and the words.
-//! Every scenario names its source (README "Scenarios" has the table). A test
+//! Every scenario names its source (docs/reference.md "Scenarios" has the table). A test
 //! accepts every answer an expert would accept and fails the clear mistakes.
 
 mod common;

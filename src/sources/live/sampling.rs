@@ -111,7 +111,7 @@ impl LiveSession {
         }
     }
 
-    /// The benchmark's I/O floor (README "Performance"): the very `find` a whole or
+    /// The benchmark's I/O floor (docs/performance.md): the very `find` a whole or
     /// `$sampleRate` sample makes, read as raw BSON batches and decoded not at all.
     /// Returns the documents read; None when the sample would use `$sample`.
     pub fn read_raw(
