@@ -258,9 +258,11 @@ fn render_details(r: &Report, out: &mut String, wide: bool) {
     if r.candidates.iter().any(super::text::figures_shown) {
         // Said once: why the per-shard shares of operations add up to more than 100%.
         let inserts = if InsertsShown::of(r) == InsertsShown::Hidden { "" } else { ", inserts" };
+        // The mark is said only when a row carries it (no recommendation: no row marked).
+        let mark = if r.recommendation.is_some() { "* the recommended key. " } else { "" };
         let _ = writeln!(
             out,
-            "\n* the recommended key. Per candidate: why it scores what it does; each shard at scale with its share of the data and of the \
+            "\n{mark}Per candidate: why it scores what it does; each shard at scale with its share of the data and of the \
              sampled reads, writes{inserts} and operations that reach it ({}); the query shapes, most frequent first.",
             super::text::OPS_COUNT_ON_EACH
         );
