@@ -313,7 +313,7 @@ impl QueryLog {
     }
 
     /// Count an operation a light read found (`push` without a window or a sink, which
-    /// need the parsed line) and stage it: a part read light does (`process_block`), and
+    /// need the parsed line) and stage it: a part read light does (`read_block`), and
     /// `merge_block` offers it, a placeholder holding its place until `resolve`.
     pub(super) fn push_deferred(&mut self, ns: std::sync::Arc<str>, at: InBlock) {
         debug_assert!(self.staging, "only a staging part reads light");
