@@ -499,6 +499,34 @@ mod tests {
         assert!(e.starts_with("log: 149 of 300 lines are malformed (the first, line 2: malformed JSON"), "{e}");
     }
 
+    /// A log of three 8 MB blocks: each block's merge runs beside the next one's read
+    /// (`read_line_blocks`); the counts are the hand count and the kept operations come in
+    /// file order, across the blocks.
+    #[test]
+    fn blocks_merge_in_file_order_beside_the_next_read() {
+        let n: usize = 80_000;
+        let pad = "x".repeat(120);
+        let text: String = (0..n)
+            .map(|i| {
+                let coll = if i % 2 == 0 { "x" } else { "y" };
+                format!(
+                    r#"{{"t":{{"$date":"2024-01-01T00:00:00Z"}},"s":"I","c":"COMMAND","id":51803,"ctx":"conn9","msg":"Slow query","attr":{{"type":"command","ns":"a.{coll}","command":{{"find":"{coll}","filter":{{"i":{i}}},"comment":"{pad}","$db":"a"}},"durationMillis":1}}}}"#
+                ) + "\n"
+            })
+            .collect();
+        assert!(text.len() > 2 * (8 << 20), "{} bytes: three blocks", text.len());
+        let mut log = QueryLog::for_namespace(Some("a.x".into()));
+        let input = super::super::records::from_reader(Box::new(std::io::Cursor::new(text.into_bytes())), "log".into(), 0, false).unwrap();
+        read_queries_in(input, &mut log).unwrap();
+        assert_eq!((log.records, log.found), (n as u64, n as u64));
+        assert_eq!(log.by_namespace.get("a.x"), Some(&(n as u64 / 2)));
+        assert_eq!(log.by_namespace.get("a.y"), Some(&(n as u64 / 2)));
+        assert_eq!(log.queries.len(), n / 2);
+        for (k, q) in log.queries.iter().enumerate() {
+            assert_eq!(q.filter.get_i32("i").ok(), Some(2 * k as i32), "kept operation {k}");
+        }
+    }
+
     #[test]
     fn sampled_queries_7_0_format() {
         let log = one(doc! {"_id": 1, "ns": "shop.orders", "collectionUuid": 1, "cmdName": "delete",
