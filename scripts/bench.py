@@ -16,7 +16,9 @@ else:
     from pymongo import MongoClient
 
     URI, NS, SAMPLE, LOG, MEM_DOCS, OUT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-BIN, BENCH = "target/release/shardkey", "target/release/examples/shardkey-bench"
+# SHARDKEY_BIN measures another build (an earlier commit's, for a before/after in one session).
+BIN = os.environ.get("SHARDKEY_BIN", "target/release/shardkey")
+BENCH = "target/release/examples/shardkey-bench"
 KEYS = ["_id", "ts", "u", "user", "g", "country", "status", "tenant", "sku", "a.b"]
 KEY_ARGS = [x for k in KEYS for x in ("--key", "{\"%s\": 1}" % k)]
 RUNS = 3

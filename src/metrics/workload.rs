@@ -4,7 +4,7 @@
 //! against returned, and COLLSCAN plans. Every operation counts (not the sample).
 
 use crate::model::Query;
-use crate::targeting::shapes::shape_of;
+use crate::targeting::shapes::shape_into;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -12,12 +12,16 @@ use std::collections::{BTreeMap, HashMap};
 #[derive(Debug, Default, Clone)]
 pub(crate) struct WorkloadCounter {
     by_ns: BTreeMap<String, NsCounter>,
+    /// The shape of the operation being counted (`shape_into`), its text reused: a shape
+    /// already counted is found without allocating.
+    shape: String,
 }
 
 #[derive(Debug, Default, Clone)]
 struct NsCounter {
     ops: BTreeMap<&'static str, u64>,
-    shapes: HashMap<String, ShapeStats>,
+    /// aHash, not SipHash: the shapes are the tool's own text, and the report orders them.
+    shapes: HashMap<String, ShapeStats, ahash::RandomState>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -50,14 +54,23 @@ pub(crate) enum ShapeOrder {
 
 impl WorkloadCounter {
     pub(crate) fn add(&mut self, q: &Query) {
-        let ns = match self.by_ns.get_mut(&q.ns) {
+        let WorkloadCounter { by_ns, shape } = self;
+        let ns = match by_ns.get_mut(&q.ns) {
             Some(n) => n,
-            None => self.by_ns.entry(q.ns.clone()).or_default(),
+            None => by_ns.entry(q.ns.clone()).or_default(),
         };
         let op = q.op.name();
         *ns.ops.entry(op).or_default() += 1;
-        let shape = if q.op == crate::model::Op::Insert { "(insert)".to_string() } else { shape_of(&q.filter) };
-        let s = ns.shapes.entry(shape).or_default();
+        if q.op == crate::model::Op::Insert {
+            shape.clear();
+            shape.push_str("(insert)");
+        } else {
+            shape_into(&q.filter, shape);
+        }
+        let s = match ns.shapes.get_mut(shape.as_str()) {
+            Some(s) => s,
+            None => ns.shapes.entry(shape.clone()).or_default(),
+        };
         s.count += 1;
         *s.commands.entry(op).or_default() += 1;
         if let Some(st) = &q.stats {

@@ -29,7 +29,7 @@
 //!   logged (it carries `cursorid` when the cursor stayed open), its getMores are skipped;
 //!   when it was not, the cursor's first logged getMore counts once, as the opening command.
 //!
-//! The lines are read in parallel parts (`process_block`) merged in file order: a part decides
+//! The lines are read in parallel parts (`read_block`) merged in file order: a part decides
 //! what it can alone, and holds what depends on earlier parts (a connection's first command
 //! line, a cursor's first getMore) for `QueryLog::merge_block` to settle (`Once::settle`).
 
