@@ -344,7 +344,14 @@ fn predict_cluster(
         recent: &recent,
         // The pessimistic ends: the fewest distinct values and the largest top share the sample allows.
         estimated_distinct: if documents { kc.estimated_num_distinct_values.range.lower } else { key_space.len() as u64 },
-        top_share: if documents { kc.top_value_percentage_range.upper / 100.0 } else { 0.0 },
+        // No value seen twice: the interval's upper end reflects the sample's size alone, not a
+        // hot value ("beyond 88 shards the top value's shard stays the busiest" of a unique key
+        // sampled at 500 documents, a DBA's trial): no top-value limit is drawn from it.
+        top_share: if documents && kc.most_common_values.first().is_some_and(|v| v.frequency > 1) {
+            kc.top_value_percentage_range.upper / 100.0
+        } else {
+            0.0
+        },
         writes_without_shard_key_percent: Some(
             ((pct(writes.percentage_of_single_writes_without_shard_key) + pct(writes.percentage_of_multi_writes_without_shard_key)) * 1e6)
                 .round()
