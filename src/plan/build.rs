@@ -263,6 +263,7 @@ pub(crate) fn build(
                 b: format!("{}.{}", l.b.0, l.b.1),
                 count: l.count,
                 seen_in: l.seen_in,
+                evidence: l.evidence.clone(),
             })
             .collect(),
         edges: search.edges.clone(),

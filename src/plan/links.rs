@@ -19,6 +19,9 @@ pub(crate) struct Link {
     pub(crate) count: u64,
     /// "transactions" or the join stage.
     pub(crate) seen_in: &'static str,
+    /// What the link rests on, in the plan's words ("in 1,204 of 1,204 transactions showing
+    /// both, the same value (96 different values)").
+    pub(crate) evidence: String,
 }
 
 /// Top-level fields a filter fixes by equality, with their values.
@@ -112,6 +115,16 @@ impl Tally {
         self.agreed.values().sum()
     }
 
+    fn words(&self, what: &str) -> String {
+        use crate::util::text::fmt_count;
+        format!(
+            "in {} of {} transactions showing both, {what} ({} different values)",
+            fmt_count(self.agreements()),
+            fmt_count(self.votes),
+            fmt_count(self.agreed.len() as u64)
+        )
+    }
+
     /// Agree in at least half of the votes, twice at least, on values that vary.
     fn links(&self) -> bool {
         let n = self.agreements();
@@ -160,7 +173,10 @@ pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
     let mut out: Vec<Link> = tally
         .into_iter()
         .filter(|(_, t)| t.links())
-        .map(|((a, b), t)| Link { a, b, count: t.agreements(), seen_in: "transactions" })
+        .map(|((a, b), t)| {
+            let evidence = t.words("the same value");
+            Link { a, b, count: t.agreements(), seen_in: "transactions", evidence }
+        })
         .collect();
     let mut joined: BTreeMap<(Node, Node, &'static str), u64> = BTreeMap::new();
     for q in joins {
@@ -172,7 +188,10 @@ pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
             }
         }
     }
-    out.extend(joined.into_iter().map(|((a, b, s), count)| Link { a, b, count, seen_in: s }));
+    out.extend(joined.into_iter().map(|((a, b, s), count)| {
+        let evidence = format!("{} {s} stages join them", crate::util::text::fmt_count(count));
+        Link { a, b, count, seen_in: s, evidence }
+    }));
     out
 }
 
@@ -184,8 +203,17 @@ pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
 /// of `I.f`'s values (`MIN_CONTAINED_SHARE`) are values of `X.g` in `X`'s documents (an
 /// order's `customerId` is a customer's `_id`; an order's own `_id` is not). One field of
 /// `I` per `X.g`: the one agreeing most often.
+///
+/// A value `I.f` holds somewhere is no evidence that the inserted document holds it (two id
+/// fields over the same small range of integers hold each other's values by coincidence,
+/// issue 49 item 5): where the transaction's insert shows its documents (the Node driver's
+/// `insertOne`), its vote is theirs, the same value or not; only an insert the source shows
+/// without its documents votes by the values `I.f` holds. A pair the shown documents
+/// disagree on in as many transactions as agree (by either vote) links nothing.
 pub(crate) fn inferred(transactions: &[&[Query]], docs: &DocValues, known: &[Link]) -> Vec<Link> {
     let mut tally: BTreeMap<(Node, Node), Tally> = BTreeMap::new();
+    // Votes of the transactions whose inserts show their documents: same-entity evidence.
+    let mut shown: BTreeMap<(Node, Node), Tally> = BTreeMap::new();
     for ops in transactions {
         let inserted: BTreeSet<&str> = ops.iter().filter(|q| q.op == Op::Insert).map(|q| q.ns.as_str()).collect();
         if inserted.is_empty() {
@@ -194,17 +222,28 @@ pub(crate) fn inferred(transactions: &[&[Query]], docs: &DocValues, known: &[Lin
         let fixed = fixed(ops);
         for i in inserted {
             let Some(fields) = docs.by_namespace.get(i) else { continue };
+            let with_docs = ops.iter().any(|q| q.op == Op::Insert && q.ns == i && !q.inserted.is_empty());
             for ((x, g), vals) in fixed.iter().filter(|((x, _), _)| x != i) {
                 for (f, held) in fields {
-                    let t = tally.entry(((i.to_string(), f.clone()), (x.clone(), g.clone()))).or_default();
-                    t.votes += 1;
-                    if let Some(v) = vals.iter().find(|v| held.contains(*v)) {
-                        *t.agreed.entry(v.clone()).or_default() += 1;
+                    let pair = ((i.to_string(), f.clone()), (x.clone(), g.clone()));
+                    let agreed = if with_docs {
+                        let own = fixed.get(&pair.0);
+                        vals.iter().find(|v| own.is_some_and(|o| o.contains(*v)))
+                    } else {
+                        vals.iter().find(|v| held.contains(*v))
+                    };
+                    for t in [Some(&mut tally), with_docs.then_some(&mut shown)].into_iter().flatten() {
+                        let t = t.entry(pair.clone()).or_default();
+                        t.votes += 1;
+                        if let Some(v) = agreed {
+                            *t.agreed.entry(v.clone()).or_default() += 1;
+                        }
                     }
                 }
             }
         }
     }
+    let refuted = |a: &Node, b: &Node| shown.get(&(a.clone(), b.clone())).is_some_and(|t| t.agreements() * 2 < t.votes);
     let contained = |a: &Node, b: &Node| -> bool {
         let values = |n: &Node| docs.by_namespace.get(&n.0).and_then(|f| f.get(&n.1));
         match (values(a), values(b)) {
@@ -216,21 +255,27 @@ pub(crate) fn inferred(transactions: &[&[Query]], docs: &DocValues, known: &[Lin
     };
     let is_known = |a: &Node, b: &Node| known.iter().any(|l| (l.a == *a && l.b == *b) || (l.a == *b && l.b == *a));
     // The best field of each inserted collection for each fixed field.
-    let mut best: BTreeMap<(String, Node), (u64, Node)> = BTreeMap::new();
+    let mut best: BTreeMap<(String, Node), (u64, Node, String)> = BTreeMap::new();
     for ((a, b), t) in &tally {
-        if !t.links() || !contained(a, b) || is_known(a, b) {
+        if !t.links() || !contained(a, b) || is_known(a, b) || refuted(a, b) {
             continue;
         }
         let n = t.agreements();
-        let e = best.entry((a.0.clone(), b.clone())).or_insert((0, a.clone()));
+        let e = best.entry((a.0.clone(), b.clone())).or_insert((0, a.clone(), String::new()));
         if n > e.0 {
-            *e = (n, a.clone());
+            let seen = shown.get(&(a.clone(), b.clone())).map_or(0, |s| s.agreements());
+            let words = format!(
+                "{}; the inserted documents seen agree in {} (an insert logged without its documents votes by the values the collection holds: inferred, not seen)",
+                t.words(&format!("a value of {}.{}'s documents", a.0, a.1)),
+                crate::util::text::fmt_count(seen)
+            );
+            *e = (n, a.clone(), words);
         }
     }
     best.into_iter()
-        .map(|((_, b), (count, a))| {
+        .map(|((_, b), (count, a, evidence))| {
             let (a, b) = if a < b { (a, b) } else { (b, a) };
-            Link { a, b, count, seen_in: "inserts, inferred from the documents" }
+            Link { a, b, count, seen_in: "inserts, inferred from the documents", evidence }
         })
         .collect()
 }
@@ -282,6 +327,10 @@ pub(crate) fn co_inserted(transactions: &[&[Query]], docs: &DocValues, known: &[
                 b: (b.to_string(), g.clone()),
                 count: n,
                 seen_in: "inserts together, inferred from the documents",
+                evidence: format!(
+                    "inserted together in {} of {either} transactions inserting into either; their documents' values overlap (inferred, no value seen in a transaction)",
+                    crate::util::text::fmt_count(n)
+                ),
             });
         }
     }
@@ -447,6 +496,7 @@ mod tests {
             b: ("s.orders".into(), "customerId".into()),
             count: 3,
             seen_in: "transactions",
+            evidence: String::new(),
         };
         assert_eq!(holder_by_values(&upd, &[&b, &c], &[]), None, "not linked: the orders' customerId tells nothing");
         assert_eq!(holder_by_values(&upd, &[&b, &c], &[link]), Some(1));
@@ -483,5 +533,34 @@ mod tests {
         );
         assert_eq!(links[0].count, 6);
         assert!(links[0].seen_in.contains("inferred from the documents"));
+    }
+
+    /// Issue 49 item 5: devices `_id` 1..20 and events `sensorId` 1..20, different entities.
+    /// Six transactions update device `d` and insert an event whose document (shown, as the
+    /// Node driver's insertOne sends it) holds sensor `d + 1`: never the same value in one
+    /// transaction (hand count: 0 of 6). The events' documents hold every value 1..20, so the
+    /// held-value vote alone agreed 6 of 6 and linked them; the shown documents refute it.
+    /// With sensor `d` in each document the link stands, resting on 6 of 6 the same value.
+    #[test]
+    fn overlapping_ranges_without_the_same_value_in_a_transaction_link_nothing() {
+        let mut docs = DocValues::default();
+        docs.add("s.devices", &(1..=20).map(|d| doc! {"_id": d}).collect::<Vec<_>>());
+        docs.add("s.events", &(0..60).map(|e| doc! {"_id": 1000 + e, "sensorId": 1 + e % 20}).collect::<Vec<_>>());
+        let mk = |d: i32, sensor: i32| {
+            let mut ins = Query::new(Op::Insert, "s.events", Document::new(), QueryOrigin::SlowQueryLog);
+            ins.inserted = vec![doc! {"_id": 5000 + d, "sensorId": sensor}];
+            vec![q("s.devices", doc! {"_id": d}), ins]
+        };
+        let apart: Vec<Vec<Query>> = (1..=6).map(|d| mk(d, d + 1)).collect();
+        let txns: Vec<&[Query]> = apart.iter().map(|t| t.as_slice()).collect();
+        let found = find(&txns, &[]);
+        assert!(found.is_empty(), "{found:?}");
+        assert!(inferred(&txns, &docs, &found).is_empty(), "{:?}", inferred(&txns, &docs, &found));
+        let same: Vec<Vec<Query>> = (1..=6).map(|d| mk(d, d)).collect();
+        let txns: Vec<&[Query]> = same.iter().map(|t| t.as_slice()).collect();
+        let found = find(&txns, &[]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].a.1.as_str(), found[0].b.1.as_str(), found[0].count), ("_id", "sensorId", 6));
+        assert_eq!(found[0].evidence, "in 6 of 6 transactions showing both, the same value (6 different values)");
     }
 }

@@ -230,6 +230,9 @@ pub(crate) struct LinkReport {
     pub(crate) b: String,
     pub(crate) count: u64,
     pub(crate) seen_in: &'static str,
+    /// What the link rests on (issue 49 item 5): equal values in one transaction, a join,
+    /// or values inferred from the documents.
+    pub(crate) evidence: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

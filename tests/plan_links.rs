@@ -1,0 +1,99 @@
+//! Issue 49 item 5: a link between two collections' fields needs evidence that the values are
+//! the same entity (equal values in one transaction), not overlapping value ranges. An
+//! application written with the Node.js driver (its `insertOne` sends the document in the
+//! command body, so the log holds it) runs on a real mongod 6.0.5 replica set logging every
+//! operation (`slowms: -1`):
+//! - 60 "reading" transactions: update device `d` (`_id` 1..20), insert an event whose
+//!   `sensorId` (also 1..20, a different entity) is never `d`;
+//! - 60 "order" transactions: insert an order `{customerId: c}`, then update customer `c`
+//!   (`_id` 1..20).
+//!
+//! Hand count: orders.customerId and customers._id hold the same value in all 60 order
+//! transactions, on 10 values (odd transactions serve the even customers); events.sensorId and devices._id in none of the 60 reading
+//! transactions, although every sensorId value is a device's `_id`.
+
+mod common;
+use common::{block, shardkey, ReplSet};
+use serde_json::Value;
+use std::process::Command;
+
+const SCRIPT: &str = r#"
+const { MongoClient } = require("mongodb");
+async function main() {
+  const client = new MongoClient(process.argv[2]);
+  const db = client.db("iot");
+  const ids = [...Array(20).keys()].map((i) => i + 1);
+  await db.collection("devices").insertMany(ids.map((d) => ({ _id: d, readings: 0 })));
+  await db.collection("customers").insertMany(ids.map((c) => ({ _id: c, orders: 0 })));
+  let readings = 0, orders = 0;
+  for (let i = 0; i < 120; i++) {
+    const s = client.startSession();
+    await s.withTransaction(async () => {
+      const k = 1 + (i % 20);
+      if (i % 2 === 0) {
+        // A sensor is not a device: offset 1..19 from the device, never equal.
+        const sensor = 1 + ((k - 1 + 1 + (i % 19)) % 20);
+        await db.collection("devices").updateOne({ _id: k }, { $inc: { readings: 1 } }, { session: s });
+        await db.collection("events").insertOne({ sensorId: sensor, value: i }, { session: s });
+      } else {
+        await db.collection("orders").insertOne({ customerId: k, total: i }, { session: s });
+        await db.collection("customers").updateOne({ _id: k }, { $inc: { orders: 1 } }, { session: s });
+      }
+    });
+    await s.endSession();
+    if (i % 2 === 0) readings++; else orders++;
+  }
+  console.log(JSON.stringify({ readings, orders }));
+  await client.close();
+}
+main().catch((e) => { console.error(e); process.exit(1); });
+"#;
+
+#[test]
+fn overlapping_id_ranges_link_nothing_and_equal_values_in_a_transaction_do() {
+    let Ok(drivers) = std::env::var("SHARDKEY_DRIVERS") else {
+        panic!("SHARDKEY_DRIVERS is not set: run scripts/drivers.sh (scripts/test.sh does) and export its output");
+    };
+    let set = ReplSet::start(1, false, false);
+    let admin = set.client();
+    block(admin.database("iot").run_command(bson::doc! {"profile": 0, "slowms": -1})).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("app.js");
+    std::fs::write(&script, SCRIPT).unwrap();
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(set.uri(""))
+        .env("NODE_PATH", std::path::Path::new(&drivers).join("node/node_modules"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let counts: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((counts["readings"].as_u64(), counts["orders"].as_u64()), (Some(60), Some(60)));
+    block(admin.database("iot").run_command(bson::doc! {"profile": 0, "slowms": 100})).unwrap();
+
+    let log = set.members[0].dir.path().join("mongod.log");
+    let uri = set.uri("");
+    let o =
+        shardkey(&["plan", "--uri", &uri, "--database", "iot", "--queries", log.to_str().unwrap(), "--shards", "4", "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p: Value = serde_json::from_slice(&o.stdout).unwrap();
+    common::assert_schema("plan", &p);
+    eprintln!("links: {:#}", p["links"]);
+    let links = p["links"].as_array().unwrap();
+    // The different entities: no link, whatever the evidence claimed.
+    assert!(!p["links"].to_string().contains("sensorId"), "{:#}", p["links"]);
+    let coll = |ns: &str| p["collections"].as_array().unwrap().iter().find(|c| c["namespace"] == ns).cloned().unwrap_or(Value::Null);
+    let events = coll("iot.events");
+    assert!(!events["colocatedWith"].to_string().contains("devices"), "events not zoned with devices: {events:#}");
+    // The same entity: linked on 60 of 60 transactions, 20 values (the hand count).
+    let real = links
+        .iter()
+        .find(|l| {
+            let ends = [l["a"].as_str().unwrap(), l["b"].as_str().unwrap()];
+            ends.contains(&"iot.customers._id") && ends.contains(&"iot.orders.customerId")
+        })
+        .unwrap_or_else(|| panic!("no orders-customers link: {:#}", p["links"]));
+    assert_eq!(real["seenIn"], "transactions", "{real:#}");
+    assert_eq!(real["count"], 60, "{real:#}");
+    assert_eq!(real["evidence"], "in 60 of 60 transactions showing both, the same value (10 different values)", "{real:#}");
+}
