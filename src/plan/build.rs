@@ -248,7 +248,7 @@ pub(crate) fn build(
             ),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
             failing_share: f.failing.filter(|x| *x > 0.0).map(round3),
-            blockers: search.blockers.list.clone(),
+            blockers: super::blockers::against_rules(search.blockers.list.clone(), &layout, &search.forced),
             single_shard_share_if_all_fixed: whole_only(search.blockers.share_if_all_fixed),
             single_shard_share_if_all_fixed_range: fixed_range,
             sources: ev.sources,
