@@ -7,7 +7,7 @@
 use super::evaluate::zone_of;
 use super::outcome::PinnedReport;
 use super::steps::shard_name;
-use crate::metrics::cluster::pinned::Pinned;
+use crate::model::pinned::Pinned;
 use crate::model::shell::{shell_doc, shell_value};
 use crate::model::{KeyKind, ShardKey};
 use crate::util::text::fmt_count;

@@ -9,17 +9,7 @@ use crate::model::KeySpace;
 use bson::Bson;
 use std::cmp::Ordering;
 
-/// One first-field value above its fair share.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Pinned {
-    /// The first field's value, in key space (a hash when the first field is hashed).
-    pub(crate) value: Bson,
-    pub(crate) documents: u64,
-    pub(crate) of: u64,
-    /// The key's second field at the value's sampled median (key space): where its range
-    /// splits in two halves. None for a one-field key or a value of one distinct key.
-    pub(crate) next_split: Option<Bson>,
-}
+pub(crate) use crate::model::pinned::Pinned;
 
 /// Values holding more than 1/n of the sampled documents. Any such value spans one of the
 /// points where the data crosses k/n, so only the values at those points are looked at
