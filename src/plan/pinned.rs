@@ -96,11 +96,11 @@ mod tests {
         let key = ShardKey::parse("{tenantId: 1, orderId: 1}").unwrap();
         let p = Pinned { value: Bson::Int32(7), documents: 51, of: 200, next_split: Some(Bson::Int32(26)) };
         let splits = [Bson::Int32(5), Bson::Int32(7), Bson::Int32(9)];
-        let r = reports("shop.orders", &key, &[p.clone()], (&splits, "shop-tenantId", 4));
+        let r = reports("shop.orders", &key, std::slice::from_ref(&p), (&splits, "shop-tenantId", 4));
         assert_eq!((r[0].zone.as_str(), r[0].percentage, r[0].fair_share_percentage), ("shop-tenantId-2", 25.5, 25.0));
         assert!(r[0].message.starts_with("shop.orders: tenantId 7 holds 25.5% of the sampled documents (51 of 200), more than one shard's fair share (25%: 1 of 4 shards); zone shop-tenantId-2 bounds tenantId only, so 7 stays on shard2 for good. To spread it, cut its range on orderId at the sampled median {tenantId: 7, orderId: 26}"), "{}", r[0].message);
         let hashed = ShardKey::parse("{tenantId: \"hashed\"}").unwrap();
-        assert!(reports("shop.orders", &hashed, &[p.clone()], (&splits, "x", 4)).is_empty());
+        assert!(reports("shop.orders", &hashed, std::slice::from_ref(&p), (&splits, "x", 4)).is_empty());
         let one = ShardKey::parse("{tenantId: 1}").unwrap();
         let r = reports("shop.orders", &one, &[Pinned { next_split: None, ..p }], (&splits, "x", 4));
         assert!(r[0].message.contains("jumbo"), "{}", r[0].message);
