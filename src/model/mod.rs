@@ -10,6 +10,7 @@ pub(crate) mod key_range;
 pub(crate) mod key_space;
 pub(crate) mod member;
 pub(crate) mod namespace;
+pub(crate) mod pinned;
 pub(crate) mod pipeline;
 pub(crate) mod query;
 pub mod relaxed;

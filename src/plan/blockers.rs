@@ -128,6 +128,50 @@ fn fix_of(shape: Shape) -> Option<Follow> {
     }
 }
 
+/// The fix for an unsharded collection written outside the transaction's zone: shard it on
+/// a key whose first field is linked to a zone group's (one of its valid candidates), or,
+/// when it holds no such field, what would be needed first: a fix named only when it can be done.
+fn unsharded_fix(layout: &Layout, ns: &str) -> String {
+    let Some(c) = layout.index_of(ns) else { return String::new() };
+    let zoned = |f: &str| layout.groups.iter().find(|g| layout.domains[g.domain].contains(&(ns.to_string(), f.to_string())));
+    let linked = layout.inputs[c].candidates.iter().filter(|k| k.valid).find_map(|k| zoned(&k.key.fields[0].path).map(|g| (k, g)));
+    let anchor_field = |g: &super::layout::Group| match &layout.choices[g.anchor] {
+        Choice::Key(k) => format!("{}.{}", layout.inputs[g.anchor].namespace, layout.inputs[g.anchor].candidates[*k].key.fields[0].path),
+        Choice::Unsharded => layout.inputs[g.anchor].namespace.clone(),
+    };
+    match linked {
+        Some((k, g)) => {
+            format!("shard {ns} on {} with the zoned collections ({} holds {}'s values)", k.key, k.key.fields[0].path, anchor_field(g))
+        }
+        None => {
+            let fields: Vec<String> = layout.groups.iter().map(anchor_field).collect();
+            format!(
+                "none as {ns} is: it holds no field linked to the zoned collections' {} (no key it can take starts with one); its documents would need that field, named in its filters, before it can be sharded with them",
+                if fields.is_empty() { "zone field".to_string() } else { fields.join(" or ") }
+            )
+        }
+    }
+}
+
+/// The blockers' fixes said against the plan's own rules: a collection a rule keeps unsharded
+/// (`forced`: the pre-5.1 `$lookup` rule, a given choice) is not offered as simply "shard it";
+/// the rule and what lifts it are said with the fix, under the one version the plan assumed.
+pub(crate) fn against_rules(mut list: Vec<Blocker>, layout: &Layout, forced: &[Option<String>]) -> Vec<Blocker> {
+    for b in list.iter_mut().filter(|b| b.shape == Shape::Unsharded) {
+        let Some(why) = layout.index_of(&b.namespace).and_then(|c| forced[c].as_ref()) else { continue };
+        let lift = if why.contains("before 5.1") {
+            match layout.target_version {
+                None => "; no version was given, so the whole plan assumes one before 5.1: with --target-version 5.1 or later it could be sharded",
+                Some(_) => "; the target version is before 5.1: from 5.1 on it could be sharded",
+            }
+        } else {
+            ""
+        };
+        b.fix = format!("{} (but the plan keeps {} unsharded: {why}{lift})", b.fix, b.namespace);
+    }
+    list
+}
+
 /// A refused write's fix, as `write_targeting` says it: the fields its filter must name, or
 /// the version that runs it as it is, with the server's error.
 fn refused_fix(r: &Refusal, op: &str, version: Option<(u32, u32)>) -> String {
@@ -226,7 +270,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                 Shape::ReferenceData => {
                     format!("a copy of {ns} per zone, carrying the zone's field (read from the copy in the transaction's zone)")
                 }
-                Shape::Unsharded => format!("shard {ns} with the zoned collections, on their shared field"),
+                Shape::Unsharded => unsharded_fix(layout, &ns),
                 Shape::ShardedApart => {
                     format!("zone {ns} with the transaction's zoned collections (its documents must carry their zone field)")
                 }
@@ -316,5 +360,37 @@ mod tests {
         // The same transactions on 7.1: nothing refused, t1's update is two-phase (every shard).
         let seven = Layout::new(&inputs, &choices, &linked, &super::super::input::Settings { target_version: Some((7, 1)), ..settings() });
         assert!(find(&seven, &txns).list.iter().all(|x| x.shape != Shape::Refused));
+    }
+
+    /// A written unsharded collection off the transaction's zone: items holds no field linked
+    /// to the zones' customer id (its only key starts with _id), so no "shard it with them";
+    /// once items.customerId is linked (and a key on it is a candidate) the fix names that key;
+    /// kept unsharded by the pre-5.1 $lookup rule with no version given, the fix says the rule.
+    #[test]
+    fn an_unsharded_fix_is_named_only_when_it_can_be_done() {
+        let (mut inputs, mut linked, choices) = orders_customers_items();
+        let t = vec![op(Op::Find, "s.orders", doc! {"customerId": 150}), op(Op::Update, "s.items", doc! {"_id": "sku-1"})];
+        let txns: Vec<&[Query]> = vec![&t];
+        let layout = Layout::new(&inputs, &choices, &linked, &settings());
+        let b = find(&layout, &txns);
+        let u = b.list.iter().find(|x| x.shape == Shape::Unsharded).unwrap_or_else(|| panic!("{:#?}", b.list));
+        assert!(
+            u.fix.starts_with("none as s.items is: it holds no field linked to the zoned collections' s.orders.customerId"),
+            "{}",
+            u.fix
+        );
+        let on_customer = inputs[0].candidates[0].clone();
+        inputs[2].candidates.push(on_customer);
+        linked[0].insert(("s.items".to_string(), "customerId".to_string()));
+        let layout = Layout::new(&inputs, &choices, &linked, &settings());
+        let b = find(&layout, &txns);
+        let u = b.list.iter().find(|x| x.shape == Shape::Unsharded).unwrap();
+        assert_eq!(u.fix, "shard s.items on {customerId: 1} with the zoned collections (customerId holds s.orders.customerId's values)");
+        let unknown = super::super::input::Settings { target_version: None, ..settings() };
+        let layout = Layout::new(&inputs, &choices, &linked, &unknown);
+        let why = Some("a $lookup or $graphLookup reads it: before 5.1 the collection it reads must be unsharded".to_string());
+        let list = against_rules(find(&layout, &txns).list, &layout, &[None, None, why]);
+        let u = list.iter().find(|x| x.shape == Shape::Unsharded).unwrap();
+        assert!(u.fix.ends_with("(but the plan keeps s.items unsharded: a $lookup or $graphLookup reads it: before 5.1 the collection it reads must be unsharded; no version was given, so the whole plan assumes one before 5.1: with --target-version 5.1 or later it could be sharded)"), "{}", u.fix);
     }
 }

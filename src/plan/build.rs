@@ -5,8 +5,8 @@ use super::evaluate::{Figures, W_DATA_BALANCE, W_LOAD_BALANCE, W_OWN_SCORE, W_SI
 use super::input::{Choice, CollectionInput, Settings};
 use super::layout::{with_homes, Layout};
 use super::outcome::{
-    Action, Joins, LinkReport, Objective, OnShard, Plan, PlannedCollection, ShardReport, Sizing, Transactions, TxnEvidence, Weights,
-    ZoneReport, PLAN_SCHEMA_VERSION,
+    Action, Joins, LinkReport, Objective, OnShard, PinnedReport, Plan, PlannedCollection, ShardReport, Sizing, Transactions, TxnEvidence,
+    Weights, ZoneReport, PLAN_SCHEMA_VERSION,
 };
 use super::search::{Search, EVALUATED_MAX, UNSHARDED_MAX_DATA_SHARE};
 use super::steps::{shard_name, Step};
@@ -51,6 +51,7 @@ pub(crate) fn build(
     let mut notes = Vec::new();
     // The zones of each group: cut at the anchor's splits, one set per member.
     let mut zones_of: Vec<Vec<ZoneReport>> = vec![Vec::new(); inputs.len()];
+    let mut pinned_of: Vec<Vec<PinnedReport>> = vec![Vec::new(); inputs.len()];
     for g in &layout.groups {
         let Choice::Key(ak) = &search.choices[g.anchor] else { continue };
         let name = zone_name(db, &inputs[g.anchor].candidates[*ak].key);
@@ -60,6 +61,9 @@ pub(crate) fn build(
         for &m in &g.members {
             let Choice::Key(k) = &search.choices[m] else { continue };
             let key = &inputs[m].candidates[*k].key;
+            pinned_of[m] =
+                super::pinned::reports(&inputs[m].namespace, key, &inputs[m].candidates[*k].pinned, (&g.splits, &name, layout.shards));
+            notes.extend(pinned_of[m].iter().map(|p| p.message.clone()));
             for r in ranges(key, &g.splits, &name) {
                 range_cmds.push(Step::UpdateZoneKeyRange {
                     namespace: inputs[m].namespace.clone(),
@@ -171,6 +175,7 @@ pub(crate) fn build(
                 Choice::Unsharded => None,
             },
             constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
+            pinned_values: std::mem::take(&mut pinned_of[c]),
         });
     }
     steps.extend(zone_cmds);
@@ -243,7 +248,7 @@ pub(crate) fn build(
             ),
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
             failing_share: f.failing.filter(|x| *x > 0.0).map(round3),
-            blockers: search.blockers.list.clone(),
+            blockers: super::blockers::against_rules(search.blockers.list.clone(), &layout, &search.forced),
             single_shard_share_if_all_fixed: whole_only(search.blockers.share_if_all_fixed),
             single_shard_share_if_all_fixed_range: fixed_range,
             sources: ev.sources,

@@ -374,6 +374,7 @@ pub(crate) mod tests {
                     ops_share: vec![0.25; 4],
                     // Zones start at 100, 200, 300.
                     zone_splits: vec![Bson::Int32(100), Bson::Int32(200), Bson::Int32(300)],
+                    pinned: Vec::new(),
                     needs_index: None,
                     max_useful_shards: 1000,
                     notes: Default::default(),

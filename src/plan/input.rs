@@ -16,6 +16,8 @@ pub(crate) struct CandidateInput {
     pub(crate) data_share: Vec<f64>,
     pub(crate) ops_share: Vec<f64>,
     pub(crate) zone_splits: Vec<bson::Bson>,
+    /// First-field values above one zone's fair share: a zone pins each to one shard.
+    pub(crate) pinned: Vec<crate::model::pinned::Pinned>,
     /// No index supports it yet (createIndex first); None when not known.
     pub(crate) needs_index: Option<bool>,
     /// The most shards that can ever share its data evenly (cluster growth).

@@ -14,6 +14,8 @@ pub(crate) struct Group {
     /// The member whose data sets the zone bounds (the largest).
     pub(crate) anchor: usize,
     pub(crate) splits: Vec<bson::Bson>,
+    /// The domain (index into `Layout::domains`) its first fields belong to.
+    pub(crate) domain: usize,
 }
 
 /// One combination of choices, with what follows from it: zone groups and home shards.
@@ -27,13 +29,15 @@ pub(crate) struct Layout<'a> {
     pub(crate) home: Vec<usize>,
     /// The version the plan is for (`Settings::target_version`): what the server refuses.
     pub(crate) target_version: Option<(u32, u32)>,
+    /// The linked fields' domains the groups come from: what a fix may zone a collection on.
+    pub(crate) domains: &'a [BTreeSet<links::Node>],
 }
 
 impl<'a> Layout<'a> {
     pub(crate) fn new(
         inputs: &'a [CollectionInput],
         choices: &'a [Choice],
-        domains: &[BTreeSet<links::Node>],
+        domains: &'a [BTreeSet<links::Node>],
         settings: &Settings,
     ) -> Self {
         let n = settings.shards.max(1);
@@ -53,17 +57,25 @@ impl<'a> Layout<'a> {
         }
         let mut group = vec![None; inputs.len()];
         let mut groups = Vec::new();
-        for (_, members) in by.into_iter().filter(|x| x.1.len() >= 2) {
+        for ((domain, _), members) in by.into_iter().filter(|x| x.1.len() >= 2) {
             let anchor = *members.iter().max_by_key(|c| (inputs[**c].data_bytes, std::cmp::Reverse(**c))).unwrap_or(&members[0]);
             let Choice::Key(k) = &choices[anchor] else { continue };
             let splits = inputs[anchor].candidates[*k].zone_splits.clone();
             for &m in &members {
                 group[m] = Some(groups.len());
             }
-            groups.push(Group { members, anchor, splits });
+            groups.push(Group { members, anchor, splits, domain });
         }
-        let mut layout =
-            Layout { inputs, choices, shards: n, group, groups, home: vec![0; inputs.len()], target_version: settings.target_version };
+        let mut layout = Layout {
+            inputs,
+            choices,
+            shards: n,
+            group,
+            groups,
+            home: vec![0; inputs.len()],
+            target_version: settings.target_version,
+            domains,
+        };
         // Before 8.0 an unsharded collection lives on the database's primary shard (shard0
         // here); 8.0's moveCollection puts each on the least loaded shard, busiest first.
         if settings.target_version.is_some_and(|v| v >= (8, 0)) {

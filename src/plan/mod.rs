@@ -5,7 +5,7 @@
 //! the most transactions and joins on one shard while each collection keeps a good key and
 //! the shards stay even (`search`, each combination laid on the shards by `layout` and
 //! judged by `evaluate`). Keys whose first fields hold the same values (`links`) are
-//! co-located with zones (`zones`): the balancer alone places every collection's chunks on
+//! co-located with zones (`zones`; a value one zone pins above its shard's fair share is said, `pinned`): the balancer alone places every collection's chunks on
 //! its own, so equal values of two collections meet on a shard only by chance. `make` runs
 //! it: the search, the plan written out (`build` fills `outcome`), the plan as given beside
 //! it (`given`); `words` says it. Pure: values in, a `Plan` out.
@@ -27,6 +27,7 @@ pub(crate) mod layout;
 pub(crate) mod links;
 pub(crate) mod make;
 pub(crate) mod outcome;
+pub(crate) mod pinned;
 pub(crate) mod search;
 pub(crate) mod steps;
 pub(crate) mod trade_off;

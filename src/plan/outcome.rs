@@ -111,6 +111,24 @@ pub(crate) struct PlannedCollection {
     pub(crate) warning: Option<String>,
     /// The rules that forced or forbade a key (unique indexes, invalid keys), one sentence each.
     pub(crate) constraints: Vec<String>,
+    /// Values its zones pin to one shard above that shard's fair share (`pinned`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) pinned_values: Vec<PinnedReport>,
+}
+
+/// A first-field value one zone pins to its shard while it holds more than the shard's fair share.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PinnedReport {
+    pub(crate) zone: String,
+    pub(crate) value: Value,
+    pub(crate) documents: u64,
+    pub(crate) percentage: f64,
+    pub(crate) fair_share_percentage: f64,
+    /// The bound on the key's next field that cuts the value's range in two halves; None
+    /// for a one-field key or a value whose documents share one next-field value.
+    pub(crate) split_at: Option<Value>,
+    pub(crate) message: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -131,6 +131,11 @@ pub(super) fn write(p: &Plan, out: &mut dyn Write) -> io::Result<()> {
     for c in &p.commands {
         s.push_str(&format!("//   {}\n", comment(c)));
     }
+    // A zone that pins a value above its shard's fair share: the DBA decides on the cut
+    // before running the zone steps, so it is said beside them.
+    for v in p.collections.iter().flat_map(|c| &c.pinned_values) {
+        s.push_str(&format!("// Note: {}\n", comment(&v.message)));
+    }
     s.push_str("\n// Zone i goes to SHARDS[i]. shardkey names the shards shard0, shard1, ...: write your shards'\n");
     s.push_str("// names here (sh.status() lists them), in the order the zones should take them.\n");
     s.push_str(&format!("const SHARDS = {};\n\n", serde_json::to_string(&shards).map_err(io::Error::other)?));

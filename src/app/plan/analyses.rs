@@ -172,6 +172,7 @@ fn candidate_inputs(r: &Report) -> Vec<CandidateInput> {
                 data_share: shards.iter().map(|s| s.data_percent / 100.0).collect(),
                 ops_share: shards.iter().map(|s| s.operations_percent / 100.0).collect(),
                 zone_splits: c.metrics.cluster.zone_splits.clone(),
+                pinned: c.metrics.cluster.pinned.clone(),
                 needs_index: c.metrics.supporting_index.as_ref().map(|s| s.name.is_none()),
                 max_useful_shards: c.metrics.cluster.growth.max_useful_shards,
                 notes: candidate_notes(r, c),

@@ -6,6 +6,7 @@
 
 mod inputs;
 pub(crate) mod layout;
+pub(crate) mod pinned;
 mod report;
 
 pub(crate) use inputs::{actual_chunks, query_key_space, ActualChunks, Inputs, QueryTouch};
@@ -321,6 +322,7 @@ pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterRep
         load,
         verdict,
         zone_splits: zone_splits(inp.values, n),
+        pinned: pinned::pinned(inp.values, n),
     }
 }
 

@@ -72,6 +72,9 @@ pub(crate) struct ClusterReport {
     /// `shardkey plan`'s co-location; not in the analysis report.
     #[serde(skip)]
     pub(crate) zone_splits: Vec<Bson>,
+    /// First-field values above one zone's fair share (`pinned`): for the plan's zones.
+    #[serde(skip)]
+    pub(crate) pinned: Vec<crate::model::pinned::Pinned>,
 }
 
 /// The operations each shard takes at scale. The balancer evens data size and never
