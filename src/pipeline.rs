@@ -19,44 +19,13 @@ use bson::{Bson, Document};
 
 mod documents;
 mod field_notes;
+mod options;
 mod recommend;
 mod residency;
 
 use documents::{read_documents, refuse_absent_fields, refuse_arrays, Passes};
+pub(crate) use options::{Candidates, Options, PRESCAN_DOCS};
 use recommend::{cluster_notes, rank, recommend};
-
-/// Which keys to measure.
-#[derive(Debug, Clone)]
-pub(crate) enum Candidates {
-    /// Keys the user named; they must be valid on the data (no arrays).
-    Named(Vec<ShardKey>),
-    /// Candidates a caller already proposed (live: from indexes and the current key too).
-    Proposed(Vec<Proposal>),
-    /// Propose from the source's pre-scan and the query filters.
-    FromPrescan,
-    /// Propose, and measure these too (`plan`: keys on fields other collections share).
-    FromPrescanAnd(Vec<Proposal>),
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct Options {
-    pub(crate) candidates: Candidates,
-    /// The analysed namespace; when None, the only one in the query logs.
-    pub(crate) namespace: Option<String>,
-    pub(crate) settings: Settings,
-    /// The collection's size when the documents are a sample of it (`--total-docs`).
-    pub(crate) total_docs: Option<u64>,
-    /// `--memory-limit`: how much the sample may hold (exact counts, insertion order).
-    pub(crate) memory_limit: u64,
-    /// A version the documents' source states (a mongodump's prelude.json); a log's
-    /// build-info line wins over it, the deployment's own over both.
-    pub(crate) server_version: Option<crate::model::version::ServerVersion>,
-    /// A residency rule: only keys led by its field are recommended, with its zones.
-    pub(crate) residency: Option<crate::model::residency::Residency>,
-}
-
-/// Documents read to propose candidates.
-pub(crate) const PRESCAN_DOCS: usize = 1000;
 
 /// The namespace to analyse: given, or the only one the query logs name.
 pub(crate) fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<Option<String>> {

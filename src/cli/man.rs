@@ -15,7 +15,7 @@ const EXIT_STATUS: [(&str, &str); 5] = [
 
 /// Every page: `shardkey` first, then each subcommand's, as (file name, roff).
 pub(super) fn pages() -> std::io::Result<Vec<(String, String)>> {
-    let mut cmd = super::Cli::command().disable_help_subcommand(true);
+    let mut cmd = super::args::Cli::command().disable_help_subcommand(true);
     cmd.build();
     let mut out = vec![(file_name(&cmd), page(&cmd)?)];
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {

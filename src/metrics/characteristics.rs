@@ -4,7 +4,8 @@
 //! The pieces are computed in `cardinality`, `frequency` and `monotonicity`;
 //! this module assembles them and owns the output type.
 
-use super::{cardinality, frequency, monotonicity, Settings};
+use super::settings::Settings;
+use super::{cardinality, frequency, monotonicity};
 use crate::sample::{HashedGroups, KeySample, Sample, ValueCount};
 use cardinality::Estimator;
 use monotonicity::Monotonicity;

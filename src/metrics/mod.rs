@@ -30,6 +30,7 @@ pub(crate) mod key_updates;
 pub(crate) mod monotonicity;
 pub(crate) mod query_shapes;
 pub mod ranges;
+pub(crate) mod settings;
 pub(crate) mod supporting_index;
 pub(crate) mod workload;
 
@@ -43,20 +44,8 @@ use insert_order::{InsertKind, InsertOrder};
 use query_shapes::{QueryShapeReport, ShapeCounter};
 use ranges::{Ranges, NUM_RANGES};
 use serde::Serialize;
+pub(crate) use settings::Settings;
 use supporting_index::SupportingIndexReport;
-
-/// How to measure, the same for every candidate.
-#[derive(Debug, Clone)]
-pub(crate) struct Settings {
-    pub(crate) chunk_size_bytes: u64,
-    pub(crate) num_most_common: usize,
-    /// The collection's default collation, used when a query names none.
-    pub(crate) default_collation: Option<Document>,
-    /// `--shards N`: model the cluster with N shards (else the cluster's own, else `cluster::DEFAULT_SHARDS`).
-    pub(crate) shards: Option<usize>,
-    /// `--redact`: show values as type and hash.
-    pub(crate) redact: bool,
-}
 
 /// Every metric of one candidate, in report order.
 #[derive(Debug, Clone, Serialize)]

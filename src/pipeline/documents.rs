@@ -1,7 +1,7 @@
 //! Steps 3 and 4: the documents read once for every key (the sample, then the insertion-ordered
 //! pass), and the keys the data refuses (arrays in a key field, a named field no document has).
 
-use super::{Options, PRESCAN_DOCS};
+use super::options::{Options, PRESCAN_DOCS};
 use crate::error::input_error;
 use crate::model::{Query, ShardKey};
 use crate::sample::Sample;

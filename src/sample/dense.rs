@@ -1,7 +1,7 @@
 //! The dense arena: every counted document's key value in `bsonx::keystring` form, one
 //! sort away from exact distinct values, counts and key order (the first counting mode).
 
-use super::ValueCount;
+use super::values::ValueCount;
 use crate::bsonx::keystring;
 use bson::Bson;
 

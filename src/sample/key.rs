@@ -3,7 +3,12 @@
 
 use super::dense::Dense;
 use super::sketch::{HyperLogLog, MisraGries};
-use super::*;
+use super::values::{
+    hash_bytes, hasher, HashMap, HashedGroups, SketchInfo, ValueCount, EXACT_LIMIT, HEAVY_HITTERS, HLL_PRECISION, RESERVOIR,
+};
+use crate::bsonx::{cmp_tuple, keystring, DocRef, Found, ValueRef};
+use crate::model::{KeySpace, ShardKey};
+use bson::{Bson, Document};
 
 /// Values decoded and summarised for the ranges and the cluster layout at most.
 pub(super) const SUMMARY_POINTS: usize = 100_000;

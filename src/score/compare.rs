@@ -1,6 +1,7 @@
 //! Why one candidate ranks above the next, in words (`comparedWithNext`).
 
-use super::{cap_words, Component, Score, Verdict, WEIGHTS};
+use super::verdict::{Score, Verdict};
+use super::weights::{cap_words, Component, WEIGHTS};
 
 /// "X against Y" without saying twice the words both begin with: "an operation reaches 2.85
 /// of 4 shards on average against 3.18 of 4 shards on average".

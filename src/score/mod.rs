@@ -19,8 +19,8 @@ pub(crate) use facts::Facts;
 pub(crate) use verdict::{Breakdown, Score, Verdict};
 use weights::cap;
 pub(crate) use weights::{
-    fan_out_component, growth_component, hot_shard, insert_factor, key_update_share, spread_component, weight, Capped, Component, CAPS,
-    HOT_SHARD_OVER_MEAN, HOT_VALUE_CAP_SHARE, KEY_UPDATES_CAP_SHARE, LOW_CARDINALITY, ONE_SHARD_INSERTS, WEIGHTS,
+    fan_out_component, growth_component, hot_shard, insert_factor, key_update_share, spread_component, weight, Capped, Component,
+    HOT_SHARD_OVER_MEAN, HOT_VALUE_CAP_SHARE, KEY_UPDATES_CAP_SHARE, LOW_CARDINALITY, ONE_SHARD_INSERTS,
 };
 
 use crate::metrics::cluster::useful_shards_words;
@@ -406,10 +406,6 @@ fn inserts(f: &Facts, n: usize, ins: f64, insert_known: bool, insert_share: Opti
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
-}
-
-fn cap_words(c: Capped) -> &'static str {
-    CAPS.iter().find(|x| x.cap == c).map(|x| x.when).unwrap_or("")
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! 100 × (0.35 + 0.15 + 0.15 + 0.10 + 0.25) = 100.
 //! Each test changes one thing and works out the expected score by hand.
 
+use super::weights::{CAPS, WEIGHTS};
 use super::*;
 use crate::metrics::cluster::{Cost, Growth, GrowthLimit, Load};
 use crate::metrics::insert_order::{InsertBasis, InsertEvidence, InsertKind, InsertOrder, NaturalField};

@@ -169,3 +169,8 @@ pub(crate) fn spread_component(max_share: f64, n: usize) -> f64 {
 pub(crate) fn growth_component(max_useful_shards: u64) -> f64 {
     ((max_useful_shards.max(1) as f64).log10() / 3.0).clamp(0.0, 1.0)
 }
+
+/// The words of a cap, from `CAPS` (said in `comparedWithNext`).
+pub(super) fn cap_words(c: Capped) -> &'static str {
+    CAPS.iter().find(|x| x.cap == c).map(|x| x.when).unwrap_or("")
+}
