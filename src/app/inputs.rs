@@ -442,8 +442,7 @@ fn slow_part_caveat(members: &[MemberRead]) -> Option<String> {
 fn slow_part_said(r: &mut crate::report::Report, caveat: String) {
     let Some(rec) = r.recommendation.as_mut() else { return };
     if rec.caveats.is_empty() {
-        let own = r.candidates.iter().find(|c| c.key == rec.key).and_then(|c| c.reasons.iter().find(|x| x.is_warning()));
-        rec.caveats.extend(own.map(|x| x.to_string()));
+        rec.caveats.extend(r.candidates.iter().find(|c| c.key == rec.key).and_then(crate::report::text::own_warning));
     }
     rec.caveats.insert(0, caveat);
 }

@@ -50,12 +50,15 @@ pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
                 .or_else(|| figures_shown(c).then(|| c.metrics.cluster.verdict.clone()))
         })
     });
-    let warnings = if rec.caveats.is_empty() {
-        candidate.and_then(|c| c.reasons.iter().find(|x| x.is_warning())).map(|x| vec![x.to_string()]).unwrap_or_default()
-    } else {
-        rec.caveats.clone()
-    };
+    let warnings =
+        if rec.caveats.is_empty() { candidate.and_then(own_warning).map(|x| vec![x]).unwrap_or_default() } else { rec.caveats.clone() };
     Some(Answer { rec, candidate, why, warnings })
+}
+
+/// The candidate's own first warning reason: what the answer shows when the recommendation
+/// carries no caveat (and what stays beside one added later, `app::inputs`).
+pub(crate) fn own_warning(c: &CandidateReport) -> Option<String> {
+    c.reasons.iter().find(|x| x.is_warning()).map(|x| x.to_string())
 }
 
 /// A candidate's most important warning, as the answer leads with it: the recommendation's
