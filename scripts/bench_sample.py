@@ -9,6 +9,7 @@ target/bench-sample.json).
 
 Usage: bench_sample.py MONGOD [OUT]   (PYTHONPATH holds pymongo: scripts/mongod.sh pymongo)
 """
+import itertools
 import json
 import math
 import os
@@ -67,23 +68,14 @@ def wait_for(cond, what, secs=300):
 
 
 def weighted(pairs):
-    total, cum = 0.0, []
-    for _, w in pairs:
-        total += w
-        cum.append(total)
-    return [v for v, _ in pairs], cum
+    return [v for v, _ in pairs], list(itertools.accumulate(w for _, w in pairs))
 
 
 def load(coll):
     """Old documents, a checkpoint, then the recent ones. Returns the load time."""
     rng = random.Random(47)
     # Zipf(0.8) over the ordinary customers; the heavy three take their shares first.
-    ranks = [f"c-{i:07d}" for i in range(CUSTOMERS)]
-    zipf = [1.0 / (i + 1) ** 0.8 for i in range(CUSTOMERS)]
-    zcum, acc = [], 0.0
-    for w in zipf:
-        acc += w
-        zcum.append(acc)
+    ranks, zcum = weighted([(f"c-{i:07d}", 1.0 / (i + 1) ** 0.8) for i in range(CUSTOMERS)])
 
     def customer():
         r = rng.random()
