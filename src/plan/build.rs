@@ -282,6 +282,16 @@ pub(crate) fn build(
     }
 }
 
+/// "177 operations/s at the logs' busiest 10 s (35 on average over their span)".
+fn rate_words(l: &super::rate::LoadRate) -> String {
+    let busiest = format!("{:.0} operations/s at the logs' busiest {:.0} s", l.per_second, l.window_seconds);
+    if l.per_second > l.average_per_second * 1.2 {
+        format!("{busiest} ({:.0} on average over their span)", l.average_per_second)
+    } else {
+        busiest
+    }
+}
+
 /// The shards the data and the load need, from the flags and what the logs say.
 fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures) -> Sizing {
     let data: u64 = inputs.iter().map(|c| c.data_bytes).sum();
@@ -289,7 +299,7 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
     let total_ops: f64 = inputs.iter().map(|c| c.num_operations as f64).sum();
     // Operations reaching shards per operation: the plan's per-shard counts over the operations.
     let reach = if total_ops > 0.0 { f.ops.iter().sum::<f64>() / total_ops } else { 1.0 };
-    let shards_for_load = match (s.ops_per_second, s.shard_ops_per_second) {
+    let shards_for_load = match (s.load.map(|l| l.per_second), s.shard_ops_per_second) {
         (Some(rate), Some(cap)) if cap > 0.0 => Some(((rate * reach / cap).ceil() as u64).max(1)),
         _ => None,
     };
@@ -311,10 +321,10 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
         }
         _ => words.push("give --shard-size (the data one shard should hold) to size the cluster for the data".into()),
     }
-    match (s.ops_per_second, shards_for_load) {
-        (Some(r), Some(n)) => words.push(format!("the load ({r:.0} operations/s in the logs) needs {}", count_of(n, "shard", "shards"))),
-        (Some(r), None) => {
-            words.push(format!("the logs show {r:.0} operations/s: give --shard-ops (what one shard sustains) to size for the load"))
+    match (s.load, shards_for_load) {
+        (Some(l), Some(n)) => words.push(format!("the load ({}) needs {}", rate_words(&l), count_of(n, "shard", "shards"))),
+        (Some(l), None) => {
+            words.push(format!("the logs show {}: give --shard-ops (what one shard sustains) to size for the load", rate_words(&l)))
         }
         (None, _) => words.push("the logs give no time span: the load is not sized".into()),
     }
@@ -327,7 +337,9 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
         data_bytes: data,
         shard_size_bytes: s.shard_size_bytes,
         shards_for_data,
-        operations_per_second: s.ops_per_second.map(|r| (r * 10.0).round() / 10.0),
+        operations_per_second: s.load.map(|l| (l.per_second * 10.0).round() / 10.0),
+        busiest_window_seconds: s.load.map(|l| l.window_seconds),
+        average_operations_per_second: s.load.map(|l| (l.average_per_second * 10.0).round() / 10.0),
         shard_ops_per_second: s.shard_ops_per_second,
         shards_for_load,
         max_useful_shards: limit.as_ref().map(|l| l.0),

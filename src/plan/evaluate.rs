@@ -411,7 +411,7 @@ pub(crate) mod tests {
             target_version: Some((6, 0)),
             shard_size_bytes: None,
             shard_ops_per_second: None,
-            ops_per_second: None,
+            load: None,
             range_bytes: 128 << 20,
         }
     }

@@ -99,8 +99,8 @@ pub(crate) struct Settings {
     pub(crate) shard_size_bytes: Option<u64>,
     /// `--shard-ops`: operations per second one shard sustains.
     pub(crate) shard_ops_per_second: Option<f64>,
-    /// The logs' operations per second (operations over the logged time span), when they say.
-    pub(crate) ops_per_second: Option<f64>,
+    /// The logs' operations per second at their busiest, when they say.
+    pub(crate) load: Option<super::rate::LoadRate>,
     /// The range (chunk) size: the balancer moves nothing of a collection under three of them.
     pub(crate) range_bytes: u64,
 }

@@ -28,6 +28,7 @@ pub(crate) mod links;
 pub(crate) mod make;
 pub(crate) mod outcome;
 pub(crate) mod pinned;
+pub(crate) mod rate;
 pub(crate) mod search;
 pub(crate) mod steps;
 pub(crate) mod trade_off;

@@ -223,9 +223,15 @@ pub(crate) struct Sizing {
     pub(crate) shard_size_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) shards_for_data: Option<u64>,
-    /// Operations per second in the logs (operations over the logged time span).
+    /// Operations per second in the logs at their busiest window (what sizing uses).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) operations_per_second: Option<f64>,
+    /// That window's length: 10 s, 60 s, or the whole span when no window held enough.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) busiest_window_seconds: Option<f64>,
+    /// The operations over the logs' whole time span.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) average_operations_per_second: Option<f64>,
     /// `--shard-ops`, and the shards the load needs: the operations reaching shards per
     /// second (an operation sent to several shards counts on each) over one shard's rate.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -113,7 +113,7 @@ fn settings(req: &PlanRequest, inp: &PlanInputs, collections: &[CollectionInput]
         target_version: inp.version.as_ref().map(|v| v.major_minor()),
         shard_size_bytes: req.shard_size_bytes,
         shard_ops_per_second: req.shard_ops_per_second,
-        ops_per_second: inp.workload.ops_per_second(),
+        load: inp.workload.load(),
         range_bytes: req.input.chunk_size_bytes,
     }
 }

@@ -241,13 +241,10 @@ impl Workload {
         }
     }
 
-    /// The logs' rate: operations found over the time the sampled operations span.
-    pub(super) fn ops_per_second(&self) -> Option<f64> {
+    /// The logs' rate at their busiest, from the sampled operations' times.
+    pub(super) fn load(&self) -> Option<crate::plan::rate::LoadRate> {
         let times: Vec<i64> = self.log.queries.iter().filter_map(|q| q.stats.as_ref().and_then(|s| s.ts_millis)).collect();
-        match (times.iter().min(), times.iter().max()) {
-            (Some(a), Some(b)) if b > a => Some(self.log.found as f64 * 1000.0 / (b - a) as f64),
-            _ => None,
-        }
+        crate::plan::rate::busiest(&times, self.log.found)
     }
 }
 
