@@ -143,6 +143,15 @@ fn blockers_of(whose: &str, single: String, if_all: Option<String>, list: &[Bloc
     Some((title, lines))
 }
 
+/// One line per link the plan rests on: the two fields and what shows they hold the same
+/// entity's values (the JSON's `links[].evidence`, issue 49).
+fn link_lines(p: &Plan) -> Vec<String> {
+    p.links.iter().map(|l| format!("{} = {}: {}", l.a, l.b, l.evidence)).collect()
+}
+
+/// The links' title: what a link is, said once.
+const LINKS_TITLE: &str = "Links (fields holding the same values, which zones keep together)";
+
 pub(super) fn table(p: &Plan) -> String {
     let mut s = given::table(p);
     for l in headline(p) {
@@ -171,6 +180,13 @@ pub(super) fn table(p: &Plan) -> String {
     if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = writeln!(s, "\n{title}:");
         for l in lines {
+            let _ = writeln!(s, "  {l}");
+        }
+    }
+    let links = link_lines(p);
+    if !links.is_empty() {
+        let _ = writeln!(s, "\n{LINKS_TITLE}:");
+        for l in links {
             let _ = writeln!(s, "  {l}");
         }
     }
@@ -215,6 +231,13 @@ pub(super) fn markdown(p: &Plan) -> String {
     if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = writeln!(s, "\n## {title}\n");
         for l in lines {
+            let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
+        }
+    }
+    let links = link_lines(p);
+    if !links.is_empty() {
+        let _ = writeln!(s, "\n## {LINKS_TITLE}\n");
+        for l in links {
             let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
         }
     }
