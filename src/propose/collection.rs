@@ -56,7 +56,13 @@ pub(crate) fn for_collection(
             // A filtered field left out for a few bad documents is measured too, and said.
             let fields = profile_fields(prescan, queries);
             let left = left_out::proposals(&left_out::find(prescan, &fields), &fields);
-            merge([propose_in(prescan, queries, total_docs), left, from_indexes(indexes)])
+            // A unique index's first field: one document a value, whatever the pre-scan shows.
+            let unique: Vec<String> = indexes
+                .iter()
+                .filter(|ix| ix.unique && ix.partial_filter.is_none())
+                .filter_map(|ix| ix.key.keys().next().filter(|k| k.as_str() != "_id").cloned())
+                .collect();
+            merge([propose_in(prescan, queries, total_docs, &unique), left, from_indexes(indexes)])
         }
     }
 }

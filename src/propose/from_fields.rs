@@ -27,7 +27,7 @@ pub(super) fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
 /// are no queries, and compounds of a grouping field followed by the time field or
 /// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
 pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
-    propose_in(prescan, queries, None)
+    propose_in(prescan, queries, None, &[])
 }
 
 /// A value holding this many documents or more on average (estimated over the collection)
@@ -37,7 +37,15 @@ const GROUP_DOCS_PER_VALUE: f64 = 5.0;
 /// `propose`, knowing how many documents the pre-scan is drawn from (`total_docs`): a field
 /// whose values repeat in the pre-scan enough that each holds `GROUP_DOCS_PER_VALUE`
 /// documents or more over them is a grouping field, however unique the pre-scan makes it look.
-pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>) -> Vec<Proposal> {
+/// `unique`: the first fields of the collection's unique indexes (not `_id`), each value one
+/// document: the most selective field a filtered field can be followed by.
+///
+/// When `MAX_PROPOSALS` bites, the keys pushed last go: the order below is the priority
+/// (hashed `_id`, the four most filtered fields, the equality sets, entity-then-time pairs,
+/// the grouping compounds, a hashed identifier, then per filtered field, most filtered first:
+/// ranged, hashed, then `_id`, the field named beside it, the most selective field). So the
+/// least filtered fields' compounds go first; the indexes' keys are added after (`merge`).
+pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>, unique: &[String]) -> Vec<Proposal> {
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
@@ -257,6 +265,16 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
                 ),
             );
         }
+        // The expert's compound (issue 49): a field read by equality whose values repeat,
+        // then the most selective other field, whether or not one filter names both.
+        if p != "_id" && f.eq_uses > 0 && !high(f) {
+            if let Some((g, why)) = most_selective(&fields, f, unique, &usable) {
+                push(
+                    key(&[(p, KeyKind::Range), (&g.path, KeyKind::Range)]),
+                    format!("{p} then {}, {why}: each {p} value's documents split into chunks by it ({})", g.path, uses_words(f)),
+                );
+            }
+        }
     }
     // With no filters to go by: the high-cardinality fields that do not grow with time, and the time field.
     if used.is_empty() {
@@ -271,6 +289,37 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
         }
     }
     out
+}
+
+/// The most selective field to follow `f` in a compound key, with why it is chosen: the first
+/// field of a unique index (one document a value), else the filtered field with the most
+/// distinct values (Chao1 over the pre-scan), more than `f` has; never `_id` (proposed after
+/// `f` already) nor `f`. Ties: more filters, then the path.
+fn most_selective<'a>(
+    fields: &'a [FieldProfile],
+    f: &FieldProfile,
+    unique: &[String],
+    usable: &dyn Fn(&&FieldProfile) -> bool,
+) -> Option<(&'a FieldProfile, String)> {
+    let is_unique = |g: &FieldProfile| unique.contains(&g.path);
+    fields
+        .iter()
+        .filter(|g| g.path != f.path && g.path != "_id" && usable(g) && (g.uses() > 0 || is_unique(g)))
+        .filter(|g| is_unique(g) || g.distinct > f.distinct)
+        .max_by(|a, b| {
+            (is_unique(a), a.estimated_distinct, a.uses())
+                .partial_cmp(&(is_unique(b), b.estimated_distinct, b.uses()))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.path.cmp(&a.path))
+        })
+        .map(|g| {
+            let why = if is_unique(g) {
+                "unique by an index".to_string()
+            } else {
+                format!("the most selective field the filters name ({} distinct values)", g.distinct)
+            };
+            (g, why)
+        })
 }
 
 /// Does the field's value order the pre-scanned documents as their ObjectId `_id`s'
