@@ -292,9 +292,11 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
 }
 
 /// The most selective field to follow `f` in a compound key, with why it is chosen: the first
-/// field of a unique index (one document a value), else the filtered field with the most
-/// distinct values (Chao1 over the pre-scan), more than `f` has; never `_id` (proposed after
-/// `f` already) nor `f`. Ties: more filters, then the path.
+/// field of a unique index (one document a value), else the field equality filters name with
+/// the most distinct values (Chao1 over the pre-scan), more than `f` has: a lookup's field, as
+/// an order number is (a field read by ranges follows a group in the entity-then-time
+/// compounds above); never `_id` (proposed after `f` already) nor `f`. Ties: more filters,
+/// then the path.
 fn most_selective<'a>(
     fields: &'a [FieldProfile],
     f: &FieldProfile,
@@ -304,7 +306,7 @@ fn most_selective<'a>(
     let is_unique = |g: &FieldProfile| unique.contains(&g.path);
     fields
         .iter()
-        .filter(|g| g.path != f.path && g.path != "_id" && usable(g) && (g.uses() > 0 || is_unique(g)))
+        .filter(|g| g.path != f.path && g.path != "_id" && usable(g) && (g.eq_uses > 0 || is_unique(g)))
         .filter(|g| is_unique(g) || g.distinct > f.distinct)
         .max_by(|a, b| {
             (is_unique(a), a.estimated_distinct, a.uses())
@@ -316,7 +318,7 @@ fn most_selective<'a>(
             let why = if is_unique(g) {
                 "unique by an index".to_string()
             } else {
-                format!("the most selective field the filters name ({} distinct values)", g.distinct)
+                format!("the most selective field equality filters name ({} distinct values)", g.distinct)
             };
             (g, why)
         })
