@@ -149,6 +149,19 @@ fn link_lines(p: &Plan) -> Vec<String> {
     p.links.iter().map(|l| format!("{} = {}: {}", l.a, l.b, l.evidence)).collect()
 }
 
+/// The transactions holding an insert the plan cannot place (its documents not shown), said
+/// apart from the blockers: their share, where the inserts go, why and what would show them.
+fn not_placed(p: &Plan) -> Option<String> {
+    p.transactions.not_placed.as_ref().map(|n| {
+        format!(
+            "{:.1}% of transactions not placed: each holds an insert into {} whose documents the source does not show; {}",
+            n.transactions_percent,
+            n.namespaces.join(", "),
+            n.why
+        )
+    })
+}
+
 /// The links' title: what a link is, said once.
 const LINKS_TITLE: &str = "Links (fields holding the same values, which zones keep together)";
 
@@ -182,6 +195,9 @@ pub(super) fn table(p: &Plan) -> String {
         for l in lines {
             let _ = writeln!(s, "  {l}");
         }
+    }
+    if let Some(n) = not_placed(p) {
+        let _ = writeln!(s, "\n{n}");
     }
     let links = link_lines(p);
     if !links.is_empty() {
@@ -233,6 +249,9 @@ pub(super) fn markdown(p: &Plan) -> String {
         for l in lines {
             let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
         }
+    }
+    if let Some(n) = not_placed(p) {
+        let _ = writeln!(s, "\n{}", n.replace('|', "\\|"));
     }
     let links = link_lines(p);
     if !links.is_empty() {
