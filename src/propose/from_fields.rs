@@ -3,17 +3,12 @@
 //! `_id`.
 
 use super::profile::{changed_fields, filter_paths, profile_fields, FieldProfile, ValueType, MIN_PRESENCE};
-use super::{Origin, Proposal};
+use super::{Origin, Proposal, Proposals, MAX_PROPOSALS};
 use crate::bsonx::{lookup, Lookup};
 use crate::model::{KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::BTreeMap;
 
-/// At most this many proposals (besides existing indexes and the current key). Each is
-/// measured on the whole sample (its key values, chunks, every sampled operation's targets),
-/// so the run's time grows with the count: 24 holds the shapes below for the six most
-/// filtered fields with the compounds before them (see `MAX_FIELDS_PROPOSED`).
-pub(crate) const MAX_PROPOSALS: usize = 24;
 /// The most filtered fields each proposed in every shape (ranged, hashed, then `_id`, then
 /// the field named beside it): an operation naming a seventh field is rare enough in a
 /// workload that a key on it serves few of its operations.
@@ -27,7 +22,7 @@ pub(super) fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
 /// are no queries, and compounds of a grouping field followed by the time field or
 /// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
 pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
-    propose_in(prescan, queries, None, &[])
+    propose_in(prescan, queries, None, &[]).list
 }
 
 /// A value holding this many documents or more on average (estimated over the collection)
@@ -45,7 +40,7 @@ const GROUP_DOCS_PER_VALUE: f64 = 5.0;
 /// the grouping compounds, a hashed identifier, then per filtered field, most filtered first:
 /// ranged, hashed, then `_id`, the field named beside it, the most selective field). So the
 /// least filtered fields' compounds go first; the indexes' keys are added after (`merge`).
-pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>, unique: &[String]) -> Vec<Proposal> {
+pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>, unique: &[String]) -> Proposals {
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
@@ -63,10 +58,16 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
         f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05 && !groups_over_all(f)
     };
     let mut out: Vec<Proposal> = Vec::new();
+    let mut over_cap: Vec<ShardKey> = Vec::new();
     let mut push = |key: Option<ShardKey>, why: String| {
         if let Some(key) = key {
-            if out.len() < MAX_PROPOSALS && !out.iter().any(|p| p.key == key) {
+            if out.iter().any(|p| p.key == key) || over_cap.contains(&key) {
+                return;
+            }
+            if out.len() < MAX_PROPOSALS {
                 out.push(Proposal { key, origin: Origin::Proposed(why) });
+            } else {
+                over_cap.push(key);
             }
         }
     };
@@ -288,7 +289,7 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
             push(key(&[(&t.path, KeyKind::Range)]), uses_words(t));
         }
     }
-    out
+    Proposals { list: out, over_cap }
 }
 
 /// The most selective field to follow `f` in a compound key, with why it is chosen: the first
