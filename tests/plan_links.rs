@@ -130,4 +130,13 @@ fn overlapping_id_ranges_link_nothing_and_equal_values_in_a_transaction_do() {
             "{format}: the link's evidence not said: {text}"
         );
     }
+    // The HTML page: one list item per link.
+    let o =
+        shardkey(&["plan", "--uri", &uri, "--database", "iot", "--queries", log.to_str().unwrap(), "--shards", "4", "--format", "html"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        html.contains(&format!("<li>{line}</li>")) || html.contains(&format!("<li>{other}</li>")),
+        "html: the link's evidence not said"
+    );
 }

@@ -369,6 +369,17 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
         }
         b.push_str("</ul>");
     }
+    if let Some(n) = not_placed(p) {
+        let _ = write!(b, "<p>{}</p>", esc(&n));
+    }
+    let links = link_lines(p);
+    if !links.is_empty() {
+        let _ = write!(b, "<h2>{}</h2><ul>", esc(LINKS_TITLE));
+        for l in links {
+            let _ = write!(b, "<li>{}</li>", esc(&l));
+        }
+        b.push_str("</ul>");
+    }
     b.push_str(&workload_svg(p, esc));
     let _ = write!(b, "<p>Sizing: {}</p><h2>Collections on shards</h2>", esc(&p.sizing.words));
     let colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7"];
