@@ -231,7 +231,9 @@ fn candidates(
                 // The documents the pre-scan is drawn from: the file's or the collection's own
                 // count, not --total-docs (a file may be a sample of a larger collection).
                 let total = source.expected_docs().or(facts.num_docs_total);
-                crate::propose::for_collection(&pre, queries, indexes, facts.options.as_ref(), total)
+                let p = crate::propose::for_collection(&pre, queries, indexes, facts.options.as_ref(), total);
+                notes.extend(p.cap_note());
+                p.list
             };
             let p = match &opts.candidates {
                 Candidates::FromPrescanAnd(more) => crate::propose::merge([p, more.clone()]),

@@ -21,6 +21,12 @@ pub(crate) mod type_mix;
 pub(crate) use collection::{for_collection, for_empty_collection, merge};
 pub(crate) use profile::{field_paths, FieldProfile, MIN_PRESENCE};
 
+/// At most this many proposals (besides existing indexes and the current key). Each is
+/// measured on the whole sample (its key values, chunks, every sampled operation's targets),
+/// so the run's time grows with the count: 24 holds the shapes below for the six most
+/// filtered fields with the compounds before them (see `MAX_FIELDS_PROPOSED`).
+pub(crate) const MAX_PROPOSALS: usize = 24;
+
 /// A candidate and where it comes from.
 #[derive(Debug, Clone)]
 pub(crate) struct Proposal {
@@ -50,6 +56,29 @@ impl Origin {
             Origin::Proposed(why) => Some(why.clone()),
             Origin::LeftOut(l) => Some(l.because()),
         }
+    }
+}
+
+/// A collection's proposals, and the keys `MAX_PROPOSALS` held back (the last put forward:
+/// `from_fields::propose_in` says the order), which a note names: nothing left out unsaid.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Proposals {
+    pub(crate) list: Vec<Proposal>,
+    pub(crate) over_cap: Vec<ShardKey>,
+}
+
+impl Proposals {
+    /// The note on the keys the cap held back, when it bit.
+    pub(crate) fn cap_note(&self) -> Option<String> {
+        (!self.over_cap.is_empty()).then(|| {
+            let keys: Vec<String> = self.over_cap.iter().map(|k| k.to_string()).collect();
+            format!(
+                "{} more keys left out by the cap of {} proposals (the least filtered fields' compounds go first; give any with --key): {}",
+                keys.len(),
+                MAX_PROPOSALS,
+                keys.join(", ")
+            )
+        })
     }
 }
 

@@ -98,7 +98,7 @@ fn quiet_says_nothing_and_verbose_says_what_was_read() {
     // each stage says when it ends, in order: a slow run shows where it is
     let at = |s: &str| err.find(s).unwrap_or_else(|| panic!("{s} not in {err}"));
     assert!(
-        at("1469 operations on app.events in the logs") < at("15 candidates: ") && at("15 candidates: ") < at("read 10000 documents from")
+        at("1469 operations on app.events in the logs") < at("18 candidates: ") && at("18 candidates: ") < at("read 10000 documents from")
     );
     assert!(at("read 10000 documents from") < at("measured, checked against the rules and scored every candidate"));
     // quiet and verbose together are a usage error.

@@ -271,14 +271,13 @@ fn the_generated_shop_gets_the_expert_plan() {
     assert!((share - 0.85).abs() < 1e-9, "single-shard share {share}");
     assert_eq!(p["joins"]["singleShardShare"].as_f64(), Some(1.0));
     // What keeps the restocks off one shard, by hand: the event inserted into a collection
-    // sharded apart from the customers' zones (100 of 500 transactions, 20%); with events
-    // zoned with them every transaction is on one shard (1.0). Nothing else costs.
-    let blockers = p["transactions"]["blockers"].as_array().unwrap();
-    assert_eq!(blockers.len(), 1, "{blockers:#?}");
-    assert_eq!((blockers[0]["shape"].as_str(), blockers[0]["namespace"].as_str()), (Some("sharded apart"), Some("shop.events")));
-    assert_eq!(blockers[0]["op"], "insert");
-    assert_eq!(blockers[0]["transactionsPercent"].as_f64(), Some(100.0 * RESTOCKS as f64 / (CHECKOUTS + RESTOCKS) as f64));
-    assert_eq!(blockers[0]["singleShardShareIfFixed"].as_f64(), Some(1.0));
+    // sharded on its own (no customer id to zone it by), its document not in the log: the
+    // shard it goes to is decided by a document nobody saw, so it is no blocker ("sharded
+    // apart") but not placed: 100 of 500 transactions, 20% (issue 49). Nothing else costs.
+    let t = &p["transactions"];
+    assert_eq!(t["blockers"], serde_json::json!([]), "{t:#}");
+    assert_eq!(t["notPlaced"]["transactionsPercent"].as_f64(), Some(100.0 * RESTOCKS as f64 / (CHECKOUTS + RESTOCKS) as f64), "{t:#}");
+    assert_eq!(t["notPlaced"]["namespaces"], serde_json::json!(["shop.events"]), "{t:#}");
     // Each collection on its own best key: far fewer.
     assert!(p["transactions"]["singleShardShareIndividualBest"].as_f64().unwrap() < 0.5, "{:#}", p["transactions"]);
     // The commands: zones, then the ranges, then shardCollection.

@@ -96,4 +96,47 @@ fn overlapping_id_ranges_link_nothing_and_equal_values_in_a_transaction_do() {
     assert_eq!(real["seenIn"], "transactions", "{real:#}");
     assert_eq!(real["count"], 60, "{real:#}");
     assert_eq!(real["evidence"], "in 60 of 60 transactions showing both, the same value (10 different values)", "{real:#}");
+    // The human and Markdown reports say each link with its evidence, one line each.
+    let line = "iot.orders.customerId = iot.customers._id: in 60 of 60 transactions showing both, the same value (10 different values)";
+    let other = "iot.customers._id = iot.orders.customerId: in 60 of 60 transactions showing both, the same value (10 different values)";
+    for (format, prefix) in [("table", "  "), ("markdown", "- ")] {
+        let o = shardkey(&[
+            "plan",
+            "--uri",
+            &uri,
+            "--database",
+            "iot",
+            "--queries",
+            log.to_str().unwrap(),
+            "--shards",
+            "4",
+            "--format",
+            format,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        // The links' section, each entry with its wrapped lines (the table's, indented
+        // deeper) joined back.
+        let mut said: Vec<String> = Vec::new();
+        for l in text.lines().skip_while(|l| !l.contains("Links (")).skip(1).skip_while(|l| l.is_empty()).take_while(|l| !l.is_empty()) {
+            match l.strip_prefix(prefix).filter(|r| !r.starts_with(' ')) {
+                Some(_) => said.push(l.to_string()),
+                None => said.last_mut().unwrap().push_str(&format!(" {}", l.trim())),
+            }
+        }
+        assert_eq!(said.len(), links.len(), "{format}: one line per link: {text}");
+        assert!(
+            said.iter().any(|l| *l == format!("{prefix}{line}") || *l == format!("{prefix}{other}")),
+            "{format}: the link's evidence not said: {text}"
+        );
+    }
+    // The HTML page: one list item per link.
+    let o =
+        shardkey(&["plan", "--uri", &uri, "--database", "iot", "--queries", log.to_str().unwrap(), "--shards", "4", "--format", "html"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        html.contains(&format!("<li>{line}</li>")) || html.contains(&format!("<li>{other}</li>")),
+        "html: the link's evidence not said"
+    );
 }

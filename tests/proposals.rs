@@ -380,3 +380,50 @@ fn a_key_field_of_mixed_types_is_said() {
     assert_eq!((by_number, by_string), (0, 1), "the string holder is not found by number");
     assert_eq!(number_types, 1, "an int query finds the long");
 }
+
+/// Issue 49, a DBA trial: orders read mostly by a nested customer id and otherwise by order
+/// number (a unique index), never both in one filter. The expert's key `{customer.id: 1,
+/// orderNumber: 1}` (the most-queried field, then the unique one) is proposed; given with
+/// `--key` it changes nothing, being proposed already. Hand count: 180 of the 300 finds name
+/// one customer, a prefix of the key (the server's analyzeShardKey counts them targetable,
+/// "multi-shard", as it does any read without the whole key), the 120 by order number alone
+/// name no customer: 60% and 40% scatter-gather.
+#[test]
+fn the_experts_compound_of_the_most_queried_field_and_a_unique_one_is_proposed() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    rt().block_on(async {
+        let db = c.database("app");
+        let orders: Vec<Document> = (0..8_000i64)
+            .map(|i| {
+                doc! {"orderNumber": format!("ON-{i:06}"), "customer": {"id": i % 1_000, "tier": i % 3},
+                "total": (i % 700) as f64, "status": if i % 5 == 0 { "open" } else { "closed" }}
+            })
+            .collect();
+        db.collection::<Document>("orders").insert_many(orders).await.unwrap();
+        db.run_command(doc! {"createIndexes": "orders", "indexes": [{"key": {"orderNumber": 1}, "name": "orderNumber_1", "unique": true}]})
+            .await
+            .unwrap();
+    });
+    let ops: Vec<(&str, Document)> = (0..300i64)
+        .map(|i| match i % 5 {
+            0..=2 => find("orders", doc! {"customer.id": i * 7 % 1_000}),
+            _ => find("orders", doc! {"orderNumber": format!("ON-{:06}", i * 13 % 8_000)}),
+        })
+        .collect();
+    profile(&c, ops);
+    let uri = m.uri();
+    let expert = "{\"customer.id\": 1, orderNumber: 1}";
+    let mut failed = Vec::new();
+    let default =
+        no_better_key_left_out(&uri, "orders", &[expert, "{\"customer.id\": 1, _id: 1}", "{orderNumber: \"hashed\"}"], &mut failed);
+    assert!(failed.is_empty(), "{failed:#?}");
+    let k = candidate(&default, expert).unwrap_or_else(|| panic!("{expert} not proposed: {:#}", default["candidates"]));
+    assert!(k["proposedBecause"].as_str().unwrap().contains("unique"), "{k:#}");
+    let reads = &k["readDistribution"];
+    assert_eq!((&reads["percentageOfMultiShardReads"], &reads["percentageOfScatterGatherReads"]), (&60.0.into(), &40.0.into()), "{k:#}");
+    // Given with --key beside the proposals, which hold it: the same recommendation.
+    let proposed: Vec<String> = default["candidates"].as_array().unwrap().iter().map(|c| key_text(&c["key"])).collect();
+    let given = analyze(&uri, "orders", &proposed);
+    assert_eq!(given["recommendation"]["key"], default["recommendation"]["key"]);
+}

@@ -247,7 +247,9 @@ fn run_live(
             let proposed = if prescan.is_empty() {
                 propose::for_empty_collection(&queries, &info.indexes, Some(&info.options))
             } else {
-                propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options), Some(info.count))
+                let p = propose::for_collection(&prescan, &queries, &info.indexes, Some(&info.options), Some(info.count));
+                notes.extend(p.cap_note());
+                p.list
             };
             Candidates::Proposed(propose::merge([current, proposed, more]))
         }

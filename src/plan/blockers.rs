@@ -66,6 +66,30 @@ pub(crate) struct Blockers {
     /// places a transaction by.
     fixes: Vec<Id>,
     read_only: BTreeSet<usize>,
+    /// The transactions off one shard that hold an insert the plan cannot place (`NotPlaced`).
+    pub(crate) not_placed: Option<NotPlaced>,
+}
+
+/// Transactions holding an insert whose documents the source does not show, into a sharded
+/// collection no zone places: the insert goes to the one shard its document's key value
+/// decides, a document nobody saw, so it is neither "sharded apart" nor on the transaction's
+/// shard. Checked on 6.0.5: pymongo (like the Go and Java drivers and Node's insertMany) sends
+/// an insert's documents as an OP_MSG document sequence (kind 1), which the log's and the
+/// profiler's `command` leave out; the Node driver's insertOne sends them in the body.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NotPlaced {
+    /// Of the transactions evaluated, in percent.
+    pub(crate) transactions_percent: f64,
+    /// The collections those inserts go to.
+    pub(crate) namespaces: Vec<String>,
+    pub(crate) why: String,
+}
+
+/// An insert the plan cannot place: its documents not shown, its collection sharded and in
+/// no zone group (a zoned one goes with its zone's operations: `evaluate::insert_unit`).
+fn unseen_insert(layout: &Layout, c: usize, q: &Query) -> bool {
+    q.op == crate::model::Op::Insert && q.inserted.is_empty() && matches!(layout.choices[c], Choice::Key(_)) && layout.group[c].is_none()
 }
 
 impl Blockers {
@@ -207,11 +231,18 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
     let as_is = |_: usize, _: &Query| Follow::AsIs;
     let mut count: BTreeMap<Id, (u64, String)> = BTreeMap::new();
     let mut refusals: BTreeMap<Id, Refusal> = BTreeMap::new();
+    let (mut not_placed, mut unseen_in) = (0u64, BTreeSet::new());
     for ops in transactions {
         if layout.transaction(ops) >= 1.0 {
             continue;
         }
         let units = layout.units(ops, &as_is);
+        let unseen: BTreeSet<&str> =
+            units.iter().filter(|(i, c, _)| unseen_insert(layout, *c, &ops[*i])).map(|(i, _, _)| ops[*i].ns.as_str()).collect();
+        if !unseen.is_empty() {
+            not_placed += 1;
+            unseen_in.extend(unseen.into_iter().map(str::to_string));
+        }
         let mut ids: BTreeSet<Id> = BTreeSet::new();
         let mut example: BTreeMap<Id, String> = BTreeMap::new();
         let zone_shards: Vec<(usize, usize)> = units
@@ -222,7 +253,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
             })
             .collect();
         let zone = zone_shards.first().map(|x| x.1);
-        for (i, c, u) in &units {
+        for (i, c, u) in units.iter().filter(|(i, c, _)| !unseen_insert(layout, *c, &ops[*i])) {
             let q = &ops[*i];
             let shape = match (shape_of(layout, *c, q, u, &read_only), u) {
                 // An unsharded collection costs only where the transaction's zone is elsewhere.
@@ -240,7 +271,9 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                         refusals.insert(id.clone(), r);
                     }
                 }
-                example.entry(id.clone()).or_insert_with(|| format!("{} {} {}", q.op.name(), q.ns, q.filter));
+                // An insert has no filter: its first document, when the source shows it.
+                let what = q.inserted.first().filter(|_| q.op == crate::model::Op::Insert).unwrap_or(&q.filter);
+                example.entry(id.clone()).or_insert_with(|| format!("{} {} {what}", q.op.name(), q.ns));
                 ids.insert(id);
             }
         }
@@ -293,7 +326,15 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
     list.sort_by(|a, b| b.transactions_percent.total_cmp(&a.transactions_percent).then_with(|| a.namespace.cmp(&b.namespace)));
     let all: Vec<Id> = list.iter().filter(|b| fix_of(b.shape).is_some()).map(|b| (b.namespace.clone(), b.shape, b.op)).collect();
     let share_if_all_fixed = (!all.is_empty()).then(|| (share_with(&follow_for(layout, &read_only, &all)) * 1000.0).round() / 1000.0);
-    Blockers { list, share_if_all_fixed, fixes: all, read_only }
+    let not_placed = (not_placed > 0).then(|| NotPlaced {
+        transactions_percent: (not_placed as f64 * 1000.0 / n).round() / 10.0,
+        namespaces: unseen_in.into_iter().collect(),
+        why: format!(
+            "the driver sent the documents outside the command (an OP_MSG document sequence, as pymongo, the Go and Java drivers and Node's insertMany do) and the log and the profiler do not hold them, so the shard each goes to, decided by its own key value, is not known: these transactions are neither called apart nor on one shard, and the share counts the chance, 1 in {}, that the document lands on the transaction's shard; what would show them: the documents in the command body (the Node driver's insertOne), or a field of the inserted collection linked to the transaction's others (its documents then show the values it holds)",
+            layout.shards
+        ),
+    });
+    Blockers { list, share_if_all_fixed, fixes: all, read_only, not_placed }
 }
 
 #[cfg(test)]
@@ -360,6 +401,39 @@ mod tests {
         // The same transactions on 7.1: nothing refused, t1's update is two-phase (every shard).
         let seven = Layout::new(&inputs, &choices, &linked, &super::super::input::Settings { target_version: Some((7, 1)), ..settings() });
         assert!(find(&seven, &txns).list.iter().all(|x| x.shape != Shape::Refused));
+    }
+
+    /// Issue 49: orders sharded on their own (no zone group), customers unsharded. Two
+    /// transactions update a customer and insert an order whose document the source does not
+    /// show (pymongo's document sequence): not a "sharded apart" blocker but not placed, 2 of
+    /// 4 transactions (50%); the other two insert a shown order: sharded apart, with the
+    /// document as the example.
+    #[test]
+    fn an_insert_without_its_documents_is_not_placed() {
+        let (inputs, _, _) = orders_customers_items();
+        let choices = vec![Choice::Key(0), Choice::Unsharded, Choice::Unsharded];
+        let layout = Layout::new(&inputs, &choices, &[], &settings());
+        let insert = |docs: Vec<bson::Document>| {
+            let mut q = op(Op::Insert, "s.orders", doc! {});
+            q.inserted = docs;
+            q
+        };
+        let upd = || op(Op::Update, "s.customers", doc! {"_id": 150});
+        let unseen = vec![upd(), insert(vec![])];
+        let shown = vec![upd(), insert(vec![doc! {"customerId": 150}])];
+        let txns: Vec<&[Query]> = vec![&unseen, &unseen, &shown, &shown];
+        let b = find(&layout, &txns);
+        let n = b.not_placed.as_ref().expect("not placed");
+        assert_eq!((n.transactions_percent, n.namespaces.clone()), (50.0, vec!["s.orders".to_string()]));
+        assert!(n.why.contains("1 in 4"), "{}", n.why);
+        assert_eq!(b.list.len(), 1, "{:#?}", b.list);
+        let a = &b.list[0];
+        assert_eq!(
+            (a.shape, a.transactions_percent, a.example.as_str()),
+            (Shape::ShardedApart, 50.0, "insert s.orders { \"customerId\": 150 }")
+        );
+        // Only shown inserts: nothing said not placed.
+        assert!(find(&layout, &[shown.as_slice()]).not_placed.is_none());
     }
 
     /// A written unsharded collection off the transaction's zone: items holds no field linked

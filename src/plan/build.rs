@@ -249,6 +249,7 @@ pub(crate) fn build(
             single_shard_share_individual_best: search.alone_figures.transactions.map(round3),
             failing_share: f.failing.filter(|x| *x > 0.0).map(round3),
             blockers: super::blockers::against_rules(search.blockers.list.clone(), &layout, &search.forced),
+            not_placed: search.blockers.not_placed.clone(),
             single_shard_share_if_all_fixed: whole_only(search.blockers.share_if_all_fixed),
             single_shard_share_if_all_fixed_range: fixed_range,
             sources: ev.sources,

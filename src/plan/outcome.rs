@@ -168,6 +168,9 @@ pub(crate) struct Transactions {
     pub(crate) failing_share: Option<f64>,
     /// What keeps transactions off one shard under this plan, most costly first.
     pub(crate) blockers: Vec<super::blockers::Blocker>,
+    /// Transactions off one shard on an insert the plan cannot place (its documents not shown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) not_placed: Option<super::blockers::NotPlaced>,
     /// The single-shard share with every blocker that has a fix fixed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_if_all_fixed: Option<f64>,

@@ -2,9 +2,9 @@
 //! indexes, a validator's required fields when it is empty, the keys a time-series collection
 //! allows; lists merged, first one wins.
 
-use super::from_fields::{key, propose, propose_in, MAX_PROPOSALS};
+use super::from_fields::{key, propose, propose_in};
 use super::profile::{profile_fields, MIN_PRESENCE};
-use super::{left_out, Origin, Proposal};
+use super::{left_out, Origin, Proposal, Proposals, MAX_PROPOSALS};
 use crate::model::{KeyField, KeyKind, Query, ShardKey};
 use bson::Document;
 
@@ -49,14 +49,24 @@ pub(crate) fn for_collection(
     indexes: &[crate::model::index::IndexSpec],
     options: Option<&crate::model::collection::CollectionOptions>,
     total_docs: Option<u64>,
-) -> Vec<Proposal> {
+) -> Proposals {
     match options.and_then(|o| o.time_series.as_ref()) {
-        Some(ts) => for_time_series(ts, prescan),
+        Some(ts) => Proposals { list: for_time_series(ts, prescan), over_cap: Vec::new() },
         None => {
             // A filtered field left out for a few bad documents is measured too, and said.
             let fields = profile_fields(prescan, queries);
             let left = left_out::proposals(&left_out::find(prescan, &fields), &fields);
-            merge([propose_in(prescan, queries, total_docs), left, from_indexes(indexes)])
+            // A unique index's first field: one document a value, whatever the pre-scan shows.
+            let unique: Vec<String> = indexes
+                .iter()
+                .filter(|ix| ix.unique && ix.partial_filter.is_none())
+                .filter_map(|ix| ix.key.keys().next().filter(|k| k.as_str() != "_id").cloned())
+                .collect();
+            let from_fields = propose_in(prescan, queries, total_docs, &unique);
+            let list = merge([from_fields.list, left, from_indexes(indexes)]);
+            // A key the cap held back that another list put forward is not left out.
+            let over_cap = from_fields.over_cap.into_iter().filter(|k| !list.iter().any(|p| &p.key == k)).collect();
+            Proposals { list, over_cap }
         }
     }
 }

@@ -3,17 +3,12 @@
 //! `_id`.
 
 use super::profile::{changed_fields, filter_paths, profile_fields, FieldProfile, ValueType, MIN_PRESENCE};
-use super::{Origin, Proposal};
+use super::{Origin, Proposal, Proposals, MAX_PROPOSALS};
 use crate::bsonx::{lookup, Lookup};
 use crate::model::{KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::BTreeMap;
 
-/// At most this many proposals (besides existing indexes and the current key). Each is
-/// measured on the whole sample (its key values, chunks, every sampled operation's targets),
-/// so the run's time grows with the count: 24 holds the shapes below for the six most
-/// filtered fields with the compounds before them (see `MAX_FIELDS_PROPOSED`).
-pub(crate) const MAX_PROPOSALS: usize = 24;
 /// The most filtered fields each proposed in every shape (ranged, hashed, then `_id`, then
 /// the field named beside it): an operation naming a seventh field is rare enough in a
 /// workload that a key on it serves few of its operations.
@@ -27,7 +22,7 @@ pub(super) fn key(spec: &[(&str, KeyKind)]) -> Option<ShardKey> {
 /// are no queries, and compounds of a grouping field followed by the time field or
 /// by `_id` (`{tenant: 1, ts: 1}`, `{projectId: 1, _id: 1}`); at most `MAX_PROPOSALS`.
 pub(crate) fn propose(prescan: &[Document], queries: &[&Query]) -> Vec<Proposal> {
-    propose_in(prescan, queries, None)
+    propose_in(prescan, queries, None, &[]).list
 }
 
 /// A value holding this many documents or more on average (estimated over the collection)
@@ -37,7 +32,15 @@ const GROUP_DOCS_PER_VALUE: f64 = 5.0;
 /// `propose`, knowing how many documents the pre-scan is drawn from (`total_docs`): a field
 /// whose values repeat in the pre-scan enough that each holds `GROUP_DOCS_PER_VALUE`
 /// documents or more over them is a grouping field, however unique the pre-scan makes it look.
-pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>) -> Vec<Proposal> {
+/// `unique`: the first fields of the collection's unique indexes (not `_id`), each value one
+/// document: the most selective field a filtered field can be followed by.
+///
+/// When `MAX_PROPOSALS` bites, the keys pushed last go: the order below is the priority
+/// (hashed `_id`, the four most filtered fields, the equality sets, entity-then-time pairs,
+/// the grouping compounds, a hashed identifier, then per filtered field, most filtered first:
+/// ranged, hashed, then `_id`, the field named beside it, the most selective field). So the
+/// least filtered fields' compounds go first; the indexes' keys are added after (`merge`).
+pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>, unique: &[String]) -> Proposals {
     let n = prescan.len();
     let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
@@ -55,10 +58,16 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
         f.distinct as f64 >= 0.5 * f.present.max(1) as f64 && f.distinct > 1 && f.top_share <= 0.05 && !groups_over_all(f)
     };
     let mut out: Vec<Proposal> = Vec::new();
+    let mut over_cap: Vec<ShardKey> = Vec::new();
     let mut push = |key: Option<ShardKey>, why: String| {
         if let Some(key) = key {
-            if out.len() < MAX_PROPOSALS && !out.iter().any(|p| p.key == key) {
+            if out.iter().any(|p| p.key == key) || over_cap.contains(&key) {
+                return;
+            }
+            if out.len() < MAX_PROPOSALS {
                 out.push(Proposal { key, origin: Origin::Proposed(why) });
+            } else {
+                over_cap.push(key);
             }
         }
     };
@@ -257,6 +266,16 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
                 ),
             );
         }
+        // The expert's compound (issue 49): a field read by equality whose values repeat,
+        // then the most selective other field, whether or not one filter names both.
+        if p != "_id" && f.eq_uses > 0 && !high(f) {
+            if let Some((g, why)) = most_selective(&fields, f, unique, &usable) {
+                push(
+                    key(&[(p, KeyKind::Range), (&g.path, KeyKind::Range)]),
+                    format!("{p} then {}, {why}: each {p} value's documents split into chunks by it ({})", g.path, uses_words(f)),
+                );
+            }
+        }
     }
     // With no filters to go by: the high-cardinality fields that do not grow with time, and the time field.
     if used.is_empty() {
@@ -270,7 +289,40 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
             push(key(&[(&t.path, KeyKind::Range)]), uses_words(t));
         }
     }
-    out
+    Proposals { list: out, over_cap }
+}
+
+/// The most selective field to follow `f` in a compound key, with why it is chosen: the first
+/// field of a unique index (one document a value), else the field equality filters name with
+/// the most distinct values (Chao1 over the pre-scan), more than `f` has: a lookup's field, as
+/// an order number is (a field read by ranges follows a group in the entity-then-time
+/// compounds above); never `_id` (proposed after `f` already) nor `f`. Ties: more filters,
+/// then the path.
+fn most_selective<'a>(
+    fields: &'a [FieldProfile],
+    f: &FieldProfile,
+    unique: &[String],
+    usable: &dyn Fn(&&FieldProfile) -> bool,
+) -> Option<(&'a FieldProfile, String)> {
+    let is_unique = |g: &FieldProfile| unique.contains(&g.path);
+    fields
+        .iter()
+        .filter(|g| g.path != f.path && g.path != "_id" && usable(g) && (g.eq_uses > 0 || is_unique(g)))
+        .filter(|g| is_unique(g) || g.distinct > f.distinct)
+        .max_by(|a, b| {
+            (is_unique(a), a.estimated_distinct, a.uses())
+                .partial_cmp(&(is_unique(b), b.estimated_distinct, b.uses()))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.path.cmp(&a.path))
+        })
+        .map(|g| {
+            let why = if is_unique(g) {
+                "unique by an index".to_string()
+            } else {
+                format!("the most selective field equality filters name ({} distinct values)", g.distinct)
+            };
+            (g, why)
+        })
 }
 
 /// Does the field's value order the pre-scanned documents as their ObjectId `_id`s'

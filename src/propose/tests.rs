@@ -1,8 +1,9 @@
 //! The proposals' unit tests (beside `propose.rs`, which they would push past 800 lines).
 
 use super::collection::{for_time_series, from_indexes};
-use super::from_fields::{propose, propose_in, MAX_PROPOSALS};
+use super::from_fields::{propose, propose_in};
 use super::profile::profile_fields;
+use super::MAX_PROPOSALS;
 use crate::model::{Op, Query, QueryOrigin};
 use bson::{doc, Document};
 
@@ -25,6 +26,38 @@ fn proposes_filter_fields_hashed_id_and_compound_for_hot_groups() {
     assert!(!keys.iter().any(|k| k.contains("missing")));
 }
 
+/// Issue 49: the expert's `{customer.id: 1, orderNumber: 1}`: orders read by a nested
+/// customer id (100 customers, 10 orders each) and, in other queries, by order number: the
+/// customer id followed by the most selective field, the one a unique index holds, though no
+/// filter names both; without the index, the filtered field with the most values.
+#[test]
+fn the_most_used_equality_field_is_followed_by_the_most_selective_one() {
+    let docs: Vec<Document> = (0..1000)
+        .map(|i| doc! {"_id": i, "customer": {"id": i % 100}, "orderNumber": format!("ON-{i:05}"), "note": i % 500, "status": i % 3})
+        .collect();
+    let qs: Vec<Query> = (0..90)
+        .map(|i| match i % 3 {
+            0 | 1 => Query::new(Op::Find, "d.o", doc! {"customer.id": i % 100}, QueryOrigin::Profiler),
+            _ => Query::new(Op::Find, "d.o", doc! {"orderNumber": format!("ON-{i:05}"), "status": 1}, QueryOrigin::Profiler),
+        })
+        .collect();
+    let refs: Vec<&Query> = qs.iter().collect();
+    let with = |unique: &[String]| -> Vec<String> {
+        propose_in(&docs, &refs, Some(1000), unique).list.iter().map(|p| p.key.to_string()).collect()
+    };
+    let keys = with(&["orderNumber".to_string()]);
+    assert!(keys.contains(&"{\"customer.id\": 1, orderNumber: 1}".to_string()), "{keys:?}");
+    assert!(keys.len() <= MAX_PROPOSALS);
+    // The filters name orderNumber (1,000 values) and status (3): orderNumber is the more selective.
+    let keys = with(&[]);
+    assert!(keys.contains(&"{\"customer.id\": 1, orderNumber: 1}".to_string()), "{keys:?}");
+    // A unique index on a field no filter names still wins: one document a value.
+    let keys = with(&["note".to_string()]);
+    assert!(keys.contains(&"{\"customer.id\": 1, note: 1}".to_string()), "{keys:?}");
+    // status has fewer values than customer.id: never after it.
+    assert!(!keys.contains(&"{\"customer.id\": 1, status: 1}".to_string()), "{keys:?}");
+}
+
 /// Issue 49: each filtered field in every shape an expert tries; hashed only when an
 /// equality names it; a field only negated (`$ne`, `$exists`) is not a key's field.
 #[test]
@@ -38,7 +71,7 @@ fn every_filtered_field_is_tried_alone_hashed_and_before_id() {
         })
         .collect();
     let refs: Vec<&Query> = qs.iter().collect();
-    let keys: Vec<String> = propose_in(&docs, &refs, Some(12_000)).iter().map(|p| p.key.to_string()).collect();
+    let keys: Vec<String> = propose_in(&docs, &refs, Some(12_000), &[]).list.iter().map(|p| p.key.to_string()).collect();
     for k in [
         "{order: 1}",
         "{order: \"hashed\"}",
@@ -140,4 +173,41 @@ fn fields_every_filter_fixes_together_are_proposed_coarse_first() {
         "{:?}",
         found.origin
     );
+}
+
+/// Issue 49: the cap of 24 proposals bites on a collection filtered by eight repeating fields
+/// (each once beside the next) and an identifier: the keys it holds back are kept, in the order they came (the least
+/// filtered fields' compounds), and said in a note; none of them is also proposed.
+#[test]
+fn the_keys_the_cap_holds_back_are_said() {
+    let docs: Vec<Document> = (0..1000)
+        .map(|i| {
+            let mut d = doc! {"_id": i, "u": format!("u{i}")};
+            for k in 0..8 {
+                d.insert(format!("f{k}"), i % (10 + k));
+            }
+            d
+        })
+        .collect();
+    // f0 the most filtered (9 filters), f7 the least (2); u by 10.
+    let mut qs: Vec<Query> = Vec::new();
+    for k in 0..8i32 {
+        for v in 0..(9 - k) {
+            qs.push(Query::new(Op::Find, "d.c", doc! {format!("f{k}"): v}, QueryOrigin::Profiler));
+        }
+    }
+    qs.extend((0..10).map(|i| Query::new(Op::Find, "d.c", doc! {"u": format!("u{i}")}, QueryOrigin::Profiler)));
+    // Each field once beside the next (which has more values): a compound of the two each.
+    qs.extend((0..7).map(|k| Query::new(Op::Find, "d.c", doc! {format!("f{k}"): 1, format!("f{}", k + 1): 1}, QueryOrigin::Profiler)));
+    let refs: Vec<&Query> = qs.iter().collect();
+    let p = propose_in(&docs, &refs, Some(1000), &[]);
+    assert_eq!(p.list.len(), MAX_PROPOSALS, "{:?}", p.list.iter().map(|x| x.key.to_string()).collect::<Vec<_>>());
+    assert!(!p.over_cap.is_empty());
+    assert!(p.over_cap.iter().all(|k| !p.list.iter().any(|x| &x.key == k)));
+    let note = p.cap_note().unwrap();
+    assert!(note.starts_with(&format!("{} more keys left out by the cap of 24 proposals", p.over_cap.len())), "{note}");
+    // The most filtered field's compound with the identifier is kept; what goes is later.
+    let kept: Vec<String> = p.list.iter().map(|x| x.key.to_string()).collect();
+    assert!(kept.contains(&"{f0: 1, u: 1}".to_string()), "{kept:?}");
+    assert!(note.contains("u: 1}"), "{note}");
 }

@@ -143,6 +143,28 @@ fn blockers_of(whose: &str, single: String, if_all: Option<String>, list: &[Bloc
     Some((title, lines))
 }
 
+/// One line per link the plan rests on: the two fields and what shows they hold the same
+/// entity's values (the JSON's `links[].evidence`, issue 49).
+fn link_lines(p: &Plan) -> Vec<String> {
+    p.links.iter().map(|l| format!("{} = {}: {}", l.a, l.b, l.evidence)).collect()
+}
+
+/// The transactions holding an insert the plan cannot place (its documents not shown), said
+/// apart from the blockers: their share, where the inserts go, why and what would show them.
+fn not_placed(p: &Plan) -> Option<String> {
+    p.transactions.not_placed.as_ref().map(|n| {
+        format!(
+            "{:.1}% of transactions not placed: each holds an insert into {} whose documents the source does not show; {}",
+            n.transactions_percent,
+            n.namespaces.join(", "),
+            n.why
+        )
+    })
+}
+
+/// The links' title: what a link is, said once.
+const LINKS_TITLE: &str = "Links (fields holding the same values, which zones keep together)";
+
 pub(super) fn table(p: &Plan) -> String {
     let mut s = given::table(p);
     for l in headline(p) {
@@ -171,6 +193,16 @@ pub(super) fn table(p: &Plan) -> String {
     if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = writeln!(s, "\n{title}:");
         for l in lines {
+            let _ = writeln!(s, "  {l}");
+        }
+    }
+    if let Some(n) = not_placed(p) {
+        let _ = writeln!(s, "\n{n}");
+    }
+    let links = link_lines(p);
+    if !links.is_empty() {
+        let _ = writeln!(s, "\n{LINKS_TITLE}:");
+        for l in links {
             let _ = writeln!(s, "  {l}");
         }
     }
@@ -215,6 +247,16 @@ pub(super) fn markdown(p: &Plan) -> String {
     if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = writeln!(s, "\n## {title}\n");
         for l in lines {
+            let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
+        }
+    }
+    if let Some(n) = not_placed(p) {
+        let _ = writeln!(s, "\n{}", n.replace('|', "\\|"));
+    }
+    let links = link_lines(p);
+    if !links.is_empty() {
+        let _ = writeln!(s, "\n## {LINKS_TITLE}\n");
+        for l in links {
             let _ = writeln!(s, "- {}", l.replace('|', "\\|"));
         }
     }
@@ -323,6 +365,17 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
     if let Some((title, lines)) = blockers("transactions", p.transactions.summary()) {
         let _ = write!(b, "<h2>{}</h2><ul>", esc(&title));
         for l in lines {
+            let _ = write!(b, "<li>{}</li>", esc(&l));
+        }
+        b.push_str("</ul>");
+    }
+    if let Some(n) = not_placed(p) {
+        let _ = write!(b, "<p>{}</p>", esc(&n));
+    }
+    let links = link_lines(p);
+    if !links.is_empty() {
+        let _ = write!(b, "<h2>{}</h2><ul>", esc(LINKS_TITLE));
+        for l in links {
             let _ = write!(b, "<li>{}</li>", esc(&l));
         }
         b.push_str("</ul>");
