@@ -361,10 +361,16 @@ pub(crate) fn holder_by_values(w: &Query, could: &[&[Query]], links: &[Link]) ->
     // application names a reference after what it refers to. Never `_id`, every
     // collection's own numbering.
     let same_name = |n: &Node, v: &String| wanted.iter().any(|(w, wv)| w.1 != "_id" && w.1 == n.1 && wv == v);
+    // The write's own fields that the transaction fixes to other values only: another
+    // document of that collection (an alert updated by {tenantId, alertNo} beside a
+    // transaction that inserted the same tenant's newest alert), so not that transaction's.
+    let own: Vec<(Node, String)> = equalities(&w.filter).into_iter().map(|(f, v)| ((w.ns.clone(), f), value_key(&v))).collect();
     let mut holders = could.iter().enumerate().filter(|(_, ops)| {
         let f = fixed(ops);
-        wanted.iter().any(|(n, v)| f.get(n).is_some_and(|vals| vals.contains(v)))
-            || f.iter().any(|(n, vals)| vals.iter().any(|v| same_name(n, v)))
+        let contradicts = own.iter().any(|(n, v)| f.get(n).is_some_and(|vals| !vals.contains(v)));
+        !contradicts
+            && (wanted.iter().any(|(n, v)| f.get(n).is_some_and(|vals| vals.contains(v)))
+                || f.iter().any(|(n, vals)| vals.iter().any(|v| same_name(n, v))))
     });
     match (holders.next(), holders.next()) {
         (Some((i, _)), None) => Some(i),
@@ -509,6 +515,14 @@ mod tests {
         let empty = q("s.carts", doc! {"customerId": 7i64});
         assert_eq!(holder_by_values(&empty, &[&b, &d], &[]), Some(1));
         assert_eq!(holder_by_values(&q("s.carts", doc! {"_id": 7}), &[&b, &d], &[]), None, "_id is each collection's own");
+        // A new-user trial (Node driver, concurrent workers, one client): a transaction
+        // inserted tenant t1's alert 15 while another worker updated t1's alert 9 outside any
+        // transaction. The tenant agrees, the alert number does not: another document.
+        let mut raise = Query::new(Op::Insert, "s.alerts", doc! {}, QueryOrigin::Profiler);
+        raise.inserted = vec![doc! {"tenantId": "t1", "alertNo": 15}];
+        let raised = vec![raise];
+        assert_eq!(holder_by_values(&q("s.alerts", doc! {"tenantId": "t1", "alertNo": 9}), &[&b, &raised], &[]), None);
+        assert_eq!(holder_by_values(&q("s.alerts", doc! {"tenantId": "t1", "alertNo": 15}), &[&b, &raised], &[]), Some(1));
     }
 
     /// Orders are inserted without their document beside an update of the customer: the
