@@ -427,3 +427,43 @@ fn the_experts_compound_of_the_most_queried_field_and_a_unique_one_is_proposed()
     let given = analyze(&uri, "orders", &proposed);
     assert_eq!(given["recommendation"]["key"], default["recommendation"]["key"]);
 }
+
+/// A new-user trial's readings: each device's readings read by device and a time range. The
+/// expert tries the entity-then-time key ranged and with the device hashed (4.4+); both are
+/// proposed, and on 6.0.5 no rule refuses the compound hashed one.
+#[test]
+fn the_entity_then_time_key_is_proposed_ranged_and_hashed() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    let base = 1_700_000_000_000i64;
+    rt().block_on(async {
+        let readings: Vec<Document> = (0..6_000i64)
+            .map(|i| {
+                doc! {"deviceId": format!("dev{:04}", i % 300), "ts": mongodb::bson::DateTime::from_millis(base + i * 10_000),
+                "temp": (i % 40) as f64}
+            })
+            .collect();
+        c.database("app").collection::<Document>("readings").insert_many(readings).await.unwrap();
+    });
+    // 200 reads, each of one device over an hour (hand count: every one names both fields).
+    let ops: Vec<(&str, Document)> = (0..200i64)
+        .map(|i| {
+            let from = mongodb::bson::DateTime::from_millis(base + i * 300_000);
+            let to = mongodb::bson::DateTime::from_millis(base + i * 300_000 + 3_600_000);
+            find("readings", doc! {"deviceId": format!("dev{:04}", i * 7 % 300), "ts": {"$gte": from, "$lt": to}})
+        })
+        .collect();
+    profile(&c, ops);
+    let uri = m.uri();
+    let (ranged, hashed) = ("{deviceId: 1, ts: 1}", "{deviceId: \"hashed\", ts: 1}");
+    let mut failed = Vec::new();
+    let default = no_better_key_left_out(&uri, "readings", &[ranged, hashed, "{ts: 1}", "{_id: \"hashed\"}"], &mut failed);
+    assert!(failed.is_empty(), "{failed:#?}");
+    for k in [ranged, hashed] {
+        let cand = candidate(&default, k).unwrap_or_else(|| panic!("{k} not proposed: {:#}", default["candidates"]));
+        // Each read names one device and a time range: the server counts it targetable
+        // (multi-shard by its definition, a range), never scatter-gather, for either key.
+        assert_eq!(cand["readDistribution"]["percentageOfScatterGatherReads"], 0.0, "{k}: {cand:#}");
+        assert!(cand["invalid"].as_bool() != Some(true), "{k}: {cand:#}");
+    }
+}

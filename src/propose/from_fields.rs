@@ -174,6 +174,12 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
                 key(&[(g, KeyKind::Range), (t, KeyKind::Range)]),
                 format!("{c} sampled filters name {g} by equality beside a range on {t}: each {g}'s range reads and inserts stay on its own chunks ({})", uses_words(gp)),
             );
+            // The same reads with the groups spread by hash: neighbouring groups (devices
+            // numbered in order, registered together) no longer share a chunk (4.4+).
+            push(
+                key(&[(g, KeyKind::Hashed), (t, KeyKind::Range)]),
+                format!("{c} sampled filters name {g} by equality beside a range on {t}: hashed {g} spreads the groups evenly and each one's range reads still reach one shard (compound hashed, 4.4+; {})", uses_words(gp)),
+            );
         }
     }
     for g in &groups {

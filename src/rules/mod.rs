@@ -6,6 +6,7 @@
 //! fix), `writesFail` → capped.
 
 mod capped;
+mod compound_hashed;
 mod existing_key;
 mod geo;
 mod id_uniqueness;
@@ -35,6 +36,7 @@ crate::labels! {
         GeoField => "geoField",
         ShardKeyUpdateWithoutFullKey => "shardKeyUpdateWithoutFullKey",
         Residency => "residency",
+        CompoundHashed => "compoundHashed",
     }
 }
 
@@ -145,6 +147,7 @@ pub(crate) const RULES: &[Rule] = &[
     id_uniqueness::RULE,
     geo::RULE,
     residency::RULE,
+    compound_hashed::RULE,
 ];
 
 /// Run every rule on one candidate.
