@@ -6,7 +6,7 @@
 //! "Hashed Sharding": compound hashed keys are new in 4.4; mongodb/mongo 7c3c0f3
 //! src/mongo/s/shard_key_pattern.cpp `parseShardKeyPattern` before it: "hashed" only alone).
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::residency::Honours;
 use crate::model::{KeyKind, ShardKey};
 
