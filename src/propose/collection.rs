@@ -2,9 +2,10 @@
 //! indexes, a validator's required fields when it is empty, the keys a time-series collection
 //! allows; lists merged, first one wins.
 
-use super::from_fields::{key, propose, propose_in, MAX_PROPOSALS};
+use super::from_fields::{for_left_out, key, propose, propose_in, MAX_PROPOSALS};
+use super::left_out;
 use super::profile::{profile_fields, MIN_PRESENCE};
-use super::{left_out, Origin, Proposal};
+use super::proposal::{Origin, Proposal};
 use crate::model::{KeyField, KeyKind, Query, ShardKey};
 use bson::Document;
 
@@ -55,7 +56,7 @@ pub(crate) fn for_collection(
         None => {
             // A filtered field left out for a few bad documents is measured too, and said.
             let fields = profile_fields(prescan, queries);
-            let left = left_out::proposals(&left_out::find(prescan, &fields), &fields);
+            let left = for_left_out(&left_out::find(prescan, &fields), &fields);
             merge([propose_in(prescan, queries, total_docs), left, from_indexes(indexes)])
         }
     }
