@@ -488,23 +488,46 @@ fn circles_are_found_and_named() {
 #[test]
 fn no_file_imports_a_file_that_imports_it_back() {
     let g = file_edges();
-    assert!(g["sources::queries::sessions"].contains("sources::queries"), "the checker must see sessions.rs use its parent: {g:?}");
+    assert!(
+        g["sources::queries::sessions"].contains("sources::queries::placement"),
+        "the checker must see sessions.rs use its sibling through super::: {g:?}"
+    );
     assert!(g["sample"].contains("sample::key"), "the checker must see sample/mod.rs use its child key.rs: {g:?}");
     let found = circles(&g);
-    // Known circles, each "mod.rs holds what its children use, and uses its children", left for
-    // now: remove a line once its module's shared items move to a child file (as app/request.rs,
-    // sample/values.rs). sources::queries: another engineer is reworking that folder; the others
-    // were not reached in the cycles50 session. Each must still be a circle, so the list only shrinks.
-    const KNOWN: [&str; 6] = ["policy", "propose", "report", "rules", "sources::live", "sources::queries"];
-    let first = |c: &String| c.split(" -> ").next().unwrap_or_default().to_string();
-    let stale: Vec<&str> = KNOWN.iter().copied().filter(|k| !found.iter().any(|c| first(c) == *k)).collect();
-    assert!(stale.is_empty(), "no longer circles, remove from KNOWN: {stale:?}");
-    let new: Vec<&String> = found.iter().filter(|c| !KNOWN.contains(&first(c).as_str())).collect();
+    // One knot is left, in sources::queries, whose files another engineer is reworking for
+    // speed (only their import lines were changed here): light.rs and light/scan.rs name
+    // `super::is_own` and `OWN_OPERATIONS`, log.rs `super::MALFORMED_LINES` (now in reasons.rs,
+    // re-exported by the parent), so they reach the parent that uses them; log.rs holds
+    // `QueryLog`, which once, slow_log, command and profile use, and also reads lines through
+    // them; light.rs and its children light/figures.rs and light/scan.rs use one another. A
+    // circle is allowed only within these files, and each must still be in it: the list only
+    // shrinks.
+    const KNOT: [&str; 11] = [
+        "sources::queries",
+        "sources::queries::command",
+        "sources::queries::light",
+        "sources::queries::light::figures",
+        "sources::queries::light::scan",
+        "sources::queries::line",
+        "sources::queries::log",
+        "sources::queries::once",
+        "sources::queries::profile",
+        "sources::queries::sampled",
+        "sources::queries::slow_log",
+    ];
+    let members = |c: &str| -> BTreeSet<String> {
+        let (path, rest) = c.split_once(" (in a knot with ").unwrap_or((c, ""));
+        path.split(" -> ").chain(rest.trim_end_matches(')').split(", ")).filter(|m| !m.is_empty()).map(String::from).collect()
+    };
+    let known: Vec<BTreeSet<String>> = found.iter().map(|c| members(c)).filter(|m| m.iter().all(|x| KNOT.contains(&x.as_str()))).collect();
+    let new: Vec<&String> = found.iter().filter(|c| !members(c).iter().all(|x| KNOT.contains(&x.as_str()))).collect();
     assert!(
         new.is_empty(),
         "circles of imports between files (src/ module paths):\n{}",
         new.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n")
     );
+    let stale: Vec<&str> = KNOT.iter().copied().filter(|k| !known.iter().any(|m| m.contains(*k))).collect();
+    assert!(stale.is_empty(), "no longer in a circle, remove from KNOT: {stale:?}");
 }
 
 /// One job per file: no source file over 600 lines (issue 50), split along meaning.

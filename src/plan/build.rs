@@ -11,6 +11,7 @@ use super::outcome::{
 use super::search::{Search, EVALUATED_MAX, UNSHARDED_MAX_DATA_SHARE};
 use super::steps::{shard_name, Step};
 use super::zones::{ranges, zone_name};
+use crate::model::ShardKey;
 use crate::util::text::count_of;
 
 /// The 95% margin of a share `p` measured on `n` of `total` (a uniform sample without
@@ -27,29 +28,42 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Turn the search into the plan.
-pub(crate) fn build(
-    db: &str,
-    inputs: &[CollectionInput],
-    search: &Search,
-    s: &Settings,
-    ev: TxnEvidence,
-    without: &[(Option<f64>, Option<f64>)],
-    seen: &super::bounds::Seen,
-) -> Plan {
-    let layout = with_homes(Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
-    // Seen in part: ranges, never one figure on the transactions seen whole.
-    let (range, fixed_range) = super::bounds::ranges(&layout, &search.blockers, seen);
-    let whole_only = |x: Option<f64>| x.filter(|_| range.is_none());
-    let f: &Figures = &search.figures;
-    let mut steps = vec![Step::EnableSharding { db: db.to_string() }];
-    let mut zone_cmds = Vec::new();
-    let mut range_cmds = Vec::new();
-    let mut index_cmds = Vec::new();
-    let mut shard_cmds = Vec::new();
-    let mut move_cmds = Vec::new();
-    let mut notes = Vec::new();
-    // The zones of each group: cut at the anchor's splits, one set per member.
+/// What every step of `build` reads: the search and its inputs, the layout it makes.
+struct Ctx<'a> {
+    db: &'a str,
+    inputs: &'a [CollectionInput],
+    search: &'a Search,
+    s: &'a Settings,
+    layout: Layout<'a>,
+    without: &'a [(Option<f64>, Option<f64>)],
+    /// Transactions seen in part: ranges, never one figure on the transactions seen whole.
+    in_part: bool,
+}
+
+/// The plan's commands by kind, put in their order by `steps`.
+#[derive(Default)]
+struct Commands {
+    zone: Vec<Step>,
+    range: Vec<Step>,
+    index: Vec<Step>,
+    shard: Vec<Step>,
+    moves: Vec<Step>,
+}
+
+/// Each collection's zones and pinned values, by input index, until its `planned` takes them.
+struct Zoned {
+    zones_of: Vec<Vec<ZoneReport>>,
+    pinned_of: Vec<Vec<PinnedReport>>,
+}
+
+/// A collection's action, key, score, shard (unsharded) and why.
+type Decided = (Action, Option<ShardKey>, Option<u32>, Option<String>, String);
+
+/// The zones of each group: cut at the anchor's splits, one set per member; their commands, and
+/// the notes on values one shard cannot fairly hold.
+fn zones(cx: &Ctx, cmds: &mut Commands, notes: &mut Vec<String>) -> Zoned {
+    let Ctx { db, inputs, search, layout, .. } = cx;
+    let (zone_cmds, range_cmds) = (&mut cmds.zone, &mut cmds.range);
     let mut zones_of: Vec<Vec<ZoneReport>> = vec![Vec::new(); inputs.len()];
     let mut pinned_of: Vec<Vec<PinnedReport>> = vec![Vec::new(); inputs.len()];
     for g in &layout.groups {
@@ -80,104 +94,128 @@ pub(crate) fn build(
             }
         }
     }
-    let mut collections = Vec::new();
-    for (c, inp) in inputs.iter().enumerate() {
-        let alone = &search.alone[c];
-        let (alone_key, alone_score) = match alone {
-            Choice::Key(k) => (Some(inp.candidates[*k].key.clone()), Some(inp.candidates[*k].score)),
-            Choice::Unsharded => (None, None),
-        };
-        let colocated_with: Vec<String> = layout.group[c]
-            .map(|g| layout.groups[g].members.iter().filter(|m| **m != c).map(|m| inputs[*m].namespace.clone()).collect())
-            .unwrap_or_default();
-        let (action, key, score, shard, why) = match &search.choices[c] {
-            Choice::Unsharded => {
-                let home = layout.home[c];
-                let moved = s.target_version.is_some_and(|v| v >= (8, 0)) && home != 0;
-                let why = match &search.forced[c] {
-                    Some(w) => format!("stays unsharded: {w}"),
-                    None => format!(
-                        "{:.1}% of the database's data: it fits on one shard{}",
-                        100.0 * inp.data_bytes as f64 / inputs.iter().map(|x| x.data_bytes).sum::<u64>().max(1) as f64,
-                        if moved { "; moveCollection (8.0) puts it on the least loaded shard" } else { ", the database's primary shard" }
-                    ),
-                };
-                if moved {
-                    move_cmds.push(Step::MoveCollection { namespace: inp.namespace.clone(), shard: home });
-                }
-                (if moved { Action::MoveCollection } else { Action::Unsharded }, None, None, Some(shard_name(home)), why)
-            }
-            Choice::Key(k) => {
-                let cand = &inp.candidates[*k];
-                let action = match &inp.current_key {
-                    Some(cur) if cur == &cand.key => Action::Keep,
-                    Some(cur) if cand.key.refines(cur) => Action::Refine,
-                    Some(_) => Action::Reshard,
-                    None => Action::Shard,
-                };
-                if cand.needs_index != Some(false) && action != Action::Keep && action != Action::Reshard {
-                    index_cmds.push(Step::CreateIndex { namespace: inp.namespace.clone(), key: cand.key.clone(), simple_collation: false });
-                }
-                match action {
-                    Action::Shard => shard_cmds.push(Step::ShardCollection {
-                        namespace: inp.namespace.clone(),
-                        key: cand.key.clone(),
-                        simple_collation: false,
-                    }),
-                    Action::Refine => shard_cmds.push(Step::Refine { namespace: inp.namespace.clone(), key: cand.key.clone() }),
-                    Action::Reshard => {
-                        shard_cmds.push(Step::Reshard { namespace: inp.namespace.clone(), key: cand.key.clone(), simple_collation: false })
-                    }
-                    _ => {}
-                }
-                let why = if colocated_with.is_empty() {
-                    format!("{} scores {} on its own analysis", cand.key, cand.score)
-                } else {
-                    format!("{} scores {}; zones on its first field keep it with {}", cand.key, cand.score, colocated_with.join(", "))
-                };
-                let why = match &search.forced[c] {
-                    Some(w) => format!("{w}: {why}"),
-                    None => why,
-                };
-                (action, Some(cand.key.clone()), Some(cand.score), None, why)
-            }
-        };
-        // A trade-off only where the choice gains something that shows (`trade_off`).
-        let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
-        use super::trade_off::{sentence, Shares, Side};
-        let trade_off = (search.choices[c] != *alone)
-            .then(|| {
-                sentence(
-                    Side { key: alone_key.as_ref(), score: alone_score },
-                    Side { key: key.as_ref(), score },
-                    // Seen in part: no one figure of the transactions, here either.
-                    Shares { chosen: whole_only(f.transactions), alone: whole_only(t_without) },
-                    Shares { chosen: f.joins, alone: j_without },
-                )
-            })
-            .flatten();
-        collections.push(PlannedCollection {
-            namespace: inp.namespace.clone(),
-            action,
-            key,
-            score,
-            shard,
-            zones: std::mem::take(&mut zones_of[c]),
-            colocated_with,
-            data_bytes: inp.data_bytes,
-            num_operations: inp.num_operations,
-            alone_key,
-            alone_score,
-            why,
-            trade_off,
-            warning: match &search.choices[c] {
-                Choice::Key(k) => inp.candidates[*k].notes.warning.clone(),
-                Choice::Unsharded => None,
-            },
-            constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
-            pinned_values: std::mem::take(&mut pinned_of[c]),
-        });
+    Zoned { zones_of, pinned_of }
+}
+
+/// One collection as planned: what to do and why, its zones, and the trade-off against its own
+/// best key.
+fn planned(cx: &Ctx, c: usize, cmds: &mut Commands, zoned: &mut Zoned) -> PlannedCollection {
+    let Ctx { inputs, search, layout, without, .. } = cx;
+    let inp = &inputs[c];
+    let whole_only = |x: Option<f64>| x.filter(|_| !cx.in_part);
+    let f: &Figures = &search.figures;
+    let (zones_of, pinned_of) = (&mut zoned.zones_of, &mut zoned.pinned_of);
+    let alone = &search.alone[c];
+    let (alone_key, alone_score) = match alone {
+        Choice::Key(k) => (Some(inp.candidates[*k].key.clone()), Some(inp.candidates[*k].score)),
+        Choice::Unsharded => (None, None),
+    };
+    let colocated_with: Vec<String> = layout.group[c]
+        .map(|g| layout.groups[g].members.iter().filter(|m| **m != c).map(|m| inputs[*m].namespace.clone()).collect())
+        .unwrap_or_default();
+    let (action, key, score, shard, why) = decide(cx, c, &colocated_with, cmds);
+    // A trade-off only where the choice gains something that shows (`trade_off`).
+    let (t_without, j_without) = without.get(c).cloned().unwrap_or((None, None));
+    use super::trade_off::{sentence, Shares, Side};
+    let trade_off = (search.choices[c] != *alone)
+        .then(|| {
+            sentence(
+                Side { key: alone_key.as_ref(), score: alone_score },
+                Side { key: key.as_ref(), score },
+                // Seen in part: no one figure of the transactions, here either.
+                Shares { chosen: whole_only(f.transactions), alone: whole_only(t_without) },
+                Shares { chosen: f.joins, alone: j_without },
+            )
+        })
+        .flatten();
+    PlannedCollection {
+        namespace: inp.namespace.clone(),
+        action,
+        key,
+        score,
+        shard,
+        zones: std::mem::take(&mut zones_of[c]),
+        colocated_with,
+        data_bytes: inp.data_bytes,
+        num_operations: inp.num_operations,
+        alone_key,
+        alone_score,
+        why,
+        trade_off,
+        warning: match &search.choices[c] {
+            Choice::Key(k) => inp.candidates[*k].notes.warning.clone(),
+            Choice::Unsharded => None,
+        },
+        constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
+        pinned_values: std::mem::take(&mut pinned_of[c]),
     }
+}
+
+/// What to do with one collection, with its commands (index, shard, move).
+fn decide(cx: &Ctx, c: usize, colocated_with: &[String], cmds: &mut Commands) -> Decided {
+    let Ctx { inputs, search, s, layout, .. } = cx;
+    let inp = &inputs[c];
+    let (index_cmds, shard_cmds, move_cmds) = (&mut cmds.index, &mut cmds.shard, &mut cmds.moves);
+    match &search.choices[c] {
+        Choice::Unsharded => {
+            let home = layout.home[c];
+            let moved = s.target_version.is_some_and(|v| v >= (8, 0)) && home != 0;
+            let why = match &search.forced[c] {
+                Some(w) => format!("stays unsharded: {w}"),
+                None => format!(
+                    "{:.1}% of the database's data: it fits on one shard{}",
+                    100.0 * inp.data_bytes as f64 / inputs.iter().map(|x| x.data_bytes).sum::<u64>().max(1) as f64,
+                    if moved { "; moveCollection (8.0) puts it on the least loaded shard" } else { ", the database's primary shard" }
+                ),
+            };
+            if moved {
+                move_cmds.push(Step::MoveCollection { namespace: inp.namespace.clone(), shard: home });
+            }
+            (if moved { Action::MoveCollection } else { Action::Unsharded }, None, None, Some(shard_name(home)), why)
+        }
+        Choice::Key(k) => {
+            let cand = &inp.candidates[*k];
+            let action = match &inp.current_key {
+                Some(cur) if cur == &cand.key => Action::Keep,
+                Some(cur) if cand.key.refines(cur) => Action::Refine,
+                Some(_) => Action::Reshard,
+                None => Action::Shard,
+            };
+            if cand.needs_index != Some(false) && action != Action::Keep && action != Action::Reshard {
+                index_cmds.push(Step::CreateIndex { namespace: inp.namespace.clone(), key: cand.key.clone(), simple_collation: false });
+            }
+            match action {
+                Action::Shard => shard_cmds.push(Step::ShardCollection {
+                    namespace: inp.namespace.clone(),
+                    key: cand.key.clone(),
+                    simple_collation: false,
+                }),
+                Action::Refine => shard_cmds.push(Step::Refine { namespace: inp.namespace.clone(), key: cand.key.clone() }),
+                Action::Reshard => {
+                    shard_cmds.push(Step::Reshard { namespace: inp.namespace.clone(), key: cand.key.clone(), simple_collation: false })
+                }
+                _ => {}
+            }
+            let why = if colocated_with.is_empty() {
+                format!("{} scores {} on its own analysis", cand.key, cand.score)
+            } else {
+                format!("{} scores {}; zones on its first field keep it with {}", cand.key, cand.score, colocated_with.join(", "))
+            };
+            let why = match &search.forced[c] {
+                Some(w) => format!("{w}: {why}"),
+                None => why,
+            };
+            (action, Some(cand.key.clone()), Some(cand.score), None, why)
+        }
+    }
+}
+
+/// The commands in the order they run (zones, indexes, ranges, sharding, moves), and the notes
+/// they need.
+fn steps(cx: &Ctx, cmds: Commands, notes: &mut Vec<String>) -> Vec<Step> {
+    let Ctx { db, inputs, search, layout, .. } = cx;
+    let Commands { zone: zone_cmds, range: range_cmds, index: index_cmds, shard: shard_cmds, moves: move_cmds } = cmds;
+    let mut steps = vec![Step::EnableSharding { db: db.to_string() }];
     steps.extend(zone_cmds);
     steps.extend(index_cmds);
     steps.extend(range_cmds);
@@ -193,6 +231,13 @@ pub(crate) fn build(
         (true, true) => notes.push("shard names shard0…: replace them with your shards' names (sh.status())".into()),
         (true, false) => {}
     }
+    steps
+}
+
+/// Each shard's data, operations and collections at scale.
+fn shards(cx: &Ctx) -> Vec<ShardReport> {
+    let Ctx { inputs, search, layout, .. } = cx;
+    let f: &Figures = &search.figures;
     let total_d: f64 = f.data.iter().sum();
     let total_o: f64 = inputs.iter().map(|c| c.num_operations as f64).sum();
     let shards = (0..layout.shards)
@@ -212,6 +257,32 @@ pub(crate) fn build(
                 .collect(),
         })
         .collect();
+    shards
+}
+
+/// Turn the search into the plan.
+pub(crate) fn build(
+    db: &str,
+    inputs: &[CollectionInput],
+    search: &Search,
+    s: &Settings,
+    ev: TxnEvidence,
+    without: &[(Option<f64>, Option<f64>)],
+    seen: &super::bounds::Seen,
+) -> Plan {
+    let layout = with_homes(Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
+    // Seen in part: ranges, never one figure on the transactions seen whole.
+    let (range, fixed_range) = super::bounds::ranges(&layout, &search.blockers, seen);
+    let cx = Ctx { db, inputs, search, s, layout, without, in_part: range.is_some() };
+    let whole_only = |x: Option<f64>| x.filter(|_| range.is_none());
+    let f: &Figures = &search.figures;
+    let mut cmds = Commands::default();
+    let mut notes = Vec::new();
+    let mut zoned = zones(&cx, &mut cmds, &mut notes);
+    let collections = (0..inputs.len()).map(|c| planned(&cx, c, &mut cmds, &mut zoned)).collect();
+    let steps = steps(&cx, cmds, &mut notes);
+    let shards = shards(&cx);
+    let layout = cx.layout;
     let sizing = sizing(inputs, search, s, f);
     let evaluated = ev.whole_kept.min(EVALUATED_MAX as u64);
     Plan {
@@ -221,21 +292,7 @@ pub(crate) fn build(
         num_shards_from: s.shards_from.clone(),
         target_version: s.target_version.map(|(a, b)| format!("{a}.{b}")),
         version: crate::model::version::VersionReport::given(s.target_version),
-        objective: Objective {
-            value: round3(f.objective),
-            // Transactions and joins together: none when transactions are seen in part.
-            single_shard_share: whole_only(f.single.map(round3)),
-            own_score: round3(f.own_score),
-            data_balance: round3(f.data_balance),
-            load_balance: round3(f.load_balance),
-            individual_best_value: round3(search.alone_figures.objective),
-            weights: Weights {
-                single_shard: W_SINGLE_SHARD,
-                own_score: W_OWN_SCORE,
-                data_balance: W_DATA_BALANCE,
-                load_balance: W_LOAD_BALANCE,
-            },
-        },
+        objective: objective(search, f, &whole_only),
         collections,
         transactions: Transactions {
             found: ev.found,
@@ -261,17 +318,7 @@ pub(crate) fn build(
             single_shard_share: f.joins.map(round3),
             single_shard_share_individual_best: search.alone_figures.joins.map(round3),
         },
-        links: search
-            .links
-            .iter()
-            .map(|l| LinkReport {
-                a: format!("{}.{}", l.a.0, l.a.1),
-                b: format!("{}.{}", l.b.0, l.b.1),
-                count: l.count,
-                seen_in: l.seen_in,
-                evidence: l.evidence.clone(),
-            })
-            .collect(),
+        links: links(search),
         edges: search.edges.clone(),
         shards,
         sizing,
@@ -347,6 +394,40 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
         limited_by: limit.map(|l| l.1),
         words: words.join("; "),
     }
+}
+
+/// The objective and its parts.
+fn objective(search: &Search, f: &Figures, whole_only: &dyn Fn(Option<f64>) -> Option<f64>) -> Objective {
+    Objective {
+        value: round3(f.objective),
+        // Transactions and joins together: none when transactions are seen in part.
+        single_shard_share: whole_only(f.single.map(round3)),
+        own_score: round3(f.own_score),
+        data_balance: round3(f.data_balance),
+        load_balance: round3(f.load_balance),
+        individual_best_value: round3(search.alone_figures.objective),
+        weights: Weights {
+            single_shard: W_SINGLE_SHARD,
+            own_score: W_OWN_SCORE,
+            data_balance: W_DATA_BALANCE,
+            load_balance: W_LOAD_BALANCE,
+        },
+    }
+}
+
+/// The links the zones follow, as reported.
+fn links(search: &Search) -> Vec<LinkReport> {
+    search
+        .links
+        .iter()
+        .map(|l| LinkReport {
+            a: format!("{}.{}", l.a.0, l.a.1),
+            b: format!("{}.{}", l.b.0, l.b.1),
+            count: l.count,
+            seen_in: l.seen_in,
+            evidence: l.evidence.clone(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,12 +3,13 @@
 //! The table of rules (`rules.rs`) and the `[plan]` rules' judges (`plan_rules.rs`) are written
 //! in these terms.
 
-use super::Culprit;
+use super::result::Culprit;
 use crate::metrics::CandidateMetrics;
 use crate::model::ShardKey;
 use crate::score::reasons::Reason;
 use crate::score::Verdict;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ValueType {
@@ -32,6 +33,9 @@ pub(crate) enum Threshold {
     Flag(bool),
     Choice(&'static str),
 }
+
+/// Rule thresholds by rule name (names from `RULES`).
+pub(crate) type Rules = BTreeMap<&'static str, Threshold>;
 
 impl Threshold {
     pub(crate) fn to_json(self) -> Value {

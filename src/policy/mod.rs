@@ -4,15 +4,20 @@
 mod judge;
 pub(crate) mod plan;
 mod plan_rules;
+mod raw;
+mod result;
 pub(crate) mod rules;
+
+pub(crate) use judge::Rules;
+pub(crate) use result::{Culprit, Location, RuleResult};
 
 use crate::error::input_error;
 use crate::model::{Namespace, ShardKey};
 use anyhow::Result;
+use raw::PolicyFile;
 use rules::{DatabasesInput, Finding, Judge, RuleInput, Threshold, ValueType, RULES};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use toml::Spanned;
 
 /// A starting policy: `shardkey check --init`, one line per rule of `RULES`.
@@ -39,9 +44,6 @@ pub fn default_policy() -> String {
     s.push_str("# [plan.keys]\n# events = \"{projectId: 1, _id: 1}\"\n");
     s
 }
-
-/// Rule thresholds by rule name (names from `RULES`).
-pub(crate) type Rules = BTreeMap<&'static str, Threshold>;
 
 /// One `[[collection]]`: its namespace, its key, and rule overrides.
 #[derive(Debug, Clone)]
@@ -113,18 +115,6 @@ impl Policy {
     pub(crate) fn reads_databases(&self) -> bool {
         self.database_rules().iter().any(|(n, t)| t.is_on() && rules::rule(n).is_some_and(|d| matches!(d.judge, Judge::Databases(_))))
     }
-}
-
-type RawTable = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PolicyFile {
-    #[serde(default)]
-    defaults: RawTable,
-    #[serde(default)]
-    collection: Vec<Spanned<RawTable>>,
-    plan: Option<RawTable>,
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -246,52 +236,6 @@ pub fn parse(name: &str, text: &str) -> Result<Policy> {
         collections.push(CollectionPolicy { namespace, key, rules, residency });
     }
     Ok(Policy { defaults, collections, plan })
-}
-
-/// What caused a violation.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Culprit {
-    /// One line each: a query shape with its share and an example, the index that blocks the
-    /// key, a field and the share of documents that lack it.
-    pub(crate) causes: Vec<String>,
-    /// Names a change that caused it would spell out (index, fields, collection), most specific
-    /// first: the files of `--changed-files` are searched for them.
-    pub(crate) names: Vec<String>,
-}
-
-/// Where an annotation points: a file of the change that names the culprit, else the
-/// collection's block of the policy.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Location {
-    pub(crate) file: String,
-    pub(crate) line: u32,
-}
-
-/// One rule checked against one candidate.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RuleResult {
-    pub(crate) rule: &'static str,
-    /// The metric the rule reads (JSON path in the analyze report).
-    pub(crate) metric: &'static str,
-    pub(crate) threshold: Value,
-    pub(crate) actual: Value,
-    pub(crate) passed: bool,
-    /// Passed, but what it found is a warning (`unlisted_collections = "warn"`).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub(crate) warning: bool,
-    /// Why the rule could not be evaluated (it then passes).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) skipped: Option<String>,
-    pub(crate) message: String,
-    /// What caused the violation (violations only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) culprit: Option<Culprit>,
-    /// Where the annotations point (violations and warnings only; set by `check`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) location: Option<Location>,
 }
 
 /// Check every rule that is set (in `RULES` order) against a candidate.

@@ -5,8 +5,9 @@
 
 // app::check_plan names the plan rules' input here, beside `[plan]`.
 pub(crate) use super::judge::PlanInput;
+use super::judge::Rules;
+use super::raw::RawTable;
 use super::rules::{Judge, Threshold, RULES};
-use super::Rules;
 use crate::error::input_error;
 use crate::model::ShardKey;
 use anyhow::Result;
@@ -42,7 +43,7 @@ pub(super) type RuleEntry<'a> = dyn Fn(&Spanned<String>, &Spanned<toml::Value>, 
 
 /// `[plan]`: its settings, and its rules through `rule_entry` (the policy's own reading of a
 /// rule line); a rule that is not a plan rule is refused with where it goes.
-pub(super) fn parse(table: &super::RawTable, at: &dyn Fn(usize) -> String, rule_entry: &RuleEntry) -> Result<PlanPolicy> {
+pub(super) fn parse(table: &RawTable, at: &dyn Fn(usize) -> String, rule_entry: &RuleEntry) -> Result<PlanPolicy> {
     let mut p = PlanPolicy::default();
     for (k, v) in table {
         let field = |msg: &str| input_error(format!("{}: field {}: {msg}", at(v.span().start), k.get_ref()));

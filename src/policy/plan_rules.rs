@@ -2,7 +2,7 @@
 //! (`RULES` entries with `Judge::Plan`), and what caused a violation.
 
 use super::judge::{Finding, PlanInput, Threshold};
-use super::Culprit;
+use super::result::Culprit;
 use serde_json::json;
 
 /// `forbid_refused_keys`: a declared key the server refuses (a unique index blocks it, or it is

@@ -5,7 +5,7 @@
 
 // The rules' terms, named here where callers look for them.
 pub(crate) use super::judge::{DatabasesInput, Finding, Judge, RuleDef, RuleInput, Threshold, ValueType};
-use super::Culprit;
+use super::result::Culprit;
 use crate::metrics::monotonicity::MonotonicityType;
 use crate::model::ShardKey;
 use crate::rules::Effect;

@@ -2,9 +2,10 @@
 //! indexes, a validator's required fields when it is empty, the keys a time-series collection
 //! allows; lists merged, first one wins.
 
-use super::from_fields::{key, propose, propose_in};
+use super::from_fields::{for_left_out, key, propose, propose_in};
+use super::left_out;
 use super::profile::{profile_fields, MIN_PRESENCE};
-use super::{left_out, Origin, Proposal, Proposals, MAX_PROPOSALS};
+use super::proposal::{Origin, Proposal, Proposals, MAX_PROPOSALS};
 use crate::model::{KeyField, KeyKind, Query, ShardKey};
 use bson::Document;
 
@@ -55,7 +56,7 @@ pub(crate) fn for_collection(
         None => {
             // A filtered field left out for a few bad documents is measured too, and said.
             let fields = profile_fields(prescan, queries);
-            let left = left_out::proposals(&left_out::find(prescan, &fields), &fields);
+            let left = for_left_out(&left_out::find(prescan, &fields), &fields);
             // A unique index's first field: one document a value, whatever the pre-scan shows.
             let unique: Vec<String> = indexes
                 .iter()

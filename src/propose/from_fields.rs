@@ -2,10 +2,11 @@
 //! and a hashed high-cardinality field, compounds of a grouping field with the time field or
 //! `_id`.
 
+use super::left_out::LeftOut;
 use super::profile::{changed_fields, filter_paths, profile_fields, FieldProfile, ValueType, MIN_PRESENCE};
-use super::{Origin, Proposal, Proposals, MAX_PROPOSALS};
+use super::proposal::{Origin, Proposal, Proposals, MAX_PROPOSALS};
 use crate::bsonx::{lookup, Lookup};
-use crate::model::{KeyKind, Query, ShardKey};
+use crate::model::{KeyField, KeyKind, Query, ShardKey};
 use bson::{Bson, Document};
 use std::collections::BTreeMap;
 
@@ -329,6 +330,26 @@ fn most_selective<'a>(
             };
             (g, why)
         })
+}
+
+/// The keys measured for a left-out field: it then `_id` (the ranking of it), and
+/// hashed when an equality names it.
+pub(crate) fn for_left_out(left: &[LeftOut], fields: &[FieldProfile]) -> Vec<Proposal> {
+    let mut out = Vec::new();
+    for l in left {
+        let eq = fields.iter().any(|f| f.path == l.path && f.eq_uses > 0);
+        let mut keys = vec![vec![(l.path.as_str(), KeyKind::Range), ("_id", KeyKind::Range)]];
+        if eq {
+            keys.push(vec![(l.path.as_str(), KeyKind::Hashed)]);
+        }
+        for spec in keys {
+            let key = ShardKey::new(spec.iter().map(|(p, k)| KeyField { path: p.to_string(), kind: *k }).collect());
+            if let Ok(key) = key {
+                out.push(Proposal { key, origin: Origin::LeftOut(Box::new(l.clone())) });
+            }
+        }
+    }
+    out
 }
 
 /// Does the field's value order the pre-scanned documents as their ObjectId `_id`s'

@@ -3,9 +3,9 @@
 //! still measured (`{f: 1, _id: 1}`, and hashed when an equality names it), and the report
 //! says the count, an example `_id`, the fix and how the key ranks without those documents.
 
-use super::{FieldProfile, Origin, Proposal, MIN_PRESENCE};
+use super::profile::{FieldProfile, MIN_PRESENCE};
 use crate::bsonx::{lookup, Lookup};
-use crate::model::{KeyField, KeyKind, ShardKey};
+use crate::model::ShardKey;
 use bson::{Bson, Document};
 
 /// At most this many left-out fields are measured (the most filtered): each adds two candidates.
@@ -97,26 +97,6 @@ pub(crate) fn find(prescan: &[Document], fields: &[FieldProfile]) -> Vec<LeftOut
         .collect();
     out.sort_by(|a, b| b.uses.cmp(&a.uses).then(a.path.cmp(&b.path)));
     out.truncate(MAX_LEFT_OUT);
-    out
-}
-
-/// The keys measured for a left-out field: it then `_id` (the ranking of it), and
-/// hashed when an equality names it.
-pub(crate) fn proposals(left: &[LeftOut], fields: &[FieldProfile]) -> Vec<Proposal> {
-    let mut out = Vec::new();
-    for l in left {
-        let eq = fields.iter().any(|f| f.path == l.path && f.eq_uses > 0);
-        let mut keys = vec![vec![(l.path.as_str(), KeyKind::Range), ("_id", KeyKind::Range)]];
-        if eq {
-            keys.push(vec![(l.path.as_str(), KeyKind::Hashed)]);
-        }
-        for spec in keys {
-            let key = ShardKey::new(spec.iter().map(|(p, k)| KeyField { path: p.to_string(), kind: *k }).collect());
-            if let Ok(key) = key {
-                out.push(Proposal { key, origin: Origin::LeftOut(Box::new(l.clone())) });
-            }
-        }
-    }
     out
 }
 

@@ -6,7 +6,8 @@
 //! src/mongo/s/shard_key_pattern.cpp `parseShardKeyPattern` took "hashed" as a single field
 //! only. 6.0.5's config server checks such a key's zone bounds (tests/residency.rs).
 
-use super::{merge, Origin, Proposal};
+use super::collection::merge;
+use super::proposal::{Origin, Proposal};
 use crate::model::residency::Residency;
 use crate::model::{KeyField, KeyKind, ShardKey};
 

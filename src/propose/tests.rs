@@ -3,7 +3,7 @@
 use super::collection::{for_time_series, from_indexes};
 use super::from_fields::{propose, propose_in};
 use super::profile::profile_fields;
-use super::MAX_PROPOSALS;
+use super::proposal::MAX_PROPOSALS;
 use crate::model::{Op, Query, QueryOrigin};
 use bson::{doc, Document};
 

@@ -1,7 +1,7 @@
 //! `check --format gitlab`: GitLab code quality JSON (an array of issues), one per violated
 //! rule, at the rule's line in the policy file.
 
-use super::CheckReport;
+use super::check::CheckReport;
 use serde_json::{json, Value};
 
 pub(super) fn write(r: &CheckReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {

@@ -2,7 +2,10 @@
 //! font, image or stylesheet: the pictures are inline SVG drawn from the same report model
 //! as the JSON (so `--redact` holds here too).
 
-use super::{CandidateReport, CheckReport, Report, WorkloadReport, Writer};
+use super::analysis::{CandidateReport, Report};
+use super::check::CheckReport;
+use super::workload::WorkloadReport;
+use super::writer::Writer;
 use crate::metrics::cluster::Benefit;
 use crate::util::text::printable;
 use std::fmt::Write as _;

@@ -1,6 +1,9 @@
 //! JSON writer: the reports as documented in docs/reference.md ("JSON schema").
 
-use super::{CheckReport, Report, WorkloadReport, Writer};
+use super::analysis::Report;
+use super::check::CheckReport;
+use super::workload::WorkloadReport;
+use super::writer::Writer;
 use serde::Serialize;
 
 pub(super) struct JsonWriter;

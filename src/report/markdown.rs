@@ -1,7 +1,10 @@
 //! Markdown writer, sized for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
 
+use super::analysis::Report;
+use super::check::CheckReport;
 use super::text::{summary_line, top_value};
-use super::{CheckReport, Report, WorkloadReport, Writer};
+use super::workload::WorkloadReport;
+use super::writer::Writer;
 use crate::util::text::{pct, printable};
 use std::fmt::Write;
 
@@ -64,7 +67,7 @@ fn render_workload(r: &WorkloadReport) -> String {
 }
 
 /// A performance cell, or "-" for an invalid key.
-fn figure(c: &super::CandidateReport, cell: impl Fn(&super::CandidateReport) -> String) -> String {
+fn figure(c: &super::analysis::CandidateReport, cell: impl Fn(&super::analysis::CandidateReport) -> String) -> String {
     if super::text::figures_shown(c) {
         cell(c)
     } else {

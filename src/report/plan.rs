@@ -1,37 +1,16 @@
 //! The plan in words: the table, Markdown and HTML bodies the writers emit (JSON is the
 //! `Plan` itself). Only formatting: every figure comes from `crate::plan`.
 
+mod common;
 mod given;
 
-use crate::plan::blockers::Blocker;
-use crate::plan::bounds::ShareRange;
-use crate::plan::outcome::{Plan, PlannedCollection, ShareSummary};
+use crate::plan::outcome::{Plan, PlannedCollection};
 use crate::util::text::bytes;
+use common::{blockers, failing, share, share_or_range, what};
 use std::fmt::Write;
-
-fn share(x: Option<f64>) -> String {
-    x.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "none found".into())
-}
-
-/// A share, or the range it may take when transactions are seen in part.
-fn share_or_range(x: Option<f64>, range: Option<ShareRange>) -> String {
-    match range {
-        Some(r) if r.low == r.high => share(Some(r.low)),
-        Some(r) => format!("between {} and {}", share(Some(r.low)), share(Some(r.high))),
-        None => share(x),
-    }
-}
 
 fn names(sh: &crate::plan::outcome::ShardReport) -> String {
     sh.collections.iter().map(|c| c.namespace.as_str()).collect::<Vec<_>>().join(", ")
-}
-
-fn what(c: &PlannedCollection) -> String {
-    match (&c.key, &c.shard) {
-        (Some(k), _) => format!("{} {k}", c.action),
-        (None, Some(s)) => format!("{} on {s}", c.action),
-        (None, None) => c.action.to_string(),
-    }
 }
 
 /// Why the shards' operation shares add up to more than 100%, when they do.
@@ -81,66 +60,6 @@ fn headline(p: &Plan) -> Vec<String> {
     ));
     v.extend(failing(p.transactions.failing_share, p.target_version.as_deref()));
     v
-}
-
-/// The failing transactions' line (the plan's, or the DBA's in the what-if): apart from the
-/// single-shard share, which counts them as not on one shard.
-fn failing(share_of: Option<f64>, version: Option<&str>) -> Option<String> {
-    share_of.map(|f| {
-        format!(
-            "! {} of transactions would fail on {}: each holds a write the server refuses under these keys (the blockers \"refused by the server\" name each with its fix); counted as not on one shard",
-            share(Some(f)),
-            version.map_or("the target version".to_string(), |v| format!("MongoDB {v}"))
-        )
-    })
-}
-
-/// Blockers shown in the table, Markdown and HTML (all of them in the JSON).
-const BLOCKERS_SHOWN: usize = 3;
-
-/// What keeps a plan's transactions off one shard (shardkey's, or the plan as given: the
-/// same summary of either): a title, then one line per blocker shown.
-fn blockers(whose: &str, t: ShareSummary) -> Option<(String, Vec<String>)> {
-    blockers_of(
-        whose,
-        share_or_range(t.single_shard_share, t.single_shard_share_range),
-        (t.if_all_fixed.is_some() || t.if_all_fixed_range.is_some()).then(|| share_or_range(t.if_all_fixed, t.if_all_fixed_range)),
-        t.blockers,
-        t.single_shard_share.is_none() && t.single_shard_share_range.is_some(),
-    )
-}
-
-/// The same for any plan's blockers (`whose`: "transactions", "your plan's transactions").
-/// `whole_only`: the share is a range (transactions seen in part), so each blocker's figures,
-/// measured on the transactions seen whole, say so rather than pass for the whole workload's.
-fn blockers_of(whose: &str, single: String, if_all: Option<String>, list: &[Blocker], whole_only: bool) -> Option<(String, Vec<String>)> {
-    if list.is_empty() {
-        return None;
-    }
-    let mut title = format!("What keeps {whose} off one shard ({single} on one shard");
-    if let Some(all) = if_all {
-        title.push_str(&format!(", {all} with every fix"));
-    }
-    title.push(')');
-    let lines = list
-        .iter()
-        .take(BLOCKERS_SHOWN)
-        .map(|b| {
-            format!(
-                "{:.1}% of {}: {} ({} on {}), e.g. {}; fix: {} ({}{} on one shard)",
-                b.transactions_percent,
-                if whole_only { "the transactions seen whole" } else { "transactions" },
-                b.shape,
-                b.op,
-                b.namespace,
-                b.example,
-                b.fix,
-                share(Some(b.single_shard_share_if_fixed)),
-                if whole_only { " of those" } else { "" },
-            )
-        })
-        .collect();
-    Some((title, lines))
 }
 
 /// One line per link the plan rests on: the two fields and what shows they hold the same
@@ -453,37 +372,4 @@ pub(super) fn html_body(p: &Plan, esc: fn(&str) -> String) -> String {
         let _ = write!(b, "<p class=\"note\">{}</p>", esc(n));
     }
     b
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::blockers::Shape;
-
-    /// A blocker's figures are measured on the transactions evaluated: with the share a range
-    /// (transactions seen in part) they say "of the transactions seen whole", else as before.
-    #[test]
-    fn blockers_under_a_range_say_what_they_are_measured_on() {
-        let b = Blocker {
-            namespace: "s.payments".into(),
-            shape: Shape::WithoutZoneField,
-            op: "update",
-            transactions_percent: 14.1,
-            example: "{orderId: 1}".into(),
-            fix: "add shopId to the update's filter".into(),
-            single_shard_share_if_fixed: 0.85,
-            error_code: None,
-            accepted_from: None,
-        };
-        let (_, whole) = blockers_of("transactions", "66%".into(), None, std::slice::from_ref(&b), false).unwrap();
-        assert_eq!(
-            whole[0],
-            "14.1% of transactions: without the zone field (update on s.payments), e.g. {orderId: 1}; fix: add shopId to the update's filter (85% on one shard)"
-        );
-        let (_, part) = blockers_of("transactions", "between 36% and 85%".into(), None, &[b], true).unwrap();
-        assert_eq!(
-            part[0],
-            "14.1% of the transactions seen whole: without the zone field (update on s.payments), e.g. {orderId: 1}; fix: add shopId to the update's filter (85% of those on one shard)"
-        );
-    }
 }

@@ -1,7 +1,7 @@
 //! `check --format sarif`: SARIF 2.1.0 for GitHub code scanning: one result per violated
 //! rule, located at the rule's line in the policy file (the namespace's line, else line 1).
 
-use super::CheckReport;
+use super::check::CheckReport;
 use serde_json::{json, Value};
 
 const INFO_URI: &str = "https://github.com/shardkey/shardkey#ci-gate-shardkey-check";

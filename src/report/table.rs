@@ -2,8 +2,11 @@
 //! the commands), then the ranking, then each candidate's reasons, cluster and query shapes.
 //! Fits 100 columns; `--wide` gives the full 11-column ranking and leaves lines unwrapped.
 
+use super::analysis::Report;
+use super::check::CheckReport;
 use super::text::{server_headline, summary_line, top_value};
-use super::{CheckReport, Report, WorkloadReport, Writer};
+use super::workload::WorkloadReport;
+use super::writer::Writer;
 use crate::metrics::cluster::Benefit;
 use crate::util::text::{count_of, pct, printable};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
@@ -404,7 +407,7 @@ impl InsertsShown {
         Self::of_candidate(r.candidates.first())
     }
 
-    pub(super) fn of_candidate(c: Option<&super::CandidateReport>) -> InsertsShown {
+    pub(super) fn of_candidate(c: Option<&super::analysis::CandidateReport>) -> InsertsShown {
         use crate::metrics::insert_order::InsertEvidence;
         match c.map(|c| c.metrics.insert_order.inserts_in_workload) {
             Some(InsertEvidence::NoneSampled) => InsertsShown::Hidden,
@@ -424,7 +427,7 @@ impl InsertsShown {
 }
 
 /// Where inserts land (our insert order), e.g. "increasing (creation time)".
-pub(super) fn inserts_cell(c: &super::CandidateReport) -> String {
+pub(super) fn inserts_cell(c: &super::analysis::CandidateReport) -> String {
     use crate::metrics::insert_order::InsertKind;
     let io = &c.metrics.insert_order;
     // Where in the key space inserts land, then how many shards take them.
@@ -442,7 +445,7 @@ pub(super) fn inserts_cell(c: &super::CandidateReport) -> String {
 }
 
 /// Mean shards per read and per write under the cluster model.
-pub(super) fn fan_out_cell(c: &super::CandidateReport) -> String {
+pub(super) fn fan_out_cell(c: &super::analysis::CandidateReport) -> String {
     let cost = &c.metrics.cluster.cost;
     let f = |x: Option<f64>| x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "-".into());
     format!("{} / {}", f(cost.mean_shards_per_read), f(cost.mean_shards_per_write))
@@ -485,7 +488,7 @@ fn render_check(r: &CheckReport) -> String {
         let _ = writeln!(
             out,
             "{} {} {}: score {} ({})",
-            if r.is_worse(&c.namespace, super::SCORE) {
+            if r.is_worse(&c.namespace, super::check::SCORE) {
                 "WORSE"
             } else if c.passed {
                 "PASS"

@@ -1,6 +1,6 @@
 //! Lines and cells more than one writer prints.
 
-use super::{CandidateReport, Report};
+use super::analysis::{CandidateReport, Report};
 use crate::score::reasons::Reason;
 
 /// An invalid key (the server refuses it) shows why, and no performance figures: what it
@@ -151,7 +151,7 @@ pub(crate) fn summary_line(r: &Report) -> String {
 }
 
 /// The first line of a workload summary.
-pub(crate) fn workload_summary(r: &super::WorkloadReport) -> String {
+pub(crate) fn workload_summary(r: &super::workload::WorkloadReport) -> String {
     let skipped: u64 = r.skipped.values().sum();
     let filters: Vec<String> = r.filters.iter().map(|(k, v)| format!("{k} {v}")).collect();
     format!(

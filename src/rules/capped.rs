@@ -3,7 +3,7 @@
 //! server's shardCollection path answers InvalidOptions "can't shard a capped collection"
 //! (mongodb/mongo, `src/mongo/db/s/`, every version since 3.x).
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::ShardKey;
 
 pub(super) const RULE: Rule = Rule {

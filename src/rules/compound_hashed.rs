@@ -4,7 +4,7 @@
 //! "Starting in MongoDB 4.4, MongoDB supports sharding collections on compound hashed
 //! indexes"). A key holds at most one hashed field on every version (the same parser).
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::{KeyKind, ShardKey};
 
 pub(super) const RULE: Rule = Rule {

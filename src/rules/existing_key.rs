@@ -5,7 +5,7 @@
 //! Collection"), which rewrites the whole collection; before 5.0 nothing else changes a key.
 //! https://www.mongodb.com/docs/manual/core/sharding-change-a-shard-key/
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::ShardKey;
 
 pub(super) const RULE: Rule = Rule {

@@ -6,7 +6,7 @@
 //! since 4.0). A location field in the key targets nothing, and every move of a point is a
 //! shard key update that moves its document to another shard.
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::{geo, ShardKey};
 use crate::util::text::fmt_count;
 

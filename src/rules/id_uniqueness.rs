@@ -5,7 +5,7 @@
 //! prefix of the shard key, _id index only enforces the uniqueness constraint per shard and not
 //! across shards") and "Shard Keys"; every version.
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::ShardKey;
 
 pub(super) const RULE: Rule = Rule {

@@ -5,7 +5,7 @@
 //! (`model::residency::Residency::honoured_by`). A hashed field after it needs 4.4: the
 //! `compound_hashed` rule says so for every key.
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::residency::Honours;
 use crate::model::ShardKey;
 

@@ -9,9 +9,9 @@
 //! Collections", DOCS-14854; SERVER-44422 in 5.0.20/6.0.9/7.0 also accepts a filter that targets
 //! one shard, which an equality on the key is, so the rule asks for the key).
 
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use super::words::failing;
 use super::write_targeting::{refusals, verdict, Refusal, Verdict, SHARD_KEY_NOT_FOUND};
-use super::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::{Op, Query, ShardKey};
 
 pub(super) const RULE: Rule = Rule {

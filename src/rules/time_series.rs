@@ -5,7 +5,7 @@
 //! "metaField can be either a hashed or a ranged shard key; timeField must be a ranged shard
 //! key and at the end of the shard key pattern".
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::{KeyKind, ShardKey};
 
 pub(super) const RULE: Rule = Rule {

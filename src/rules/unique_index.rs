@@ -10,7 +10,7 @@
 //! compatible; otherwise the key's field *names* must be a prefix of the index's, so a hashed
 //! key `{a: "hashed"}` keeps a unique `{a: 1}`, and `{a: "hashed", b: 1}` does not keep `{b: 1}`).
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::index::IndexSpec;
 use crate::model::ShardKey;
 

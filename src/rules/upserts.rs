@@ -6,8 +6,8 @@
 //! (https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#upsert-on-a-sharded-collection).
 //! A hashed field counts when its value is fixed by equality (the server hashes it).
 
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use super::words::failing;
-use super::{Context, Effect, Finding, Rule, RuleId};
 use crate::model::{Op, Query, ShardKey};
 use crate::targeting::extract_key_by_equality;
 

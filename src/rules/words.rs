@@ -2,7 +2,7 @@
 //! sampled updates and deletes, and their commonest shapes (`upserts`, `single_writes`,
 //! `write_targeting`).
 
-use super::Context;
+use super::rule::Context;
 use crate::model::{Op, Query};
 use crate::targeting::shapes::shape_of;
 use crate::util::text::fmt_count;

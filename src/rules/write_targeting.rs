@@ -16,7 +16,7 @@
 //!
 //! A version the deployment does not tell is taken as before 7.1, and the words say both.
 
-use super::{Context, Effect, Finding, Rule, RuleId};
+use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::metrics::key_updates::update_touches_key;
 use crate::model::{KeyKind, Op, Query, ShardKey};
 use crate::targeting::extract_key_by_equality;

@@ -3,7 +3,7 @@
 //! shardkey's, what the rules and the analyses say of your choices, your plan's blockers and
 //! its commands. Only formatting: every figure is `Plan::given`'s.
 
-use super::{blockers, failing, what};
+use super::common::{blockers, failing, what};
 use crate::plan::outcome::{GivenPlan, Plan, PlannedCollection};
 use std::fmt::Write;
 

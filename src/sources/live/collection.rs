@@ -1,7 +1,7 @@
 //! What the collection is: server version, existence, count and size,
 //! default collation, indexes (multikey from explain), and a pre-scan.
 
-use super::LiveSession;
+use super::session::LiveSession;
 use crate::error::input_error;
 use crate::model::collection::CollectionOptions;
 use crate::model::index::IndexSpec;

@@ -7,7 +7,7 @@
 //! profiler) or with the config servers' `config.shards`, the members of every shard.
 
 use super::profiler::{ProfileSizes, ProfilerSettings};
-use super::{driver_error, LiveSession};
+use super::session::{driver_error, LiveSession};
 use crate::model::member::{MemberRead, MemberRole, ProfilerState};
 use crate::sources::queries::{add_record, QueryLog};
 use anyhow::Result;

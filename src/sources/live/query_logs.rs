@@ -1,6 +1,6 @@
 //! Query logs on the deployment: `<db>.system.profile` and the 7.0 sampled queries.
 
-use super::LiveSession;
+use super::session::LiveSession;
 use crate::sources::queries::{add_record, QueryLog};
 use anyhow::Result;
 use bson::{doc, Document};

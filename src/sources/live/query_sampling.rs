@@ -12,7 +12,7 @@
 use super::profiler::ProfileSizes;
 // app::sample names the settings here, where it changes them.
 pub(crate) use super::profiler::ProfilerSettings;
-use super::LiveSession;
+use super::session::LiveSession;
 use anyhow::Result;
 use bson::{doc, Document};
 use mongodb::options::{ReadPreference, SelectionCriteria};

@@ -1,7 +1,8 @@
 //! The document sample: projected to the candidates' fields, streamed in
 //! batches from a reader task while the caller analyses the previous batch.
 
-use super::{CollectionInfo, LiveSession};
+use super::collection::CollectionInfo;
+use super::session::LiveSession;
 use crate::model::{DocBody, SampledDoc, ShardKey};
 use crate::sources::Batches;
 use crate::util::progress::progress;
@@ -150,7 +151,7 @@ impl LiveSession {
         const BATCH: usize = 2048;
         // None: the server did not answer within the deadline.
         let (tx, mut rx) = tokio::sync::mpsc::channel::<Option<mongodb::error::Result<Vec<SampledDoc>>>>(8);
-        let wait = super::deadline(self.max_time);
+        let wait = super::session::deadline(self.max_time);
         let reader = rt.spawn(async move {
             let mut cur = match tokio::time::timeout(wait, open).await {
                 Ok(Ok(c)) => c,

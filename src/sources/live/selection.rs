@@ -36,45 +36,6 @@ pub(super) fn why_no_server(message: &str) -> String {
     }
 }
 
-impl super::LiveSession {
-    /// With `replicaSet=X` in the URI: the first seed that answers as a member of another set
-    /// (or of none), in words: "127.0.0.1:27017 is a member of replica set 'rs0', not 'rsX'".
-    /// Each seed is asked `isMaster` over a direct connection (read-only, no set name).
-    /// Every seed at once, so that the whole check takes one seed's time (3 s at most), not
-    /// the seeds' sum: `--server-selection-timeout 5` with two unreachable seeds took 11 s.
-    pub(super) async fn set_name_mismatch(&self) -> Option<String> {
-        let want = self.options.repl_set_name.clone()?;
-        let answers = futures_util::future::join_all(self.options.hosts.iter().map(|host| self.seed_set_name(host, &want))).await;
-        answers.into_iter().flatten().next()
-    }
-
-    /// One seed's answer to `set_name_mismatch`: None when it is in the set or did not answer.
-    async fn seed_set_name(&self, host: &mongodb::options::ServerAddress, want: &str) -> Option<String> {
-        let mut o = self.options.clone();
-        o.hosts = vec![host.clone()];
-        o.direct_connection = Some(true);
-        o.repl_set_name = None;
-        // A seed that answers does so at once; one that does not was named by the driver.
-        o.server_selection_timeout = Some(o.server_selection_timeout.unwrap_or_default().min(std::time::Duration::from_secs(3)));
-        o.connect_timeout = Some(o.connect_timeout.unwrap_or_default().min(std::time::Duration::from_secs(3)));
-        let client = mongodb::Client::with_options(o).ok()?;
-        let admin = client.database("admin");
-        let hello = admin.run_command(bson::doc! {"isMaster": 1});
-        let reply =
-            tokio::time::timeout(std::time::Duration::from_secs(3), std::future::IntoFuture::into_future(hello)).await.ok()?.ok()?;
-        match reply.get_str("setName") {
-            Ok(set) if set != want => {
-                Some(format!("{host} is a member of replica set '{set}', not '{want}' (the replica set name in the URI or --host)"))
-            }
-            Err(_) if reply.get_str("msg").ok() == Some("isdbgrid") => {
-                Some(format!("{host} is a mongos, not a member of replica set '{want}': leave replicaSet out of the URI"))
-            }
-            Err(_) => Some(format!("{host} is a standalone mongod, not a member of replica set '{want}': leave replicaSet out of the URI")),
-            Ok(_) => None,
-        }
-    }
-}
-
 /// One server's connection error, classified.
 fn cause(address: &str, error: &str) -> String {
     let e = error.to_ascii_lowercase();

@@ -1,7 +1,7 @@
 //! `--compare-server`: the parts of MongoDB 7.0+'s `analyzeShardKey` reply we
 //! show beside our own numbers.
 
-use super::LiveSession;
+use super::session::LiveSession;
 use crate::model::ShardKey;
 use anyhow::{bail, Result};
 use bson::{doc, Document};

@@ -1,7 +1,7 @@
 //! Sharding metadata of the analysed namespace from `config.collections`,
 //! `config.chunks` and `config.shards`, through mongos or the config servers.
 
-use super::{connect, driver_error, LiveSession};
+use super::session::{connect, driver_error, LiveSession};
 use crate::error::{connection_error, input_error};
 use crate::model::sharding::ShardingMetadata;
 use anyhow::Result;
@@ -37,7 +37,7 @@ impl LiveSession {
                 Ok::<Vec<Document>, mongodb::error::Error>(out)
             };
             // One deadline for the whole (small) read: the server must not hang the run.
-            async move { tokio::time::timeout(super::deadline(max_time), read).await.ok() }
+            async move { tokio::time::timeout(super::session::deadline(max_time), read).await.ok() }
         };
         let fetch = |name: &'static str, filter: Document| {
             let (find_all, err, redacted) = (&find_all, &err, &redacted);
@@ -46,7 +46,7 @@ impl LiveSession {
                     Some(r) => r.map_err(|e| err(&format!("reading config.{name}"), e)),
                     None => Err(connection_error(format!(
                         "reading config.{name} on {redacted}: no answer within {} s (the server stopped answering)",
-                        super::deadline(self.max_time).as_secs()
+                        super::session::deadline(self.max_time).as_secs()
                     ))),
                 }
             }

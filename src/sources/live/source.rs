@@ -1,7 +1,8 @@
 //! A live collection as the pipeline's `DocumentSource`: documents stream from
 //! the server during the pass, never all held at once.
 
-use super::{CollectionInfo, LiveSession};
+use super::collection::CollectionInfo;
+use super::session::LiveSession;
 use crate::model::sharding::ShardingMetadata;
 use crate::model::ShardKey;
 use crate::sources::{Batches, CollectionFacts, DocumentSource};

@@ -1,7 +1,7 @@
 //! The version the deployment runs, as `buildInfo` says it ("6.0.5"): the server's own, or
 //! through mongos (whose version is its own, not the data's) each shard's, the lowest.
 
-use super::LiveSession;
+use super::session::LiveSession;
 use crate::model::version::{numbers, ServerVersion, VersionFrom};
 use anyhow::Result;
 use bson::{doc, Document};

@@ -1,7 +1,8 @@
 //! The command documents every format logs (`find`, `aggregate`, `count`,
 //! `distinct`, `update`, `delete`, `findAndModify`, `insert`), turned into queries.
 
-use super::{get_i64, QueryLog, NOT_CRUD};
+use super::log::QueryLog;
+use super::reasons::NOT_CRUD;
 use crate::model::query::{Join, JoinStage, SessionRef, TxnId};
 use crate::model::{Op, Query, QueryOrigin, UpdateSpec};
 use bson::{Bson, Document};
@@ -219,6 +220,11 @@ pub(super) fn statement_delete(log: &mut QueryLog, s: &Document, ns: &str, origi
     let mut q = read_query(Op::Delete, ns.to_string(), s.get_document("q").cloned().unwrap_or_default(), s, origin);
     q.multi = get_i64(s, "limit").unwrap_or(0) == 0;
     log.push(q);
+}
+
+/// An integer field of any BSON number type.
+pub(crate) fn get_i64(d: &Document, k: &str) -> Option<i64> {
+    d.get(k).and_then(crate::bsonx::number::as_i64)
 }
 
 #[cfg(test)]

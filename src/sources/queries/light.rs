@@ -12,8 +12,8 @@
 //! and the hand scan to the serde read there, on cut and respaced lines, and in fuzzing.
 
 use super::once::{statement_key, Cmd, Tie};
+use super::reasons::NOT_CRUD;
 use super::slow_log::FastLogLine;
-use super::NOT_CRUD;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;

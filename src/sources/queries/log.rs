@@ -1,7 +1,13 @@
 //! The query log: every operation read, counted per namespace, and a uniform sample of
 //! them kept (Algorithm R) for classification; parts read in parallel merge in file order.
 
-use super::*;
+use super::line::{classify_line, Line};
+use super::once::InBlock;
+use super::slow_log;
+use crate::model::{OpStats, Query};
+use anyhow::Result;
+use bson::Document;
+use std::collections::BTreeMap;
 
 /// A shard key update diff from `config.sampledQueriesDiff`.
 #[derive(Debug, Clone)]

@@ -14,103 +14,33 @@
 mod command;
 mod legacy;
 mod light;
+mod line;
 mod log;
 pub use light::hand_scan_agrees;
 mod once;
 mod placement;
 mod profile;
+mod reasons;
 mod sampled;
 pub(crate) mod sessions;
 mod slow_log;
 
-use super::records::{json_to_document, numbered_lines, open, parse_json_document_lenient, Layout, Record};
+use super::records::{json_to_document, numbered_lines, open, Layout, Record};
 use crate::error::input_error;
-use crate::model::{OpStats, Query};
 use anyhow::Result;
 use bson::Document;
-use slow_log::{FastLogLine, SlowQuery};
-use std::collections::BTreeMap;
+use line::{classify_line, version_named, Line};
 use std::path::Path;
 
+pub(crate) use log::OpSink;
 pub use log::QueryLog;
-pub(crate) use log::{KeyDiff, OpSink};
+// For the light reader and the log, which still name these through their parent.
 use once::InBlock;
+use reasons::is_own;
+pub(crate) use reasons::{CUT_LAST_LINE, MALFORMED_LINES, NOT_CRUD, OWN_APP_NAME, OWN_OPERATIONS, TXN_LINES, UNKNOWN};
 
-pub(crate) const NOT_SLOW_QUERY: &str = "log lines other than \"Slow query\"";
-/// mongod 4.4+ logs one line (id 51802) per transaction that is slow, with its session.
-pub(crate) const TXN_LINES: &str = "transaction summary lines (id 51802)";
-pub(crate) const NOT_CRUD: &str = "operations that are not find/aggregate/count/distinct/update/delete/findAndModify/insert";
-pub(crate) const UNKNOWN: &str = "records in no known format";
-/// Lines that are not JSON a log writes (garbled, or cut where a copy was taken).
-pub(crate) const MALFORMED_LINES: &str = "malformed lines (not valid JSON or not UTF-8)";
-/// The file's last line, cut: the log was copied while mongod was writing it.
-pub(crate) const CUT_LAST_LINE: &str = "a cut last line (the log was copied while being written)";
 /// More malformed lines than this (and than 1% of the lines) stop the read: not a log we read.
 const MALFORMED_LIMIT: u64 = 100;
-/// shardkey's own reads (its sampling finds and aggregates) are not the application's.
-pub(crate) const OWN_OPERATIONS: &str = "shardkey's own operations (appName \"shardkey\")";
-
-/// The client name shardkey's driver connections give (`sources::live`), unless the URI names another.
-pub(crate) const OWN_APP_NAME: &str = "shardkey";
-
-fn is_own(app_name: Option<&str>) -> bool {
-    app_name == Some(OWN_APP_NAME)
-}
-
-/// What one line of a text file holds.
-enum Line<'a> {
-    Skip(&'static str),
-    Doc(Document),
-    /// A legacy (2.2–4.2) text log operation, as a profiler-shaped document.
-    Legacy(Document),
-    Slow(Box<SlowQuery<'a>>),
-    /// A transaction summary line (id 51802) of an aborted transaction.
-    Aborted(Document),
-    /// Not valid JSON: counted and skipped (`MALFORMED_LINES`), why kept for the words.
-    Malformed(String),
-}
-
-fn classify_line(text: &str) -> Line<'_> {
-    if !text.starts_with('{') {
-        return match legacy::parse_line(text) {
-            legacy::Legacy::Op(d) => Line::Legacy(d),
-            legacy::Legacy::Skip(why) => Line::Skip(why),
-        };
-    }
-    // Cheap pre-filter: most log lines are not slow queries.
-    if text.starts_with("{\"t\":") {
-        if text.contains("\"id\":51802,") {
-            // An aborted transaction never happened (its retry is another txnNumber).
-            if text.contains("\"terminationCause\":\"aborted\"") {
-                if let Ok(d) = parse_json_document_lenient(text) {
-                    return Line::Aborted(d);
-                }
-            }
-            return Line::Skip(TXN_LINES);
-        }
-        if !text.contains("\"id\":51803") && !text.contains("Slow query") {
-            return Line::Skip(NOT_SLOW_QUERY);
-        }
-        if let Ok(FastLogLine { id: Some(51803), attr: Some(sq), t, ctx }) = serde_json::from_str::<FastLogLine>(text) {
-            return Line::Slow(Box::new(sq.at(t, ctx)));
-        }
-    }
-    match parse_json_document_lenient(text) {
-        Ok(d) => Line::Doc(d),
-        Err(e) => Line::Malformed(format!("malformed JSON: {e}")),
-    }
-}
-
-/// The server version a line that is no operation names: a 4.4+ "Build Info" line, or a
-/// 2.2–4.2 startup line ("db version v4.0.10"); with whether it was the JSON one.
-fn version_named(text: &str) -> Option<(String, bool)> {
-    use crate::model::version::{from_build_info_line, from_startup_line};
-    if text.starts_with('{') {
-        from_build_info_line(text).map(|v| (v, true))
-    } else {
-        from_startup_line(text).map(|v| (v, false))
-    }
-}
 
 /// A block's parts, read in parallel (`read_block`), waiting for their merge in file order.
 type ReadBlock = (Vec<u8>, Vec<Result<QueryLog>>);
@@ -387,11 +317,6 @@ pub(crate) fn add_record(log: &mut QueryLog, d: &Document) {
         Some(f) => (f.add)(log, d),
         None => log.skip(UNKNOWN),
     }
-}
-
-/// An integer field of any BSON number type.
-pub(crate) fn get_i64(d: &Document, k: &str) -> Option<i64> {
-    d.get(k).and_then(crate::bsonx::number::as_i64)
 }
 
 #[cfg(test)]

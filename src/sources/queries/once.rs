@@ -33,7 +33,7 @@
 //! what it can alone, and holds what depends on earlier parts (a connection's first command
 //! line, a cursor's first getMore) for `QueryLog::merge_block` to settle (`Once::settle`).
 
-use super::QueryLog;
+use super::log::QueryLog;
 use crate::model::Query;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

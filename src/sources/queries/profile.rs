@@ -1,8 +1,10 @@
 //! `<db>.system.profile` documents, 2.6 to 8.x.
 
+use super::command::get_i64;
 use super::command::{add_command, statement_delete, statement_update};
+use super::log::QueryLog;
 use super::once::Fate;
-use super::{get_i64, QueryLog, NOT_CRUD};
+use super::reasons::NOT_CRUD;
 use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::Document;
 
@@ -39,8 +41,8 @@ pub(super) fn add_profile_shaped(log: &mut QueryLog, d: &Document, origin: Query
 }
 
 fn add_profile_inner(log: &mut QueryLog, d: &Document, origin: QueryOrigin) {
-    if super::is_own(d.get_str("appName").ok()) {
-        log.skip(super::OWN_OPERATIONS);
+    if super::reasons::is_own(d.get_str("appName").ok()) {
+        log.skip(super::reasons::OWN_OPERATIONS);
         return;
     }
     if origin == QueryOrigin::Profiler && is_mirrored_read(d) {

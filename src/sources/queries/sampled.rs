@@ -1,7 +1,8 @@
 //! 7.0 `config.sampledQueries` and `config.sampledQueriesDiff` documents.
 
 use super::command::{find_and_modify, read_query, statement_delete, statement_update, with_outer};
-use super::{KeyDiff, QueryLog, NOT_CRUD, UNKNOWN};
+use super::log::{KeyDiff, QueryLog};
+use super::reasons::{NOT_CRUD, UNKNOWN};
 use crate::model::{Op, QueryOrigin};
 use bson::Document;
 

@@ -12,8 +12,8 @@
 //! (`Sessions::seen_in_part`). The profiler's inserts carry their session in `command`,
 //! and join their transaction.
 
+use super::log::OpSink;
 use super::placement::{self, Loose, Span};
-use super::OpSink;
 use crate::model::query::TxnId;
 use crate::model::{Op, Query, QueryOrigin};
 use std::collections::{BTreeMap, HashMap, HashSet};

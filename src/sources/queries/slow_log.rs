@@ -1,9 +1,11 @@
 //! mongod 4.4+ JSON log "Slow query" lines (id 51803), including per-statement
 //! `WRITE` lines and `getMore` through `originatingCommand`.
 
+use super::command::get_i64;
 use super::command::{add_command, statement_delete, statement_update};
+use super::log::QueryLog;
 use super::once::Tie;
-use super::{get_i64, QueryLog, NOT_CRUD, NOT_SLOW_QUERY, UNKNOWN};
+use super::reasons::{NOT_CRUD, NOT_SLOW_QUERY, UNKNOWN};
 use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::Document;
 
@@ -90,7 +92,7 @@ impl<'a> SlowQuery<'a> {
     }
 }
 
-/// A log line parsed as a document (the slow path; see `super::classify_line`).
+/// A log line parsed as a document (the slow path; see `super::line::classify_line`).
 pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
     add_log_line_tied(log, d, Tie::Alone)
 }
@@ -98,7 +100,7 @@ pub(super) fn add_log_line(log: &mut QueryLog, d: &Document) {
 /// `add_log_line` of a line tied to others as `tie` says (`once`).
 pub(super) fn add_log_line_tied(log: &mut QueryLog, d: &Document, tie: Tie) {
     if get_i64(d, "id") == Some(51802) {
-        log.skip(super::TXN_LINES);
+        log.skip(super::reasons::TXN_LINES);
         return;
     }
     if get_i64(d, "id") != Some(51803) {
@@ -164,8 +166,8 @@ pub(super) fn add_slow_query(log: &mut QueryLog, sq: SlowQuery, tie: Tie) {
 }
 
 fn add_operations(log: &mut QueryLog, sq: SlowQuery) {
-    if super::is_own(sq.app_name.as_deref()) {
-        log.skip(super::OWN_OPERATIONS);
+    if super::reasons::is_own(sq.app_name.as_deref()) {
+        log.skip(super::reasons::OWN_OPERATIONS);
         return;
     }
     let ns = sq.ns.as_deref().unwrap_or("");

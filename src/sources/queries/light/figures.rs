@@ -6,8 +6,8 @@
 //! What the full read builds besides (sessions, collations, joins, inserted documents) is
 //! left out: only a sink that says it reads figures alone (`OpSink::figures_only`) is fed so.
 
+use super::super::log::QueryLog;
 use super::super::once::{Fate, Held};
-use super::super::QueryLog;
 use super::{LightCmd, LightOps};
 use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::{Bson, Document};
