@@ -331,17 +331,43 @@ impl<'a> Scan<'a> {
     /// `LightCmd`'s reading, into `c` (a fresh one).
     fn command(&mut self, c: &mut LightCmd<'a>) -> Option<()> {
         self.object(|p, key| {
-            if !c.admits(key) {
-                return None;
-            }
+            let hash = c.admits(key)?;
             p.unsure = false;
             let v = p.value()?;
             // Bson is asked only about a value the scan could not vouch for.
             if !(if p.unsure { bson_reads(v) } else { shallow(v) }) {
                 return None;
             }
-            c.take(key, v);
+            c.take(key, v, hash);
             Some(())
         })
     }
+}
+
+/// The field names of a filter's text (a value the light read vouched for) when its shape
+/// is theirs alone (`shapes::plain_shape_into`): a document of at most 16 distinct names,
+/// none starting with `$`, each compared by value, as bson reads it: not a document whose
+/// first name starts with `$` (an operator, or Extended JSON that bson may read as a regex).
+/// None: the filter is parsed into a document and shaped from it.
+pub(in crate::sources::queries) fn plain_filter_names<'a>(text: &'a str, names: &mut [&'a str; 16]) -> Option<usize> {
+    let mut p = Scan { b: text.as_bytes(), s: text, i: 0, depth: 0, unsure: false };
+    let mut n = 0;
+    p.object(|p, key| {
+        if key.starts_with('$') || n == names.len() || names[..n].contains(&key) {
+            return None;
+        }
+        names[n] = key;
+        n += 1;
+        p.ws();
+        if p.peek()? == b'{' {
+            let mut first = Scan { b: p.b, s: p.s, i: p.i + 1, depth: 0, unsure: false };
+            first.ws();
+            if first.peek()? != b'}' && first.string()?.starts_with('$') {
+                return None;
+            }
+        }
+        p.value().map(|_| ())
+    })?;
+    p.ws();
+    (p.i == p.b.len()).then_some(n)
 }
