@@ -224,3 +224,24 @@ fn a_plain_filter_is_shaped_from_its_text_as_from_its_document() {
     let sixteen = (0..16).map(|i| format!("\"k{i}\":1")).collect::<Vec<_>>().join(",");
     assert_eq!(scan::plain_filter_names(&format!("{{{sixteen}}}"), &mut [""; 16]), Some(16));
 }
+
+/// The hand check of a hyphenated UUID agrees with the uuid crate bson reads `$uuid` with.
+#[test]
+fn a_hyphenated_uuid_is_checked_as_the_uuid_crate_reads_it() {
+    for v in [
+        "00000000-0000-4000-8000-000000000001",
+        "ABCDEF01-2345-6789-abcd-ef0123456789",
+        "00000000-0000-4000-8000-00000000000g",
+        "00000000-0000-4000-8000-0000000000001",
+        "00000000-0000-4000-8000_000000000001",
+        "0000000000004000800000000000001",
+        "00000000000040008000000000000001",
+        "{00000000-0000-4000-8000-000000000001}",
+        "",
+    ] {
+        if scan::hyphenated_uuid(v) {
+            assert!(bson::Uuid::parse_str(v).is_ok(), "{v}");
+        }
+        assert_eq!(scan::hyphenated_uuid(v), v.len() == 36 && bson::Uuid::parse_str(v).is_ok(), "{v}");
+    }
+}
