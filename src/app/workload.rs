@@ -25,6 +25,13 @@ impl OpSink for Sink {
     fn figures_only(&self) -> bool {
         true
     }
+    /// `WorkloadCounter::add` reads of a filter only its shape.
+    fn takes_shapes(&self) -> bool {
+        true
+    }
+    fn op_shaped(&mut self, q: &crate::model::Query, shape: &str) {
+        self.0.add_shaped(q, Some(shape));
+    }
     fn merge(&mut self, other: Box<dyn OpSink>) {
         if let Ok(s) = other.as_any().downcast::<Sink>() {
             self.0.merge(s.0);

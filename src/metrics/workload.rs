@@ -54,6 +54,12 @@ pub(crate) enum ShapeOrder {
 
 impl WorkloadCounter {
     pub(crate) fn add(&mut self, q: &Query) {
+        self.add_shaped(q, None);
+    }
+
+    /// `add`, the filter's shape given (`shapes::plain_shape_into` from the filter's text:
+    /// `q.filter` then was not parsed, issue 52) or taken from `q.filter` (None).
+    pub(crate) fn add_shaped(&mut self, q: &Query, given: Option<&str>) {
         let WorkloadCounter { by_ns, shape } = self;
         let ns = match by_ns.get_mut(&q.ns) {
             Some(n) => n,
@@ -64,6 +70,9 @@ impl WorkloadCounter {
         if q.op == crate::model::Op::Insert {
             shape.clear();
             shape.push_str("(insert)");
+        } else if let Some(given) = given {
+            shape.clear();
+            shape.push_str(given);
         } else {
             shape_into(&q.filter, shape);
         }

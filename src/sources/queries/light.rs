@@ -128,14 +128,18 @@ impl<'a> LightCmd<'a> {
     /// Whether the command may name `key` next: one that is an Extended JSON value, or
     /// names a field twice (the full parse keeps the last value at the first place),
     /// takes the full path.
-    fn admits(&self, key: &str) -> bool {
-        self.names < self.seen.len()
-            && !(key.starts_with('$') && EXT_KEYS.contains(&key))
-            && !self.seen[..self.names].contains(&name_hash(key))
+    /// Admitted: the name's hash, for `take` (hashed once a field).
+    fn admits(&self, key: &str) -> Option<u32> {
+        if self.names >= self.seen.len() || (key.starts_with('$') && EXT_KEYS.contains(&key)) {
+            return None;
+        }
+        let hash = name_hash(key);
+        (!self.seen[..self.names].contains(&hash)).then_some(hash)
     }
 
-    /// One field, `value` its JSON text (one bson reads as the full parse would).
-    fn take(&mut self, key: &'a str, value: &'a str) {
+    /// One field, `value` its JSON text (one bson reads as the full parse would); `hash`
+    /// its name's (`name_hash`).
+    fn take(&mut self, key: &'a str, value: &'a str, hash: u32) {
         if self.names == 0 {
             self.first = Some(key);
             self.first_str = text(value);
@@ -161,7 +165,7 @@ impl<'a> LightCmd<'a> {
             "lsid" => self.lsid = true,
             _ => {}
         }
-        self.seen[self.names] = name_hash(key);
+        self.seen[self.names] = hash;
         self.names += 1;
     }
 }
@@ -236,7 +240,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for TieCmd<'a> {
                 while let Some(k) = m.next_key::<&'de str>()? {
                     let v: &'de RawValue = m.next_value()?;
                     if c.names < c.seen.len() {
-                        c.take(k, v.get());
+                        c.take(k, v.get(), name_hash(k));
                     }
                 }
                 Ok(TieCmd(c))
@@ -354,15 +358,15 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for LightCmd<'a> {
                 let mut c = LightCmd::default();
                 // A name with escapes cannot be borrowed: the read fails, the full path takes it.
                 while let Some(k) = m.next_key::<&'de str>()? {
-                    if !c.admits(k) {
+                    let Some(hash) = c.admits(k) else {
                         return Err(declined());
-                    }
+                    };
                     let v: &'de RawValue = m.next_value()?;
                     let v = v.get();
                     if !bson_reads(v) {
                         return Err(declined());
                     }
-                    c.take(k, v);
+                    c.take(k, v, hash);
                 }
                 Ok(c)
             }
@@ -388,7 +392,8 @@ fn bson_reads(v: &str) -> bool {
 
 /// Few enough brackets (strings included) that no depth limit can matter.
 fn shallow(v: &str) -> bool {
-    v.bytes().filter(|&c| c == b'{' || c == b'[').count() <= 64
+    // 64 bytes or fewer cannot hold more (most command values: not scanned again).
+    v.len() <= 64 || v.bytes().filter(|&c| c == b'{' || c == b'[').count() <= 64
 }
 
 /// A string value (borrowed when it has no escapes).

@@ -72,6 +72,9 @@ pub struct QueryLog {
     /// Keep each operation's time even when nothing else needs it: several sources are
     /// compared for the operations they share (`app::overlap`).
     pub(crate) keep_times: bool,
+    /// The shape of the filter of the line being read light for a sink of shapes, reused
+    /// from line to line (`light::figures`).
+    pub(super) shape: String,
 }
 
 /// An operation a part holds for the merge: parsed (rare on the light path), or only
@@ -111,6 +114,16 @@ pub(crate) trait OpSink: Send + Sync + std::fmt::Debug {
     /// nor `aborted`. Its lines may then be read light (`light::figures`).
     fn figures_only(&self) -> bool {
         false
+    }
+    /// Whether it reads of a filter only its shape (`targeting::shapes`): a light read may
+    /// then shape a plain filter from its text and not parse it (`op_shaped`).
+    fn takes_shapes(&self) -> bool {
+        false
+    }
+    /// `op` for an operation whose filter was not parsed (`q.filter` is empty), with the
+    /// filter's shape; only a sink that `takes_shapes` is given one.
+    fn op_shaped(&mut self, q: &Query, _shape: &str) {
+        self.op(q)
     }
     /// An empty sink of the same kind, for a parallel part.
     fn fresh(&self) -> Box<dyn OpSink>;
@@ -154,6 +167,7 @@ impl Default for QueryLog {
             seen_version: None,
             versions: Vec::new(),
             keep_times: false,
+            shape: String::new(),
         }
     }
 }
@@ -196,6 +210,12 @@ impl QueryLog {
     /// figures only, and nothing keeps the operations' other fields (`keep_times`).
     pub(super) fn figures_only(&self) -> bool {
         self.sink.as_ref().is_some_and(|s| s.figures_only()) && !self.keep_times
+    }
+
+    /// Whether a filter may reach the sink as its shape alone, unparsed (`accept_shaped`):
+    /// the sink reads no more of it, and no operation is kept (a kept one needs its filter).
+    pub(super) fn takes_shapes(&self) -> bool {
+        self.limit == 0 && self.sink.as_ref().is_some_and(|s| s.takes_shapes())
     }
 
     /// A part for a parallel chunk: no sample limit (none at all when the log keeps no
@@ -243,6 +263,13 @@ impl QueryLog {
 
     /// `push` past `once`: the window, the sink, the count and the sample.
     pub(super) fn accept(&mut self, q: Query) {
+        self.accept_shaped(q, None);
+    }
+
+    /// `accept` of an operation whose filter's shape the sink is given (`OpSink::op_shaped`):
+    /// its filter was not parsed, so only a log that keeps no operation (`limit` 0) takes it.
+    pub(super) fn accept_shaped(&mut self, q: Query, shape: Option<&str>) {
+        debug_assert!(shape.is_none() || self.takes_shapes(), "a filter left unparsed reaches only a sink of shapes");
         if let (Some(t), (since, until)) = (q.stats.as_ref().and_then(|s| s.ts_millis), self.window) {
             if since.is_some_and(|x| t < x) || until.is_some_and(|x| t >= x) {
                 self.skip(OUTSIDE_WINDOW);
@@ -253,7 +280,10 @@ impl QueryLog {
             return;
         }
         if let Some(sink) = &mut self.sink {
-            sink.op(&q);
+            match shape {
+                Some(shape) => sink.op_shaped(&q, shape),
+                None => sink.op(&q),
+            }
         }
         self.count(&q.ns);
         self.offer_parsed(q);

@@ -28,10 +28,15 @@ fn same_as_full(text: &str) -> bool {
     // `workload`'s light operations are the full read's in what its counter reads.
     if light.ops > 0 {
         let mut light_qs = Vec::new();
-        light.figures.queries(&ns[0], true, &mut light_qs);
+        light.figures.queries(&ns[0], true, false, &mut light_qs);
         let seen =
             |qs: &[crate::model::Query]| -> Vec<_> { qs.iter().map(|q| (q.op, q.ns.clone(), q.filter.clone(), q.stats.clone())).collect() };
         assert_eq!(seen(&light_qs), seen(&log.queries), "{text}");
+        // A filter shaped from its text has the full read's filter's shape.
+        let mut shape = String::new();
+        if light.figures.plain_shape(&mut shape) {
+            assert_eq!(shape, crate::targeting::shapes::shape_of(&log.queries[0].filter), "{text}");
+        }
     }
     assert!(ns.iter().all(|n| light.ns.is(n)), "{text}");
     let skips: BTreeMap<String, u64> = light.skip.iter().map(|s| (s.to_string(), 1)).collect();
@@ -182,4 +187,61 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
     assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":51803}"#).is_none());
     assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#).is_none());
     assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#).is_none());
+}
+
+/// A filter shaped from its text (`workload`) has the shape of the document bson reads from
+/// it, or is left to the document: operators, Extended JSON, repeated or `$` names, escapes,
+/// more than 16 fields.
+#[test]
+fn a_plain_filter_is_shaped_from_its_text_as_from_its_document() {
+    let cases = [
+        (r#"{}"#, true),
+        (r#"{"storeId":28,"_id":12228}"#, true),
+        (r#" { "b" : "x" , "a-b":1, "a":{"x":1,"$gt":2}, "c":[1,{"$gt":1}], "d":null, "e":{}, "f":true } "#, true),
+        (r#"{"a":{"$gt":1}}"#, false),
+        (r#"{"a":{"$oid":"5f0000000000000000000000"}}"#, false),
+        (r#"{"a":{"$regularExpression":{"pattern":"^x","options":""}}}"#, false),
+        (r#"{"$or":[{"a":1}]}"#, false),
+        (r#"{"a":1,"a":2}"#, false),
+        (r#"{"a\u0062":1}"#, false),
+        (r#"{"a":{"\u0024gt":1}}"#, false),
+        (r#"[1]"#, false),
+        (r#"{"a":1} x"#, false),
+    ];
+    for (text, plain) in cases {
+        let mut names = [""; 16];
+        let got = scan::plain_filter_names(text, &mut names);
+        assert_eq!(got.is_some(), plain, "{text}");
+        if let Some(n) = got {
+            let mut shape = String::new();
+            crate::targeting::shapes::plain_shape_into(&mut names[..n], &mut shape);
+            let Ok(bson::Bson::Document(d)) = serde_json::from_str::<bson::Bson>(text) else { panic!("{text}") };
+            assert_eq!(shape, crate::targeting::shapes::shape_of(&d), "{text}");
+        }
+    }
+    let many = (0..17).map(|i| format!("\"k{i}\":1")).collect::<Vec<_>>().join(",");
+    assert_eq!(scan::plain_filter_names(&format!("{{{many}}}"), &mut [""; 16]), None);
+    let sixteen = (0..16).map(|i| format!("\"k{i}\":1")).collect::<Vec<_>>().join(",");
+    assert_eq!(scan::plain_filter_names(&format!("{{{sixteen}}}"), &mut [""; 16]), Some(16));
+}
+
+/// The hand check of a hyphenated UUID agrees with the uuid crate bson reads `$uuid` with.
+#[test]
+fn a_hyphenated_uuid_is_checked_as_the_uuid_crate_reads_it() {
+    for v in [
+        "00000000-0000-4000-8000-000000000001",
+        "ABCDEF01-2345-6789-abcd-ef0123456789",
+        "00000000-0000-4000-8000-00000000000g",
+        "00000000-0000-4000-8000-0000000000001",
+        "00000000-0000-4000-8000_000000000001",
+        "0000000000004000800000000000001",
+        "00000000000040008000000000000001",
+        "{00000000-0000-4000-8000-000000000001}",
+        "",
+    ] {
+        if scan::hyphenated_uuid(v) {
+            assert!(bson::Uuid::parse_str(v).is_ok(), "{v}");
+        }
+        assert_eq!(scan::hyphenated_uuid(v), v.len() == 36 && bson::Uuid::parse_str(v).is_ok(), "{v}");
+    }
 }
