@@ -675,6 +675,8 @@ fn a_backfilled_time_field_says_one_shard_in_the_table_as_in_the_reasons() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("every insert lands on one shard of 4"), "{text}");
+    // The whole file was read (10,000 lines written above): not called a sample.
+    assert!(text.starts_with("iot.readings: all 10000 documents read from "), "{text}");
     let row = text.lines().find(|l| l.contains("{ts: 1}") && l.contains('┆')).unwrap_or_else(|| panic!("{text}"));
     assert!(row.contains("one shard, 1/4") && !row.contains("spread"), "{row}");
 }

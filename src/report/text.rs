@@ -132,6 +132,9 @@ pub(crate) fn summary_line(r: &Report) -> String {
     let ns = r.namespace.as_deref().unwrap_or("(collection)");
     let mut s = if r.inputs.documents.num_docs_read == 0 {
         format!("{ns}: {}", r.inputs.documents.source)
+    } else if r.evidence.num_docs_total > 0 && r.inputs.documents.num_docs_read >= r.evidence.num_docs_total {
+        // Every document was read: no sample to qualify the figures with.
+        format!("{ns}: all {} documents read from {}", r.inputs.documents.num_docs_read, r.inputs.documents.source)
     } else {
         format!("{ns}: {} documents sampled from {}", r.inputs.documents.num_docs_read, r.inputs.documents.source)
     };
