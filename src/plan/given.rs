@@ -5,6 +5,7 @@
 
 use super::build::build;
 use super::input::{CandidateInput, Choice, CollectionInput, Settings};
+use super::links::Link;
 use super::outcome::{Difference, GivenChoiceReport, GivenJoins, GivenPlan, GivenShares, Plan, TxnEvidence};
 use super::search::{search_with, single_shard_without, Workload};
 
@@ -73,6 +74,9 @@ pub(crate) fn what_if(
     s: &Settings,
     ev: TxnEvidence,
 ) -> GivenPlan {
+    let mut w = w;
+    let by_name = given_key_links(inputs, fixed, &w.links);
+    w.links.extend(by_name);
     let found = search_with(inputs, w.links, w.seen.whole, w.seen.in_part, w.joins, s, fixed);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(inputs, &found, c, w.seen.whole, w.joins, s)).collect();
     let p = build(&own.database, inputs, &found, s, ev, &without, &w.seen);
@@ -124,6 +128,41 @@ pub(crate) fn what_if(
         difference,
         words,
     }
+}
+
+/// Links for the given keys whose first field the workload linked to nothing but which
+/// another collection's linked field holds under the same name (issue 49: `--key
+/// counters={shopId: 1}` beside shops' collections zoned on `shopId`). The DBA chose that
+/// field: it is read as the same entity, so the key may join the zones of that field's
+/// domain, as a link from the logs would let it. `_id` never: each collection's own.
+fn given_key_links(inputs: &[CollectionInput], fixed: &[Option<Choice>], links: &[Link]) -> Vec<Link> {
+    let domains = super::links::domains(links);
+    let mut out = Vec::new();
+    for (c, f) in fixed.iter().enumerate() {
+        let Some(Choice::Key(k)) = f else { continue };
+        let ns = &inputs[c].namespace;
+        let field = &inputs[c].candidates[*k].key.fields[0].path;
+        let node = (ns.clone(), field.clone());
+        if field == "_id" || domains.iter().any(|d| d.contains(&node)) {
+            continue;
+        }
+        // The domain holding the field by that name in another collection (the first, if
+        // several do: the domains are disjoint by field, rarely by name).
+        let Some(other) = domains.iter().flat_map(|d| d.iter()).find(|(n, p)| p == field && n != ns) else { continue };
+        let mates: Vec<String> = domains
+            .iter()
+            .find(|d| d.contains(other))
+            .map(|d| d.iter().filter(|(_, p)| p == field).map(|(n, p)| format!("{n}.{p}")).collect())
+            .unwrap_or_default();
+        out.push(Link {
+            a: node,
+            b: other.clone(),
+            count: 0,
+            seen_in: "the key given",
+            evidence: format!("the key given (--key) starts with {field}, the field {} hold under the same name", mates.join(", ")),
+        });
+    }
+    out
 }
 
 #[cfg(test)]
