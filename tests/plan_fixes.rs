@@ -123,6 +123,38 @@ fn without_a_version_the_lookup_rule_and_the_fix_say_the_same_and_fixes_can_be_d
         let b = blocker(&p, ns).unwrap_or_else(|| panic!("{ns}: {:#}", p["transactions"]["blockers"]));
         assert_eq!(b["transactionsPercent"].as_f64(), Some(hand), "{b:#}");
     }
+    // The two inserts block the very same transactions: each fixed alone leaves the share at
+    // (80 - off) / 80; taken out of the transaction together, every transaction is left with
+    // customer c's order read and customer update, zoned together: 80 of 80 (hand count).
+    let alone = ((80.0 - off) / 80.0 * 1000.0f64).round() / 1000.0;
+    for ns in ["market.payments", "market.audit"] {
+        let b = blocker(&p, ns).unwrap();
+        assert_eq!(b["singleShardShareIfFixed"].as_f64(), Some(alone), "{b:#}");
+        let j = &b["jointFix"];
+        let mut st: Vec<&str> = j["statements"].as_array().unwrap_or_else(|| panic!("{b:#}")).iter().map(|x| x.as_str().unwrap()).collect();
+        st.sort();
+        assert_eq!(st, ["the insert on market.audit", "the insert on market.payments"], "{b:#}");
+        assert_eq!(j["singleShardShareIfFixed"].as_f64(), Some(1.0), "{b:#}");
+        let fix = j["fix"].as_str().unwrap();
+        assert!(fix.starts_with("take the insert on market."), "{fix}");
+        assert!(
+            fix.contains(&format!(
+                "every one of these {off} transactions holds them all, so fixed one at a time each leaves the share at {:.0}%",
+                alone * 100.0
+            )),
+            "{fix}"
+        );
+    }
+    let mut text = base.to_vec();
+    text.truncate(base.len() - 2);
+    let text = String::from_utf8(shardkey(&text).stdout).unwrap();
+    // The text wraps its lines: read it as one.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = format!(
+        "transaction: every one of these {off} transactions holds them all, so fixed one at a time each leaves the share at {:.0}% (100% on one shard); alone, fix:",
+        alone * 100.0
+    );
+    assert!(flat.contains(&said), "{said}\n{text}");
     // payments: kept unsharded by the pre-5.1 rule, and its blocker's fix says the same version.
     let payments = coll(&p, "market.payments");
     assert!(payments["key"].is_null(), "{payments:#}");
