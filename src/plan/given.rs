@@ -159,7 +159,11 @@ fn given_key_links(inputs: &[CollectionInput], fixed: &[Option<Choice>], links: 
             b: other.clone(),
             count: 0,
             seen_in: "the key given",
-            evidence: format!("the key given (--key) starts with {field}, the field {} hold under the same name", mates.join(", ")),
+            evidence: format!(
+                "the key given (--key) starts with {field}, the field {} {} under the same name",
+                mates.join(", "),
+                if mates.len() == 1 { "holds" } else { "hold" }
+            ),
         });
     }
     out
@@ -168,6 +172,40 @@ fn given_key_links(inputs: &[CollectionInput], fixed: &[Option<Choice>], links: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// orders.customerId linked to customers._id by the logs; counters given {customerId: 1}
+    /// (the linked field's name) joins them, with the field named; given {_id: 1} it does
+    /// not (each collection's _id is its own), nor a field no linked collection holds.
+    #[test]
+    fn a_given_key_on_a_linked_fields_name_is_linked_to_it() {
+        use super::super::evaluate::tests::coll;
+        let inputs = vec![
+            coll("s.orders", 100, &["{customerId: 1}"]),
+            coll("s.customers", 10, &["{_id: 1}"]),
+            coll("s.counters", 1, &["{customerId: 1}", "{_id: 1}", "{name: 1}"]),
+        ];
+        let link = |a: (&str, &str), b: (&str, &str)| Link {
+            a: (a.0.into(), a.1.into()),
+            b: (b.0.into(), b.1.into()),
+            count: 9,
+            seen_in: "transactions",
+            evidence: String::new(),
+        };
+        let links = vec![link(("s.customers", "_id"), ("s.orders", "customerId"))];
+        let given = |k: usize| vec![None, None, Some(Choice::Key(k))];
+        let l = given_key_links(&inputs, &given(0), &links);
+        assert_eq!(l.len(), 1, "{l:#?}");
+        assert_eq!(
+            (l[0].a.clone(), l[0].b.clone()),
+            (("s.counters".into(), "customerId".into()), ("s.orders".into(), "customerId".into()))
+        );
+        assert_eq!(l[0].evidence, "the key given (--key) starts with customerId, the field s.orders.customerId holds under the same name");
+        assert!(given_key_links(&inputs, &given(1), &links).is_empty());
+        assert!(given_key_links(&inputs, &given(2), &links).is_empty());
+        // Already linked by the logs: nothing added.
+        let both = vec![links[0].clone(), link(("s.counters", "customerId"), ("s.orders", "customerId"))];
+        assert!(given_key_links(&inputs, &given(0), &both).is_empty());
+    }
 
     fn names() -> Vec<String> {
         ["shop.orders", "shop.customers", "shop.order.items"].iter().map(|s| s.to_string()).collect()
