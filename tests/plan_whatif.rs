@@ -97,6 +97,14 @@ fn a_given_key_on_the_zone_field_gets_the_zones() {
     let commands: Vec<&str> = g["commands"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
     let zoned = |ns: &str| commands.iter().filter(|c| c.starts_with(&format!("sh.updateZoneKeyRange(\"{ns}\""))).count();
     assert_eq!((zoned("market.counters"), zoned("market.orders")), (ranges.len(), ranges.len()), "{commands:#?}");
+    // The mongosh script applies the plan as given: its header's commands and its steps zone
+    // counters, as many ranges as orders.
+    let script = run(&[&given[..], &["--format", "mongosh"]].concat());
+    assert!(script.contains("// The plan as given (--key, --unsharded)"), "{script}");
+    let header = |ns: &str| script.lines().filter(|l| l.starts_with(&format!("//   sh.updateZoneKeyRange(\"{ns}\""))).count();
+    assert_eq!((header("market.counters"), header("market.orders")), (ranges.len(), ranges.len()), "{script}");
+    let plan_line = script.lines().find(|l| l.starts_with("const PLAN = ")).unwrap();
+    assert_eq!(plan_line.matches(r#"\"op\":\"updateZoneKeyRange\",\"ns\":\"market.counters\""#).count(), ranges.len(), "{plan_line}");
     // And the table says it: counters beside orders in your plan.
     let table = run(&given);
     assert!(table.contains("market.counters"), "{table}");

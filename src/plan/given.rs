@@ -125,6 +125,7 @@ pub(crate) fn what_if(
         collections: p.collections,
         shards: p.shards,
         commands: p.commands,
+        steps: p.steps,
         difference,
         words,
     }
