@@ -149,7 +149,17 @@ fn given_key_links(inputs: &[CollectionInput], fixed: &[Option<Choice>], links: 
         }
         // The domain holding the field by that name in another collection (the first, if
         // several do: the domains are disjoint by field, rarely by name).
-        let Some(other) = domains.iter().flat_map(|d| d.iter()).find(|(n, p)| p == field && n != ns) else { continue };
+        // Same values too, as far as the candidates show them: the first field's zone cuts
+        // (quantiles of its values) of one kind (numbers, strings, ...) on both sides.
+        let kind = |c: usize, path: &str| {
+            inputs[c].candidates.iter().filter(|k| k.key.fields[0].path == path).find_map(|k| k.zone_splits.first()).map(value_kind)
+        };
+        let mine = kind(c, field);
+        let same_values = |n: &str| match (mine, inputs.iter().position(|x| x.namespace == n).and_then(|o| kind(o, field))) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let Some(other) = domains.iter().flat_map(|d| d.iter()).find(|(n, p)| p == field && n != ns && same_values(n)) else { continue };
         let mates: Vec<String> = domains
             .iter()
             .find(|d| d.contains(other))
@@ -168,6 +178,20 @@ fn given_key_links(inputs: &[CollectionInput], fixed: &[Option<Choice>], links: 
         });
     }
     out
+}
+
+/// A value's kind as zones compare it: every number is one kind (the server compares
+/// values by canonical type first, numbers sharing one: mongodb/mongo
+/// src/mongo/bson/bsontypes.h, `canonicalizeBSONType`).
+fn value_kind(v: &bson::Bson) -> u8 {
+    use bson::Bson::*;
+    match v {
+        Int32(_) | Int64(_) | Double(_) | Decimal128(_) => 0,
+        String(_) | Symbol(_) => 1,
+        ObjectId(_) => 2,
+        DateTime(_) => 3,
+        _ => 4,
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +227,10 @@ mod tests {
         assert_eq!(l[0].evidence, "the key given (--key) starts with customerId, the field s.orders.customerId holds under the same name");
         assert!(given_key_links(&inputs, &given(1), &links).is_empty());
         assert!(given_key_links(&inputs, &given(2), &links).is_empty());
+        // The same name over other values (strings against the orders' numbers): no link.
+        let mut strings = inputs.clone();
+        strings[2].candidates[0].zone_splits = vec![bson::Bson::String("m".into())];
+        assert!(given_key_links(&strings, &given(0), &links).is_empty());
         // Already linked by the logs: nothing added.
         let both = vec![links[0].clone(), link(("s.counters", "customerId"), ("s.orders", "customerId"))];
         assert!(given_key_links(&inputs, &given(0), &both).is_empty());
