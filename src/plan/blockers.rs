@@ -55,6 +55,10 @@ pub(crate) struct Blocker {
     pub(crate) error_code: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) accepted_from: Option<String>,
+    /// The one fix it shares with the blockers of the very same transactions, when only
+    /// fixing them together raises the share (`joint`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) joint_fix: Option<super::joint::JointFix>,
 }
 
 /// The blockers, most costly first, and the share with every fix.
@@ -230,9 +234,12 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
     let read_only: BTreeSet<usize> = seen.difference(&written).copied().collect();
     let as_is = |_: usize, _: &Query| Follow::AsIs;
     let mut count: BTreeMap<Id, (u64, String)> = BTreeMap::new();
+    // The transactions (indexes) each blocker keeps off one shard: fixes that only help
+    // together block the same ones.
+    let mut sets: BTreeMap<Id, BTreeSet<usize>> = BTreeMap::new();
     let mut refusals: BTreeMap<Id, Refusal> = BTreeMap::new();
     let (mut not_placed, mut unseen_in) = (0u64, BTreeSet::new());
-    for ops in transactions {
+    for (t, ops) in transactions.iter().enumerate() {
         if layout.transaction(ops) >= 1.0 {
             continue;
         }
@@ -278,6 +285,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
             }
         }
         for id in ids {
+            sets.entry(id.clone()).or_default().insert(t);
             let e = count.entry(id.clone()).or_insert((0, String::new()));
             e.0 += 1;
             if e.1.is_empty() {
@@ -320,9 +328,24 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                 single_shard_share_if_fixed: (if_fixed * 1000.0).round() / 1000.0,
                 error_code: refusals.get(&id).map(|r| r.code),
                 accepted_from: refusals.get(&id).and_then(|r| r.accepted_from).map(|(a, b)| format!("{a}.{b}")),
+                joint_fix: None,
             }
         })
         .collect();
+    let none = BTreeSet::new();
+    let members: Vec<super::joint::Member> = list
+        .iter()
+        .map(|b| super::joint::Member {
+            namespace: &b.namespace,
+            op: b.op,
+            transactions: sets.get(&(b.namespace.clone(), b.shape, b.op)).unwrap_or(&none),
+            share_if_fixed: b.single_shard_share_if_fixed,
+        })
+        .collect();
+    let joint = super::joint::group(layout, transactions, &members);
+    for (b, j) in list.iter_mut().zip(joint) {
+        b.joint_fix = j;
+    }
     list.sort_by(|a, b| b.transactions_percent.total_cmp(&a.transactions_percent).then_with(|| a.namespace.cmp(&b.namespace)));
     let all: Vec<Id> = list.iter().filter(|b| fix_of(b.shape).is_some()).map(|b| (b.namespace.clone(), b.shape, b.op)).collect();
     let share_if_all_fixed = (!all.is_empty()).then(|| (share_with(&follow_for(layout, &read_only, &all)) * 1000.0).round() / 1000.0);

@@ -5,6 +5,7 @@
 
 use super::build::build;
 use super::input::{CandidateInput, Choice, CollectionInput, Settings};
+use super::links::Link;
 use super::outcome::{Difference, GivenChoiceReport, GivenJoins, GivenPlan, GivenShares, Plan, TxnEvidence};
 use super::search::{search_with, single_shard_without, Workload};
 
@@ -73,6 +74,9 @@ pub(crate) fn what_if(
     s: &Settings,
     ev: TxnEvidence,
 ) -> GivenPlan {
+    let mut w = w;
+    let by_name = given_key_links(inputs, fixed, &w.links);
+    w.links.extend(by_name);
     let found = search_with(inputs, w.links, w.seen.whole, w.seen.in_part, w.joins, s, fixed);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(inputs, &found, c, w.seen.whole, w.joins, s)).collect();
     let p = build(&own.database, inputs, &found, s, ev, &without, &w.seen);
@@ -121,14 +125,116 @@ pub(crate) fn what_if(
         collections: p.collections,
         shards: p.shards,
         commands: p.commands,
+        steps: p.steps,
         difference,
         words,
+    }
+}
+
+/// Links for the given keys whose first field the workload linked to nothing but which
+/// another collection's linked field holds under the same name (issue 49: `--key
+/// counters={shopId: 1}` beside shops' collections zoned on `shopId`). The DBA chose that
+/// field: it is read as the same entity, so the key may join the zones of that field's
+/// domain, as a link from the logs would let it. `_id` never: each collection's own.
+fn given_key_links(inputs: &[CollectionInput], fixed: &[Option<Choice>], links: &[Link]) -> Vec<Link> {
+    let domains = super::links::domains(links);
+    let mut out = Vec::new();
+    for (c, f) in fixed.iter().enumerate() {
+        let Some(Choice::Key(k)) = f else { continue };
+        let ns = &inputs[c].namespace;
+        let field = &inputs[c].candidates[*k].key.fields[0].path;
+        let node = (ns.clone(), field.clone());
+        if field == "_id" || domains.iter().any(|d| d.contains(&node)) {
+            continue;
+        }
+        // The domain holding the field by that name in another collection (the first, if
+        // several do: the domains are disjoint by field, rarely by name).
+        // Same values too, as far as the candidates show them: the first field's zone cuts
+        // (quantiles of its values) of one kind (numbers, strings, ...) on both sides.
+        let kind = |c: usize, path: &str| {
+            inputs[c].candidates.iter().filter(|k| k.key.fields[0].path == path).find_map(|k| k.zone_splits.first()).map(value_kind)
+        };
+        let mine = kind(c, field);
+        let same_values = |n: &str| match (mine, inputs.iter().position(|x| x.namespace == n).and_then(|o| kind(o, field))) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let Some(other) = domains.iter().flat_map(|d| d.iter()).find(|(n, p)| p == field && n != ns && same_values(n)) else { continue };
+        let mates: Vec<String> = domains
+            .iter()
+            .find(|d| d.contains(other))
+            .map(|d| d.iter().filter(|(_, p)| p == field).map(|(n, p)| format!("{n}.{p}")).collect())
+            .unwrap_or_default();
+        out.push(Link {
+            a: node,
+            b: other.clone(),
+            count: 0,
+            seen_in: "the key given",
+            evidence: format!(
+                "the key given (--key) starts with {field}, the field {} {} under the same name",
+                mates.join(", "),
+                if mates.len() == 1 { "holds" } else { "hold" }
+            ),
+        });
+    }
+    out
+}
+
+/// A value's kind as zones compare it: every number is one kind (the server compares
+/// values by canonical type first, numbers sharing one: mongodb/mongo
+/// src/mongo/bson/bsontypes.h, `canonicalizeBSONType`).
+fn value_kind(v: &bson::Bson) -> u8 {
+    use bson::Bson::*;
+    match v {
+        Int32(_) | Int64(_) | Double(_) | Decimal128(_) => 0,
+        String(_) | Symbol(_) => 1,
+        ObjectId(_) => 2,
+        DateTime(_) => 3,
+        _ => 4,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// orders.customerId linked to customers._id by the logs; counters given {customerId: 1}
+    /// (the linked field's name) joins them, with the field named; given {_id: 1} it does
+    /// not (each collection's _id is its own), nor a field no linked collection holds.
+    #[test]
+    fn a_given_key_on_a_linked_fields_name_is_linked_to_it() {
+        use super::super::evaluate::tests::coll;
+        let inputs = vec![
+            coll("s.orders", 100, &["{customerId: 1}"]),
+            coll("s.customers", 10, &["{_id: 1}"]),
+            coll("s.counters", 1, &["{customerId: 1}", "{_id: 1}", "{name: 1}"]),
+        ];
+        let link = |a: (&str, &str), b: (&str, &str)| Link {
+            a: (a.0.into(), a.1.into()),
+            b: (b.0.into(), b.1.into()),
+            count: 9,
+            seen_in: "transactions",
+            evidence: String::new(),
+        };
+        let links = vec![link(("s.customers", "_id"), ("s.orders", "customerId"))];
+        let given = |k: usize| vec![None, None, Some(Choice::Key(k))];
+        let l = given_key_links(&inputs, &given(0), &links);
+        assert_eq!(l.len(), 1, "{l:#?}");
+        assert_eq!(
+            (l[0].a.clone(), l[0].b.clone()),
+            (("s.counters".into(), "customerId".into()), ("s.orders".into(), "customerId".into()))
+        );
+        assert_eq!(l[0].evidence, "the key given (--key) starts with customerId, the field s.orders.customerId holds under the same name");
+        assert!(given_key_links(&inputs, &given(1), &links).is_empty());
+        assert!(given_key_links(&inputs, &given(2), &links).is_empty());
+        // The same name over other values (strings against the orders' numbers): no link.
+        let mut strings = inputs.clone();
+        strings[2].candidates[0].zone_splits = vec![bson::Bson::String("m".into())];
+        assert!(given_key_links(&strings, &given(0), &links).is_empty());
+        // Already linked by the logs: nothing added.
+        let both = vec![links[0].clone(), link(("s.counters", "customerId"), ("s.orders", "customerId"))];
+        assert!(given_key_links(&inputs, &given(0), &both).is_empty());
+    }
 
     fn names() -> Vec<String> {
         ["shop.orders", "shop.customers", "shop.order.items"].iter().map(|s| s.to_string()).collect()

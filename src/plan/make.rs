@@ -45,4 +45,8 @@ pub(crate) fn with_basis(p: &mut Plan, basis: Basis) {
     with_simple_collation(&mut p.steps, &non_simple);
     // The commands printed again.
     p.commands = p.steps.iter().map(Step::command).collect();
+    if let Some(g) = p.given.as_mut() {
+        with_simple_collation(&mut g.steps, &non_simple);
+        g.commands = g.steps.iter().map(Step::command).collect();
+    }
 }

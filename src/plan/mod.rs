@@ -10,7 +10,7 @@
 //! it: the search, the plan written out (`build` fills `outcome`), the plan as given beside
 //! it (`given`); `words` says it. Pure: values in, a `Plan` out.
 //!
-//! The modules depend one way: input <- layout <- evaluate <- blockers <- bounds, graph <-
+//! The modules depend one way: input <- layout <- evaluate <- joint <- blockers <- bounds, graph <-
 //! search <- build <- given <- make. `outcome` is the report's data (built on the blockers',
 //! bounds', graph's and steps' types) and `words` its sentences, read from the data; this
 //! file only declares the modules.
@@ -23,6 +23,7 @@ pub(crate) mod evaluate;
 pub(crate) mod given;
 pub(crate) mod graph;
 pub(crate) mod input;
+pub(crate) mod joint;
 pub(crate) mod layout;
 pub(crate) mod links;
 pub(crate) mod make;

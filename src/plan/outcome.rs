@@ -323,6 +323,9 @@ pub(crate) struct GivenPlan {
     pub(crate) collections: Vec<PlannedCollection>,
     pub(crate) shards: Vec<ShardReport>,
     pub(crate) commands: Vec<String>,
+    /// The commands as data: what `--format mongosh` applies when choices are given.
+    #[serde(skip)]
+    pub(crate) steps: Vec<super::steps::Step>,
     /// shardkey's plan less this one: positive where shardkey's is better.
     pub(crate) difference: Difference,
     /// The comparison in one sentence.

@@ -85,7 +85,7 @@ fn data(p: &Plan) -> Value {
         "numShards": p.num_shards,
         "version": version,
         "collections": collections,
-        "steps": p.steps.iter().map(step).collect::<Vec<_>>(),
+        "steps": applied(p).0.iter().map(step).collect::<Vec<_>>(),
         "refused": refused(p),
     })
 }
@@ -93,8 +93,8 @@ fn data(p: &Plan) -> Value {
 /// The writes the plan's keys make the target version refuse (its blockers), for the check
 /// that stops the script until they run (a later version) or the application names the key.
 fn refused(p: &Plan) -> Vec<Value> {
-    p.transactions
-        .blockers
+    applied(p)
+        .2
         .iter()
         .filter(|b| b.shape == crate::plan::blockers::Shape::Refused)
         .map(|b| {
@@ -107,6 +107,15 @@ fn refused(p: &Plan) -> Vec<Value> {
 }
 
 /// Text for a `//` comment: one line, no control characters (a file name may hold any).
+/// The plan the script applies: with choices given (`--key`, `--unsharded`) the plan as
+/// given, the DBA's own question (its steps, commands and blockers); else shardkey's.
+fn applied(p: &Plan) -> (&[crate::plan::steps::Step], &[String], &[crate::plan::blockers::Blocker]) {
+    match &p.given {
+        Some(g) => (&g.steps, &g.commands, &g.transactions.blockers),
+        None => (&p.steps, &p.commands, &p.transactions.blockers),
+    }
+}
+
 fn comment(t: &str) -> String {
     t.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
@@ -127,13 +136,18 @@ pub(super) fn write(p: &Plan, out: &mut dyn Write) -> io::Result<()> {
     s.push_str("// anything when one differs; then runs the plan's steps in order, printing each, and skips any\n");
     s.push_str("// step already done: it is safe to run again.\n");
     s.push_str(&format!("// Version: {}.\n", comment(&p.version.words)));
+    if p.given.is_some() {
+        s.push_str("// The plan as given (--key, --unsharded): your choices kept, the rest chosen around them;\n");
+        s.push_str("// plan without them for shardkey's own.\n");
+    }
     s.push_str("//\n// The steps:\n");
-    for c in &p.commands {
+    for c in applied(p).1 {
         s.push_str(&format!("//   {}\n", comment(c)));
     }
     // A zone that pins a value above its shard's fair share: the DBA decides on the cut
     // before running the zone steps, so it is said beside them.
-    for v in p.collections.iter().flat_map(|c| &c.pinned_values) {
+    let collections = p.given.as_ref().map_or(&p.collections, |g| &g.collections);
+    for v in collections.iter().flat_map(|c| &c.pinned_values) {
         s.push_str(&format!("// Note: {}\n", comment(&v.message)));
     }
     s.push_str("\n// Zone i goes to SHARDS[i]. shardkey names the shards shard0, shard1, ...: write your shards'\n");

@@ -75,8 +75,17 @@ pub(super) fn blockers_of(
         .iter()
         .take(BLOCKERS_SHOWN)
         .map(|b| {
+            // A fix that only helps with others: the joint one leads, its own follows.
+            let joint = b.joint_fix.as_ref().map_or(String::new(), |j| {
+                format!(
+                    "fix together: {} ({}{} on one shard); alone, ",
+                    j.fix,
+                    share(Some(j.single_shard_share_if_fixed)),
+                    if whole_only { " of those" } else { "" }
+                )
+            });
             format!(
-                "{:.1}% of {}: {} ({} on {}), e.g. {}; fix: {} ({}{} on one shard)",
+                "{:.1}% of {}: {} ({} on {}), e.g. {}; {joint}fix: {} ({}{} on one shard)",
                 b.transactions_percent,
                 if whole_only { "the transactions seen whole" } else { "transactions" },
                 b.shape,
@@ -111,6 +120,7 @@ mod tests {
             single_shard_share_if_fixed: 0.85,
             error_code: None,
             accepted_from: None,
+            joint_fix: None,
         };
         let (_, whole) = blockers_of("transactions", "66%".into(), None, std::slice::from_ref(&b), false).unwrap();
         assert_eq!(
