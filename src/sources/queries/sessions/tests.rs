@@ -109,6 +109,54 @@ fn clone(s: &Sessions) -> Sessions {
     Sessions { transactions: s.transactions.clone(), kept: s.kept.clone(), sampled: s.sampled, ..Default::default() }
 }
 
+/// A part made by `fresh` from a full sample drops at once the transactions hashing above
+/// the sample's largest (no copy of their statements), and the merge keeps exactly what it
+/// keeps from parts without that bar: the same transactions with the same statements,
+/// the same estimate. 25,000 transactions fill the log; then 3 parts of 4,000 new ones
+/// (three statements each, the third on its own line and claimed by its command line,
+/// some finishing in the next part), the bar read again before each part.
+#[test]
+fn a_part_drops_what_the_full_sample_would_drop() {
+    let on = |n: i64, op: Op| {
+        let mut q = Query::new(op, "db.a", bson::Document::new(), QueryOrigin::SlowQueryLog);
+        q.session = Some(Box::new(SessionRef { txn: Some(txn(n)), conn: Some(format!("c{n}")), ..Default::default() }));
+        q
+    };
+    let fill = |s: &mut Sessions| (0..25_000).for_each(|n| s.op(&on(n, Op::Insert)));
+    let part = |s: &mut Sessions, p: i64| {
+        for n in 25_000 + p * 4_000..25_000 + (p + 1) * 4_000 {
+            s.op(&on(n, Op::Find));
+            if n % 5 != 0 {
+                s.op(&on(n, Op::Insert));
+                s.op(&stmt(&format!("c{n}"), "db.a"));
+                s.claim(&format!("c{n}"), Some(txn(n)));
+            }
+        }
+        // The previous part's fifth transactions finish here.
+        for n in (25_000 + (p - 1) * 4_000..25_000 + p * 4_000).filter(|n| p > 0 && n % 5 == 0) {
+            s.op(&on(n, Op::Insert));
+        }
+    };
+    let run = |barred: bool| {
+        let mut main = Sessions::default();
+        fill(&mut main);
+        assert!(main.bar().is_some() && main.is_sampled());
+        let mut held = 0;
+        for p in 0..3 {
+            let mut s = if barred { *main.fresh().as_any().downcast::<Sessions>().unwrap() } else { Sessions::default() };
+            part(&mut s, p);
+            held += s.transactions.len();
+            main.merge(Box::new(s));
+        }
+        (main, held)
+    };
+    let ((a, held_barred), (b, held)) = (run(true), run(false));
+    assert!(held_barred < held * 9 / 10, "the barred parts held {held_barred} of {held}: the bar did little");
+    assert_eq!(a.transactions.len(), MAX_TRANSACTIONS);
+    assert_eq!(a.transactions, b.transactions);
+    assert_eq!((a.transactions_found(), a.is_sampled()), (b.transactions_found(), b.is_sampled()));
+}
+
 /// A statement in one part, its command line in the next: the statement still joins
 /// the transaction; a statement claimed by a command outside any transaction joins none.
 #[test]
