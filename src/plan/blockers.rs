@@ -181,6 +181,37 @@ fn unsharded_fix(layout: &Layout, ns: &str) -> String {
     }
 }
 
+/// The fix for a sharded collection whose statements land apart from the transaction's
+/// others: zone it with a zone group its key's first field is linked to; else with the
+/// collections a field of it is linked to (the logs' evidence), on a key led by that field;
+/// else none as it is: a fix named only when it can be done.
+fn apart_fix(layout: &Layout, ns: &str) -> String {
+    let domain_of = |f: &str| layout.domains.iter().find(|d| d.contains(&(ns.to_string(), f.to_string())));
+    if let Some(c) = layout.index_of(ns) {
+        let grouped = layout.inputs[c].candidates.iter().filter(|k| k.valid).find(|k| {
+            let f = &k.key.fields[0].path;
+            layout.groups.iter().any(|g| layout.domains[g.domain].contains(&(ns.to_string(), f.clone())))
+        });
+        if let Some(k) = grouped {
+            return format!("shard {ns} on {} with the zoned collections ({} holds their zone values)", k.key, k.key.fields[0].path);
+        }
+    }
+    // A field of ns the logs link to another collection's: both zoned on those values.
+    let linked = layout.domains.iter().find_map(|d| {
+        let own = d.iter().find(|(n, _)| n == ns)?;
+        let other = d.iter().find(|(n, _)| n != ns)?;
+        Some((own.1.clone(), other.clone()))
+    });
+    match linked {
+        Some((f, (on, of))) if domain_of(&f).is_some() => format!(
+            "zone {ns} with {on} on the values they share ({ns}.{f} holds {on}.{of}'s): shard {ns} on a key led by {f} and {on} on one led by {of}, with the same zone ranges (give them with --key to see what they cost)"
+        ),
+        _ => format!(
+            "none as {ns} is: it holds no field the logs link to the transaction's other collections, so no zone can keep its documents with theirs; take its statement out of the transaction, or store with it the field the others are zoned on"
+        ),
+    }
+}
+
 /// The blockers' fixes said against the plan's own rules: a collection a rule keeps unsharded
 /// (`forced`: the pre-5.1 `$lookup` rule, a given choice) is not offered as simply "shard it";
 /// the rule and what lifts it are said with the fix, under the one version the plan assumed.
@@ -312,9 +343,7 @@ pub(crate) fn find(layout: &Layout, transactions: &[&[Query]]) -> Blockers {
                     format!("a copy of {ns} per zone, carrying the zone's field (read from the copy in the transaction's zone)")
                 }
                 Shape::Unsharded => unsharded_fix(layout, &ns),
-                Shape::ShardedApart => {
-                    format!("zone {ns} with the transaction's zoned collections (its documents must carry their zone field)")
-                }
+                Shape::ShardedApart => apart_fix(layout, &ns),
                 Shape::CrossPartition => "none in the plan: the transaction spans partitions".to_string(),
             };
             let if_fixed = share_with(&follow_for(layout, &read_only, std::slice::from_ref(&id)));
@@ -454,6 +483,18 @@ mod tests {
         assert_eq!(
             (a.shape, a.transactions_percent, a.example.as_str()),
             (Shape::ShardedApart, 50.0, "insert s.orders { \"customerId\": 150 }")
+        );
+        // No link in the logs: no zone can help, said as such.
+        assert!(a.fix.starts_with("none as s.orders is: it holds no field the logs link"), "{}", a.fix);
+        // orders.customerId linked to customers._id: zone the two on those values.
+        let (_, linked, _) = orders_customers_items();
+        let with_link = Layout::new(&inputs, &choices, &linked, &settings());
+        let b = find(&with_link, &[shown.as_slice()]);
+        let a = b.list.iter().find(|x| x.shape == Shape::ShardedApart).unwrap_or_else(|| panic!("{:#?}", b.list));
+        assert!(
+            a.fix.starts_with("zone s.orders with s.customers on the values they share (s.orders.customerId holds s.customers._id's)"),
+            "{}",
+            a.fix
         );
         // Only shown inserts: nothing said not placed.
         assert!(find(&layout, &[shown.as_slice()]).not_placed.is_none());

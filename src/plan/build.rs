@@ -332,9 +332,11 @@ pub(crate) fn build(
 
 /// "177 operations/s at the logs' busiest 10 s (35 on average over their span)".
 fn rate_words(l: &super::rate::LoadRate) -> String {
-    let busiest = format!("{:.0} operations/s at the logs' busiest {:.0} s", l.per_second, l.window_seconds);
+    // A quiet log's rate under 10/s keeps a decimal: "0 operations/s" would say none.
+    let r = |x: f64| if x < 10.0 { format!("{x:.1}") } else { format!("{x:.0}") };
+    let busiest = format!("{} operations/s at the logs' busiest {:.0} s", r(l.per_second), l.window_seconds);
     if l.per_second > l.average_per_second * 1.2 {
-        format!("{busiest} ({:.0} on average over their span)", l.average_per_second)
+        format!("{busiest} ({} on average over their span)", r(l.average_per_second))
     } else {
         busiest
     }

@@ -55,7 +55,9 @@ pub(crate) fn group(layout: &Layout, transactions: &[&[Query]], members: &[Membe
             .map(|ops| {
                 let rest: Vec<Query> = ops.iter().filter(|q| !out_of(q)).cloned().collect();
                 if rest.is_empty() {
-                    1.0
+                    // Taking every statement out leaves no transaction: not a fix of it (its
+                    // atomicity is what the application asked for), so it counts as it is.
+                    layout.transaction(ops)
                 } else {
                     layout.transaction(&rest)
                 }
@@ -131,6 +133,12 @@ mod tests {
             assert_eq!(j.single_shard_share_if_fixed, 1.0);
             assert_eq!(j.fix, "take the find on s.items and the update on s.orders out of the transaction: every one of these 2 transactions holds them all, so fixed one at a time each leaves the share at 33%");
         }
+        // Transactions holding only the two blocking statements: taking both out leaves no
+        // transaction, which fixes nothing of it (a new-user trial's insert + update pair).
+        let only = || vec![op(Op::Find, "s.items", doc! {"_id": "sku-1"}), op(Op::Update, "s.orders", doc! {"_id": 9})];
+        let (o1, o2) = (only(), only());
+        let b = super::super::blockers::find(&layout, &[&o1, &o2, &t3]);
+        assert!(b.list.iter().all(|x| x.joint_fix.is_none()), "{:#?}", b.list);
         // A blocker alone in its transactions, or one whose fix alone suffices: no joint fix.
         let t4 = vec![op(Op::Find, "s.orders", doc! {"customerId": 150}), op(Op::Find, "s.items", doc! {"_id": "sku-1"})];
         let b = super::super::blockers::find(&layout, &[&t1, &t4]);
