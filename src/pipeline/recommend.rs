@@ -8,18 +8,24 @@ use crate::sources::CollectionFacts;
 use bson::Document;
 
 /// Step 6: keys the server accepts first, then blocked ones (they need a change first), then
-/// invalid ones; within each, highest score first, ties by the raw weighted sum, then the
-/// order proposed. Each gets its rank and the words that compare it with the next.
+/// invalid ones; within each, highest score first, ties with compound hashed keys last, then by
+/// the raw weighted sum, then the order proposed. Each gets its rank and the words that compare it with the next.
 pub(super) fn rank(scored: &mut [(CandidateReport, Score)]) {
     let class = |v: Verdict| match v {
         Verdict::Invalid => 2,
         Verdict::Blocked => 1,
         _ => 0,
     };
+    // On a tied score a compound hashed key comes after the others: it ties when a ranged key
+    // of the same fields serves the same reads, and that one also serves range reads on its
+    // first field and runs before 4.4 (the manual's time-series advice, metaField then time).
+    let compound_hashed =
+        |c: &CandidateReport| c.key.fields.len() > 1 && c.key.fields.iter().any(|f| f.kind == crate::model::KeyKind::Hashed);
     scored.sort_by(|a, b| {
         class(a.1.verdict)
             .cmp(&class(b.1.verdict))
             .then(b.1.score.cmp(&a.1.score))
+            .then(compound_hashed(&a.0).cmp(&compound_hashed(&b.0)))
             .then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted))
     });
     for i in 0..scored.len() {
