@@ -37,17 +37,7 @@ const RESTOCKS: usize = 100;
 const LOOKUPS: usize = 200;
 
 fn write_collection(dir: &Path, name: &str, docs: &[Document]) {
-    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
-    for d in docs {
-        d.to_writer(&mut f).unwrap();
-    }
-    let meta = serde_json::json!({
-        "indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}],
-        "collectionName": name,
-        "type": "collection",
-        "options": {}
-    });
-    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
+    common::dump_collection(dir, name, docs, None)
 }
 
 /// One mongod 6.0 log line (the shape the real server writes; see tests/plan.rs's live test).

@@ -15,7 +15,7 @@ mod common;
 use bson::{doc, Bson, Document};
 use common::{rt, shardkey, Mode, Mongod};
 use futures_util::TryStreamExt;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -31,13 +31,7 @@ fn plan(args: &[&str]) -> Value {
 
 /// What mongodump writes per collection: its documents as BSON and its metadata.
 fn dump(dir: &Path, name: &str, docs: &[Document]) {
-    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
-    for d in docs {
-        d.to_writer(&mut f).unwrap();
-    }
-    let meta =
-        json!({"indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}], "collectionName": name, "type": "collection", "options": {}});
-    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
+    common::dump_collection(dir, name, docs, None)
 }
 
 fn blocker<'a>(p: &'a Value, ns: &str) -> Option<&'a Value> {

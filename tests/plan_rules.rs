@@ -30,12 +30,7 @@ pub const TENANTS: i64 = 300;
 pub const WRITES: i64 = 400;
 
 fn write_collection(dir: &Path, name: &str, docs: &[Document], indexes: Value) {
-    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
-    for d in docs {
-        d.to_writer(&mut f).unwrap();
-    }
-    let meta = json!({"indexes": indexes, "collectionName": name, "type": "collection", "options": {}});
-    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
+    common::dump_collection(dir, name, docs, Some(indexes))
 }
 
 /// One mongod 6.0 slow-query line (the server's field order: t, s, c, id, ctx, msg, attr).

@@ -26,13 +26,7 @@ fn plan_json(o: &Output) -> Value {
 }
 
 fn write_collection(dir: &Path, name: &str, docs: &[Document]) {
-    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
-    for d in docs {
-        d.to_writer(&mut f).unwrap();
-    }
-    let meta =
-        json!({"indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}], "collectionName": name, "type": "collection", "options": {}});
-    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
+    common::dump_collection(dir, name, docs, None)
 }
 
 /// A mongod 4.4+ JSON log line, in the server's field order.

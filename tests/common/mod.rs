@@ -389,3 +389,15 @@ pub fn mongosh(uri: &str, script: &str) -> Output {
         .output()
         .expect("run mongosh")
 }
+
+/// A collection as mongodump writes it into `dir`: its documents as BSON and its
+/// `metadata.json` (the `_id` index alone unless `indexes` gives the list).
+pub fn dump_collection(dir: &std::path::Path, name: &str, docs: &[Document], indexes: Option<serde_json::Value>) {
+    let mut f = std::fs::File::create(dir.join(format!("{name}.bson"))).unwrap();
+    for d in docs {
+        d.to_writer(&mut f).unwrap();
+    }
+    let indexes = indexes.unwrap_or_else(|| serde_json::json!([{"v": 2, "key": {"_id": 1}, "name": "_id_"}]));
+    let meta = serde_json::json!({"indexes": indexes, "collectionName": name, "type": "collection", "options": {}});
+    std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
+}
