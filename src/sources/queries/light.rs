@@ -194,8 +194,11 @@ pub fn hand_scan_agrees(text: &str) -> bool {
 fn read_serde(text: &str) -> Option<LightOps<'_>> {
     let line: FastLogLine<LightCmd> = serde_json::from_str(text).ok()?;
     let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
-    let mut out = if super::is_own(attr.app_name.as_deref()) {
-        LightOps { tie: tie(attr.typ.as_deref(), attr.command.as_ref(), attr.cursorid), ..LightOps::skipped(super::OWN_OPERATIONS) }
+    let mut out = if super::reasons::is_own(attr.app_name.as_deref()) {
+        LightOps {
+            tie: tie(attr.typ.as_deref(), attr.command.as_ref(), attr.cursorid),
+            ..LightOps::skipped(super::reasons::OWN_OPERATIONS)
+        }
     } else {
         let line = LineAttr { typ: attr.typ.as_deref(), cursorid: attr.cursorid, app: attr.app_name.is_some() };
         ops(line, attr.ns, attr.command.as_ref(), attr.originating_command.as_ref())

@@ -180,7 +180,7 @@ impl QueryLog {
 
     /// A line that is not valid JSON (or not UTF-8): counted, and the first kept for the words.
     pub(crate) fn malformed_line(&mut self, line: u64, why: String) {
-        self.skip(super::MALFORMED_LINES);
+        self.skip(super::reasons::MALFORMED_LINES);
         self.note_malformed_from(Some(((line, why), line)));
     }
 

@@ -36,8 +36,7 @@ pub(crate) use log::OpSink;
 pub use log::QueryLog;
 // For the light reader and the log, which still name these through their parent.
 use once::InBlock;
-use reasons::is_own;
-pub(crate) use reasons::{CUT_LAST_LINE, MALFORMED_LINES, NOT_CRUD, OWN_APP_NAME, OWN_OPERATIONS, TXN_LINES, UNKNOWN};
+pub(crate) use reasons::{CUT_LAST_LINE, MALFORMED_LINES, NOT_CRUD, OWN_APP_NAME, TXN_LINES, UNKNOWN};
 
 /// More malformed lines than this (and than 1% of the lines) stop the read: not a log we read.
 const MALFORMED_LIMIT: u64 = 100;
@@ -377,14 +376,14 @@ mod tests {
                     .unwrap();
             read_queries_in(input, &mut log).unwrap();
             assert_eq!(log.queries.len(), 2, "light {light}: {:?}", log.skipped);
-            assert_eq!(log.skipped.get(OWN_OPERATIONS), Some(&2), "light {light}: {:?}", log.skipped);
+            assert_eq!(log.skipped.get(reasons::OWN_OPERATIONS), Some(&2), "light {light}: {:?}", log.skipped);
         }
         let profiled = |app: &str| doc! {"op": "query", "ns": "shop.orders", "appName": app, "command": {"find": "orders", "filter": {"a": 1}}, "millis": 3};
         let mut log = QueryLog::default();
         add_record(&mut log, &profiled("shardkey"));
         add_record(&mut log, &profiled("orders-api"));
         assert_eq!(log.queries.len(), 1);
-        assert_eq!(log.skipped.get(OWN_OPERATIONS), Some(&1));
+        assert_eq!(log.skipped.get(reasons::OWN_OPERATIONS), Some(&1));
     }
 
     fn read_text(text: &str) -> Result<QueryLog> {

@@ -47,8 +47,8 @@ pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
     if p.i != p.b.len() || id != Some(51803) || !has_attr {
         return None;
     }
-    let mut out = if super::super::is_own(a.app) {
-        LightOps { tie: tie(a.typ, a.command.as_ref(), a.cursorid), ..LightOps::skipped(super::super::OWN_OPERATIONS) }
+    let mut out = if super::super::reasons::is_own(a.app) {
+        LightOps { tie: tie(a.typ, a.command.as_ref(), a.cursorid), ..LightOps::skipped(super::super::reasons::OWN_OPERATIONS) }
     } else {
         let line = LineAttr { typ: a.typ, cursorid: a.cursorid, app: a.app.is_some() };
         ops(line, a.ns.map(Cow::Borrowed), a.command.as_ref(), a.originating.as_ref())
