@@ -12,6 +12,7 @@
 //! parser (`command`); `FORMATS` lists them in detection order.
 
 mod command;
+mod fates;
 mod legacy;
 mod light;
 mod line;
@@ -21,6 +22,7 @@ mod once;
 mod placement;
 mod profile;
 mod reasons;
+mod resolve;
 mod sampled;
 pub(crate) mod sessions;
 mod slow_log;
