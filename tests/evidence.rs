@@ -285,3 +285,31 @@ fn a_level_one_profiler_is_said_to_be_the_slow_part() {
     let r = analyze();
     assert!(!caveats(&r).iter().any(|c| c.contains("slow part")), "{:?}", caveats(&r));
 }
+
+/// A collection the workload only inserts into (an event store): the log is read, and the
+/// report says the sampled operations are all inserts, not that none was sampled or that a
+/// log would help. 300 inserts one at a time, every operation logged (slowms 0): the counts
+/// are the application's.
+#[test]
+fn an_insert_only_workload_is_said_as_such() {
+    let m = Mongod::start(Mode::Standalone);
+    let db = m.client().database("shop");
+    let c = db.collection::<Document>("events");
+    rt().block_on(async {
+        db.run_command(doc! {"profile": 0, "slowms": 0}).await.unwrap();
+        for i in 0..300 {
+            c.insert_one(doc! {"deviceId": i % 30, "seq": i, "kind": "ping"}).await.unwrap();
+        }
+    });
+    let log = m.dir.path().join("mongod.log");
+    let log = log.to_str().unwrap();
+    let uri = m.uri();
+    let w = json_ok(&shardkey(&["workload", "--queries", log, "--namespace", "shop.events", "--format", "json", "-q"]));
+    assert_eq!(w["namespaces"][0]["operations"], serde_json::json!({"insert": 300}), "{w}");
+    let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "shop.events", "--queries", log, "--format", "json", "-q"]));
+    let text = r.to_string();
+    assert!(text.contains("the sampled operations on this collection are all inserts"), "{text}");
+    assert!(!text.contains("no sampled operation on this collection"), "{text}");
+    let caveats = r["recommendation"]["caveats"].as_array().unwrap();
+    assert!(caveats[0].as_str().unwrap().starts_with("this choice rests on the data and the inserts"), "{caveats:?}");
+}

@@ -67,6 +67,9 @@ pub(super) fn recommend(
         Some((true, true)) => caveats.push(
             "nothing was measured (no documents, no sampled operation): this is the manual's default for such a collection, not a measured choice".to_string(),
         ),
+        Some((true, false)) if best.is_some_and(|b| b.reasons.contains(&crate::score::reasons::Reason::OnlyInsertsSampled)) => caveats.push(
+            "this choice rests on the data and the inserts: the sampled operations on the collection are all inserts, so no read, update or delete was measured (a slow-query log holds only those slower than slowms; the profiler at level 2 or sampled queries hold every one)".to_string(),
+        ),
         Some((true, false)) => caveats.push("this choice rests on the data alone: targeting was not measured (no sampled operation on the collection); a slow-query log, the profiler or sampled queries may change it".to_string()),
         Some((false, true)) => caveats.push("this choice rests on the queries alone: the documents were not read, so cardinality, frequency and the data's spread were not measured".to_string()),
         _ => {}

@@ -5,6 +5,10 @@ use super::weights::{cap_words, Component, WEIGHTS};
 
 /// "X against Y" without saying twice the words both begin with: "an operation reaches 2.85
 /// of 4 shards on average against 3.18 of 4 shards on average".
+/// A tie between keys when every sampled operation is an insert: the reads and writes that
+/// would separate them were not seen (a slow-query log holds only those slower than slowms).
+const ONLY_INSERTS_TIE: &str = "; the sampled operations are all inserts: reads, updates or deletes would separate them (a slow-query log holds only those slower than slowms; the profiler at level 2 or sampled queries hold every one)";
+
 pub(super) fn against(a: &str, b: &str) -> String {
     let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
     let common = wa.iter().zip(&wb).take_while(|(x, y)| x == y).count();
@@ -64,7 +68,10 @@ pub(crate) fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> Str
     if a.score == b.score {
         // A tie the evidence cannot break: say what would.
         let missing = |c: Component| a.breakdown.measured(c).is_none() || b.breakdown.measured(c).is_none();
-        if missing(Component::FanOut) {
+        let only_inserts = a.reasons.contains(&super::reasons::Reason::OnlyInsertsSampled);
+        if missing(Component::FanOut) && only_inserts {
+            s.push_str(ONLY_INSERTS_TIE);
+        } else if missing(Component::FanOut) {
             s.push_str("; targeting was not measured: a slow-query log, the profiler or sampled queries would separate them");
         } else if missing(Component::DataSpread) {
             s.push_str("; the data was not measured: the documents (an export, a dump or --uri) would separate them");

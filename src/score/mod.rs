@@ -228,7 +228,11 @@ pub(crate) fn score(f: &Facts) -> Score {
 fn targeting(f: &Facts, n: usize, fan: f64, updates: f64, said: &mut Said, ceiling: &mut Ceiling) {
     let c = &f.cost;
     let Some(single) = c.percentage_of_single_shard_ops.filter(|_| c.num_reads + c.num_writes > 0) else {
-        said.problem(Reason::NoQuerySample);
+        // Inserts sampled and nothing else: the log was read, the workload has nothing to target.
+        said.problem(match f.insert_order.inserts_in_workload {
+            InsertEvidence::Sampled => Reason::OnlyInsertsSampled,
+            _ => Reason::NoQuerySample,
+        });
         return;
     };
     let t = Targeting {

@@ -23,6 +23,9 @@ pub(crate) enum Reason {
     },
     /// No sampled operation on the collection: fan-out and load are not measured and count 0.
     NoQuerySample,
+    /// The sampled operations on the collection are all inserts: nothing to target, so
+    /// fan-out and load are not measured and count 0 (for every key alike).
+    OnlyInsertsSampled,
     /// How the sampled operations reach the shards under the model.
     Targeting(Targeting),
     /// The collection's non-simple default collation keeps these operations from one shard.
@@ -241,6 +244,7 @@ impl Reason {
         !matches!(
             self,
             Reason::Targeting(_)
+                | Reason::OnlyInsertsSampled
                 | Reason::HighCardinality { .. }
                 | Reason::HashedSpread
                 | Reason::InsertsSpread { .. }
@@ -266,6 +270,9 @@ impl fmt::Display for Reason {
             ),
             Reason::NoQuerySample => f.write_str(
                 "targeting not measured: no sampled operation on this collection, so fan-out and load count 0 (give a slow-query log, the profiler or sampled queries)",
+            ),
+            Reason::OnlyInsertsSampled => f.write_str(
+                "targeting not measured: the sampled operations on this collection are all inserts (no read, update or delete to reach one shard), so fan-out and load count 0 for every key",
             ),
             Reason::Targeting(t) => {
                 write!(f, "with {}, {:.1}% of {} sampled operations reach one shard", shards_word(t.shards), t.single_percent, fmt_count(t.ops))?;
