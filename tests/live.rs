@@ -10,7 +10,12 @@ use std::time::{Duration, Instant};
 
 fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {
     let want = shardkey::model::ShardKey::parse(key).unwrap().to_json();
-    r["candidates"].as_array().unwrap().iter().find(|c| c["key"] == want).unwrap_or_else(|| panic!("{key} missing in {r}"))
+    r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"].to_string() == want.to_string())
+        .unwrap_or_else(|| panic!("{key} missing in {r}"))
 }
 
 #[test]

@@ -149,7 +149,7 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
     for (set, c) in sets.into_iter().take(2) {
         // Coarse to fine: the field with the fewest values first, as a region before its districts.
         let mut ordered: Vec<&FieldProfile> = set.iter().filter_map(|p| fields.iter().find(|f| &f.path == p)).collect();
-        ordered.sort_by(|a, b| a.distinct.cmp(&b.distinct).then(a.path.cmp(&b.path)));
+        ordered.sort_by(|a, b| a.values_at_least().cmp(&b.values_at_least()).then(a.path.cmp(&b.path)));
         let spec: Vec<(&str, KeyKind)> = ordered.iter().map(|f| (f.path.as_str(), KeyKind::Range)).collect();
         let names: Vec<&str> = ordered.iter().map(|f| f.path.as_str()).collect();
         push(
@@ -157,7 +157,7 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
             format!(
                 "{c} sampled filters fix {} together by equality: a key of all of them sends each to one shard (fewest values first: {})",
                 names.join(", "),
-                ordered.iter().map(|f| format!("{} {}", f.path, f.distinct)).collect::<Vec<_>>().join(", ")
+                ordered.iter().map(|f| format!("{} {}", f.path, f.values_at_least())).collect::<Vec<_>>().join(", ")
             ),
         );
     }
@@ -260,7 +260,9 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
         let beside = together
             .iter()
             .filter(|((a, b), _)| a == p && b != "_id")
-            .filter_map(|((_, b), c)| fields.iter().find(|g| &g.path == b && usable(g) && g.distinct > f.distinct).map(|g| (g, *c)))
+            .filter_map(|((_, b), c)| {
+                fields.iter().find(|g| &g.path == b && usable(g) && g.values_at_least() > f.values_at_least()).map(|g| (g, *c))
+            })
             .max_by(|x, y| x.1.cmp(&y.1).then(y.0.path.cmp(&x.0.path)));
         if let Some((g, c)) = beside {
             push(
@@ -301,10 +303,10 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
 
 /// The most selective field to follow `f` in a compound key, with why it is chosen: the first
 /// field of a unique index (one document a value), else the field equality filters name with
-/// the most distinct values (Chao1 over the pre-scan), more than `f` has: a lookup's field, as
-/// an order number is (a field read by ranges follows a group in the entity-then-time
-/// compounds above); never `_id` (proposed after `f` already) nor `f`. Ties: more filters,
-/// then the path.
+/// the most distinct values (Chao1 over the pre-scan, at least as many as the filters name),
+/// more than `f` has: a lookup's field, as an order number is (a field read by ranges follows
+/// a group in the entity-then-time compounds above); never `_id` (proposed after `f` already)
+/// nor `f`. Ties: more filters, then the path.
 fn most_selective<'a>(
     fields: &'a [FieldProfile],
     f: &FieldProfile,
@@ -315,10 +317,10 @@ fn most_selective<'a>(
     fields
         .iter()
         .filter(|g| g.path != f.path && g.path != "_id" && usable(g) && (g.eq_uses > 0 || is_unique(g)))
-        .filter(|g| is_unique(g) || g.distinct > f.distinct)
+        .filter(|g| is_unique(g) || g.values_at_least() > f.values_at_least())
         .max_by(|a, b| {
-            (is_unique(a), a.estimated_distinct, a.uses())
-                .partial_cmp(&(is_unique(b), b.estimated_distinct, b.uses()))
+            (is_unique(a), a.estimated_at_least(), a.uses())
+                .partial_cmp(&(is_unique(b), b.estimated_at_least(), b.uses()))
                 .unwrap_or(std::cmp::Ordering::Equal)
                 .then(b.path.cmp(&a.path))
         })
@@ -326,7 +328,7 @@ fn most_selective<'a>(
             let why = if is_unique(g) {
                 "unique by an index".to_string()
             } else {
-                format!("the most selective field equality filters name ({} distinct values)", g.distinct)
+                format!("the most selective field equality filters name ({} distinct values)", g.values_at_least())
             };
             (g, why)
         })

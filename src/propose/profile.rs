@@ -36,11 +36,27 @@ pub(crate) struct FieldProfile {
     /// the whole collection, which a pre-scan of 1,000 cannot count (2,000 accounts look
     /// unique there).
     pub(crate) estimated_distinct: f64,
+    /// Distinct values the sampled filters name (equality, `$in`, range bounds): a lower bound
+    /// of its cardinality that the pre-scan (the first documents in insertion order) can miss
+    /// when documents were inserted grouped by another field (stock loaded item by item: the
+    /// first 1,000 hold 20 items of every store).
+    pub(crate) named_distinct: usize,
 }
 
 impl FieldProfile {
     pub(super) fn uses(&self) -> usize {
         self.eq_uses + self.range_uses
+    }
+
+    /// Its distinct values as far as the evidence shows: the pre-scan's or the filters', the
+    /// larger (what orders fields coarse to fine).
+    pub(super) fn values_at_least(&self) -> usize {
+        self.distinct.max(self.named_distinct)
+    }
+
+    /// `estimated_distinct`, at least the values the filters name.
+    pub(super) fn estimated_at_least(&self) -> f64 {
+        self.estimated_distinct.max(self.named_distinct as f64)
     }
 
     /// In words, for `proposedBecause`.
@@ -259,14 +275,19 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
             paths.push(p.to_string());
         }
     }
-    // Without documents, the values the filters name stand in for the profile.
-    let named = if prescan.is_empty() { filter_values(queries) } else { BTreeMap::new() };
+    // Without documents, the values the filters name stand in for the profile; with them,
+    // how many they name bounds each field's cardinality from below.
+    let named = filter_values(queries);
     paths
         .into_iter()
         .map(|path| {
             let mut f = FieldProfile { path: path.clone(), ..Default::default() };
             if let Some(values) = named.get(&path) {
                 profile_values(&mut f, values.iter());
+                f.named_distinct = f.distinct;
+                if !prescan.is_empty() {
+                    f = FieldProfile { path: path.clone(), named_distinct: f.named_distinct, ..Default::default() };
+                }
             }
             let mut values = Vec::new();
             for d in prescan {
