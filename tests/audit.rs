@@ -112,8 +112,7 @@ fn audit_reads_both_chunk_formats_from_a_config_server() {
     // type of a current field, {projectId: "hashed", _id: 1}.
     let r =
         run("app.events", &["--key", "{projectId: 1, _id: 1}", "--key", "{_id: \"hashed\"}", "--key", "{projectId: \"hashed\", _id: 1}"]);
-    let by =
-        |k: serde_json::Value| r["candidates"].as_array().unwrap().iter().find(|c| c["key"].to_string() == k.to_string()).unwrap().clone();
+    let by = |k: serde_json::Value| r["candidates"].as_array().unwrap().iter().find(|c| common::same_key(&c["key"], &k)).unwrap().clone();
     let rules_of = |c: &Value| -> Vec<String> {
         c["constraints"].as_array().map(|a| a.iter().map(|f| f["rule"].as_str().unwrap().to_string()).collect()).unwrap_or_default()
     };

@@ -209,7 +209,7 @@ fn a_case_insensitive_collection_gets_commands_of_simple_collation() {
     let r = json(&json_args);
     let cand = |k: &str| {
         let want = serde_json::to_value(shardkey::model::ShardKey::parse(k).unwrap()).unwrap();
-        r["candidates"].as_array().unwrap().iter().find(|c| c["key"].to_string() == want.to_string()).unwrap().clone()
+        r["candidates"].as_array().unwrap().iter().find(|c| common::same_key(&c["key"], &want)).unwrap().clone()
     };
     // The index of collation en never supports a key.
     let te = cand("{tenant: 1, email: 1}");
@@ -292,12 +292,7 @@ fn profile_finds(c: &mongodb::Client, coll: &str, filters: Vec<Document>) {
 
 fn candidate<'a>(r: &'a Value, k: &str) -> &'a Value {
     let want = serde_json::to_value(shardkey::model::ShardKey::parse(k).unwrap()).unwrap();
-    r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["key"].to_string() == want.to_string())
-        .unwrap_or_else(|| panic!("no candidate {k}"))
+    r["candidates"].as_array().unwrap().iter().find(|c| common::same_key(&c["key"], &want)).unwrap_or_else(|| panic!("no candidate {k}"))
 }
 
 fn key_json(k: &str) -> Value {

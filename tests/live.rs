@@ -14,7 +14,7 @@ fn cand<'a>(r: &'a Value, key: &str) -> &'a Value {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["key"].to_string() == want.to_string())
+        .find(|c| common::same_key(&c["key"], &want))
         .unwrap_or_else(|| panic!("{key} missing in {r}"))
 }
 

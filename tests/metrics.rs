@@ -28,7 +28,7 @@ fn analyse(docs: Vec<Document>, keys: &[&str]) -> Value {
 fn kc<'a>(r: &'a Value, key: &str) -> &'a Value {
     let quoted = key.replace('{', "{\"").replace(": ", "\": ").replace(", ", ", \"");
     let want: Value = serde_json::from_str(&quoted).unwrap();
-    let c = r["candidates"].as_array().unwrap().iter().find(|c| c["key"].to_string() == want.to_string());
+    let c = r["candidates"].as_array().unwrap().iter().find(|c| serde_json::to_string(&c["key"]).ok() == serde_json::to_string(&want).ok());
     &c.unwrap_or_else(|| panic!("no candidate {key} in {}", r["candidates"]))["keyCharacteristics"]
 }
 

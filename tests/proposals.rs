@@ -31,8 +31,8 @@ fn key_text(k: &Value) -> String {
 
 /// The candidate of key `k`, its fields in order (JSON objects compare equal in any order).
 fn candidate<'a>(r: &'a Value, k: &str) -> Option<&'a Value> {
-    let want = key_json(k).to_string();
-    r["candidates"].as_array().unwrap().iter().find(|c| c["key"].to_string() == want)
+    let want = key_json(k);
+    r["candidates"].as_array().unwrap().iter().find(|c| common::same_key(&c["key"], &want))
 }
 
 fn score(r: &Value, k: &str) -> u64 {

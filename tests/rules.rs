@@ -25,16 +25,11 @@ fn key(k: &str) -> Value {
 }
 
 fn candidate<'a>(r: &'a Value, k: &str) -> &'a Value {
-    r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["key"].to_string() == key(k).to_string())
-        .unwrap_or_else(|| panic!("no candidate {k}"))
+    r["candidates"].as_array().unwrap().iter().find(|c| common::same_key(&c["key"], &key(k))).unwrap_or_else(|| panic!("no candidate {k}"))
 }
 
 fn by_key<'a>(r: &'a Value, k: &Value) -> &'a Value {
-    r["candidates"].as_array().unwrap().iter().find(|c| c["key"].to_string() == k.to_string()).unwrap()
+    r["candidates"].as_array().unwrap().iter().find(|c| common::same_key(&c["key"], k)).unwrap()
 }
 
 /// (rule, effect, message) of each constraint, in order.

@@ -401,3 +401,9 @@ pub fn dump_collection(dir: &std::path::Path, name: &str, docs: &[Document], ind
     let meta = serde_json::json!({"indexes": indexes, "collectionName": name, "type": "collection", "options": {}});
     std::fs::write(dir.join(format!("{name}.metadata.json")), meta.to_string()).unwrap();
 }
+
+/// Whether two shard keys in JSON are the same key: the same fields in the same order
+/// (`serde_json::Value`'s `==` finds `{a, b}` equal to `{b, a}`).
+pub fn same_key(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    serde_json::to_string(a).ok() == serde_json::to_string(b).ok()
+}
