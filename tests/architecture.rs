@@ -496,24 +496,11 @@ fn no_file_imports_a_file_that_imports_it_back() {
     );
     assert!(g["sample"].contains("sample::key"), "the checker must see sample/mod.rs use its child key.rs: {g:?}");
     let found = circles(&g);
-    // One knot is left, in sources::queries::light, whose files another engineer is reworking
-    // for speed: light.rs and its children light/figures.rs and light/scan.rs use one another's
-    // types. A circle is allowed only within these files, and each must still be in it: the
-    // list only shrinks.
-    const KNOT: [&str; 3] = ["sources::queries::light", "sources::queries::light::figures", "sources::queries::light::scan"];
-    let members = |c: &str| -> BTreeSet<String> {
-        let (path, rest) = c.split_once(" (in a knot with ").unwrap_or((c, ""));
-        path.split(" -> ").chain(rest.trim_end_matches(')').split(", ")).filter(|m| !m.is_empty()).map(String::from).collect()
-    };
-    let known: Vec<BTreeSet<String>> = found.iter().map(|c| members(c)).filter(|m| m.iter().all(|x| KNOT.contains(&x.as_str()))).collect();
-    let new: Vec<&String> = found.iter().filter(|c| !members(c).iter().all(|x| KNOT.contains(&x.as_str()))).collect();
     assert!(
-        new.is_empty(),
+        found.is_empty(),
         "circles of imports between files (src/ module paths):\n{}",
-        new.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n")
+        found.iter().map(|c| c.as_str()).collect::<Vec<_>>().join("\n")
     );
-    let stale: Vec<&str> = KNOT.iter().copied().filter(|k| !known.iter().any(|m| m.contains(*k))).collect();
-    assert!(stale.is_empty(), "no longer in a circle, remove from KNOT: {stale:?}");
 }
 
 /// One job per file: no source file over 600 lines (issue 50), split along meaning.

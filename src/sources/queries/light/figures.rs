@@ -6,72 +6,9 @@
 //! What the full read builds besides (sessions, collations, joins, inserted documents) is
 //! left out: only a sink that says it reads figures alone (`OpSink::figures_only`) is fed so.
 
-use super::super::log::QueryLog;
-use super::super::once::{Fate, Held};
-use super::{LightCmd, LightOps};
+use super::ops::{Figures, Kind};
 use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::{Bson, Document};
-use std::borrow::Cow;
-
-/// What a slow-query line tells of its operations' figures, as texts of the line.
-#[derive(Debug, PartialEq, Default)]
-pub(crate) struct Figures<'a> {
-    pub(crate) kind: Kind<'a>,
-    pub(crate) millis: Option<i64>,
-    pub(crate) docs_examined: Option<i64>,
-    pub(crate) keys_examined: Option<i64>,
-    pub(crate) nreturned: Option<i64>,
-    pub(crate) plan_summary: Option<Cow<'a, str>>,
-    /// The line's `t.$date`.
-    pub(crate) t: Option<Cow<'a, str>>,
-}
-
-/// Which operations a line yields, with the text each one's filter is read from.
-#[derive(Debug, PartialEq, Default, Clone, Copy)]
-pub(crate) enum Kind<'a> {
-    /// None (the light read says why, or counts none).
-    #[default]
-    Nothing,
-    /// One operation; its filter's text (a missing or non-document filter is empty).
-    One(Op, Option<&'a str>),
-    /// An insert (no filter).
-    Insert,
-    /// An aggregation: the text of its pipeline (its leading `$match` is the filter).
-    Aggregate(Option<&'a str>),
-    /// An update or delete command with its statements: the array's text.
-    Statements(Op, Option<&'a str>),
-}
-
-/// `slow_log::add_operations` and `command::add_command`'s choice of operation and filter,
-/// step by step, as `light::counted` follows them for the count.
-pub(super) fn kind_of<'a>(typ: Option<&str>, command: Option<&LightCmd<'a>>, originating: Option<&LightCmd<'a>>) -> Kind<'a> {
-    let Some(mut cmd) = command else { return Kind::Nothing };
-    match typ.unwrap_or("command") {
-        "update" => return Kind::One(Op::Update, cmd.q),
-        "remove" => return Kind::One(Op::Delete, cmd.q),
-        "insert" => return Kind::Insert,
-        _ => {}
-    }
-    if cmd.first.is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
-        match originating {
-            Some(o) => cmd = o,
-            None => return Kind::Nothing,
-        }
-    }
-    match cmd.first {
-        // A write statement profiled on its own: an update when it has `u`.
-        Some("q") => Kind::One(if cmd.u { Op::Update } else { Op::Delete }, cmd.q),
-        Some("find") => Kind::One(Op::Find, cmd.filter),
-        Some("count") => Kind::One(Op::Count, cmd.query),
-        Some("distinct") => Kind::One(Op::Distinct, cmd.query),
-        Some("aggregate") => Kind::Aggregate(cmd.pipeline),
-        Some("insert") => Kind::Insert,
-        Some("update") => Kind::Statements(Op::Update, cmd.statements),
-        Some("delete") => Kind::Statements(Op::Delete, cmd.statements),
-        Some(n) if n.eq_ignore_ascii_case("findAndModify") => Kind::One(Op::FindAndModify, cmd.query),
-        _ => Kind::Nothing,
-    }
-}
 
 static EMPTY: std::sync::LazyLock<Document> = std::sync::LazyLock::new(Document::new);
 
@@ -95,7 +32,7 @@ impl Figures<'_> {
     }
 
     /// The filter of the line's one operation (`Kind::One`), parsed.
-    fn one_filter(&self) -> Document {
+    pub(super) fn one_filter(&self) -> Document {
         match self.kind {
             Kind::One(_, filter) => document(filter).unwrap_or_default(),
             _ => Document::new(),
@@ -147,50 +84,4 @@ impl Figures<'_> {
             }
         }
     }
-}
-
-/// A slow-query line read light for a sink of figures (`workload`): its operations counted,
-/// skipped or held as the full read does (`once`). False when the light read leaves the
-/// line to the full one. `scratch` is reused from line to line.
-pub(in crate::sources::queries) fn add_line(part: &mut QueryLog, text: &str, scratch: &mut Vec<Query>) -> bool {
-    let Some(found): Option<LightOps> = super::read(text) else { return false };
-    scratch.clear();
-    // `workload` counts a filter by its shape: a plain one is shaped from its text, not
-    // parsed into a document (its parse and shaping were a sixth of `workload`'s profile).
-    let mut shape = std::mem::take(&mut part.shape);
-    let shaped = found.ops == 1 && part.takes_shapes() && found.figures.plain_shape(&mut shape);
-    if found.ops > 0 {
-        let ns = match &found.ns {
-            super::Ns::Given(n) => n.to_string(),
-            super::Ns::Joined(db, coll) => [&**db, ".", &**coll].concat(),
-        };
-        found.figures.queries(&ns, part.window != (None, None), shaped, scratch);
-        // The light count and these operations disagree only if a reader is wrong: the full
-        // read decides.
-        if scratch.len() != found.ops {
-            part.shape = shape;
-            return false;
-        }
-    }
-    if let Some(why) = found.skip {
-        part.skip(why);
-    }
-    let fates = part.line_fates(found.conn.as_deref(), &found.tie);
-    let mut held = Vec::new();
-    for (index, mut q) in scratch.drain(..).enumerate() {
-        match fates.fate(index) {
-            Fate::Count => part.accept_shaped(q, shaped.then_some(shape.as_str())),
-            Fate::Twice(why) => part.skip(why),
-            Fate::Wait => {
-                // Held for the merge, which gives it to the sink whole.
-                if shaped {
-                    q.filter = found.figures.one_filter();
-                }
-                held.push(Held::Parsed(Box::new(q)))
-            }
-        }
-    }
-    part.end_line(fates, held);
-    part.shape = shape;
-    true
 }

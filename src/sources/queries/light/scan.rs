@@ -2,7 +2,8 @@
 //! no escapes. Whatever it does not take (None) goes to `read_serde`; what it takes it
 //! reads as `read_serde` would (held by a test on every real log line and their cuts).
 
-use super::{bson_reads, figures, ops, shallow, tie, Figures, LightCmd, LightOps, LineAttr, EXT_KEYS};
+use super::cmd::{bson_reads, shallow, LightCmd, EXT_KEYS};
+use super::ops::{kind_of, ops, tie, Figures, LightOps, LineAttr};
 use std::borrow::Cow;
 
 /// Deeper than this, serde decides (its limit is 128 from the line).
@@ -55,7 +56,7 @@ pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
     };
     out.conn = ctx.flatten().map(Cow::Borrowed);
     out.figures = Figures {
-        kind: figures::kind_of(a.typ, a.command.as_ref(), a.originating.as_ref()),
+        kind: kind_of(a.typ, a.command.as_ref(), a.originating.as_ref()),
         millis: a.millis,
         docs_examined: a.docs_examined,
         keys_examined: a.keys_examined,

@@ -1,0 +1,214 @@
+//! What the light read takes of a command document: the few fields `add_command` reads
+//! besides the filters it copies, each value kept as its text, and whether bson reads a value
+//! as the full parse would (else the line takes the full path).
+
+use super::super::once::statement_key;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// The keys bson reads as Extended JSON inside a document.
+pub(super) const EXT_KEYS: &[&str] = &[
+    "$oid",
+    "$symbol",
+    "$numberInt",
+    "$numberLong",
+    "$numberDouble",
+    "$binary",
+    "$uuid",
+    "$code",
+    "$scope",
+    "$timestamp",
+    "$regularExpression",
+    "$dbPointer",
+    "$date",
+    "$maxKey",
+    "$minKey",
+    "$undefined",
+    "$numberDecimal",
+    "$numberDecimalBytes",
+];
+
+/// What `add_command` reads of a command document besides the filters it copies.
+#[derive(Debug, Default)]
+pub(super) struct LightCmd<'a> {
+    pub(super) first: Option<&'a str>,
+    /// The first field's value, when a string.
+    pub(super) first_str: Option<Cow<'a, str>>,
+    pub(super) db: Option<Cow<'a, str>>,
+    /// The statement documents of an `updates` / `deletes` array: their keys (`once`).
+    pub(super) updates: Option<Vec<u64>>,
+    pub(super) deletes: Option<Vec<u64>>,
+    /// A WRITE line's statement: its filter's text.
+    pub(super) q: Option<&'a str>,
+    /// The texts `workload` reads its operations' filters from (`figures`): `filter`,
+    /// `query`, `pipeline`, the `updates` / `deletes` arrays; whether a statement has `u`.
+    pub(super) filter: Option<&'a str>,
+    pub(super) query: Option<&'a str>,
+    pub(super) pipeline: Option<&'a str>,
+    pub(super) statements: Option<&'a str>,
+    pub(super) u: bool,
+    /// What marks a mirrored read (`profile::is_mirrored_command`).
+    pub(super) secondary_preferred: bool,
+    pub(super) local: bool,
+    pub(super) lsid: bool,
+    /// Hashes of the names so far (more names than this holds: full path). A name whose
+    /// hash was seen is taken for a repeat: the full path then reads the line, as it would a
+    /// true repeat (a small array moves cheaply, and no names are compared).
+    pub(super) seen: [u32; 32],
+    pub(super) names: usize,
+}
+
+impl<'a> LightCmd<'a> {
+    /// Whether the command may name `key` next: one that is an Extended JSON value, or
+    /// names a field twice (the full parse keeps the last value at the first place),
+    /// takes the full path.
+    /// Admitted: the name's hash, for `take` (hashed once a field).
+    pub(super) fn admits(&self, key: &str) -> Option<u32> {
+        if self.names >= self.seen.len() || (key.starts_with('$') && EXT_KEYS.contains(&key)) {
+            return None;
+        }
+        let hash = name_hash(key);
+        (!self.seen[..self.names].contains(&hash)).then_some(hash)
+    }
+
+    /// One field, `value` its JSON text (one bson reads as the full parse would); `hash`
+    /// its name's (`name_hash`).
+    pub(super) fn take(&mut self, key: &'a str, value: &'a str, hash: u32) {
+        if self.names == 0 {
+            self.first = Some(key);
+            self.first_str = text(value);
+        }
+        match key {
+            _ if self.names == 0 && key != "q" => {}
+            "$db" => self.db = text(value),
+            "updates" => {
+                self.updates = statement_keys(value, b'u');
+                self.statements = Some(value);
+            }
+            "deletes" => {
+                self.deletes = statement_keys(value, b'd');
+                self.statements = Some(value);
+            }
+            "q" => self.q = Some(value),
+            "u" => self.u = true,
+            "filter" => self.filter = Some(value),
+            "query" => self.query = Some(value),
+            "pipeline" => self.pipeline = Some(value),
+            "$readPreference" => self.secondary_preferred = string_field(value, "mode").as_deref() == Some("secondaryPreferred"),
+            "readConcern" => self.local = string_field(value, "level").as_deref() == Some("local"),
+            "lsid" => self.lsid = true,
+            _ => {}
+        }
+        self.seen[self.names] = hash;
+        self.names += 1;
+    }
+}
+
+/// FNV-1a of a command field's name.
+pub(super) fn name_hash(key: &str) -> u32 {
+    key.bytes().fold(0x811c_9dc5, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193))
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for LightCmd<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = LightCmd<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a command document")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<LightCmd<'a>, A::Error> {
+                let declined = || de::Error::custom("declined");
+                let mut c = LightCmd::default();
+                // A name with escapes cannot be borrowed: the read fails, the full path takes it.
+                while let Some(k) = m.next_key::<&'de str>()? {
+                    let Some(hash) = c.admits(k) else {
+                        return Err(declined());
+                    };
+                    let v: &'de RawValue = m.next_value()?;
+                    let v = v.get();
+                    if !bson_reads(v) {
+                        return Err(declined());
+                    }
+                    c.take(k, v, hash);
+                }
+                Ok(c)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// Whether bson reads this value as the full parse would read it inside the line: one
+/// without `$` keys or long numbers is plain JSON to it; any other is read by bson here.
+/// A deeply nested value is left to the full parse (its depth limit counts from the line).
+pub(super) fn bson_reads(v: &str) -> bool {
+    if !shallow(v) {
+        return false;
+    }
+    let b = v.as_bytes();
+    let dollar_key = memchr::memmem::find(b, b"\"$").is_some();
+    let long_number = b.windows(19).any(|w| w.iter().all(u8::is_ascii_digit));
+    // A float serde_json cannot hold (1e400) fails the full parse.
+    let exponent = b.windows(2).any(|w| (w[0].is_ascii_digit() || w[0] == b'.') && matches!(w[1], b'e' | b'E'));
+    !(dollar_key || long_number || exponent) || serde_json::from_str::<bson::Bson>(v).is_ok()
+}
+
+/// Few enough brackets (strings included) that no depth limit can matter.
+pub(super) fn shallow(v: &str) -> bool {
+    // 64 bytes or fewer cannot hold more (most command values: not scanned again).
+    v.len() <= 64 || v.bytes().filter(|&c| c == b'{' || c == b'[').count() <= 64
+}
+
+/// A string value (borrowed when it has no escapes).
+pub(super) fn text(t: &str) -> Option<Cow<'_, str>> {
+    if !t.starts_with('"') {
+        return None;
+    }
+    match t[1..t.len() - 1].contains('\\') {
+        false => Some(Cow::Borrowed(&t[1..t.len() - 1])),
+        true => serde_json::from_str::<String>(t).ok().map(Cow::Owned),
+    }
+}
+
+/// An `updates` / `deletes` array: the keys (`once::statement_key`) of the elements bson
+/// reads as documents, the statements the full read pushes.
+pub(super) fn statement_keys(v: &str, kind: u8) -> Option<Vec<u64>> {
+    if !v.starts_with('[') {
+        return None;
+    }
+    let items: Vec<&RawValue> = serde_json::from_str(v).ok()?;
+    let document = |x: &&&RawValue| {
+        let t = x.get();
+        t.starts_with('{')
+            && (memchr::memmem::find(t.as_bytes(), b"\"$").is_none()
+                || matches!(serde_json::from_str::<bson::Bson>(t), Ok(bson::Bson::Document(_))))
+    };
+    #[derive(serde::Deserialize)]
+    struct Stmt<'a> {
+        #[serde(borrow)]
+        q: Option<&'a RawValue>,
+    }
+    let q = |t: &str| serde_json::from_str::<Stmt>(t).ok().and_then(|s| s.q).map_or(0, |r| statement_key(kind, r.get()));
+    Some(items.iter().filter(document).map(|x| q(x.get())).collect())
+}
+
+/// `$readPreference`'s `mode` or `readConcern`'s `level` (`{"mode": "secondaryPreferred"}`),
+/// as bson would read it (a field of another type: none), without a map.
+pub(super) fn string_field<'a>(v: &'a str, field: &str) -> Option<Cow<'a, str>> {
+    #[derive(serde::Deserialize)]
+    struct Fields<'a> {
+        #[serde(borrow)]
+        mode: Option<&'a RawValue>,
+        #[serde(borrow)]
+        level: Option<&'a RawValue>,
+    }
+    if !v.starts_with('{') {
+        return None;
+    }
+    let f: Fields = serde_json::from_str(v).ok()?;
+    let x = if field == "mode" { f.mode } else { f.level };
+    x.and_then(|x| text(x.get()))
+}
