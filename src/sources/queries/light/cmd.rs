@@ -163,7 +163,7 @@ pub(super) fn shallow(v: &str) -> bool {
 }
 
 /// A string value (borrowed when it has no escapes).
-pub(super) fn text(t: &str) -> Option<Cow<'_, str>> {
+fn text(t: &str) -> Option<Cow<'_, str>> {
     if !t.starts_with('"') {
         return None;
     }
@@ -175,7 +175,7 @@ pub(super) fn text(t: &str) -> Option<Cow<'_, str>> {
 
 /// An `updates` / `deletes` array: the keys (`once::statement_key`) of the elements bson
 /// reads as documents, the statements the full read pushes.
-pub(super) fn statement_keys(v: &str, kind: u8) -> Option<Vec<u64>> {
+fn statement_keys(v: &str, kind: u8) -> Option<Vec<u64>> {
     if !v.starts_with('[') {
         return None;
     }
@@ -197,7 +197,7 @@ pub(super) fn statement_keys(v: &str, kind: u8) -> Option<Vec<u64>> {
 
 /// `$readPreference`'s `mode` or `readConcern`'s `level` (`{"mode": "secondaryPreferred"}`),
 /// as bson would read it (a field of another type: none), without a map.
-pub(super) fn string_field<'a>(v: &'a str, field: &str) -> Option<Cow<'a, str>> {
+fn string_field<'a>(v: &'a str, field: &str) -> Option<Cow<'a, str>> {
     #[derive(serde::Deserialize)]
     struct Fields<'a> {
         #[serde(borrow)]

@@ -98,7 +98,7 @@ pub(super) fn ops<'a>(
     LightOps { tie, ..counted(line, ns, command, originating) }
 }
 
-pub(super) fn counted<'a>(
+fn counted<'a>(
     line: LineAttr,
     ns: Option<Cow<'a, str>>,
     command: Option<&LightCmd<'a>>,
@@ -132,7 +132,7 @@ pub(super) fn counted<'a>(
 }
 
 /// `command::add_command`, counting.
-pub(super) fn command<'a>(cmd: &LightCmd<'a>, ns_hint: Cow<'a, str>) -> LightOps<'a> {
+fn command<'a>(cmd: &LightCmd<'a>, ns_hint: Cow<'a, str>) -> LightOps<'a> {
     let Some(name) = cmd.first else {
         return LightOps::skipped(NOT_CRUD);
     };
