@@ -309,11 +309,26 @@ impl Sessions {
     }
 }
 
-/// A copy without the cost figures (not needed here).
+/// A copy without the cost figures (not needed here). Field by field, so the figures are
+/// never copied only to be dropped: `lean` runs for every write statement of the log (a
+/// connection's statements wait for their command line, which alone names the transaction).
 fn lean(q: &Query) -> Query {
-    let mut c = q.clone();
-    c.stats = None;
-    c
+    Query {
+        op: q.op,
+        ns: q.ns.clone(),
+        filter: q.filter.clone(),
+        collation: q.collation.clone(),
+        let_vars: q.let_vars.clone(),
+        multi: q.multi,
+        upsert: q.upsert,
+        update: q.update.clone(),
+        origin: q.origin,
+        count: q.count,
+        stats: None,
+        session: q.session.clone(),
+        joins: q.joins.clone(),
+        inserted: q.inserted.clone(),
+    }
 }
 
 impl OpSink for Sessions {
