@@ -9,9 +9,11 @@ import sys
 import time
 
 # `bench.py logs LOG APP_DIR OUT`: the log readers' ratios only (`log_ratios`), no server.
-LOGS_ONLY = len(sys.argv) > 1 and sys.argv[1] == "logs"
+# `bench.py export EXPORT OUT`: (d) only (`export_ratio`), no server.
+LOGS_ONLY = len(sys.argv) > 1 and sys.argv[1] in ("logs", "export")
 if LOGS_ONLY:
     SAMPLE = 0
+    NS = "bench.orders"
 else:
     from pymongo import MongoClient
 
@@ -39,7 +41,8 @@ def machine():
 
 
 def timed(cmd):
-    """Wall seconds, this child's own peak RSS (bytes) and its output, of one run."""
+    """Wall seconds, this child's own peak RSS (bytes), its output and its CPU seconds (user +
+    system, all threads: how much of the two cores it kept busy), of one run."""
     t = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = p.stdout.read()
@@ -48,7 +51,7 @@ def timed(cmd):
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         raise subprocess.CalledProcessError(p.returncode, cmd)
-    return secs, usage.ru_maxrss * 1024, out
+    return secs, usage.ru_maxrss * 1024, out, usage.ru_utime + usage.ru_stime
 
 
 def median_run(cmd):
@@ -153,15 +156,7 @@ def main():
     res["d_duckdb_peak_rss_bytes"] = max(r[1] or 0 for r in duck_runs)
     duck = json.loads(duck_runs[0][2])
     res["d_duckdb_version"] = duck["version"]
-    # The two must agree on what they counted.
-    ours = json.loads(subprocess.run(d_cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout)
-    agree = {}
-    for cand in ours["candidates"]:
-        k = next(iter(cand["key"]))
-        kc = cand["keyCharacteristics"]
-        agree[k] = kc["numDistinctValues"] == duck["keys"][k]["distinct"] and \
-            [m["frequency"] for m in kc["mostCommonValues"]][:5] == duck["keys"][k]["top"][:len(kc["mostCommonValues"][:5])]
-    res["d_agree"] = agree
+    res["d_agree"] = export_agree(d_cmd, duck)
 
     # (f) the same documents as a mongodump .bson file against the export (issue 30: BSON needs
     # no parsing and should be the faster path).
@@ -222,6 +217,43 @@ def main():
         json.dump(res, f, indent=1)
 
 
+def export_agree(d_cmd, duck):
+    """Per candidate: did shardkey and DuckDB count the same distinct values and the same 5 top
+    frequencies? (The two must agree on what they counted.)"""
+    ours = json.loads(subprocess.run(d_cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout)
+    agree = {}
+    for cand in ours["candidates"]:
+        k = next(iter(cand["key"]))
+        kc = cand["keyCharacteristics"]
+        agree[k] = kc["numDistinctValues"] == duck["keys"][k]["distinct"] and \
+            [m["frequency"] for m in kc["mostCommonValues"]][:5] == duck["keys"][k]["top"][:len(kc["mostCommonValues"][:5])]
+    return agree
+
+
+def export_ratio(export, out, pairs=int(os.environ.get("EXPORT_PAIRS", PAIRS))):
+    """(d) alone (`scripts/bench.sh export`): shardkey analyze --docs on a mongoexport file against
+    DuckDB, alternated `pairs` times, the median of the per-pair ratios, with wall and CPU
+    seconds (CPU / wall near 2 means both cores were busy) and whether the counts agree."""
+    d_cmd = [BIN, "analyze", "--docs", export, "--collection", NS, "--format", "json"] + KEY_ARGS
+    duck_cmd = [os.environ["DUCKDB_PYTHON"], "scripts/bench_duckdb.py", export, ",".join(KEYS)]
+    b, b_runs, o, o_runs, ratio = paired(duck_cmd, d_cmd, "d_over_duckdb", pairs)
+    duck = json.loads(b_runs[0][2])
+    cpu = lambda runs: statistics.median(r[3] for r in runs)
+    res = {"machine": machine(), "loadavg_start": os.getloadavg()[0], "export_bytes": os.path.getsize(export),
+           "pairs": pairs, "bin": BIN, "duckdb_version": duck["version"],
+           "shardkey_s": round(o, 3), "shardkey_cpu_s": round(cpu(o_runs), 3), "shardkey_peak_rss_mib": round(peak_mib(o_runs)),
+           "duckdb_s": round(b, 3), "duckdb_cpu_s": round(cpu(b_runs), 3), "duckdb_peak_rss_mib": round(peak_mib(b_runs)),
+           "ratio": round(ratio, 3), "agree": export_agree(d_cmd, duck), "pair_ratios": PAIR_RATIOS}
+    res["loadavg_end"] = os.getloadavg()[0]
+    print(f"machine: {res['machine']}, load average {res['loadavg_start']:.1f} -> {res['loadavg_end']:.1f}")
+    print(f"(d) export {res['export_bytes'] / 1e6:,.0f} MB, median of {pairs} alternating pairs, {BIN}:")
+    print(f"  shardkey {o:.2f} s wall, {res['shardkey_cpu_s']:.2f} s CPU, peak RSS {res['shardkey_peak_rss_mib']} MiB")
+    print(f"  DuckDB {duck['version']} {b:.2f} s wall, {res['duckdb_cpu_s']:.2f} s CPU, peak RSS {res['duckdb_peak_rss_mib']} MiB")
+    print(f"  ratio {ratio:.2f} (goal <= 1.0: {'met' if ratio <= 1.0 else 'not met'}); counts agree: {all(res['agree'].values())}")
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+
+
 def log_ratios(log, app, out, pairs=int(os.environ.get("LOG_PAIRS", PAIRS))):
     """Issue 52's three ratios on one generated log of transactions (shardkey-bench gen-plan),
     each pair of commands alternated `pairs` times, the median of the per-pair ratios:
@@ -250,7 +282,9 @@ def log_ratios(log, app, out, pairs=int(os.environ.get("LOG_PAIRS", PAIRS))):
 
 
 if __name__ == "__main__":
-    if LOGS_ONLY:
+    if LOGS_ONLY and sys.argv[1] == "export":
+        export_ratio(sys.argv[2], sys.argv[3])
+    elif LOGS_ONLY:
         log_ratios(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         main()

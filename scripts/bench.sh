@@ -6,7 +6,8 @@
 # speed on a 1 GB log against grep; (d) a mongoexport file against DuckDB; the plan's time
 # and memory on logs of 100 MB, 1 GB and 10 GB (PLAN_LOG_SIZES); the log readers' ratios
 # (workload, analyze and plan; `scripts/bench.sh logs` alone); the sample against the
-# server's counts on a few million documents (`scripts/bench.sh sample` alone).
+# server's counts on a few million documents (`scripts/bench.sh sample` alone); (d) alone
+# without a server: `scripts/bench.sh export`.
 # Sizes can be lowered for a quick run:
 #   DOCS=100000 MEM_DOCS=1000000 LOG_BYTES=100000000 EXPORT_DOCS=100000 scripts/bench.sh
 set -euo pipefail
@@ -36,6 +37,26 @@ if [ "${1:-}" = logs ]; then
   log_ratios
   exit 0
 fi
+# DuckDB, the comparison for (d): from PyPI, in its own environment.
+duckdb() {
+  if [ ! -x "$cache/duckdb/bin/python" ] || ! "$cache/duckdb/bin/python" -c 'import duckdb' 2>/dev/null; then
+    python3 -m venv "$cache/duckdb" && "$cache/duckdb/bin/pip" install --quiet duckdb==2.0.0
+  fi
+}
+# (d) alone, no server: `scripts/bench.sh export` generates the export (EXPORT_DOCS documents)
+# into EXPORT_DIR (kept there between runs when given) and pairs shardkey with DuckDB
+# (EXPORT_PAIRS, 7 by default), wall and CPU seconds (scripts/bench.py export_ratio).
+# SHARDKEY_BIN=path/to/other/shardkey measures another build in the same session.
+if [ "${1:-}" = export ]; then
+  dir="${EXPORT_DIR:-$(mktemp -d)}"
+  if [ ! -f "$dir/export.ndjson" ]; then
+    target/release/examples/shardkey-bench gen-export --out "$dir/export.ndjson" --bson "$dir/export.bson" --docs "$EXPORT_DOCS" >/dev/null
+  fi
+  duckdb
+  DUCKDB_PYTHON="$cache/duckdb/bin/python" python3 scripts/bench.py export "$dir/export.ndjson" "${BENCH_EXPORT_OUT:-target/bench-export.json}"
+  [ -n "${EXPORT_DIR:-}" ] || rm -rf "$dir"
+  exit 0
+fi
 MONGOD="$(scripts/mongod.sh install)"
 PY="$(scripts/mongod.sh pymongo)"
 export PYTHONPATH="${PY}${PYTHONPATH:+:$PYTHONPATH}"
@@ -62,10 +83,7 @@ echo "loaded in $(( $(date +%s) - start )) s" >&2
 target/release/examples/shardkey-bench gen-log --out "$DB/big.log" --bytes "$LOG_BYTES" >/dev/null
 target/release/examples/shardkey-bench gen-export --out "$DB/export.ndjson" --bson "$DB/export.bson" --docs "$EXPORT_DOCS" >/dev/null
 
-# DuckDB, the comparison for (d): from PyPI, in its own environment.
-if [ ! -x "$cache/duckdb/bin/python" ] || ! "$cache/duckdb/bin/python" -c 'import duckdb' 2>/dev/null; then
-  python3 -m venv "$cache/duckdb" && "$cache/duckdb/bin/pip" install --quiet duckdb==2.0.0
-fi
+duckdb
 
 # mtools' mloginfo is the usual log tool: does it read 4.4+ JSON logs?
 if [ ! -x "$cache/mtools/bin/mloginfo" ]; then
