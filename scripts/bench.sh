@@ -49,6 +49,7 @@ duckdb() {
 # SHARDKEY_BIN=path/to/other/shardkey measures another build in the same session.
 if [ "${1:-}" = export ]; then
   dir="${EXPORT_DIR:-$(mktemp -d)}"
+  mkdir -p "$dir"
   if [ ! -f "$dir/export.ndjson" ]; then
     target/release/examples/shardkey-bench gen-export --out "$dir/export.ndjson" --bson "$dir/export.bson" --docs "$EXPORT_DOCS" >/dev/null
   fi
