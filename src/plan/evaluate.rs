@@ -43,7 +43,7 @@ pub(crate) enum Follow {
 
 /// The value a filter fixes the key's first field to, in key space (hashed when hashed).
 fn leading_value(kind: KeyKind, path: &str, filter: &Document) -> Option<Bson> {
-    let v = super::links::equality(filter, path)?;
+    let v = super::equalities::equality(filter, path)?;
     Some(match kind {
         KeyKind::Hashed => Bson::Int64(hash64(v)),
         _ => v.clone(),
@@ -244,7 +244,7 @@ impl Layout<'_> {
                         matches!(&self.choices[a], Choice::Key(ka) if self.inputs[a].candidates[*ka].key.fields[0].path == *l);
                     if kb.path != *f {
                         Unit::Spread
-                    } else if let Some(v) = super::links::equality(&q.filter, l) {
+                    } else if let Some(v) = super::equalities::equality(&q.filter, l) {
                         let v = if kb.kind == KeyKind::Hashed { Bson::Int64(hash64(v)) } else { v.clone() };
                         match self.group[b] {
                             Some(g) => Unit::Fixed(zone_of(&self.groups[g].splits, &v)),

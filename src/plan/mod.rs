@@ -18,6 +18,7 @@
 pub(crate) mod basis;
 pub(crate) mod blockers;
 pub(crate) mod bounds;
+pub(crate) mod equalities;
 pub(crate) mod build;
 pub(crate) mod evaluate;
 pub(crate) mod given;
