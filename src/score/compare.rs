@@ -3,12 +3,12 @@
 use super::verdict::{Score, Verdict};
 use super::weights::{cap_words, Component, WEIGHTS};
 
-/// "X against Y" without saying twice the words both begin with: "an operation reaches 2.85
-/// of 4 shards on average against 3.18 of 4 shards on average".
 /// A tie between keys when every sampled operation is an insert: the reads and writes that
 /// would separate them were not seen (a slow-query log holds only those slower than slowms).
 const ONLY_INSERTS_TIE: &str = "; the sampled operations are all inserts: reads, updates or deletes would separate them (a slow-query log holds only those slower than slowms; the profiler at level 2 or sampled queries hold every one)";
 
+/// "X against Y" without saying twice the words both begin with: "an operation reaches 2.85
+/// of 4 shards on average against 3.18 of 4 shards on average".
 pub(super) fn against(a: &str, b: &str) -> String {
     let (wa, wb): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
     let common = wa.iter().zip(&wb).take_while(|(x, y)| x == y).count();
