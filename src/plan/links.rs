@@ -3,8 +3,8 @@
 //! (an order and its payment for one `customerId`). Linked fields form a domain; keys
 //! that start with fields of one domain can be co-located by zones.
 
-use crate::model::query::JoinStage;
 use super::equalities::equalities;
+use crate::model::query::JoinStage;
 use crate::model::{Op, Query};
 use bson::{Bson, Document};
 use std::collections::{BTreeMap, BTreeSet};

@@ -18,8 +18,8 @@
 pub(crate) mod basis;
 pub(crate) mod blockers;
 pub(crate) mod bounds;
-pub(crate) mod equalities;
 pub(crate) mod build;
+pub(crate) mod equalities;
 pub(crate) mod evaluate;
 pub(crate) mod given;
 pub(crate) mod graph;
