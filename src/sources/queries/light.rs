@@ -14,9 +14,10 @@
 use super::log::QueryLog;
 use super::once::{Fate, Held, Tie};
 use super::slow_log::FastLogLine;
+use crate::model::Op;
 use crate::model::Query;
 use cmd::{name_hash, LightCmd};
-use ops::{kind_of, ops, tie, Figures, LightOps, LineAttr, Ns};
+use ops::{kind_of, ops, tie, Figures, Kind, LightOps, LightTxn, LineAttr, Ns};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -105,6 +106,54 @@ pub(super) fn is_candidate(text: &str) -> bool {
     static ID: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"id\":51803"));
     text.starts_with("{\"t\":") && ID.find(text.as_bytes()).is_some()
+}
+
+/// Whether a sink that `reads_light` needs the line's operations parsed (else the light
+/// read serves, `tell_sink` saying what the sink would have heard): they may join another
+/// collection, run in a transaction it keeps, or in one only the full read reads; or they
+/// are write statements outside any, which wait on their connection for the command line
+/// naming their transaction (`Sessions::op`).
+pub(super) fn needs_parsed(found: &LightOps, text: &str, part: &mut QueryLog) -> bool {
+    static JOINS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+        std::sync::LazyLock::new(|| ["$lookup", "$graphLookup", "$unionWith"].map(memchr::memmem::Finder::new));
+    let Some(sink) = part.sink.as_mut() else { return false };
+    if JOINS.iter().any(|f| f.find(text.as_bytes()).is_some()) {
+        return true;
+    }
+    match found.txn {
+        LightTxn::Unsure => true,
+        LightTxn::Txn { lsid, number } => (found.ops > 0 || found.claims) && sink.wants_txn(lsid, number),
+        LightTxn::None => {
+            found.ops > 0
+                && found.conn.is_some()
+                && matches!(found.figures.kind, Kind::One(Op::Update | Op::Delete, _) | Kind::Statements(..))
+                && !waits_on_conn(found)
+        }
+    }
+}
+
+/// A WRITE line outside any transaction: its statement waits on its connection for the
+/// command line naming the transaction (`OpSink::waits`). Its one operation always counts
+/// (`once` ties a WRITE line to the command line after it).
+fn waits_on_conn(found: &LightOps) -> bool {
+    matches!(found.tie, Tie::Write(_))
+        && found.ops == 1
+        && found.conn.is_some()
+        && found.txn == LightTxn::None
+        && matches!(found.figures.kind, Kind::One(Op::Update | Op::Delete, _))
+}
+
+/// What the full read would have told the sink of a line read light: its operations that
+/// count (`unread`), and the transaction of the connection's preceding statements (`claim`).
+pub(super) fn tell_sink(part: &mut QueryLog, found: &LightOps, text: &str, fates: &super::fates::LineFates) {
+    let Some(sink) = part.sink.as_mut() else { return };
+    match found.conn.as_deref() {
+        Some(conn) if waits_on_conn(found) => sink.waits(conn, text),
+        _ => sink.unread((0..found.ops).filter(|i| fates.fate(*i) == Fate::Count).count() as u64),
+    }
+    if let (true, Some(conn)) = (found.claims, found.conn.as_deref()) {
+        sink.claim(conn, found.txn.id());
+    }
 }
 
 /// The hand scan of a slow-query line (the fast path; `read_serde` takes what it declines).

@@ -122,6 +122,22 @@ pub(crate) trait OpSink: Send + Sync + std::fmt::Debug {
     fn op_shaped(&mut self, q: &Query, _shape: &str) {
         self.op(q)
     }
+    /// Whether it reads a slow-query line's operations parsed only when `needs_parsed` says so
+    /// (`plan`'s transactions): the others are read light, and the sink told of them
+    /// (`unread`, `claim`). Never with `--since`/`--until`.
+    fn reads_light(&self) -> bool {
+        false
+    }
+    /// Whether operations of transaction `lsid` + `number` would be kept (else a light read
+    /// serves: only `unread` hears of them).
+    fn wants_txn(&mut self, _lsid: &str, _number: i64) -> bool {
+        true
+    }
+    /// `op` for `n` operations read light, which `op` would have left unread.
+    fn unread(&mut self, _n: u64) {}
+    /// `op` for a write statement outside any transaction, read light: `line` (a WRITE line on
+    /// connection `conn`, its one operation) waits for the command line naming its transaction.
+    fn waits(&mut self, _conn: &str, _line: &str) {}
     /// An empty sink of the same kind, for a parallel part.
     fn fresh(&self) -> Box<dyn OpSink>;
     /// Take in a part's sink (made by `fresh`).
@@ -201,6 +217,11 @@ impl QueryLog {
     /// Whether operations need their cost figures and time (`workload`, `--since`/`--until`).
     pub(crate) fn wants_stats(&self) -> bool {
         self.sink.is_some() || self.keep_times || self.window != (None, None)
+    }
+
+    /// Whether slow-query lines may be read light for a sink that `reads_light`.
+    pub(super) fn sink_reads_light(&self) -> bool {
+        self.window == (None, None) && self.sink.as_ref().is_some_and(|s| s.reads_light())
     }
 
     /// Whether slow-query lines may be read light for the sink (`light::figures`): it reads
@@ -409,6 +430,9 @@ impl QueryLog {
             (_, super::once::Fate::Twice(why)) => self.skip(why),
             (super::once::Held::Parsed(q), _) => self.accept(*q),
             (super::once::Held::Light { ns, at }, _) => {
+                if let Some(sink) = &mut self.sink {
+                    sink.unread(1);
+                }
                 self.count(&ns);
                 if let Some(j) = self.slot_for(&ns) {
                     self.place_deferred(j, &ns, own(at));

@@ -84,7 +84,9 @@ fn merge_read_block(log: &mut QueryLog, read: Option<ReadBlock>) -> Result<Optio
 fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<QueryLog>>, u64) {
     use rayon::prelude::*;
     let (lines, last_line) = numbered_lines(block, first_line);
-    let lazy = !proto.wants_stats();
+    // `plan`'s sink of transactions takes light reads too: it is given parsed only the lines
+    // whose operations it keeps (`light::needs_parsed`).
+    let lazy = !proto.wants_stats() || proto.sink_reads_light();
     let figures = proto.figures_only();
     let parts: Vec<Result<QueryLog>> = lines
         .par_chunks(2048)
@@ -105,11 +107,12 @@ fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<Qu
                     continue;
                 }
                 if lazy && light::is_candidate(text) {
-                    if let Some(found) = light::read(text) {
+                    if let Some(found) = light::read(text).filter(|f| !light::needs_parsed(f, text, &mut part)) {
                         if let Some(why) = found.skip {
                             part.skip(why);
                         }
                         let fates = part.line_fates(found.conn.as_deref(), &found.tie);
+                        light::tell_sink(&mut part, &found, text, &fates);
                         let mut held = Vec::new();
                         if found.ops > 0 {
                             let ns = match &last_ns {

@@ -1,7 +1,7 @@
 //! The kept operations of light reads parsed in full, once the sample has chosen them.
 
 use super::line::{classify_line, Line};
-use super::log::{Deferred, QueryLog};
+use super::log::{Deferred, OpSink, QueryLog};
 use super::slow_log;
 use crate::model::Query;
 use anyhow::Result;
@@ -19,8 +19,12 @@ impl QueryLog {
         let deferred = std::mem::take(&mut self.deferred);
         let disagree =
             |lineno: u64| anyhow::anyhow!("{shown}: line {lineno}: internal error: the light and the full read of a slow query disagree");
+        // Read as the log's own lines are: with their figures, and what a sink's reading
+        // attaches (the connection, an insert's documents) when it has one (`plan`).
+        let (stats, sink) = (self.wants_stats(), self.sink.is_some());
         let parse = |d: &Deferred| -> Result<Query> {
-            let mut part = QueryLog { limit: usize::MAX, raw: true, ..Default::default() };
+            let sink = sink.then(|| Box::new(Unseen) as Box<dyn OpSink>);
+            let mut part = QueryLog { limit: usize::MAX, raw: true, keep_times: stats, sink, ..Default::default() };
             let text = simdutf8::basic::from_utf8(&d.text).map_err(|_| disagree(d.lineno))?;
             match classify_line(text) {
                 Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, super::once::Tie::Alone),
@@ -38,5 +42,33 @@ impl QueryLog {
             }
             Ok(())
         })
+    }
+}
+
+/// The one operation of a write statement's line (a WRITE line), read in full as the log's
+/// lines are read for a sink (`Sessions`' waiting statements); None if it holds no such one.
+pub(super) fn statement_of_line(text: &str) -> Option<Query> {
+    let mut part = QueryLog { limit: usize::MAX, raw: true, sink: Some(Box::new(Unseen)), ..Default::default() };
+    match classify_line(text) {
+        Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, super::once::Tie::Alone),
+        _ => return None,
+    }
+    debug_assert_eq!(part.queries.len(), 1, "the light read took one operation from the line");
+    part.queries.pop()
+}
+
+/// A sink that reads nothing: a kept line parsed again gets what the log's sink made the
+/// full read attach.
+#[derive(Debug)]
+struct Unseen;
+
+impl OpSink for Unseen {
+    fn op(&mut self, _q: &Query) {}
+    fn fresh(&self) -> Box<dyn OpSink> {
+        Box::new(Unseen)
+    }
+    fn merge(&mut self, _other: Box<dyn OpSink>) {}
+    fn as_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
     }
 }

@@ -73,11 +73,32 @@ pub(crate) struct Sessions {
     /// After `place`: how many of the kept transactions were aborted, left out.
     pub(crate) aborted_left_out: u64,
     /// Per connection: statements logged since its last write command.
-    pending: HashMap<String, Vec<Query>>,
+    pending: HashMap<String, Vec<Waiting>>,
     /// Per connection: the first claim this part saw, which also takes the statements an
     /// earlier part left pending on the connection.
     head_claims: Vec<(String, Option<TxnId>)>,
     claimed: std::collections::HashSet<String>,
+    /// Every line parsed in full (no light read): what the light one is held to.
+    #[cfg(test)]
+    full_read: bool,
+}
+
+/// A write statement waiting on its connection for the command line that names its
+/// transaction: parsed, or its line as read light (`waits`), parsed only if that transaction is kept.
+#[derive(Debug)]
+enum Waiting {
+    Parsed(Box<Query>),
+    Line(Box<str>),
+}
+
+impl Waiting {
+    fn into_query(self) -> Option<Query> {
+        match self {
+            Waiting::Parsed(q) => Some(*q),
+            // The light read took the line, so the full read does (`resolve` holds it to that too).
+            Waiting::Line(text) => super::resolve::statement_of_line(&text).map(|q| lean(&q)),
+        }
+    }
 }
 
 /// Two uniform samples (each of what its part saw) into one of at most `cap` over both:
@@ -102,9 +123,13 @@ fn merge_samples<T>(a: (Vec<T>, u64), b: (Vec<T>, u64), cap: usize, rng: &mut cr
 
 /// A transaction's place in the sample: a hash of its session id and number.
 fn txn_hash(t: &TxnId) -> u64 {
-    let mut h = crate::util::splitmix::SplitMix64(t.txn_number as u64);
+    hash_of(&t.lsid, t.txn_number)
+}
+
+fn hash_of(lsid: &str, number: i64) -> u64 {
+    let mut h = crate::util::splitmix::SplitMix64(number as u64);
     let mut x = h.next_u64();
-    for b in t.lsid.bytes() {
+    for b in lsid.bytes() {
         h.0 ^= x ^ b as u64;
         x = h.next_u64();
     }
@@ -137,11 +162,23 @@ impl Sessions {
     }
 
     fn add_to_txn(&mut self, txn: TxnId, ops: Vec<Query>) {
-        if ops.is_empty() {
+        let n = ops.len();
+        self.add_to_txn_with(txn, n, || ops);
+    }
+
+    /// A connection's waiting statements into `txn`, parsed only if it is kept.
+    fn add_waiting(&mut self, txn: TxnId, waiting: Vec<Waiting>) {
+        let n = waiting.len();
+        self.add_to_txn_with(txn, n, || waiting.into_iter().filter_map(Waiting::into_query).collect());
+    }
+
+    /// `n` operations into `txn`, made by `ops` only once it is kept.
+    fn add_to_txn_with(&mut self, txn: TxnId, n: usize, ops: impl FnOnce() -> Vec<Query>) {
+        if n == 0 {
             return;
         }
         if let Some(v) = self.transactions.get_mut(&txn) {
-            v.extend(ops);
+            v.extend(ops());
             return;
         }
         let h = txn_hash(&txn);
@@ -162,7 +199,7 @@ impl Sessions {
             }
         }
         self.kept.insert((h, txn.clone()));
-        self.transactions.insert(txn, ops);
+        self.transactions.insert(txn, ops());
     }
 
     /// How many transactions the log holds: exact while all are kept, else estimated from
@@ -379,9 +416,9 @@ impl OpSink for Sessions {
             // A write statement on its own line: its command line says the transaction.
             (None, Some(conn)) if matches!(q.op, Op::Update | Op::Delete) => match self.pending.get_mut(conn) {
                 Some(v) if v.len() >= MAX_PENDING => {}
-                Some(v) => v.push(lean(q)),
+                Some(v) => v.push(Waiting::Parsed(Box::new(lean(q)))),
                 None => {
-                    self.pending.insert(conn.to_string(), vec![lean(q)]);
+                    self.pending.insert(conn.to_string(), vec![Waiting::Parsed(Box::new(lean(q)))]);
                 }
             },
             (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == QueryOrigin::Profiler => {
@@ -400,7 +437,7 @@ impl OpSink for Sessions {
         }
         let stmts = self.pending.remove(conn).unwrap_or_default();
         if let Some(t) = txn {
-            self.add_to_txn(t, stmts);
+            self.add_waiting(t, stmts);
         }
     }
 
@@ -408,8 +445,48 @@ impl OpSink for Sessions {
         self.aborted.insert(txn);
     }
 
+    fn reads_light(&self) -> bool {
+        #[cfg(test)]
+        if self.full_read {
+            return false;
+        }
+        true
+    }
+
+    /// `may_keep` without the id: a kept transaction hashes at or below the bar (`add_to_txn`
+    /// takes none above it, and the bar only falls), so one above it is not kept.
+    fn wants_txn(&mut self, lsid: &str, number: i64) -> bool {
+        match self.bar() {
+            Some(bar) if hash_of(lsid, number) > bar => {
+                self.sampled = true;
+                false
+            }
+            _ => true,
+        }
+    }
+
+    fn unread(&mut self, n: u64) {
+        self.seq += n;
+    }
+
+    fn waits(&mut self, conn: &str, line: &str) {
+        self.seq += 1;
+        match self.pending.get_mut(conn) {
+            Some(v) if v.len() >= MAX_PENDING => {}
+            Some(v) => v.push(Waiting::Line(line.into())),
+            None => {
+                self.pending.insert(conn.to_string(), vec![Waiting::Line(line.into())]);
+            }
+        }
+    }
+
     fn fresh(&self) -> Box<dyn OpSink> {
-        Box::new(Sessions { admit_below: self.bar(), ..Sessions::default() })
+        Box::new(Sessions {
+            admit_below: self.bar(),
+            #[cfg(test)]
+            full_read: self.full_read,
+            ..Sessions::default()
+        })
     }
 
     fn merge(&mut self, other: Box<dyn OpSink>) {
@@ -419,7 +496,7 @@ impl OpSink for Sessions {
         for (conn, txn) in other.head_claims {
             let stmts = self.pending.remove(&conn).unwrap_or_default();
             if let Some(t) = txn {
-                self.add_to_txn(t, stmts);
+                self.add_waiting(t, stmts);
             }
             if self.claimed.insert(conn.clone()) {
                 self.head_claims.push((conn, None));
@@ -475,5 +552,7 @@ impl OpSink for Sessions {
     }
 }
 
+#[cfg(test)]
+mod light_tests;
 #[cfg(test)]
 mod tests;

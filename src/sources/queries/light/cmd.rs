@@ -53,6 +53,10 @@ pub(super) struct LightCmd<'a> {
     pub(super) secondary_preferred: bool,
     pub(super) local: bool,
     pub(super) lsid: bool,
+    /// The texts of `lsid`, `txnNumber` and `autocommit`: the transaction (`ops::txn`).
+    pub(super) lsid_text: Option<&'a str>,
+    pub(super) txn_number: Option<&'a str>,
+    pub(super) autocommit: Option<&'a str>,
     /// Hashes of the names so far (more names than this holds: full path). A name whose
     /// hash was seen is taken for a repeat: the full path then reads the line, as it would a
     /// true repeat (a small array moves cheaply, and no names are compared).
@@ -98,7 +102,12 @@ impl<'a> LightCmd<'a> {
             "pipeline" => self.pipeline = Some(value),
             "$readPreference" => self.secondary_preferred = string_field(value, "mode").as_deref() == Some("secondaryPreferred"),
             "readConcern" => self.local = string_field(value, "level").as_deref() == Some("local"),
-            "lsid" => self.lsid = true,
+            "lsid" => {
+                self.lsid = true;
+                self.lsid_text = Some(value);
+            }
+            "txnNumber" => self.txn_number = Some(value),
+            "autocommit" => self.autocommit = Some(value),
             _ => {}
         }
         self.seen[self.names] = hash;

@@ -22,6 +22,64 @@ pub(in crate::sources::queries) struct LightOps<'a> {
     pub(crate) tie: Tie,
     /// What `workload` counts of its operations, unparsed (`figures`).
     pub(crate) figures: Figures<'a>,
+    /// The multi-document transaction its operations ran in, as `command::txn_of` reads it.
+    pub(crate) txn: LightTxn<'a>,
+    /// An `update` or `delete` command: the full read tells the sink which transaction the
+    /// connection's preceding statements ran in (`QueryLog::claim_statements`).
+    pub(crate) claims: bool,
+}
+
+/// A line's transaction as `command::txn_of` reads it, from the command's texts.
+#[derive(Debug, PartialEq, Clone, Copy, Default)]
+pub(crate) enum LightTxn<'a> {
+    /// In none (`autocommit: false`, `lsid` or `txnNumber` missing), or no operation takes it.
+    #[default]
+    None,
+    /// `lsid` as the full read writes it (lowercase 8-4-4-4-12) and `txnNumber`.
+    Txn { lsid: &'a str, number: i64 },
+    /// In a form only the full read reads (a getMore's, an `lsid` with a `uid`, a
+    /// `$numberLong`, a statement naming its own session).
+    Unsure,
+}
+
+impl LightTxn<'_> {
+    pub(crate) fn id(&self) -> Option<crate::model::query::TxnId> {
+        match self {
+            LightTxn::Txn { lsid, number } => Some(crate::model::query::TxnId { lsid: lsid.to_string(), txn_number: *number }),
+            _ => None,
+        }
+    }
+}
+
+/// `command::txn_of` of the command a line's operations are read from, by its texts. The
+/// full read takes a statement's session from it unless the statement names its own
+/// (`command::with_outer`), and an `insert` line's operation from none.
+fn txn<'a>(typ: Option<&str>, command: Option<&LightCmd<'a>>) -> LightTxn<'a> {
+    let Some(c) = command else { return LightTxn::None };
+    if typ == Some("insert") {
+        return LightTxn::None;
+    }
+    if c.first.is_some_and(|n| n.eq_ignore_ascii_case("getMore")) {
+        return LightTxn::Unsure;
+    }
+    // `get_bool("autocommit") != Some(false)`: a text other than `false` is no transaction.
+    if c.autocommit != Some("false") {
+        return LightTxn::None;
+    }
+    let (Some(lsid), Some(number)) = (c.lsid_text, c.txn_number) else { return LightTxn::None };
+    let own = |w: &str| c.statements.is_some_and(|t| t.contains(w));
+    if own("\"lsid\"") || own("\"txnNumber\"") || own("\"autocommit\"") {
+        return LightTxn::Unsure;
+    }
+    // Every driver's `{"id":{"$uuid":...}}`: bson reads it as a UUID, which `uuid_text` writes
+    // back in lowercase.
+    let uuid = lsid.strip_prefix("{\"id\":{\"$uuid\":\"").and_then(|r| r.strip_suffix("\"}}"));
+    match (uuid, number.parse::<i64>()) {
+        (Some(u), Ok(n)) if super::scan::hyphenated_uuid(u) && !u.bytes().any(|b| b.is_ascii_uppercase()) => {
+            LightTxn::Txn { lsid: u, number: n }
+        }
+        _ => LightTxn::Unsure,
+    }
 }
 
 /// A namespace as the line gives it: whole, or a database and a collection to join.
@@ -54,11 +112,20 @@ impl fmt::Display for Ns<'_> {
 
 impl<'a> LightOps<'a> {
     pub(super) fn skipped(why: &'static str) -> Self {
-        LightOps { ns: Ns::Given(Cow::Borrowed("")), ops: 0, skip: Some(why), conn: None, tie: Tie::Alone, figures: Figures::default() }
+        LightOps {
+            ns: Ns::Given(Cow::Borrowed("")),
+            ops: 0,
+            skip: Some(why),
+            conn: None,
+            tie: Tie::Alone,
+            figures: Figures::default(),
+            txn: LightTxn::None,
+            claims: false,
+        }
     }
 
     pub(super) fn on(ns: Ns<'a>, ops: usize) -> Self {
-        LightOps { ns, ops, skip: None, conn: None, tie: Tie::Alone, figures: Figures::default() }
+        LightOps { ns, ops, skip: None, conn: None, tie: Tie::Alone, figures: Figures::default(), txn: LightTxn::None, claims: false }
     }
 }
 
@@ -95,7 +162,8 @@ pub(super) fn ops<'a>(
     originating: Option<&LightCmd<'a>>,
 ) -> LightOps<'a> {
     let tie = tie(line.typ, command, line.cursorid);
-    LightOps { tie, ..counted(line, ns, command, originating) }
+    let txn = txn(line.typ, command);
+    LightOps { tie, txn, ..counted(line, ns, command, originating) }
 }
 
 fn counted<'a>(
@@ -124,9 +192,9 @@ fn counted<'a>(
             }
         }
     };
-    // An update or delete with no statement documents yields nothing.
+    // An update or delete with no statement documents yields nothing (its claim stands).
     if out.ops == 0 && out.skip.is_none() {
-        return LightOps::skipped(NOT_CRUD);
+        return LightOps { claims: out.claims, ..LightOps::skipped(NOT_CRUD) };
     }
     out
 }
@@ -149,13 +217,19 @@ fn command<'a>(cmd: &LightCmd<'a>, ns_hint: Cow<'a, str>) -> LightOps<'a> {
     let ns = Ns::Joined(db, coll.clone());
     match name {
         "find" | "count" | "distinct" | "aggregate" | "insert" => LightOps::on(ns, 1),
-        "update" => match &cmd.updates {
-            Some(k) => LightOps::on(ns, k.len()),
-            None => LightOps::skipped("update commands logged without their statements (counted from their WRITE lines)"),
+        "update" => LightOps {
+            claims: true,
+            ..match &cmd.updates {
+                Some(k) => LightOps::on(ns, k.len()),
+                None => LightOps::skipped("update commands logged without their statements (counted from their WRITE lines)"),
+            }
         },
-        "delete" => match &cmd.deletes {
-            Some(k) => LightOps::on(ns, k.len()),
-            None => LightOps::skipped("delete commands logged without their statements (counted from their WRITE lines)"),
+        "delete" => LightOps {
+            claims: true,
+            ..match &cmd.deletes {
+                Some(k) => LightOps::on(ns, k.len()),
+                None => LightOps::skipped("delete commands logged without their statements (counted from their WRITE lines)"),
+            }
         },
         n if n.eq_ignore_ascii_case("findAndModify") => LightOps::on(ns, 1),
         _ => LightOps::skipped(NOT_CRUD),

@@ -39,6 +39,11 @@ fn same_as_full(text: &str) -> bool {
         }
     }
     assert!(ns.iter().all(|n| light.ns.is(n)), "{text}");
+    // The transaction it names is the full read's, wherever it says it knows it.
+    if light.txn != ops::LightTxn::Unsure {
+        let txns: Vec<_> = log.queries.iter().map(|q| q.session.as_ref().and_then(|s| s.txn.clone())).collect();
+        assert_eq!(txns, vec![light.txn.id(); light.ops], "{text}");
+    }
     let skips: BTreeMap<String, u64> = light.skip.iter().map(|s| (s.to_string(), 1)).collect();
     assert_eq!(skips, log.skipped, "{text}");
     true
