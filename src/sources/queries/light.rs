@@ -12,7 +12,7 @@
 //! and the hand scan to the serde read there, on cut and respaced lines, and in fuzzing.
 
 use super::log::QueryLog;
-use super::once::{Fate, Held, Tie};
+use super::once::{Cmd, Fate, Held, Tie};
 use super::slow_log::FastLogLine;
 use crate::model::Op;
 use crate::model::Query;
@@ -122,7 +122,11 @@ pub(super) fn needs_parsed(found: &LightOps, text: &str, part: &mut QueryLog) ->
     }
     match found.txn {
         LightTxn::Unsure => true,
-        LightTxn::Txn { lsid, number } => (found.ops > 0 || found.claims) && sink.wants_txn(lsid, number),
+        // A command's statements may be counted from other lines (`once`): parsed, their fates
+        // set as they are read. Any other line's operations all count (`txn_line`).
+        LightTxn::Txn { lsid, number } => {
+            matches!(found.tie, Tie::Command(Cmd::Statements(_))) && found.ops > 0 && sink.wants_txn(lsid, number)
+        }
         LightTxn::None => {
             found.ops > 0
                 && found.conn.is_some()
@@ -147,9 +151,14 @@ fn waits_on_conn(found: &LightOps) -> bool {
 /// count (`unread`), and the transaction of the connection's preceding statements (`claim`).
 pub(super) fn tell_sink(part: &mut QueryLog, found: &LightOps, text: &str, fates: &super::fates::LineFates) {
     let Some(sink) = part.sink.as_mut() else { return };
-    match found.conn.as_deref() {
-        Some(conn) if waits_on_conn(found) => sink.waits(conn, text),
-        _ => sink.unread((0..found.ops).filter(|i| fates.fate(*i) == Fate::Count).count() as u64),
+    let counted = (0..found.ops).filter(|i| fates.fate(*i) == Fate::Count).count();
+    match (found.txn, found.conn.as_deref()) {
+        (LightTxn::Txn { lsid, number }, _) if found.ops > 0 && sink.wants_txn(lsid, number) => {
+            debug_assert_eq!(counted, found.ops, "only a command's statements wait or were counted elsewhere");
+            sink.txn_line(lsid, number, text, found.ops)
+        }
+        (_, Some(conn)) if waits_on_conn(found) => sink.waits(conn, text),
+        _ => sink.unread(counted as u64),
     }
     if let (true, Some(conn)) = (found.claims, found.conn.as_deref()) {
         sink.claim(conn, found.txn.id());

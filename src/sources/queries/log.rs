@@ -138,6 +138,12 @@ pub(crate) trait OpSink: Send + Sync + std::fmt::Debug {
     /// `op` for a write statement outside any transaction, read light: `line` (a WRITE line on
     /// connection `conn`, its one operation) waits for the command line naming its transaction.
     fn waits(&mut self, _conn: &str, _line: &str) {}
+    /// `op` for the `ops` operations of a line read light (all counted), in transaction
+    /// `lsid` + `number`, which `wants_txn` keeps: `line` is parsed if it is still kept once
+    /// the file is read (`lines_read`).
+    fn txn_line(&mut self, _lsid: &str, _number: i64, _line: &str, _ops: usize) {}
+    /// The file is read: parse what was kept as lines.
+    fn lines_read(&mut self) {}
     /// An empty sink of the same kind, for a parallel part.
     fn fresh(&self) -> Box<dyn OpSink>;
     /// Take in a part's sink (made by `fresh`).

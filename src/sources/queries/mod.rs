@@ -64,6 +64,9 @@ fn read_line_blocks(input: super::records::Input, log: &mut QueryLog) -> Result<
         Ok((last, done_with))
     })?;
     merge_read_block(log, waiting)?;
+    if let Some(sink) = &mut log.sink {
+        sink.lines_read();
+    }
     Ok(last_line)
 }
 

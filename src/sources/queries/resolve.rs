@@ -45,16 +45,15 @@ impl QueryLog {
     }
 }
 
-/// The one operation of a write statement's line (a WRITE line), read in full as the log's
-/// lines are read for a sink (`Sessions`' waiting statements); None if it holds no such one.
-pub(super) fn statement_of_line(text: &str) -> Option<Query> {
+/// Operation `index` of a slow-query line read light, read in full as the log's lines are
+/// read for a sink (`Sessions`' statements kept as lines); None if it has no such one.
+pub(super) fn op_of_line(text: &str, index: usize) -> Option<Query> {
     let mut part = QueryLog { limit: usize::MAX, raw: true, sink: Some(Box::new(Unseen)), ..Default::default() };
     match classify_line(text) {
         Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, super::once::Tie::Alone),
         _ => return None,
     }
-    debug_assert_eq!(part.queries.len(), 1, "the light read took one operation from the line");
-    part.queries.pop()
+    (index < part.queries.len()).then(|| part.queries.swap_remove(index))
 }
 
 /// A sink that reads nothing: a kept line parsed again gets what the log's sink made the

@@ -78,27 +78,12 @@ pub(crate) struct Sessions {
     /// earlier part left pending on the connection.
     head_claims: Vec<(String, Option<TxnId>)>,
     claimed: std::collections::HashSet<String>,
+    /// Operations of kept transactions as their lines, read light: parsed once the file is
+    /// read (`lines_read`), when most transactions they were kept for have left the sample.
+    unparsed: HashMap<TxnId, Vec<Unparsed>>,
     /// Every line parsed in full (no light read): what the light one is held to.
     #[cfg(test)]
     full_read: bool,
-}
-
-/// A write statement waiting on its connection for the command line that names its
-/// transaction: parsed, or its line as read light (`waits`), parsed only if that transaction is kept.
-#[derive(Debug)]
-enum Waiting {
-    Parsed(Box<Query>),
-    Line(Box<str>),
-}
-
-impl Waiting {
-    fn into_query(self) -> Option<Query> {
-        match self {
-            Waiting::Parsed(q) => Some(*q),
-            // The light read took the line, so the full read does (`resolve` holds it to that too).
-            Waiting::Line(text) => super::resolve::statement_of_line(&text).map(|q| lean(&q)),
-        }
-    }
 }
 
 /// Two uniform samples (each of what its part saw) into one of at most `cap` over both:
@@ -162,29 +147,33 @@ impl Sessions {
     }
 
     fn add_to_txn(&mut self, txn: TxnId, ops: Vec<Query>) {
-        let n = ops.len();
-        self.add_to_txn_with(txn, n, || ops);
+        self.add_with_unparsed(txn, ops, Vec::new());
     }
 
-    /// A connection's waiting statements into `txn`, parsed only if it is kept.
-    fn add_waiting(&mut self, txn: TxnId, waiting: Vec<Waiting>) {
-        let n = waiting.len();
-        self.add_to_txn_with(txn, n, || waiting.into_iter().filter_map(Waiting::into_query).collect());
+    /// Operations into `txn` if it is kept, `unparsed` (at their places among `ops`) read
+    /// once the file is.
+    fn add_with_unparsed(&mut self, txn: TxnId, ops: Vec<Query>, unparsed: Vec<Unparsed>) {
+        if ops.is_empty() || !self.admit(&txn) {
+            return;
+        }
+        let Some(v) = self.transactions.get_mut(&txn) else { return };
+        let base = v.len();
+        v.extend(ops);
+        if !unparsed.is_empty() {
+            self.unparsed.entry(txn).or_default().extend(unparsed.into_iter().map(|u| Unparsed { at: u.at + base, ..u }));
+        }
     }
 
-    /// `n` operations into `txn`, made by `ops` only once it is kept.
-    fn add_to_txn_with(&mut self, txn: TxnId, n: usize, ops: impl FnOnce() -> Vec<Query>) {
-        if n == 0 {
-            return;
+    /// Whether `txn` takes operations: kept already, or kept now (the sample's highest
+    /// hash leaving it when full).
+    fn admit(&mut self, txn: &TxnId) -> bool {
+        if self.transactions.contains_key(txn) {
+            return true;
         }
-        if let Some(v) = self.transactions.get_mut(&txn) {
-            v.extend(ops());
-            return;
-        }
-        let h = txn_hash(&txn);
+        let h = txn_hash(txn);
         if self.admit_below.is_some_and(|bar| h > bar) {
             self.sampled = true;
-            return;
+            return false;
         }
         if self.transactions.len() >= MAX_TRANSACTIONS {
             self.sampled = true;
@@ -193,13 +182,15 @@ impl Sessions {
                     if let Some((_, out)) = self.kept.pop_last() {
                         self.transactions.remove(&out);
                         self.spans.remove(&out);
+                        self.unparsed.remove(&out);
                     }
                 }
-                _ => return,
+                _ => return false,
             }
         }
         self.kept.insert((h, txn.clone()));
-        self.transactions.insert(txn, ops());
+        self.transactions.insert(txn.clone(), Vec::new());
+        true
     }
 
     /// How many transactions the log holds: exact while all are kept, else estimated from
@@ -473,11 +464,24 @@ impl OpSink for Sessions {
         self.seq += 1;
         match self.pending.get_mut(conn) {
             Some(v) if v.len() >= MAX_PENDING => {}
-            Some(v) => v.push(Waiting::Line(line.into())),
+            Some(v) => v.push(Waiting::Line(line.into(), 0)),
             None => {
-                self.pending.insert(conn.to_string(), vec![Waiting::Line(line.into())]);
+                self.pending.insert(conn.to_string(), vec![Waiting::Line(line.into(), 0)]);
             }
         }
+    }
+
+    fn txn_line(&mut self, lsid: &str, number: i64, line: &str, ops: usize) {
+        self.seq += ops as u64;
+        let text: std::sync::Arc<str> = line.into();
+        self.add_waiting(
+            TxnId { lsid: lsid.to_string(), txn_number: number },
+            (0..ops as u32).map(|i| Waiting::Line(text.clone(), i)).collect(),
+        );
+    }
+
+    fn lines_read(&mut self) {
+        self.resolve_lines();
     }
 
     fn fresh(&self) -> Box<dyn OpSink> {
@@ -508,8 +512,10 @@ impl OpSink for Sessions {
             v.truncate(MAX_PENDING);
         }
         self.sampled |= other.sampled;
+        let mut unparsed = other.unparsed;
         for (txn, ops) in other.transactions {
-            self.add_to_txn(txn, ops);
+            let u = unparsed.remove(&txn).unwrap_or_default();
+            self.add_with_unparsed(txn, ops, u);
         }
         self.joins = merge_samples(
             (std::mem::take(&mut self.joins), self.joins_seen),
@@ -554,5 +560,8 @@ impl OpSink for Sessions {
 
 #[cfg(test)]
 mod light_tests;
+mod lines;
+use lines::{Unparsed, Waiting};
+
 #[cfg(test)]
 mod tests;
