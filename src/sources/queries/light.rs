@@ -25,21 +25,22 @@ use std::fmt;
 
 /// The light read of one line that holds `"id":51803`; None when the line must take
 /// the full path.
-pub(super) fn read(text: &str) -> Option<LightOps<'_>> {
-    if let Some(found) = scan::line(text) {
+/// `sessions`: say its transaction too (`LightOps::txn`: a sink of sessions reads it).
+pub(super) fn read(text: &str, sessions: bool) -> Option<LightOps<'_>> {
+    if let Some(found) = scan::line(text, sessions) {
         return Some(found);
     }
-    read_serde(text)
+    read_serde(text, sessions)
 }
 
 /// Whether the hand scan of `text` reads it as serde does, when it reads it (the fuzz
 /// target `log_lines` asks this of every line).
 pub fn hand_scan_agrees(text: &str) -> bool {
-    scan::line(text).is_none_or(|by_hand| Some(by_hand) == read_serde(text))
+    scan::line(text, true).is_none_or(|by_hand| Some(by_hand) == read_serde(text, true))
 }
 
 /// `read` through serde: every line the full parse takes, but slower than `scan`.
-fn read_serde(text: &str) -> Option<LightOps<'_>> {
+fn read_serde(text: &str, sessions: bool) -> Option<LightOps<'_>> {
     let line: FastLogLine<LightCmd> = serde_json::from_str(text).ok()?;
     let (Some(51803), Some(attr)) = (line.id, line.attr) else { return None };
     let mut out = if super::reasons::is_own(attr.app_name.as_deref()) {
@@ -48,7 +49,7 @@ fn read_serde(text: &str) -> Option<LightOps<'_>> {
             ..LightOps::skipped(super::reasons::OWN_OPERATIONS)
         }
     } else {
-        let line = LineAttr { typ: attr.typ.as_deref(), cursorid: attr.cursorid, app: attr.app_name.is_some() };
+        let line = LineAttr { typ: attr.typ.as_deref(), cursorid: attr.cursorid, app: attr.app_name.is_some(), sessions };
         ops(line, attr.ns, attr.command.as_ref(), attr.originating_command.as_ref())
     };
     out.conn = line.ctx;
@@ -177,7 +178,7 @@ mod figures;
 /// skipped or held as the full read does (`once`). False when the light read leaves the
 /// line to the full one. `scratch` is reused from line to line.
 pub(in crate::sources::queries) fn add_figures_line(part: &mut QueryLog, text: &str, scratch: &mut Vec<Query>) -> bool {
-    let Some(found): Option<LightOps> = read(text) else { return false };
+    let Some(found): Option<LightOps> = read(text, false) else { return false };
     scratch.clear();
     // `workload` counts a filter by its shape: a plain one is shaped from its text, not
     // parsed into a document (its parse and shaping were a sixth of `workload`'s profile).

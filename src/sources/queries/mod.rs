@@ -110,7 +110,7 @@ fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<Qu
                     continue;
                 }
                 if lazy && light::is_candidate(text) {
-                    if let Some(found) = light::read(text).filter(|f| !light::needs_parsed(f, text, &mut part)) {
+                    if let Some(found) = light::read(text, part.sink.is_some()).filter(|f| !light::needs_parsed(f, text, &mut part)) {
                         if let Some(why) = found.skip {
                             part.skip(why);
                         }

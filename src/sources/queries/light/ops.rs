@@ -135,6 +135,8 @@ pub(super) struct LineAttr<'s> {
     pub(super) cursorid: Option<i64>,
     /// Whether it names a client (`appName`).
     pub(super) app: bool,
+    /// Whether the reader is told the transaction (`LightOps::txn`; a sink of sessions).
+    pub(super) sessions: bool,
 }
 
 /// How a line is tied to others (`once`), from its type, command and cursor.
@@ -162,7 +164,7 @@ pub(super) fn ops<'a>(
     originating: Option<&LightCmd<'a>>,
 ) -> LightOps<'a> {
     let tie = tie(line.typ, command, line.cursorid);
-    let txn = txn(line.typ, command);
+    let txn = if line.sessions { txn(line.typ, command) } else { LightTxn::None };
     LightOps { tie, txn, ..counted(line, ns, command, originating) }
 }
 

@@ -19,7 +19,8 @@ struct Scan<'a> {
     unsure: bool,
 }
 
-pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
+/// `sessions`: say the line's transaction (`LineAttr::sessions`).
+pub(super) fn line(text: &str, sessions: bool) -> Option<LightOps<'_>> {
     let mut p = Scan { b: text.as_bytes(), s: text, i: 0, depth: 0, unsure: false };
     p.ws();
     // `attr` (two commands, about 1 KB) is filled where it lies: returned by value, it was
@@ -51,7 +52,7 @@ pub(super) fn line(text: &str) -> Option<LightOps<'_>> {
     let mut out = if super::super::reasons::is_own(a.app) {
         LightOps { tie: tie(a.typ, a.command.as_ref(), a.cursorid), ..LightOps::skipped(super::super::reasons::OWN_OPERATIONS) }
     } else {
-        let line = LineAttr { typ: a.typ, cursorid: a.cursorid, app: a.app.is_some() };
+        let line = LineAttr { typ: a.typ, cursorid: a.cursorid, app: a.app.is_some(), sessions };
         ops(line, a.ns.map(Cow::Borrowed), a.command.as_ref(), a.originating.as_ref())
     };
     out.conn = ctx.flatten().map(Cow::Borrowed);

@@ -10,8 +10,8 @@ use std::path::Path;
 /// The light read of `text`, held equal to the full read; whether it took the line.
 fn same_as_full(text: &str) -> bool {
     // The hand scan reads what the serde read reads, or leaves the line to it.
-    let by_serde = read_serde(text);
-    if let Some(by_hand) = scan::line(text) {
+    let by_serde = read_serde(text, true);
+    if let Some(by_hand) = scan::line(text, true) {
         assert_eq!(Some(&by_hand), by_serde.as_ref(), "{text}");
     }
     let Some(light) = by_serde else { return false };
@@ -77,7 +77,7 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_real_log() {
             if is_candidate(t) {
                 let ok = same_as_full(t);
                 taken += ok as u64;
-                by_hand += scan::line(t).is_some() as u64;
+                by_hand += scan::line(t, true).is_some() as u64;
                 // Lines the full read takes as slow queries (it falls back on the others).
                 if let Ok(slow_log::FastLogLine { id: Some(51803), attr: Some(_), .. }) = serde_json::from_str::<slow_log::FastLogLine>(t) {
                     candidates += 1;
@@ -102,8 +102,8 @@ fn the_hand_scan_reads_cut_and_spaced_lines_as_serde_does() {
     });
     assert!(!lines.is_empty());
     let agree = |t: &str| {
-        if let Some(by_hand) = scan::line(t) {
-            assert_eq!(Some(by_hand), read_serde(t), "{t}");
+        if let Some(by_hand) = scan::line(t, true) {
+            assert_eq!(Some(by_hand), read_serde(t, true), "{t}");
         }
     };
     for l in &lines {
@@ -186,12 +186,12 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
         r#"{"type":"command","type":"command","ns":"a.b","command":{"find":"b"}}"#,
     ];
     for attr in declined {
-        assert!(read(&line(attr)).is_none(), "read light: {attr}");
+        assert!(read(&line(attr), true).is_none(), "read light: {attr}");
     }
     // Not a slow query to either.
-    assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":51803}"#).is_none());
-    assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#).is_none());
-    assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#).is_none());
+    assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":51803}"#, true).is_none());
+    assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#, true).is_none());
+    assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#, true).is_none());
 }
 
 /// A filter shaped from its text (`workload`) has the shape of the document bson reads from
