@@ -473,11 +473,7 @@ impl OpSink for Sessions {
 
     fn txn_line(&mut self, lsid: &str, number: i64, line: &str, ops: usize) {
         self.seq += ops as u64;
-        let text: std::sync::Arc<str> = line.into();
-        self.add_waiting(
-            TxnId { lsid: lsid.to_string(), txn_number: number },
-            (0..ops as u32).map(|i| Waiting::Line(text.clone(), i)).collect(),
-        );
+        self.add_line(TxnId { lsid: lsid.to_string(), txn_number: number }, line, ops);
     }
 
     fn lines_read(&mut self) {

@@ -190,7 +190,9 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
     }
     // Not a slow query to either.
     assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":51803}"#, true).is_none());
-    assert!(read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#, true).is_none());
+    assert!(
+        read(r#"{"t":{"$date":"2024-06-04T11:19:48.298Z"},"id":22943,"attr":{"command":{"find":"b"}},"x":"\"id\":51803"}"#, true).is_none()
+    );
     assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#, true).is_none());
 }
 
