@@ -9,7 +9,7 @@
 use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use super::words::failing;
 use crate::model::{Op, Query, ShardKey};
-use crate::targeting::extract_key_by_equality;
+use crate::targeting::Equalities;
 
 pub(super) const RULE: Rule = Rule {
     id: RuleId::UpsertWithoutShardKey,
@@ -20,7 +20,7 @@ pub(super) const RULE: Rule = Rule {
 
 fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let is_upsert = |q: &Query| q.upsert && matches!(q.op, Op::Update | Op::FindAndModify);
-    let lacks_key = |q: &Query| extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_none();
+    let lacks_key = |q: &Query| !Equalities::of(&q.filter, q.let_vars.as_ref()).fix_key(key);
     let Some((percent, words)) = failing(cx, "upserts whose filter does not fix the whole key by equality", is_upsert, lacks_key) else {
         return Vec::new();
     };

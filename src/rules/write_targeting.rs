@@ -18,8 +18,8 @@
 
 use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::metrics::key_updates::update_touches_key;
-use crate::model::{KeyKind, Op, Query, ShardKey};
-use crate::targeting::extract_key_by_equality;
+use crate::model::{Op, Query, ShardKey};
+use crate::targeting::Equalities;
 
 /// The server's error codes the verdicts name (`src/mongo/base/error_codes.yml`).
 pub(crate) const SHARD_KEY_NOT_FOUND: i32 = 61;
@@ -60,11 +60,12 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
     if q.op.is_read() || q.op == Op::Insert {
         return Verdict::Targeted;
     }
-    let full_key = extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_some();
+    let eqs = Equalities::of(&q.filter, q.let_vars.as_ref());
+    let full_key = eqs.fix_key(key);
     let fix = || -> Vec<String> { key.paths().filter(|p| !q.filter.contains_key(*p)).map(str::to_string).collect() };
     let before_7_1 = version.is_none_or(|v| v < (7, 1));
     let single = !q.multi || q.op == Op::FindAndModify;
-    let id_fixed = extract_key_by_equality(&ShardKey::single("_id", KeyKind::Range), &q.filter, q.let_vars.as_ref()).is_some();
+    let id_fixed = eqs.fix_id();
     // `_id` rescues updateOne/deleteOne only: findAndModify needs the shard key (DOCS-14854).
     let by_id = q.op != Op::FindAndModify && id_fixed;
     // mongos refuses first (its targeting), the shard then (update_stage.cpp): an upsert or
