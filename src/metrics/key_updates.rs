@@ -9,7 +9,7 @@
 
 use crate::bsonx::{cmp_bson, lookup, Lookup};
 use crate::model::{ShardKey, UpdateSpec};
-use crate::targeting::extract_key_by_equality;
+use crate::targeting::{extract_key_by_equality, is_within};
 use bson::{Bson, Document};
 
 /// Whether an inline diff (`{a: 'u', b: {c: 'i'}}`) changes the key.
@@ -30,6 +30,12 @@ pub(crate) fn diff_touches_key(key: &ShardKey, diff: &Document) -> bool {
 
 /// Do two dotted paths overlap (equal, or one inside the other)? Positional parts (`$`, `$[]`) match anything.
 fn paths_overlap(a: &str, b: &str) -> bool {
+    if !a.contains('$') && !b.contains('$') {
+        // No positional part: the parts agree as far as the shorter goes exactly when one path
+        // is the other or lies inside it, told from the bytes without splitting (this runs for
+        // every update name under every candidate key).
+        return is_within(a, b) || is_within(b, a);
+    }
     a.split('.').zip(b.split('.')).all(|(x, y)| x == y || x.starts_with('$') || y.starts_with('$'))
 }
 

@@ -112,7 +112,7 @@ fn valid_key_value(v: &Bson) -> bool {
 }
 
 /// `inner` is `outer` or a path inside it (`a.b` inside `a`), compared without building `outer.`.
-fn is_within(inner: &str, outer: &str) -> bool {
+pub(crate) fn is_within(inner: &str, outer: &str) -> bool {
     inner.len() >= outer.len() && inner.starts_with(outer) && (inner.len() == outer.len() || inner.as_bytes()[outer.len()] == b'.')
 }
 
