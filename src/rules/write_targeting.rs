@@ -155,12 +155,16 @@ pub(crate) fn refusals<'a>(
     version: Option<(u32, u32)>,
     keep: impl Fn(&Refusal) -> bool,
 ) -> Refusals {
+    merged(writes.filter_map(|q| match verdict(q, key, version) {
+        Verdict::Refused(r) => keep(&r).then_some(r),
+        _ => None,
+    }))
+}
+
+/// The codes and fields of `refused`, each once, in the order they first show.
+pub(crate) fn merged(refused: impl Iterator<Item = Refusal>) -> Refusals {
     let mut out = Refusals::default();
-    for q in writes {
-        let Verdict::Refused(r) = verdict(q, key, version) else { continue };
-        if !keep(&r) {
-            continue;
-        }
+    for r in refused {
         if !out.codes.contains(&r.code) {
             out.codes.push(r.code);
         }
@@ -195,8 +199,8 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
         matches!(verdict(q, key, cx.server_version), Verdict::Refused(Refusal { code, .. })
             if code == SHARD_KEY_UPDATE_WITHOUT_FULL_KEY || code == IMMUTABLE_FIELD || code == INVALID_OPTIONS)
     };
-    let Some((percent, words)) =
-        super::words::failing(cx, "updates that change the shard key value without fixing the whole key", |q| changes_key(q, key), refused)
+    let failed: Vec<&Query> = cx.queries.iter().copied().filter(|q| changes_key(q, key) && refused(q)).collect();
+    let Some((percent, words)) = super::words::failing(cx, "updates that change the shard key value without fixing the whole key", &failed)
     else {
         return Vec::new();
     };
