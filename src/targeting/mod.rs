@@ -139,13 +139,14 @@ fn fixed_value<'e>(eqs: &'e [Equality<'_>], path: &str) -> Option<&'e Bson> {
 
 /// The key's value when the filter fixes every key field by equality (unhashed).
 pub(crate) fn extract_key_by_equality(key: &ShardKey, filter: &Document, let_vars: Option<&Document>) -> Option<Vec<Bson>> {
-    let mut eqs = Vec::new();
-    collect_equalities(filter, let_vars, &mut eqs);
-    key.fields.iter().map(|f| fixed_value(&eqs, &f.path).cloned()).collect()
+    Equalities::of(filter, let_vars).key_values(key)
 }
 
 /// A filter's equalities, gathered once for the questions a write's verdict asks of them
-/// (the whole key fixed? `_id` fixed?) without cloning a value.
+/// (the whole key fixed? `_id` fixed?) without cloning a value; and once per query for every
+/// candidate key measured (`metrics::Workload::equalities`): walking each filter again per
+/// key was a sixth of the candidates' measuring in `plan`'s profile (cache misses, 100,000
+/// filters read again for each of 20-25 keys).
 pub(crate) struct Equalities<'a>(Vec<Equality<'a>>);
 
 impl<'a> Equalities<'a> {
@@ -163,6 +164,20 @@ impl<'a> Equalities<'a> {
     /// The same under `{_id: 1}`, without building that key.
     pub(crate) fn fix_id(&self) -> bool {
         fixed_value(&self.0, "_id").is_some()
+    }
+
+    /// `extract_key_by_equality`: the key's values when every field is fixed.
+    pub(crate) fn key_values(&self, key: &ShardKey) -> Option<Vec<Bson>> {
+        key.fields.iter().map(|f| fixed_value(&self.0, &f.path).cloned()).collect()
+    }
+
+    /// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
+    /// stand beside it: `{_id: 1, x: {$gt: 0}}`); with an explicit collation that is not the
+    /// collection's default, a collatable `_id` does not count.
+    pub(crate) fn exact_id(&self, collation: Option<&Document>, default: Option<&Document>) -> bool {
+        let Some(id) = fixed_value(&self.0, "_id") else { return false };
+        let explicit_other = collation.is_some_and(|c| !c.is_empty() && Some(c) != default);
+        !(explicit_other && is_collatable(id))
     }
 }
 
@@ -233,7 +248,12 @@ fn has_text(filter: &Document) -> bool {
 
 /// Label a filter for a key.
 pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>) -> Targeting {
-    let fixed = extract_key_by_equality(key, filter, let_vars);
+    target_filter_with(key, filter, simple, let_vars, &Equalities::of(filter, let_vars))
+}
+
+/// `target_filter`, with the filter's equalities gathered already.
+fn target_filter_with(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>, eqs: &Equalities) -> Targeting {
+    let fixed = eqs.key_values(key);
     if let Some(values) = &fixed {
         if simple || !values.iter().any(is_collatable) {
             let p = key.to_key_space(values);
@@ -248,30 +268,16 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
     Targeting { label, touched }
 }
 
-/// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
-/// stand beside it: `{_id: 1, x: {$gt: 0}}`); with an explicit collation that is not the
-/// collection's default, a collatable `_id` does not count.
-pub(crate) fn is_exact_id_query(
-    filter: &Document,
-    let_vars: Option<&Document>,
-    collation: Option<&Document>,
-    default: Option<&Document>,
-) -> bool {
-    let mut eqs = Vec::new();
-    collect_equalities(filter, let_vars, &mut eqs);
-    let Some(id) = fixed_value(&eqs, "_id") else { return false };
-    let explicit_other = collation.is_some_and(|c| !c.is_empty() && Some(c) != default);
-    !(explicit_other && is_collatable(id))
-}
-
 /// Label a sampled query (read or write) for a key under the collection's default collation.
 pub fn target_query(key: &ShardKey, q: &Query, default_collation: Option<&Document>) -> Targeting {
+    target_query_with(key, q, default_collation, &Equalities::of(&q.filter, q.let_vars.as_ref()))
+}
+
+/// `target_query`, with `eqs` the query's filter's equalities (`Equalities::of`).
+pub(crate) fn target_query_with(key: &ShardKey, q: &Query, default_collation: Option<&Document>, eqs: &Equalities) -> Targeting {
     let simple = effective_simple(q.collation.as_ref(), default_collation);
-    let t = target_filter(key, &q.filter, simple, q.let_vars.as_ref());
-    if t.label != Label::SingleShard
-        && !q.upsert
-        && is_exact_id_query(&q.filter, q.let_vars.as_ref(), q.collation.as_ref(), default_collation)
-    {
+    let t = target_filter_with(key, &q.filter, simple, q.let_vars.as_ref(), eqs);
+    if t.label != Label::SingleShard && !q.upsert && eqs.exact_id(q.collation.as_ref(), default_collation) {
         if let Some(UpdateSpec::Replacement(doc)) = &q.update {
             // The new document carries the full shard key (a missing field is null).
             let values: Option<Vec<Bson>> = key
