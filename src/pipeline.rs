@@ -122,12 +122,14 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     }
     // 5. Every candidate measured, checked against the rules and scored, on its own core.
     let shapes: Vec<String> = queries.iter().map(|q| shape_of(&q.filter)).collect();
+    let equalities: Vec<_> = queries.iter().map(|q| crate::targeting::Equalities::of(&q.filter, q.let_vars.as_ref())).collect();
     let workload = Workload {
         sample,
         size: CollectionSize { num_docs_total: total, avg_doc_size_bytes: facts.avg_doc_size_bytes },
         settings: &settings,
         queries: &queries,
         shapes: &shapes,
+        equalities: &equalities,
         diffs: &diffs,
         newest_created: metrics::insert_order::newest_by_creation(&sample.created, 0.1),
         clustered: facts.options.as_ref().is_some_and(|o| o.clustered),

@@ -3,7 +3,7 @@
 use super::key_updates::{diff_touches_key, update_touches_key};
 use super::ranges::Ranges;
 use crate::model::{Op, Query, QueryOrigin, ShardKey};
-use crate::targeting::{is_exact_id_query, target_query, Label, Targeting};
+use crate::targeting::{target_query_with, Equalities, Label, Targeting};
 use bson::Document;
 use serde::Serialize;
 
@@ -127,11 +127,23 @@ impl DistributionCounter {
 
     /// Count one query; returns its targeting (None for inserts, which the server does not sample).
     pub fn add(&mut self, key: &ShardKey, q: &Query, default_collation: Option<&Document>, ranges: &Ranges) -> Option<Targeting> {
+        self.add_with(key, q, &Equalities::of(&q.filter, q.let_vars.as_ref()), default_collation, ranges)
+    }
+
+    /// `add`, with `eqs` the query's filter's equalities, gathered once for every key.
+    pub(crate) fn add_with(
+        &mut self,
+        key: &ShardKey,
+        q: &Query,
+        eqs: &Equalities,
+        default_collation: Option<&Document>,
+        ranges: &Ranges,
+    ) -> Option<Targeting> {
         if q.op == Op::Insert {
             self.writes.insert += q.count;
             return None;
         }
-        let t = target_query(key, q, default_collation);
+        let t = target_query_with(key, q, default_collation, eqs);
         if q.op.is_read() {
             self.reads.total += 1;
             match q.op {
@@ -160,9 +172,8 @@ impl DistributionCounter {
                     self.multi_without_key += 1;
                 } else {
                     self.single_without_key += 1;
-                    let by_id = !q.upsert
-                        && matches!(q.op, Op::Update | Op::Delete)
-                        && is_exact_id_query(&q.filter, q.let_vars.as_ref(), q.collation.as_ref(), default_collation);
+                    let by_id =
+                        !q.upsert && matches!(q.op, Op::Update | Op::Delete) && eqs.exact_id(q.collation.as_ref(), default_collation);
                     self.single_by_id_without_key += by_id as u64;
                     if by_id && q.update.as_ref().is_some_and(|u| update_touches_key(key, &q.filter, u)) {
                         self.single_by_id_changing_key += 1;

@@ -9,7 +9,7 @@
 
 use crate::bsonx::{cmp_bson, lookup, Lookup};
 use crate::model::{ShardKey, UpdateSpec};
-use crate::targeting::extract_key_by_equality;
+use crate::targeting::{extract_key_by_equality, is_within};
 use bson::{Bson, Document};
 
 /// Whether an inline diff (`{a: 'u', b: {c: 'i'}}`) changes the key.
@@ -30,11 +30,18 @@ pub(crate) fn diff_touches_key(key: &ShardKey, diff: &Document) -> bool {
 
 /// Do two dotted paths overlap (equal, or one inside the other)? Positional parts (`$`, `$[]`) match anything.
 fn paths_overlap(a: &str, b: &str) -> bool {
+    if !a.contains('$') && !b.contains('$') {
+        // No positional part: the parts agree as far as the shorter goes exactly when one path
+        // is the other or lies inside it, told from the bytes without splitting (this runs for
+        // every update name under every candidate key).
+        return is_within(a, b) || is_within(b, a);
+    }
     a.split('.').zip(b.split('.')).all(|(x, y)| x == y || x.starts_with('$') || y.starts_with('$'))
 }
 
-fn names_touch_key(key: &ShardKey, names: impl IntoIterator<Item = String>) -> bool {
-    names.into_iter().any(|n| key.paths().any(|p| paths_overlap(p, &n)))
+/// Borrowed names, not owned: this runs for every sampled update under every candidate key.
+fn names_touch_key<'a>(key: &ShardKey, names: impl IntoIterator<Item = &'a str>) -> bool {
+    names.into_iter().any(|n| key.paths().any(|p| paths_overlap(p, n)))
 }
 
 /// Whether a logged update changes the key (see the module comment for the rules).
@@ -46,11 +53,9 @@ pub(crate) fn update_touches_key(key: &ShardKey, filter: &Document, spec: &Updat
                 return false;
             }
             let Some(fields) = fields.as_document() else { return false };
-            let mut names: Vec<String> = fields.keys().cloned().collect();
-            if op == "$rename" {
-                names.extend(fields.values().filter_map(|v| v.as_str().map(str::to_string)));
-            }
-            names_touch_key(key, names)
+            // `$rename`'s new names count as well as its old ones.
+            let renamed = fields.values().filter(|_| op == "$rename").filter_map(Bson::as_str);
+            names_touch_key(key, fields.keys().map(String::as_str).chain(renamed))
         }),
         UpdateSpec::Replacement(new_doc) => match extract_key_by_equality(key, filter, None) {
             Some(old) => key.fields.iter().zip(old.iter()).any(|(f, old_v)| {
@@ -65,10 +70,10 @@ pub(crate) fn update_touches_key(key: &ShardKey, filter: &Document, spec: &Updat
         },
         UpdateSpec::Pipeline(stages) => stages.iter().any(|s| {
             s.iter().any(|(stage, body)| match stage.as_str() {
-                "$set" | "$addFields" => body.as_document().is_some_and(|d| names_touch_key(key, d.keys().cloned())),
+                "$set" | "$addFields" => body.as_document().is_some_and(|d| names_touch_key(key, d.keys().map(String::as_str))),
                 "$unset" => match body {
-                    Bson::String(s) => names_touch_key(key, [s.clone()]),
-                    Bson::Array(a) => names_touch_key(key, a.iter().filter_map(|x| x.as_str().map(str::to_string))),
+                    Bson::String(s) => names_touch_key(key, [s.as_str()]),
+                    Bson::Array(a) => names_touch_key(key, a.iter().filter_map(Bson::as_str)),
                     _ => false,
                 },
                 "$replaceRoot" | "$replaceWith" => true,

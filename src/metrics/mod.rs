@@ -97,6 +97,8 @@ pub(crate) struct Workload<'a> {
     pub(crate) queries: &'a [&'a Query],
     /// Each query's normalised shape (`targeting::shapes`), computed once.
     pub(crate) shapes: &'a [String],
+    /// Each query's filter's equalities (`targeting::Equalities`), gathered once for every key.
+    pub(crate) equalities: &'a [crate::targeting::Equalities<'a>],
     /// `config.sampledQueriesDiff` diffs, for shard key updates.
     pub(crate) diffs: &'a [&'a Document],
     /// `insert_order::newest_by_creation` of the sample, the same for every key (computed once).
@@ -147,12 +149,12 @@ pub(crate) fn measure(
         operations: 0,
         of: 0,
     });
-    for (q, shape) in w.queries.iter().zip(w.shapes) {
-        if let Some(t) = dist.add(&ks.key, q, settings.default_collation.as_ref(), &ranges) {
+    for ((q, shape), eqs) in w.queries.iter().zip(w.shapes).zip(w.equalities) {
+        if let Some(t) = dist.add_with(&ks.key, q, eqs, settings.default_collation.as_ref(), &ranges) {
             if let Some(s) = spread.as_mut() {
                 s.of += 1;
                 let single = crate::targeting::Label::SingleShard;
-                if t.label != single && crate::targeting::target_query(&ks.key, q, None).label == single {
+                if t.label != single && crate::targeting::target_query_with(&ks.key, q, None, eqs).label == single {
                     s.operations += 1;
                 }
             }

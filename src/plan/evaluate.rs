@@ -166,10 +166,15 @@ impl Layout<'_> {
         let version = self.target_version?;
         let c = self.index_of(&q.ns)?;
         let Choice::Key(k) = &self.choices[c] else { return None };
-        match verdict(q, &self.inputs[c].candidates[*k].key, Some(version)) {
-            Verdict::Refused(r) => Some((c, r)),
+        let work = || match verdict(q, &self.inputs[c].candidates[*k].key, Some(version)) {
+            Verdict::Refused(r) => Some(r),
             _ => None,
-        }
+        };
+        let r = match self.verdicts {
+            Some(kept) => kept.refusal(q, c, *k, Some(version), work),
+            None => work(),
+        };
+        r.map(|r| (c, r))
     }
 
     /// The same, each operation placed as `follow` says: a refused write left as it is fails

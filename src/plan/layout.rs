@@ -4,6 +4,7 @@
 
 use super::input::{Choice, CollectionInput, Settings};
 use super::links;
+use super::verdicts::Verdicts;
 use crate::model::KeyKind;
 use std::collections::BTreeSet;
 
@@ -31,6 +32,9 @@ pub(crate) struct Layout<'a> {
     pub(crate) target_version: Option<(u32, u32)>,
     /// The linked fields' domains the groups come from: what a fix may zone a collection on.
     pub(crate) domains: &'a [BTreeSet<links::Node>],
+    /// The search's kept verdicts on its transactions' writes (`verdicts.rs`); None: each
+    /// worked out when asked.
+    pub(crate) verdicts: Option<&'a Verdicts<'a>>,
 }
 
 impl<'a> Layout<'a> {
@@ -75,6 +79,7 @@ impl<'a> Layout<'a> {
             home: vec![0; inputs.len()],
             target_version: settings.target_version,
             domains,
+            verdicts: None,
         };
         // Before 8.0 an unsharded collection lives on the database's primary shard (shard0
         // here); 8.0's moveCollection puts each on the least loaded shard, busiest first.
@@ -145,6 +150,12 @@ impl<'a> Layout<'a> {
 }
 
 /// A layout with the reference collections' homes the search chose.
+/// The layout reading the verdicts kept in `verdicts` (the same answers, worked out once).
+pub(crate) fn with_verdicts<'a>(mut layout: Layout<'a>, verdicts: &'a Verdicts<'a>) -> Layout<'a> {
+    layout.verdicts = Some(verdicts);
+    layout
+}
+
 pub(crate) fn with_homes<'a>(mut layout: Layout<'a>, homes: &[Option<usize>]) -> Layout<'a> {
     for (c, h) in homes.iter().enumerate() {
         if let Some(h) = h {

@@ -34,5 +34,6 @@ pub(crate) mod rate;
 pub(crate) mod search;
 pub(crate) mod steps;
 pub(crate) mod trade_off;
+pub(crate) mod verdicts;
 pub(crate) mod words;
 pub(crate) mod zones;

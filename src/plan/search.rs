@@ -5,7 +5,8 @@
 use super::bounds::Seen;
 use super::evaluate::{figures, Figures};
 use super::input::{CandidateInput, Choice, CollectionInput, CollectionKind, Settings};
-use super::layout::{with_homes, Layout};
+use super::layout::{with_homes, with_verdicts, Layout};
+use super::verdicts::Verdicts;
 use super::{blockers, graph, links};
 use crate::model::{KeyKind, Query};
 use std::collections::BTreeSet;
@@ -191,10 +192,13 @@ pub(crate) fn search_with(
     let opts = constrain(options(inputs, &domains, &lookup_targets, s), fixed);
     let txns = spread(transactions, EVALUATED_MAX);
     let joins = spread(joins, EVALUATED_MAX);
-    let eval = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &txns, &joins);
     let guide: Vec<&[Query]> = if in_part.is_empty() { txns.clone() } else { spread(&[transactions, in_part].concat(), EVALUATED_MAX) };
-    let guided = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).objective;
-    let guided_single = |ch: &[Choice]| figures(&Layout::new(inputs, ch, &domains, s), &guide, &joins).single.unwrap_or(0.0);
+    // Every combination tried asks the same writes the same question: answered once each.
+    let kept = Verdicts::new(inputs, s.target_version, &[&txns, &guide]);
+    let eval = |ch: &[Choice]| figures(&with_verdicts(Layout::new(inputs, ch, &domains, s), &kept), &txns, &joins);
+    let guided = |ch: &[Choice]| figures(&with_verdicts(Layout::new(inputs, ch, &domains, s), &kept), &guide, &joins).objective;
+    let guided_single =
+        |ch: &[Choice]| figures(&with_verdicts(Layout::new(inputs, ch, &domains, s), &kept), &guide, &joins).single.unwrap_or(0.0);
     // A collection that may stay unsharded is sharded outside zones only for the transactions
     // or joins it brings onto one shard when nothing else is gained in fact: it is one range
     // whatever the key (the balancer moves nothing below three, so its load stays where it is),
@@ -280,7 +284,7 @@ pub(crate) fn search_with(
         }
     }
     let homes = reference_homes(inputs, &choices, &domains, s, &opts.reference, &guide);
-    let layout = with_homes(Layout::new(inputs, &choices, &domains, s), &homes);
+    let layout = with_homes(with_verdicts(Layout::new(inputs, &choices, &domains, s), &kept), &homes);
     let figures = figures(&layout, &txns, &joins);
     // Over the shown parts too: a blocker they show is one (each fix's share is then a highest).
     let blockers = blockers::find(&layout, &guide);

@@ -9,7 +9,7 @@
 use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use super::words::failing;
 use crate::model::{Op, Query, ShardKey};
-use crate::targeting::extract_key_by_equality;
+use crate::targeting::Equalities;
 
 pub(super) const RULE: Rule = Rule {
     id: RuleId::UpsertWithoutShardKey,
@@ -20,8 +20,9 @@ pub(super) const RULE: Rule = Rule {
 
 fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let is_upsert = |q: &Query| q.upsert && matches!(q.op, Op::Update | Op::FindAndModify);
-    let lacks_key = |q: &Query| extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_none();
-    let Some((percent, words)) = failing(cx, "upserts whose filter does not fix the whole key by equality", is_upsert, lacks_key) else {
+    let lacks_key = |q: &Query| !Equalities::of(&q.filter, q.let_vars.as_ref()).fix_key(key);
+    let failed: Vec<&Query> = cx.queries.iter().copied().filter(|q| is_upsert(q) && lacks_key(q)).collect();
+    let Some((percent, words)) = failing(cx, "upserts whose filter does not fix the whole key by equality", &failed) else {
         return Vec::new();
     };
     let mut f = rule.finding(
@@ -31,8 +32,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     f.percentage_of_writes = Some(percent);
     // Refused on every version (write_targeting: ShardKeyNotFound, accepted by none).
     f.refused_here = true;
-    f.filter_fix =
-        super::write_targeting::refusals(cx.queries.iter().copied().filter(|q| is_upsert(q) && lacks_key(q)), key, None, |_| true).fields;
+    f.filter_fix = super::write_targeting::refusals(failed.into_iter(), key, None, |_| true).fields;
     vec![f]
 }
 

@@ -18,8 +18,8 @@
 
 use super::rule::{Context, Effect, Finding, Rule, RuleId};
 use crate::metrics::key_updates::update_touches_key;
-use crate::model::{KeyKind, Op, Query, ShardKey};
-use crate::targeting::extract_key_by_equality;
+use crate::model::{Op, Query, ShardKey};
+use crate::targeting::Equalities;
 
 /// The server's error codes the verdicts name (`src/mongo/base/error_codes.yml`).
 pub(crate) const SHARD_KEY_NOT_FOUND: i32 = 61;
@@ -60,11 +60,12 @@ pub(crate) fn verdict(q: &Query, key: &ShardKey, version: Option<(u32, u32)>) ->
     if q.op.is_read() || q.op == Op::Insert {
         return Verdict::Targeted;
     }
-    let full_key = extract_key_by_equality(key, &q.filter, q.let_vars.as_ref()).is_some();
+    let eqs = Equalities::of(&q.filter, q.let_vars.as_ref());
+    let full_key = eqs.fix_key(key);
     let fix = || -> Vec<String> { key.paths().filter(|p| !q.filter.contains_key(*p)).map(str::to_string).collect() };
     let before_7_1 = version.is_none_or(|v| v < (7, 1));
     let single = !q.multi || q.op == Op::FindAndModify;
-    let id_fixed = extract_key_by_equality(&ShardKey::single("_id", KeyKind::Range), &q.filter, q.let_vars.as_ref()).is_some();
+    let id_fixed = eqs.fix_id();
     // `_id` rescues updateOne/deleteOne only: findAndModify needs the shard key (DOCS-14854).
     let by_id = q.op != Op::FindAndModify && id_fixed;
     // mongos refuses first (its targeting), the shard then (update_stage.cpp): an upsert or
@@ -154,12 +155,16 @@ pub(crate) fn refusals<'a>(
     version: Option<(u32, u32)>,
     keep: impl Fn(&Refusal) -> bool,
 ) -> Refusals {
+    merged(writes.filter_map(|q| match verdict(q, key, version) {
+        Verdict::Refused(r) => keep(&r).then_some(r),
+        _ => None,
+    }))
+}
+
+/// The codes and fields of `refused`, each once, in the order they first show.
+pub(crate) fn merged(refused: impl Iterator<Item = Refusal>) -> Refusals {
     let mut out = Refusals::default();
-    for q in writes {
-        let Verdict::Refused(r) = verdict(q, key, version) else { continue };
-        if !keep(&r) {
-            continue;
-        }
+    for r in refused {
         if !out.codes.contains(&r.code) {
             out.codes.push(r.code);
         }
@@ -194,8 +199,8 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
         matches!(verdict(q, key, cx.server_version), Verdict::Refused(Refusal { code, .. })
             if code == SHARD_KEY_UPDATE_WITHOUT_FULL_KEY || code == IMMUTABLE_FIELD || code == INVALID_OPTIONS)
     };
-    let Some((percent, words)) =
-        super::words::failing(cx, "updates that change the shard key value without fixing the whole key", |q| changes_key(q, key), refused)
+    let failed: Vec<&Query> = cx.queries.iter().copied().filter(|q| changes_key(q, key) && refused(q)).collect();
+    let Some((percent, words)) = super::words::failing(cx, "updates that change the shard key value without fixing the whole key", &failed)
     else {
         return Vec::new();
     };

@@ -16,6 +16,7 @@ use crate::bsonx::is_collatable;
 use crate::model::{KeyKind, KeyRange, Query, ShardKey, UpdateSpec};
 use bson::{Bson, Document};
 use serde::Serialize;
+use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
@@ -58,8 +59,13 @@ pub(crate) fn effective_simple(query: Option<&Document>, default: Option<&Docume
     collation_is_simple(query).or_else(|| collation_is_simple(default)).unwrap_or(true)
 }
 
+/// One equality the fast path sees: a path and its value, borrowed from the filter (owned
+/// only for `$expr`'s, which may come from `let`). Borrowed, not cloned: this runs for every
+/// sampled write under every candidate key (a tenth of `plan`'s profile when it cloned).
+type Equality<'a> = (Cow<'a, str>, Cow<'a, Bson>);
+
 /// Equalities the fast path can see: top-level fields, `$and`, a one-branch `$or`, `$expr` `$eq`.
-fn collect_equalities(filter: &Document, let_vars: Option<&Document>, out: &mut Vec<(String, Bson)>) {
+fn collect_equalities<'a>(filter: &'a Document, let_vars: Option<&Document>, out: &mut Vec<Equality<'a>>) {
     for (k, v) in filter {
         match k.as_str() {
             "$and" => {
@@ -78,20 +84,20 @@ fn collect_equalities(filter: &Document, let_vars: Option<&Document>, out: &mut 
                     }
                 }
             }
-            "$expr" => out.extend(expr_equalities(v, let_vars)),
+            "$expr" => out.extend(expr_equalities(v, let_vars).into_iter().map(|(p, x)| (Cow::Owned(p), Cow::Owned(x)))),
             _ if k.starts_with('$') => {}
             _ => match v {
                 Bson::Document(d) if d.keys().next().is_some_and(|x| x.starts_with('$')) => {
                     for (op, arg) in d {
                         match (op.as_str(), arg) {
-                            ("$eq", x) => out.push((k.clone(), x.clone())),
-                            ("$in" | "$all", Bson::Array(a)) if a.len() == 1 => out.push((k.clone(), a[0].clone())),
+                            ("$eq", x) => out.push((Cow::Borrowed(k), Cow::Borrowed(x))),
+                            ("$in" | "$all", Bson::Array(a)) if a.len() == 1 => out.push((Cow::Borrowed(k), Cow::Borrowed(&a[0]))),
                             _ => {}
                         }
                     }
                 }
                 Bson::RegularExpression(_) => {}
-                other => out.push((k.clone(), other.clone())),
+                other => out.push((Cow::Borrowed(k), Cow::Borrowed(other))),
             },
         }
     }
@@ -105,39 +111,74 @@ fn valid_key_value(v: &Bson) -> bool {
     }
 }
 
+/// `inner` is `outer` or a path inside it (`a.b` inside `a`), compared without building `outer.`.
+pub(crate) fn is_within(inner: &str, outer: &str) -> bool {
+    inner.len() >= outer.len() && inner.starts_with(outer) && (inner.len() == outer.len() || inner.as_bytes()[outer.len()] == b'.')
+}
+
+/// The value an equality in `eqs` fixes for `path`: exactly one equality on it, or on a parent
+/// of it (`{a: {b: 10}}` fixes `a.b`), none on a child; None when absent or conflicting.
+fn fixed_value<'e>(eqs: &'e [Equality<'_>], path: &str) -> Option<&'e Bson> {
+    let mut related = eqs.iter().filter(|(p, _)| is_within(path, p) || is_within(p, path));
+    let (p, v) = related.next()?;
+    if related.next().is_some() || p.len() > path.len() {
+        return None; // conflicting equalities, or only a child of the field fixed
+    }
+    let mut cur: &Bson = v;
+    if p.len() != path.len() {
+        // Equality on a parent object: `{a: {b: 10}}` fixes `a.b`.
+        for part in path[p.len() + 1..].split('.') {
+            cur = match cur {
+                Bson::Document(d) if !d.keys().next().is_some_and(|k| k.starts_with('$')) => d.get(part)?,
+                _ => return None,
+            };
+        }
+    }
+    valid_key_value(cur).then_some(cur)
+}
+
 /// The key's value when the filter fixes every key field by equality (unhashed).
 pub(crate) fn extract_key_by_equality(key: &ShardKey, filter: &Document, let_vars: Option<&Document>) -> Option<Vec<Bson>> {
-    let mut eqs = Vec::new();
-    collect_equalities(filter, let_vars, &mut eqs);
-    let mut values = Vec::with_capacity(key.fields.len());
-    for f in &key.fields {
-        let related: Vec<&(String, Bson)> = eqs
-            .iter()
-            .filter(|(p, _)| p == &f.path || f.path.starts_with(&format!("{p}.")) || p.starts_with(&format!("{}.", f.path)))
-            .collect();
-        if related.len() != 1 {
-            return None; // absent, or conflicting equalities
-        }
-        let (p, v) = related[0];
-        if p.len() > f.path.len() {
-            return None;
-        }
-        let mut cur = v;
-        if p != &f.path {
-            // Equality on a parent object: `{a: {b: 10}}` fixes `a.b`.
-            for part in f.path[p.len() + 1..].split('.') {
-                cur = match cur {
-                    Bson::Document(d) if !d.keys().next().is_some_and(|k| k.starts_with('$')) => d.get(part)?,
-                    _ => return None,
-                };
-            }
-        }
-        if !valid_key_value(cur) {
-            return None;
-        }
-        values.push(cur.clone());
+    Equalities::of(filter, let_vars).key_values(key)
+}
+
+/// A filter's equalities, gathered once for the questions a write's verdict asks of them
+/// (the whole key fixed? `_id` fixed?) without cloning a value; and once per query for every
+/// candidate key measured (`metrics::Workload::equalities`): walking each filter again per
+/// key was a sixth of the candidates' measuring in `plan`'s profile (cache misses, 100,000
+/// filters read again for each of 20-25 keys).
+pub(crate) struct Equalities<'a>(Vec<Equality<'a>>);
+
+impl<'a> Equalities<'a> {
+    pub(crate) fn of(filter: &'a Document, let_vars: Option<&Document>) -> Self {
+        let mut eqs = Vec::new();
+        collect_equalities(filter, let_vars, &mut eqs);
+        Equalities(eqs)
     }
-    Some(values)
+
+    /// `extract_key_by_equality(key, ..).is_some()`.
+    pub(crate) fn fix_key(&self, key: &ShardKey) -> bool {
+        key.fields.iter().all(|f| fixed_value(&self.0, &f.path).is_some())
+    }
+
+    /// The same under `{_id: 1}`, without building that key.
+    pub(crate) fn fix_id(&self) -> bool {
+        fixed_value(&self.0, "_id").is_some()
+    }
+
+    /// `extract_key_by_equality`: the key's values when every field is fixed.
+    pub(crate) fn key_values(&self, key: &ShardKey) -> Option<Vec<Bson>> {
+        key.fields.iter().map(|f| fixed_value(&self.0, &f.path).cloned()).collect()
+    }
+
+    /// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
+    /// stand beside it: `{_id: 1, x: {$gt: 0}}`); with an explicit collation that is not the
+    /// collection's default, a collatable `_id` does not count.
+    pub(crate) fn exact_id(&self, collation: Option<&Document>, default: Option<&Document>) -> bool {
+        let Some(id) = fixed_value(&self.0, "_id") else { return false };
+        let explicit_other = collation.is_some_and(|c| !c.is_empty() && Some(c) != default);
+        !(explicit_other && is_collatable(id))
+    }
 }
 
 /// Flatten per-field bounds into key ranges, as the server's `flattenBounds`.
@@ -207,7 +248,12 @@ fn has_text(filter: &Document) -> bool {
 
 /// Label a filter for a key.
 pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>) -> Targeting {
-    let fixed = extract_key_by_equality(key, filter, let_vars);
+    target_filter_with(key, filter, simple, let_vars, &Equalities::of(filter, let_vars))
+}
+
+/// `target_filter`, with the filter's equalities gathered already.
+fn target_filter_with(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>, eqs: &Equalities) -> Targeting {
+    let fixed = eqs.key_values(key);
     if let Some(values) = &fixed {
         if simple || !values.iter().any(is_collatable) {
             let p = key.to_key_space(values);
@@ -222,29 +268,16 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
     Targeting { label, touched }
 }
 
-/// The server's `isExactIdQuery`: the filter fixes `_id` by equality (other predicates may
-/// stand beside it: `{_id: 1, x: {$gt: 0}}`); with an explicit collation that is not the
-/// collection's default, a collatable `_id` does not count.
-pub(crate) fn is_exact_id_query(
-    filter: &Document,
-    let_vars: Option<&Document>,
-    collation: Option<&Document>,
-    default: Option<&Document>,
-) -> bool {
-    let id_key = ShardKey::single("_id", KeyKind::Range);
-    let Some(id) = extract_key_by_equality(&id_key, filter, let_vars) else { return false };
-    let explicit_other = collation.is_some_and(|c| !c.is_empty() && Some(c) != default);
-    !(explicit_other && id.iter().any(is_collatable))
-}
-
 /// Label a sampled query (read or write) for a key under the collection's default collation.
 pub fn target_query(key: &ShardKey, q: &Query, default_collation: Option<&Document>) -> Targeting {
+    target_query_with(key, q, default_collation, &Equalities::of(&q.filter, q.let_vars.as_ref()))
+}
+
+/// `target_query`, with `eqs` the query's filter's equalities (`Equalities::of`).
+pub(crate) fn target_query_with(key: &ShardKey, q: &Query, default_collation: Option<&Document>, eqs: &Equalities) -> Targeting {
     let simple = effective_simple(q.collation.as_ref(), default_collation);
-    let t = target_filter(key, &q.filter, simple, q.let_vars.as_ref());
-    if t.label != Label::SingleShard
-        && !q.upsert
-        && is_exact_id_query(&q.filter, q.let_vars.as_ref(), q.collation.as_ref(), default_collation)
-    {
+    let t = target_filter_with(key, &q.filter, simple, q.let_vars.as_ref(), eqs);
+    if t.label != Label::SingleShard && !q.upsert && eqs.exact_id(q.collation.as_ref(), default_collation) {
         if let Some(UpdateSpec::Replacement(doc)) = &q.update {
             // The new document carries the full shard key (a missing field is null).
             let values: Option<Vec<Bson>> = key
