@@ -114,6 +114,7 @@ pub(super) fn is_candidate(text: &str) -> bool {
 /// collection, run in a transaction it keeps, or in one only the full read reads; or they
 /// are write statements outside any, which wait on their connection for the command line
 /// naming their transaction (`Sessions::op`).
+#[inline(never)]
 pub(super) fn needs_parsed(found: &LightOps, text: &str, part: &mut QueryLog) -> bool {
     static JOINS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
         std::sync::LazyLock::new(|| ["$lookup", "$graphLookup", "$unionWith"].map(memchr::memmem::Finder::new));
@@ -150,6 +151,7 @@ fn waits_on_conn(found: &LightOps) -> bool {
 
 /// What the full read would have told the sink of a line read light: its operations that
 /// count (`unread`), and the transaction of the connection's preceding statements (`claim`).
+#[inline(never)]
 pub(super) fn tell_sink(part: &mut QueryLog, found: &LightOps, text: &str, fates: &super::fates::LineFates) {
     let Some(sink) = part.sink.as_mut() else { return };
     let counted = (0..found.ops).filter(|i| fates.fate(*i) == Fate::Count).count();

@@ -99,6 +99,8 @@ fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<Qu
             let mut last_ns: Option<std::sync::Arc<str>> = None;
             // The operations of a line read for figures, reused (`light::figures`).
             let mut scratch = Vec::new();
+            // A sink of sessions (`plan`) is told of the lines read light; none otherwise.
+            let sessions = part.sink.is_some();
             for (lineno, raw) in chunk {
                 part.records += 1;
                 let Ok(text) = simdutf8::basic::from_utf8(raw) else {
@@ -110,12 +112,14 @@ fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<Qu
                     continue;
                 }
                 if lazy && light::is_candidate(text) {
-                    if let Some(found) = light::read(text, part.sink.is_some()).filter(|f| !light::needs_parsed(f, text, &mut part)) {
+                    if let Some(found) = light::read(text, sessions).filter(|f| !sessions || !light::needs_parsed(f, text, &mut part)) {
                         if let Some(why) = found.skip {
                             part.skip(why);
                         }
                         let fates = part.line_fates(found.conn.as_deref(), &found.tie);
-                        light::tell_sink(&mut part, &found, text, &fates);
+                        if sessions {
+                            light::tell_sink(&mut part, &found, text, &fates);
+                        }
                         let mut held = Vec::new();
                         if found.ops > 0 {
                             let ns = match &last_ns {
