@@ -221,3 +221,9 @@ fn string_field<'a>(v: &'a str, field: &str) -> Option<Cow<'a, str>> {
     let x = if field == "mode" { f.mode } else { f.level };
     x.and_then(|x| text(x.get()))
 }
+
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in hexadecimal digits (either case).
+pub(super) fn hyphenated_uuid(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() == 36 && b.iter().enumerate().all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { *c == b'-' } else { c.is_ascii_hexdigit() })
+}

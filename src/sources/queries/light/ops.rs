@@ -75,7 +75,7 @@ fn txn<'a>(typ: Option<&str>, command: Option<&LightCmd<'a>>) -> LightTxn<'a> {
     // back in lowercase.
     let uuid = lsid.strip_prefix("{\"id\":{\"$uuid\":\"").and_then(|r| r.strip_suffix("\"}}"));
     match (uuid, number.parse::<i64>()) {
-        (Some(u), Ok(n)) if super::scan::hyphenated_uuid(u) && !u.bytes().any(|b| b.is_ascii_uppercase()) => {
+        (Some(u), Ok(n)) if super::cmd::hyphenated_uuid(u) && !u.bytes().any(|b| b.is_ascii_uppercase()) => {
             LightTxn::Txn { lsid: u, number: n }
         }
         _ => LightTxn::Unsure,

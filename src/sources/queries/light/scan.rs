@@ -2,7 +2,7 @@
 //! no escapes. Whatever it does not take (None) goes to `read_serde`; what it takes it
 //! reads as `read_serde` would (held by a test on every real log line and their cuts).
 
-use super::cmd::{bson_reads, shallow, LightCmd, EXT_KEYS};
+use super::cmd::{bson_reads, hyphenated_uuid, shallow, LightCmd, EXT_KEYS};
 use super::ops::{kind_of, ops, tie, Figures, LightOps, LineAttr};
 use std::borrow::Cow;
 
@@ -374,10 +374,4 @@ pub(in crate::sources::queries) fn plain_filter_names<'a>(text: &'a str, names: 
     })?;
     p.ws();
     (p.i == p.b.len()).then_some(n)
-}
-
-/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in hexadecimal digits (either case).
-pub(super) fn hyphenated_uuid(v: &str) -> bool {
-    let b = v.as_bytes();
-    b.len() == 36 && b.iter().enumerate().all(|(i, c)| if matches!(i, 8 | 13 | 18 | 23) { *c == b'-' } else { c.is_ascii_hexdigit() })
 }

@@ -246,9 +246,9 @@ fn a_hyphenated_uuid_is_checked_as_the_uuid_crate_reads_it() {
         "{00000000-0000-4000-8000-000000000001}",
         "",
     ] {
-        if scan::hyphenated_uuid(v) {
+        if cmd::hyphenated_uuid(v) {
             assert!(bson::Uuid::parse_str(v).is_ok(), "{v}");
         }
-        assert_eq!(scan::hyphenated_uuid(v), v.len() == 36 && bson::Uuid::parse_str(v).is_ok(), "{v}");
+        assert_eq!(cmd::hyphenated_uuid(v), v.len() == 36 && bson::Uuid::parse_str(v).is_ok(), "{v}");
     }
 }
