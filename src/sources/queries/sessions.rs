@@ -247,6 +247,9 @@ impl Sessions {
     /// Place the profiled writes without a session in their transactions (once every
     /// source is read: a transaction's window is known only then).
     pub(crate) fn place(&mut self) {
+        // Every line file parses its kept lines when read (`lines_read`); whatever a source
+        // left as lines, none is left a placeholder.
+        self.resolve_lines();
         // An aborted transaction never ran: its operations leave with it (the driver's retry,
         // a new txnNumber, is what ran).
         for t in std::mem::take(&mut self.aborted) {
