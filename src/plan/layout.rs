@@ -149,13 +149,13 @@ impl<'a> Layout<'a> {
     }
 }
 
-/// A layout with the reference collections' homes the search chose.
 /// The layout reading the verdicts kept in `verdicts` (the same answers, worked out once).
 pub(crate) fn with_verdicts<'a>(mut layout: Layout<'a>, verdicts: &'a Verdicts<'a>) -> Layout<'a> {
     layout.verdicts = Some(verdicts);
     layout
 }
 
+/// A layout with the reference collections' homes the search chose.
 pub(crate) fn with_homes<'a>(mut layout: Layout<'a>, homes: &[Option<usize>]) -> Layout<'a> {
     for (c, h) in homes.iter().enumerate() {
         if let Some(h) = h {
