@@ -23,18 +23,8 @@ impl QueryLog {
         // attaches (the connection, an insert's documents) when it has one (`plan`).
         let (stats, sink) = (self.wants_stats(), self.sink.is_some());
         let parse = |d: &Deferred| -> Result<Query> {
-            let sink = sink.then(|| Box::new(Unseen) as Box<dyn OpSink>);
-            let mut part = QueryLog { limit: usize::MAX, raw: true, keep_times: stats, sink, ..Default::default() };
             let text = simdutf8::basic::from_utf8(&d.text).map_err(|_| disagree(d.lineno))?;
-            match classify_line(text) {
-                Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, super::once::Tie::Alone),
-                _ => return Err(disagree(d.lineno)),
-            }
-            let index = d.index as usize;
-            if index >= part.queries.len() {
-                return Err(disagree(d.lineno));
-            }
-            Ok(part.queries.swap_remove(index))
+            parse_op(text, d.index as usize, stats, sink).ok_or_else(|| disagree(d.lineno))
         };
         self.queries.par_iter_mut().zip(deferred.par_iter()).try_for_each(|(q, d)| {
             if let Some(d) = d {
@@ -48,7 +38,14 @@ impl QueryLog {
 /// Operation `index` of a slow-query line read light, read in full as the log's lines are
 /// read for a sink (`Sessions`' statements kept as lines); None if it has no such one.
 pub(super) fn op_of_line(text: &str, index: usize) -> Option<Query> {
-    let mut part = QueryLog { limit: usize::MAX, raw: true, sink: Some(Box::new(Unseen)), ..Default::default() };
+    parse_op(text, index, false, true)
+}
+
+/// Operation `index` of a slow-query line read on its own, with its figures (`stats`) and
+/// what a sink's reading attaches (`sink`); None if the full read finds no such one.
+fn parse_op(text: &str, index: usize, stats: bool, sink: bool) -> Option<Query> {
+    let sink = sink.then(|| Box::new(Unseen) as Box<dyn OpSink>);
+    let mut part = QueryLog { limit: usize::MAX, raw: true, keep_times: stats, sink, ..Default::default() };
     match classify_line(text) {
         Line::Slow(sq) => slow_log::add_slow_query(&mut part, *sq, super::once::Tie::Alone),
         _ => return None,

@@ -137,12 +137,18 @@ impl Sessions {
     /// is kept, or hashes at or below the bar. On the 500 MB benchmark log 20,000 of about
     /// 275,000 transactions are kept: most statements need no copy.
     fn may_keep(&mut self, txn: &TxnId) -> bool {
-        match self.bar() {
-            Some(bar) if txn_hash(txn) > bar && !self.transactions.contains_key(txn) => {
-                self.sampled = true;
-                false
+        self.transactions.contains_key(txn) || self.wants_txn(&txn.lsid, txn.txn_number)
+    }
+
+    /// A write statement outside any transaction waits on connection `conn` for the command
+    /// line naming its transaction; `w` makes it, only if there is room.
+    fn wait_on(&mut self, conn: &str, w: impl FnOnce() -> Waiting) {
+        match self.pending.get_mut(conn) {
+            Some(v) if v.len() >= MAX_PENDING => {}
+            Some(v) => v.push(w()),
+            None => {
+                self.pending.insert(conn.to_string(), vec![w()]);
             }
-            _ => true,
         }
     }
 
@@ -408,13 +414,7 @@ impl OpSink for Sessions {
                 }
             }
             // A write statement on its own line: its command line says the transaction.
-            (None, Some(conn)) if matches!(q.op, Op::Update | Op::Delete) => match self.pending.get_mut(conn) {
-                Some(v) if v.len() >= MAX_PENDING => {}
-                Some(v) => v.push(Waiting::Parsed(Box::new(lean(q)))),
-                None => {
-                    self.pending.insert(conn.to_string(), vec![Waiting::Parsed(Box::new(lean(q)))]);
-                }
-            },
+            (None, Some(conn)) if matches!(q.op, Op::Update | Op::Delete) => self.wait_on(conn, || Waiting::Parsed(Box::new(lean(q)))),
             (None, None) if matches!(q.op, Op::Update | Op::Delete) && q.origin == QueryOrigin::Profiler => {
                 match session.and_then(|s| Some((s.client.clone()?, (s.ts_millis?, seq)))) {
                     Some((client, ts)) if self.loose.len() < placement::MAX_LOOSE => self.loose.push(Loose { q: lean(q), client, ts }),
@@ -465,18 +465,14 @@ impl OpSink for Sessions {
 
     fn waits(&mut self, conn: &str, line: &str) {
         self.seq += 1;
-        match self.pending.get_mut(conn) {
-            Some(v) if v.len() >= MAX_PENDING => {}
-            Some(v) => v.push(Waiting::Line(line.into(), 0)),
-            None => {
-                self.pending.insert(conn.to_string(), vec![Waiting::Line(line.into(), 0)]);
-            }
-        }
+        self.wait_on(conn, || Waiting::Line(line.into(), 0));
     }
 
     fn txn_line(&mut self, lsid: &str, number: i64, line: &str, ops: usize) {
         self.seq += ops as u64;
-        self.add_line(TxnId { lsid: lsid.to_string(), txn_number: number }, line, ops);
+        let text: std::sync::Arc<str> = line.into();
+        let ops = (0..ops as u32).map(|i| Waiting::Line(text.clone(), i)).collect();
+        self.add_waiting(TxnId { lsid: lsid.to_string(), txn_number: number }, ops);
     }
 
     fn lines_read(&mut self) {

@@ -52,9 +52,9 @@ pub(super) struct LightCmd<'a> {
     /// What marks a mirrored read (`profile::is_mirrored_command`).
     pub(super) secondary_preferred: bool,
     pub(super) local: bool,
-    pub(super) lsid: bool,
-    /// The texts of `lsid`, `txnNumber` and `autocommit`: the transaction (`ops::txn`).
-    pub(super) lsid_text: Option<&'a str>,
+    /// The texts of `lsid` (also what marks a mirrored read: none), `txnNumber` and
+    /// `autocommit`: the transaction (`ops::txn`).
+    pub(super) lsid: Option<&'a str>,
     pub(super) txn_number: Option<&'a str>,
     pub(super) autocommit: Option<&'a str>,
     /// Hashes of the names so far (more names than this holds: full path). A name whose
@@ -102,10 +102,7 @@ impl<'a> LightCmd<'a> {
             "pipeline" => self.pipeline = Some(value),
             "$readPreference" => self.secondary_preferred = string_field(value, "mode").as_deref() == Some("secondaryPreferred"),
             "readConcern" => self.local = string_field(value, "level").as_deref() == Some("local"),
-            "lsid" => {
-                self.lsid = true;
-                self.lsid_text = Some(value);
-            }
+            "lsid" => self.lsid = Some(value),
             "txnNumber" => self.txn_number = Some(value),
             "autocommit" => self.autocommit = Some(value),
             _ => {}

@@ -66,7 +66,7 @@ fn txn<'a>(typ: Option<&str>, command: Option<&LightCmd<'a>>) -> LightTxn<'a> {
     if c.autocommit != Some("false") {
         return LightTxn::None;
     }
-    let (Some(lsid), Some(number)) = (c.lsid_text, c.txn_number) else { return LightTxn::None };
+    let (Some(lsid), Some(number)) = (c.lsid, c.txn_number) else { return LightTxn::None };
     let own = |w: &str| c.statements.is_some_and(|t| t.contains(w));
     if own("\"lsid\"") || own("\"txnNumber\"") || own("\"autocommit\"") {
         return LightTxn::Unsure;
@@ -178,7 +178,7 @@ fn counted<'a>(
     let Some(cmd) = command else {
         return LightOps::skipped(NOT_CRUD);
     };
-    if !line.app && cmd.secondary_preferred && cmd.local && !cmd.lsid {
+    if !line.app && cmd.secondary_preferred && cmd.local && cmd.lsid.is_none() {
         return LightOps::skipped(super::super::profile::MIRRORED_READS);
     }
     let out = match line.typ.unwrap_or("command") {

@@ -66,21 +66,6 @@ impl Sessions {
         self.add_with_unparsed(txn, ops, unparsed);
     }
 
-    /// A line's `n` operations into `txn` if it is kept, as the line (`add_waiting`, without
-    /// its lists: one such call per line of a kept transaction).
-    pub(super) fn add_line(&mut self, txn: TxnId, line: &str, n: usize) {
-        if n == 0 || !self.admit(&txn) {
-            return;
-        }
-        let Some(ops) = self.transactions.get_mut(&txn) else { return };
-        let text: Arc<str> = line.into();
-        let unparsed = self.unparsed.entry(txn).or_default();
-        for index in 0..n as u32 {
-            unparsed.push(Unparsed { at: ops.len(), text: text.clone(), index });
-            ops.push(placeholder());
-        }
-    }
-
     /// Parse the kept transactions' operations still held as lines, on every core. An
     /// operation the full read does not find where the light read did (it reads every line
     /// the light read takes the same way: `light::tests`) leaves its transaction.
