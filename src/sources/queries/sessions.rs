@@ -30,8 +30,12 @@ const MAX_PENDING: usize = 1_000;
 
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
-    /// Each transaction's operations, in log order.
+    /// Each transaction's operations, in log order, once read (`resolve_lines`).
     pub(crate) transactions: BTreeMap<TxnId, Vec<Query>>,
+    /// While the logs are read: the kept transactions' operations since, parsed or still
+    /// their lines (most of the transactions a long log's sample keeps for a while leave it
+    /// again: their lines are never parsed, and cost a pointer each to move and drop).
+    reading: BTreeMap<TxnId, Vec<Waiting>>,
     /// The kept transactions by hash: the largest is the next evicted.
     kept: std::collections::BTreeSet<(u64, TxnId)>,
     /// Whether a transaction was ever left out (the sample is then a sample).
@@ -73,14 +77,15 @@ pub(crate) struct Sessions {
     /// After `place`: how many of the kept transactions were aborted, left out.
     pub(crate) aborted_left_out: u64,
     /// Per connection: statements logged since its last write command.
-    pending: HashMap<String, Vec<Waiting>>,
+    pending: ahash::AHashMap<String, Vec<Waiting>>,
     /// Per connection: the first claim this part saw, which also takes the statements an
     /// earlier part left pending on the connection.
     head_claims: Vec<(String, Option<TxnId>)>,
-    claimed: std::collections::HashSet<String>,
-    /// Operations of kept transactions as their lines, read light: parsed once the file is
-    /// read (`lines_read`), when most transactions they were kept for have left the sample.
-    unparsed: HashMap<TxnId, Vec<Unparsed>>,
+    claimed: ahash::AHashSet<String>,
+    /// Per session id, its last transaction hashed (number, hash): every line of a
+    /// transaction asks for it (`wants_txn`, then `admit`), and the hash, a SplitMix64 step
+    /// per byte of the id, took most of the light read's sink work.
+    hashes: ahash::AHashMap<String, (i64, u64)>,
     /// Every line parsed in full (no light read): what the light one is held to.
     #[cfg(test)]
     full_read: bool,
@@ -126,10 +131,26 @@ impl Sessions {
     /// full (`add_to_txn` then takes a new one only below it), or the bar it was given
     /// (`fresh`), whichever is lower.
     fn bar(&self) -> Option<u64> {
-        let own = self.kept.last().filter(|_| self.transactions.len() >= MAX_TRANSACTIONS).map(|(top, _)| *top);
+        let own = self.kept.last().filter(|_| self.kept.len() >= MAX_TRANSACTIONS).map(|(top, _)| *top);
         match (own, self.admit_below) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        }
+    }
+
+    /// `hash_of`, remembered for each session's last transaction.
+    fn hash(&mut self, lsid: &str, number: i64) -> u64 {
+        match self.hashes.get_mut(lsid) {
+            Some((n, h)) if *n == number => *h,
+            Some(last) => {
+                *last = (number, hash_of(lsid, number));
+                last.1
+            }
+            None => {
+                let h = hash_of(lsid, number);
+                self.hashes.insert(lsid.to_string(), (number, h));
+                h
+            }
         }
     }
 
@@ -137,7 +158,12 @@ impl Sessions {
     /// is kept, or hashes at or below the bar. On the 500 MB benchmark log 20,000 of about
     /// 275,000 transactions are kept: most statements need no copy.
     fn may_keep(&mut self, txn: &TxnId) -> bool {
-        self.transactions.contains_key(txn) || self.wants_txn(&txn.lsid, txn.txn_number)
+        self.is_kept(txn) || self.wants_txn(&txn.lsid, txn.txn_number)
+    }
+
+    /// Whether `txn` is in the sample (read, or being read).
+    fn is_kept(&self, txn: &TxnId) -> bool {
+        self.reading.contains_key(txn) || self.transactions.contains_key(txn)
     }
 
     /// A write statement outside any transaction waits on connection `conn` for the command
@@ -152,50 +178,53 @@ impl Sessions {
         }
     }
 
-    fn add_to_txn(&mut self, txn: TxnId, ops: Vec<Query>) {
-        self.add_with_unparsed(txn, ops, Vec::new());
+    fn add_to_txn(&mut self, txn: TxnId, op: Query) {
+        self.add_waiting(txn, vec![Waiting::Parsed(Box::new(op))]);
     }
 
-    /// Operations into `txn` if it is kept, `unparsed` (at their places among `ops`) read
-    /// once the file is.
-    fn add_with_unparsed(&mut self, txn: TxnId, ops: Vec<Query>, unparsed: Vec<Unparsed>) {
-        if ops.is_empty() || !self.admit(&txn) {
+    /// Operations (parsed, or their lines) into `txn` if it is kept.
+    fn add_waiting(&mut self, txn: TxnId, ops: Vec<Waiting>) {
+        self.add_hashed(txn, None, ops)
+    }
+
+    /// `add_waiting`, with the transaction's hash when known (a part's, on merge).
+    fn add_hashed(&mut self, txn: TxnId, hash: Option<u64>, ops: Vec<Waiting>) {
+        if ops.is_empty() || !self.admit(&txn, hash) {
             return;
         }
-        let Some(v) = self.transactions.get_mut(&txn) else { return };
-        let base = v.len();
-        v.extend(ops);
-        if !unparsed.is_empty() {
-            self.unparsed.entry(txn).or_default().extend(unparsed.into_iter().map(|u| Unparsed { at: u.at + base, ..u }));
+        match self.reading.get_mut(&txn) {
+            Some(v) => v.extend(ops),
+            None => {
+                self.reading.insert(txn, ops);
+            }
         }
     }
 
     /// Whether `txn` takes operations: kept already, or kept now (the sample's highest
     /// hash leaving it when full).
-    fn admit(&mut self, txn: &TxnId) -> bool {
-        if self.transactions.contains_key(txn) {
+    fn admit(&mut self, txn: &TxnId, hash: Option<u64>) -> bool {
+        if self.is_kept(txn) {
             return true;
         }
-        let h = txn_hash(txn);
+        let h = hash.unwrap_or_else(|| self.hash(&txn.lsid, txn.txn_number));
         if self.admit_below.is_some_and(|bar| h > bar) {
             self.sampled = true;
             return false;
         }
-        if self.transactions.len() >= MAX_TRANSACTIONS {
+        if self.kept.len() >= MAX_TRANSACTIONS {
             self.sampled = true;
             match self.kept.last() {
                 Some((top, _)) if h < *top => {
                     if let Some((_, out)) = self.kept.pop_last() {
                         self.transactions.remove(&out);
+                        self.reading.remove(&out);
                         self.spans.remove(&out);
-                        self.unparsed.remove(&out);
                     }
                 }
                 _ => return false,
             }
         }
         self.kept.insert((h, txn.clone()));
-        self.transactions.insert(txn.clone(), Vec::new());
         true
     }
 
@@ -408,8 +437,8 @@ impl OpSink for Sessions {
                         }
                     }
                 }
-                self.add_to_txn(txn.clone(), vec![lean(q)]);
-                if !self.transactions.contains_key(txn) {
+                self.add_to_txn(txn.clone(), lean(q));
+                if !self.is_kept(txn) {
                     self.spans.remove(txn);
                 }
             }
@@ -426,7 +455,9 @@ impl OpSink for Sessions {
     }
 
     fn claim(&mut self, conn: &str, txn: Option<TxnId>) {
-        if self.claimed.insert(conn.to_string()) {
+        // Looked up before it is copied: a connection claims on every write command.
+        if !self.claimed.contains(conn) {
+            self.claimed.insert(conn.to_string());
             self.head_claims.push((conn.to_string(), txn.clone()));
         }
         let stmts = self.pending.remove(conn).unwrap_or_default();
@@ -451,7 +482,7 @@ impl OpSink for Sessions {
     /// takes none above it, and the bar only falls), so one above it is not kept.
     fn wants_txn(&mut self, lsid: &str, number: i64) -> bool {
         match self.bar() {
-            Some(bar) if hash_of(lsid, number) > bar => {
+            Some(bar) if self.hash(lsid, number) > bar => {
                 self.sampled = true;
                 false
             }
@@ -507,11 +538,16 @@ impl OpSink for Sessions {
             v.truncate(MAX_PENDING);
         }
         self.sampled |= other.sampled;
-        let mut unparsed = other.unparsed;
-        for (txn, ops) in other.transactions {
-            let u = unparsed.remove(&txn).unwrap_or_default();
-            self.add_with_unparsed(txn, ops, u);
+        // A part's lines are resolved by the log it merges into (`lines_read`), never its own.
+        debug_assert!(other.transactions.is_empty(), "a part's transactions are still being read");
+        let mut reading = other.reading;
+        // Lowest hash first, with the part's hashes: fewer are admitted only to leave again
+        // within this merge, and none is hashed twice. The same are kept in any order.
+        for (h, txn) in other.kept {
+            let Some(ops) = reading.remove(&txn) else { continue };
+            self.add_hashed(txn, Some(h), ops);
         }
+        debug_assert!(reading.is_empty(), "a part keeps a hash for each of its transactions");
         self.joins = merge_samples(
             (std::mem::take(&mut self.joins), self.joins_seen),
             (other.joins, other.joins_seen),
@@ -526,12 +562,13 @@ impl OpSink for Sessions {
         let by = self.seq;
         self.seq += other.seq;
         for (t, sp) in other.spans {
-            if self.transactions.contains_key(&t) {
+            if self.is_kept(&t) {
                 let sp = sp.shifted(by);
                 self.spans.entry(t).and_modify(|s| s.merge(&sp)).or_insert(sp);
             }
         }
-        self.spans.retain(|t, _| self.transactions.contains_key(t));
+        let (reading, transactions) = (&self.reading, &self.transactions);
+        self.spans.retain(|t, _| reading.contains_key(t) || transactions.contains_key(t));
         self.marks_start |= other.marks_start;
         self.aborted.extend(other.aborted);
         // Past the cap, a write is counted but not placed: as one without a time.
@@ -556,7 +593,7 @@ impl OpSink for Sessions {
 #[cfg(test)]
 mod light_tests;
 mod lines;
-use lines::{Unparsed, Waiting};
+use lines::Waiting;
 
 #[cfg(test)]
 mod tests;

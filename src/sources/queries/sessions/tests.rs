@@ -50,6 +50,7 @@ fn past_the_cap_a_uniform_sample_of_whole_transactions() {
         for i in order {
             m.merge(Box::new(parts[i].take().unwrap()));
         }
+        m.resolve_lines();
         m
     };
     let a = merged([0, 1, 2]);
@@ -99,6 +100,7 @@ fn one_databases_transactions_and_joins() {
     for ns in ["a.x", "b.x", "b.x"] {
         s.op(&on(ns, 0, true));
     }
+    s.resolve_lines();
     s.only_database("a");
     assert_eq!(s.transactions.keys().map(|t| t.txn_number).collect::<Vec<_>>(), vec![1, 4]);
     assert_eq!(s.transactions[&txn(4)].iter().map(|q| q.ns.as_str()).collect::<Vec<_>>(), vec!["a.y"]);
@@ -106,7 +108,7 @@ fn one_databases_transactions_and_joins() {
 }
 
 fn clone(s: &Sessions) -> Sessions {
-    Sessions { transactions: s.transactions.clone(), kept: s.kept.clone(), sampled: s.sampled, ..Default::default() }
+    Sessions { reading: s.reading.clone(), kept: s.kept.clone(), sampled: s.sampled, ..Default::default() }
 }
 
 /// A part made by `fresh` from a full sample drops at once the transactions hashing above
@@ -145,9 +147,10 @@ fn a_part_drops_what_the_full_sample_would_drop() {
         for p in 0..3 {
             let mut s = if barred { *main.fresh().as_any().downcast::<Sessions>().unwrap() } else { Sessions::default() };
             part(&mut s, p);
-            held += s.transactions.len();
+            held += s.reading.len();
             main.merge(Box::new(s));
         }
+        main.resolve_lines();
         (main, held)
     };
     let ((a, held_barred), (b, held)) = (run(true), run(false));
@@ -171,6 +174,7 @@ fn statements_join_the_transaction_their_command_line_names_across_parts() {
     let mut main = Sessions::default();
     main.merge(Box::new(a));
     main.merge(Box::new(b));
+    main.resolve_lines();
     assert_eq!(main.transactions.len(), 1);
     assert_eq!(main.transactions[&txn(1)].iter().map(|q| q.ns.as_str()).collect::<Vec<_>>(), vec!["db.a"]);
     // db.c waits for conn1's next command line.
@@ -178,6 +182,7 @@ fn statements_join_the_transaction_their_command_line_names_across_parts() {
     let mut c = Sessions::default();
     c.claim("conn1", Some(txn(2)));
     main.merge(Box::new(c));
+    main.resolve_lines();
     assert_eq!(main.transactions[&txn(2)][0].ns, "db.c");
     assert_eq!(main.waiting(), 0);
 }
@@ -210,7 +215,8 @@ mod reading {
         for d in &docs {
             crate::sources::queries::profile::add_profile_doc(&mut log, d);
         }
-        let s = log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+        let mut s = log.sink.take().unwrap().as_any().downcast::<Sessions>().unwrap();
+        s.resolve_lines();
         assert_eq!(s.transactions.len(), 1, "{s:?}");
         let (t, ops) = s.transactions.iter().next().unwrap();
         assert_eq!(
