@@ -178,3 +178,54 @@ fn deep_nesting_is_left_to_the_full_parse() {
     let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
     assert!(read(&deep, &Projection::default()).is_none());
 }
+
+/// The hand `$oid` decode accepts and reads exactly what bson's `ObjectId::parse_str` does.
+#[test]
+fn object_ids_read_as_bson_reads_them() {
+    let texts = [
+        "6553f1000000000000000000",
+        "6553F1000000000000ABCDEF",
+        "abcdefABCDEF012345678901",
+        "6553f100000000000000000",
+        "6553f10000000000000000000",
+        "6553f100000000000000000g",
+        "6553f10000000000000000 0",
+        "",
+        "zz",
+        "6553f1000000000000000é",
+        "+553f1000000000000000000",
+    ];
+    for t in texts {
+        assert_eq!(object_id(t), bson::oid::ObjectId::parse_str(t).ok(), "{t:?}");
+        let line = format!(r#"{{"a":{{"$oid":"{t}"}},"b":1}}"#);
+        assert!(same(&line, &["a"]) && same(&line, &["b"]), "{line}");
+    }
+}
+
+/// Integers at the edge of i64 (read by hand when they fit) are what the full parse makes.
+#[test]
+fn integers_at_the_edge_of_int64_read_as_the_full_parse() {
+    for n in [
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "1000000000000000000",
+        "-999999999999999999",
+        "4839782808629744545",
+        "-1672057618014481362",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999",
+        "2147483648",
+        "-2147483649",
+    ] {
+        let line = format!(r#"{{"a":{n},"b":[{n}],"c":{{"d":{n}}}}}"#);
+        for keep in [&["a"][..], &["b"], &["c"], &[]] {
+            assert!(same(&line, keep), "{line} keeping {keep:?}");
+            // Read by hand, not declined, when it fits.
+            let p = Projection::new(keep.iter().map(|s| s.to_string()).collect());
+            assert!(n.parse::<i64>().is_err() || read(&line, &p).is_some(), "{line} keeping {keep:?}");
+        }
+    }
+}
