@@ -229,3 +229,45 @@ fn integers_at_the_edge_of_int64_read_as_the_full_parse() {
         }
     }
 }
+
+/// What `plain_decimal` vouches for, bson parses as a Decimal128; and a line with such a value
+/// in a field not read is what the full parse makes of it.
+#[test]
+fn plain_decimals_are_decimals_to_bson() {
+    let mut texts: Vec<String> = [
+        "0",
+        "-0",
+        "29796.46",
+        "-1.5",
+        "007",
+        "0.000",
+        "00.10",
+        "1.",
+        ".5",
+        "1e3",
+        "+1",
+        "-",
+        "",
+        "1.2.3",
+        "NaN",
+        "١",
+        "9999999999999999999999999999999999",
+        "99999999999999999999999999999999999",
+        "0.0000000000000000000000000000000000000001",
+        "1234567890123456789012345678901234.5",
+        "0000000000000000000000000000000000000000001",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    texts.push(format!("0.{}1", "0".repeat(5_990)));
+    texts.push(format!("1.{}", "0".repeat(6_100)));
+    for t in &texts {
+        if plain_decimal(t) {
+            assert!(t.parse::<bson::Decimal128>().is_ok(), "{t}");
+        }
+        let line = format!(r#"{{"a":{{"$numberDecimal":"{t}"}},"b":1}}"#);
+        assert!(same(&line, &["b"]) && same(&line, &["a"]), "{line}");
+    }
+    assert!(plain_decimal("29796.46") && plain_decimal("-0.5") && !plain_decimal("1e3") && !plain_decimal("1."));
+}
