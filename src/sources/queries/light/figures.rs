@@ -64,10 +64,10 @@ impl Figures<'_> {
         match self.kind {
             Kind::Nothing => {}
             // A clone of an empty document draws no hasher seed (`Document::new` does, from
-            // a counter both cores share: 6% of `workload`'s profile with the parse).
+            // a counter both cores share: 6% of `workload`'s profile with the parse); inserts too.
             Kind::One(op, _) if shaped => push(op, EMPTY.clone()),
             Kind::One(op, filter) => push(op, document(filter).unwrap_or_default()),
-            Kind::Insert => push(Op::Insert, Document::new()),
+            Kind::Insert => push(Op::Insert, EMPTY.clone()),
             Kind::Aggregate(pipeline) => {
                 let filter = match pipeline.map(serde_json::from_str::<Bson>) {
                     Some(Ok(Bson::Array(p))) => crate::model::pipeline::leading_match(&p),
