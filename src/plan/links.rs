@@ -11,6 +11,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A field of a collection.
 pub(crate) type Node = (String, String);
+/// A field of a collection, borrowed (the votes' keys: the same order as `Node`'s).
+type NodeRef<'a> = (&'a str, &'a str);
+
+fn node_ref(n: &Node) -> NodeRef<'_> {
+    (n.0.as_str(), n.1.as_str())
+}
+
+fn owned(n: NodeRef) -> Node {
+    (n.0.to_string(), n.1.to_string())
+}
 
 /// Two fields linked, and how often the workload showed it.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,14 +86,14 @@ impl DocValues {
 
 /// How two fields' values met over the transactions where both showed one.
 #[derive(Default)]
-struct Tally {
+struct Tally<'a> {
     /// Transactions where both fields show a value.
     votes: u64,
     /// ... and share one: how often, per shared value.
-    agreed: BTreeMap<String, u64>,
+    agreed: BTreeMap<&'a str, u64>,
 }
 
-impl Tally {
+impl Tally<'_> {
     fn agreements(&self) -> u64 {
         self.agreed.values().sum()
     }
@@ -107,8 +117,24 @@ impl Tally {
 }
 
 /// The fields one transaction's operations fix, with their values (keys).
-fn fixed(ops: &[Query]) -> BTreeMap<Node, BTreeSet<String>> {
-    let mut out: BTreeMap<Node, BTreeSet<String>> = BTreeMap::new();
+type Fixed = BTreeMap<Node, BTreeSet<String>>;
+
+/// A transaction's operations and the fields they fix, worked out once for `find` and
+/// `inferred` (issue 52: each worked them out again, a quarter of the plan's links).
+pub(crate) struct Txn<'a> {
+    pub(crate) ops: &'a [Query],
+    fixed: Fixed,
+}
+
+/// Each transaction with the fields it fixes, in order (worked out in parallel).
+pub(crate) fn with_fixed<'a>(transactions: &[&'a [Query]]) -> Vec<Txn<'a>> {
+    use rayon::prelude::*;
+    transactions.par_iter().map(|ops| Txn { ops, fixed: fixed(ops) }).collect()
+}
+
+/// The fields one transaction's operations fix, with their values (keys).
+fn fixed(ops: &[Query]) -> Fixed {
+    let mut out = Fixed::new();
     for q in ops {
         // An insert's documents, when the source holds them, fix their fields' values.
         for d in std::iter::once(&q.filter).chain(&q.inserted) {
@@ -125,20 +151,20 @@ fn fixed(ops: &[Query]) -> BTreeMap<Node, BTreeSet<String>> {
 /// `_id` alone do not vote for another field), they hold the same value in at least half,
 /// twice at least, on `MIN_DISTINCT_VALUES` different values none of which makes up more
 /// than `MAX_TOP_VALUE_SHARE` of the agreements.
-pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
-    let mut tally: BTreeMap<(Node, Node), Tally> = BTreeMap::new();
-    for ops in transactions {
-        let fixed = fixed(ops);
-        let nodes: Vec<(&Node, &BTreeSet<String>)> = fixed.iter().collect();
+pub(crate) fn find(transactions: &[Txn], joins: &[Query]) -> Vec<Link> {
+    // Keyed by borrowed fields: a pair's strings are cloned once, when it links.
+    let mut tally: BTreeMap<(&Node, &Node), Tally> = BTreeMap::new();
+    for t in transactions {
+        let nodes: Vec<(&Node, &BTreeSet<String>)> = t.fixed.iter().collect();
         for (i, (a, va)) in nodes.iter().enumerate() {
             for (b, vb) in &nodes[i + 1..] {
                 if a.0 == b.0 {
                     continue;
                 }
-                let t = tally.entry(((*a).clone(), (*b).clone())).or_default();
+                let t = tally.entry((a, b)).or_default();
                 t.votes += 1;
                 if let Some(v) = va.intersection(vb).next() {
-                    *t.agreed.entry(v.clone()).or_default() += 1;
+                    *t.agreed.entry(v).or_default() += 1;
                 }
             }
         }
@@ -148,7 +174,7 @@ pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
         .filter(|(_, t)| t.links())
         .map(|((a, b), t)| {
             let evidence = t.words("the same value");
-            Link { a, b, count: t.agreements(), seen_in: "transactions", evidence }
+            Link { a: a.clone(), b: b.clone(), count: t.agreements(), seen_in: "transactions", evidence }
         })
         .collect();
     let mut joined: BTreeMap<(Node, Node, &'static str), u64> = BTreeMap::new();
@@ -183,42 +209,45 @@ pub(crate) fn find(transactions: &[&[Query]], joins: &[Query]) -> Vec<Link> {
 /// `insertOne`), its vote is theirs, the same value or not; only an insert the source shows
 /// without its documents votes by the values `I.f` holds. A pair the shown documents
 /// disagree on in as many transactions as agree (by either vote) links nothing.
-pub(crate) fn inferred(transactions: &[&[Query]], docs: &DocValues, known: &[Link]) -> Vec<Link> {
-    let mut tally: BTreeMap<(Node, Node), Tally> = BTreeMap::new();
+pub(crate) fn inferred(transactions: &[Txn], docs: &DocValues, known: &[Link]) -> Vec<Link> {
+    // Keyed by borrowed fields: nothing cloned per vote.
+    let mut tally: BTreeMap<(NodeRef, NodeRef), Tally> = BTreeMap::new();
     // Votes of the transactions whose inserts show their documents: same-entity evidence.
-    let mut shown: BTreeMap<(Node, Node), Tally> = BTreeMap::new();
-    for ops in transactions {
+    let mut shown: BTreeMap<(NodeRef, NodeRef), Tally> = BTreeMap::new();
+    for Txn { ops, fixed } in transactions {
         let inserted: BTreeSet<&str> = ops.iter().filter(|q| q.op == Op::Insert).map(|q| q.ns.as_str()).collect();
         if inserted.is_empty() {
             continue;
         }
-        let fixed = fixed(ops);
         for i in inserted {
             let Some(fields) = docs.by_namespace.get(i) else { continue };
             let with_docs = ops.iter().any(|q| q.op == Op::Insert && q.ns == i && !q.inserted.is_empty());
+            // The values the transaction fixes for each field of `i` (its shown documents').
+            let own: Vec<Option<&BTreeSet<String>>> =
+                if with_docs { fields.keys().map(|f| fixed.get(&(i.to_string(), f.clone()))).collect() } else { Vec::new() };
             for ((x, g), vals) in fixed.iter().filter(|((x, _), _)| x != i) {
-                for (f, held) in fields {
-                    let pair = ((i.to_string(), f.clone()), (x.clone(), g.clone()));
+                for (at, (f, held)) in fields.iter().enumerate() {
+                    let pair = ((i, f.as_str()), (x.as_str(), g.as_str()));
                     let agreed = if with_docs {
-                        let own = fixed.get(&pair.0);
+                        let own = own[at];
                         vals.iter().find(|v| own.is_some_and(|o| o.contains(*v)))
                     } else {
                         vals.iter().find(|v| held.contains(*v))
                     };
                     for t in [Some(&mut tally), with_docs.then_some(&mut shown)].into_iter().flatten() {
-                        let t = t.entry(pair.clone()).or_default();
+                        let t = t.entry(pair).or_default();
                         t.votes += 1;
                         if let Some(v) = agreed {
-                            *t.agreed.entry(v.clone()).or_default() += 1;
+                            *t.agreed.entry(v).or_default() += 1;
                         }
                     }
                 }
             }
         }
     }
-    let refuted = |a: &Node, b: &Node| shown.get(&(a.clone(), b.clone())).is_some_and(|t| t.agreements() * 2 < t.votes);
-    let contained = |a: &Node, b: &Node| -> bool {
-        let values = |n: &Node| docs.by_namespace.get(&n.0).and_then(|f| f.get(&n.1));
+    let refuted = |a: NodeRef, b: NodeRef| shown.get(&(a, b)).is_some_and(|t| t.agreements() * 2 < t.votes);
+    let contained = |a: NodeRef, b: NodeRef| -> bool {
+        let values = |n: NodeRef| docs.by_namespace.get(n.0).and_then(|f| f.get(n.1));
         match (values(a), values(b)) {
             (Some(va), Some(vb)) if !va.is_empty() => {
                 va.iter().filter(|v| vb.contains(*v)).count() as f64 >= MIN_CONTAINED_SHARE * va.len() as f64
@@ -226,29 +255,31 @@ pub(crate) fn inferred(transactions: &[&[Query]], docs: &DocValues, known: &[Lin
             _ => false,
         }
     };
-    let is_known = |a: &Node, b: &Node| known.iter().any(|l| (l.a == *a && l.b == *b) || (l.a == *b && l.b == *a));
+    let is_known = |a: NodeRef, b: NodeRef| {
+        known.iter().any(|l| (node_ref(&l.a) == a && node_ref(&l.b) == b) || (node_ref(&l.a) == b && node_ref(&l.b) == a))
+    };
     // The best field of each inserted collection for each fixed field.
-    let mut best: BTreeMap<(String, Node), (u64, Node, String)> = BTreeMap::new();
-    for ((a, b), t) in &tally {
+    let mut best: BTreeMap<(&str, NodeRef), (u64, NodeRef, String)> = BTreeMap::new();
+    for (&(a, b), t) in &tally {
         if !t.links() || !contained(a, b) || is_known(a, b) || refuted(a, b) {
             continue;
         }
         let n = t.agreements();
-        let e = best.entry((a.0.clone(), b.clone())).or_insert((0, a.clone(), String::new()));
+        let e = best.entry((a.0, b)).or_insert((0, a, String::new()));
         if n > e.0 {
-            let seen = shown.get(&(a.clone(), b.clone())).map_or(0, |s| s.agreements());
+            let seen = shown.get(&(a, b)).map_or(0, |s| s.agreements());
             let words = format!(
                 "{}; the inserted documents seen agree in {} (an insert logged without its documents votes by the values the collection holds: inferred, not seen)",
                 t.words(&format!("a value of {}.{}'s documents", a.0, a.1)),
                 crate::util::text::fmt_count(seen)
             );
-            *e = (n, a.clone(), words);
+            *e = (n, a, words);
         }
     }
     best.into_iter()
         .map(|((_, b), (count, a, evidence))| {
             let (a, b) = if a < b { (a, b) } else { (b, a) };
-            Link { a, b, count, seen_in: "inserts, inferred from the documents", evidence }
+            Link { a: owned(a), b: owned(b), count, seen_in: "inserts, inferred from the documents", evidence }
         })
         .collect()
 }
@@ -398,14 +429,14 @@ mod tests {
         };
         let (t1, t2, t3) = (t(7), t(8), t(9));
         let txns: Vec<&[Query]> = vec![&t1, &t2, &t3];
-        let links = find(&txns, &[]);
+        let links = find(&with_fixed(&txns), &[]);
         assert_eq!(links.len(), 1, "{links:?}");
         assert_eq!(links[0].a, ("s.customers".to_string(), "_id".to_string()));
         assert_eq!(links[0].b, ("s.orders".to_string(), "customerId".to_string()));
         assert_eq!(links[0].count, 3);
         // Two different values only: not enough to tell a link from a coincidence.
         let two: Vec<&[Query]> = vec![&t1, &t2];
-        assert!(find(&two, &[]).is_empty());
+        assert!(find(&with_fixed(&two), &[]).is_empty());
         let d = domains(&links);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].len(), 2);
@@ -428,7 +459,7 @@ mod tests {
         };
         let ts: Vec<Vec<Query>> = vec![mk(1, true), mk(2, true), mk(3, true), mk(4, false), mk(5, false), mk(6, false), mk(7, false)];
         let txns: Vec<&[Query]> = ts.iter().map(|t| t.as_slice()).collect();
-        let links = find(&txns, &[]);
+        let links = find(&with_fixed(&txns), &[]);
         assert_eq!(links.len(), 1, "3 of 3 voting transactions agree, 4 more only insert: {links:?}");
         assert_eq!(links[0].count, 3);
     }
@@ -508,11 +539,11 @@ mod tests {
         let ins = Query::new(Op::Insert, "s.orders", Document::new(), QueryOrigin::SlowQueryLog);
         let ts: Vec<Vec<Query>> = (0..6).map(|c| vec![ins.clone(), q("s.customers", doc! {"_id": c})]).collect();
         let txns: Vec<&[Query]> = ts.iter().map(|t| t.as_slice()).collect();
-        assert!(find(&txns, &[]).is_empty(), "nothing the log shows links them");
+        assert!(find(&with_fixed(&txns), &[]).is_empty(), "nothing the log shows links them");
         let mut docs = DocValues::default();
         docs.add("s.customers", &(0..10).map(|c| doc! {"_id": c, "name": format!("c{c}")}).collect::<Vec<_>>());
         docs.add("s.orders", &(0..40).map(|o| doc! {"_id": 1000 + o, "customerId": (o % 10) as i64, "qty": o}).collect::<Vec<_>>());
-        let links = inferred(&txns, &docs, &[]);
+        let links = inferred(&with_fixed(&txns), &docs, &[]);
         assert_eq!(links.len(), 1, "{links:?}");
         assert_eq!(
             (links[0].a.clone(), links[0].b.clone()),
@@ -540,12 +571,12 @@ mod tests {
         };
         let apart: Vec<Vec<Query>> = (1..=6).map(|d| mk(d, d + 1)).collect();
         let txns: Vec<&[Query]> = apart.iter().map(|t| t.as_slice()).collect();
-        let found = find(&txns, &[]);
+        let found = find(&with_fixed(&txns), &[]);
         assert!(found.is_empty(), "{found:?}");
-        assert!(inferred(&txns, &docs, &found).is_empty(), "{:?}", inferred(&txns, &docs, &found));
+        assert!(inferred(&with_fixed(&txns), &docs, &found).is_empty(), "{:?}", inferred(&with_fixed(&txns), &docs, &found));
         let same: Vec<Vec<Query>> = (1..=6).map(|d| mk(d, d)).collect();
         let txns: Vec<&[Query]> = same.iter().map(|t| t.as_slice()).collect();
-        let found = find(&txns, &[]);
+        let found = find(&with_fixed(&txns), &[]);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].a.1.as_str(), found[0].b.1.as_str(), found[0].count), ("_id", "sensorId", 6));
         assert_eq!(found[0].evidence, "in 6 of 6 transactions showing both, the same value (6 different values)");

@@ -2,6 +2,7 @@
 //! read once (`app::inputs::build_report_with`): its ranked candidates become the plan's
 //! `CollectionInput`, and each key the DBA gave is measured as `analyze --key` measures it.
 
+use super::database::Target;
 use super::inputs::PlanInputs;
 use crate::app::inputs::{build_report_with, SharedLog};
 use crate::app::request::{GivenChoice, InputRequest, PlanRequest};
@@ -41,36 +42,27 @@ pub(super) fn run(req: &PlanRequest, inp: &PlanInputs) -> Result<Analysed> {
         }
     }
     let shared = (log, &inp.workload.names[..]);
+    // Each collection on its own (each parallel over its candidates inside): offline, the
+    // collections run side by side too, so that a core is not left idle while a collection
+    // with few candidates finishes (issue 52). Read in order afterwards: the same output,
+    // the same first error. Live, one at a time: one connection at a time on the cluster.
+    let analyse = |(t, ns): (&Target, &String)| analyse(req, t, &namespaces, ns, &given_at, &extra, shared);
+    let offline = inp.db.targets.iter().all(|t| t.bson.is_some() || req.input.uri.is_none());
+    let done: Vec<Result<Analysis>> = if offline {
+        use rayon::prelude::*;
+        inp.db.targets.par_iter().zip(&namespaces).map(analyse).collect()
+    } else {
+        inp.db.targets.iter().zip(&namespaces).map(analyse).collect()
+    };
     let mut shards_from = None;
-    for t in &inp.db.targets {
-        let ns_text = format!("{db}.{}", t.name);
-        let mut ci = collection_input(ns_text.clone(), t.kind, &log.queries, log.by_namespace.get(&ns_text).copied().unwrap_or(0));
-        if t.kind == CollectionKind::View {
-            out.collections.push(ci);
-            continue;
+    for a in done {
+        let a = a?;
+        out.given.extend(a.given);
+        if let Some(s) = a.shards_from {
+            shards_from.get_or_insert(s);
         }
-        let ns = Namespace::parse(&ns_text).map_err(|_| input_error(format!("{ns_text}: not a namespace")))?;
-        let one = InputRequest { docs: t.bson.clone(), indexes: None, ..req.input.clone() };
-        if let Some((at, g @ GivenChoice { key: Some(key), .. })) = given_at.iter().find(|(at, _)| namespaces[*at] == ns_text) {
-            out.given.push((*at, Some(given_candidate(&one, &ns, key, g.origin, shared)?)));
-        }
-        let more = extra.get(&ns_text).cloned().unwrap_or_default();
-        let cands = if more.is_empty() { Candidates::FromPrescan } else { Candidates::FromPrescanAnd(more) };
-        match build_report_with(&one, Some(ns), cands, false, Some(shared)) {
-            Ok(r) => {
-                if let Some(best) = r.candidates.first() {
-                    ci.data_bytes = best.metrics.cluster.scale.data_bytes;
-                    shards_from.get_or_insert_with(|| best.metrics.cluster.num_shards_from.to_string());
-                }
-                ci.current_key = r.audit.as_ref().map(|a| a.shard_key.clone());
-                ci.candidates = candidate_inputs(&r);
-            }
-            Err(e) => {
-                out.notes.push(format!("{ns_text}: not analysed: {}", one_line(&e)));
-                ci.not_analysed = Some(one_line(&e));
-            }
-        }
-        out.collections.push(ci);
+        out.notes.extend(a.note);
+        out.collections.push(a.input);
     }
     let settings = settings(req, inp, &out.collections, shards_from);
     if let Some((c, g)) = given_at.iter().find(|(c, g)| g.key.is_none() && out.collections[*c].current_key.is_some()) {
@@ -80,6 +72,55 @@ pub(super) fn run(req: &PlanRequest, inp: &PlanInputs) -> Result<Analysed> {
         )));
     }
     Ok(Analysed { analyses: out, settings })
+}
+
+/// One collection analysed: its input to the plan, the key given for it measured, where its
+/// shards were read from, and why it could not be analysed (a note).
+struct Analysis {
+    input: CollectionInput,
+    given: Option<(usize, Option<CandidateInput>)>,
+    shards_from: Option<String>,
+    note: Option<String>,
+}
+
+/// A collection analysed as `analyze` would (`build_report_with`), with the key given for it.
+fn analyse(
+    req: &PlanRequest,
+    t: &Target,
+    namespaces: &[String],
+    ns_text: &str,
+    given_at: &[(usize, &GivenChoice)],
+    extra: &BTreeMap<String, Vec<Proposal>>,
+    shared: SharedLog,
+) -> Result<Analysis> {
+    let log = shared.0;
+    let mut ci = collection_input(ns_text.to_string(), t.kind, &log.queries, log.by_namespace.get(ns_text).copied().unwrap_or(0));
+    let (mut given, mut shards_from, mut note) = (None, None, None);
+    if t.kind == CollectionKind::View {
+        return Ok(Analysis { input: ci, given, shards_from, note });
+    }
+    let ns = Namespace::parse(ns_text).map_err(|_| input_error(format!("{ns_text}: not a namespace")))?;
+    let one = InputRequest { docs: t.bson.clone(), indexes: None, ..req.input.clone() };
+    if let Some((at, g @ GivenChoice { key: Some(key), .. })) = given_at.iter().find(|(at, _)| namespaces[*at] == ns_text) {
+        given = Some((*at, Some(given_candidate(&one, &ns, key, g.origin, shared)?)));
+    }
+    let more = extra.get(ns_text).cloned().unwrap_or_default();
+    let cands = if more.is_empty() { Candidates::FromPrescan } else { Candidates::FromPrescanAnd(more) };
+    match build_report_with(&one, Some(ns), cands, false, Some(shared)) {
+        Ok(r) => {
+            if let Some(best) = r.candidates.first() {
+                ci.data_bytes = best.metrics.cluster.scale.data_bytes;
+                shards_from = Some(best.metrics.cluster.num_shards_from.to_string());
+            }
+            ci.current_key = r.audit.as_ref().map(|a| a.shard_key.clone());
+            ci.candidates = candidate_inputs(&r);
+        }
+        Err(e) => {
+            note = Some(format!("{ns_text}: not analysed: {}", one_line(&e)));
+            ci.not_analysed = Some(one_line(&e));
+        }
+    }
+    Ok(Analysis { input: ci, given, shards_from, note })
 }
 
 /// A collection before its analysis: what the logs say of it (its operations found, and

@@ -284,9 +284,11 @@ fn find_links(sessions: &Sessions, docs: Option<&DocValues>) -> Vec<Link> {
         .map(|(_, v)| v.as_slice())
         .chain(with_likely.iter().map(Vec::as_slice))
         .collect();
-    let mut links = links::find(&ops, &sessions.joins);
+    // The fields each transaction fixes, worked out once (in parallel) for both readers.
+    let txns = links::with_fixed(&ops);
+    let mut links = links::find(&txns, &sessions.joins);
     if let Some(docs) = docs {
-        let more = links::inferred(&ops, docs, &links);
+        let more = links::inferred(&txns, docs, &links);
         links.extend(more);
         let together = links::co_inserted(&ops, docs, &links);
         links.extend(together);
