@@ -282,8 +282,8 @@ impl Sessions {
     /// Place the profiled writes without a session in their transactions (once every
     /// source is read: a transaction's window is known only then).
     pub(crate) fn place(&mut self) {
-        // Every line file parses its kept lines when read (`lines_read`); whatever a source
-        // left as lines, none is left a placeholder.
+        // Every line file resolves its kept operations when read (`lines_read`); what other
+        // sources (the profiler, document exports) kept is resolved here.
         self.resolve_lines();
         // An aborted transaction never ran: its operations leave with it (the driver's retry,
         // a new txnNumber, is what ran).
