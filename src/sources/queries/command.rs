@@ -70,6 +70,11 @@ fn uuid_text(b: &[u8]) -> Option<String> {
 }
 
 /// The other collections an aggregation pipeline reads, stage by stage (top level only).
+/// A join's local field is the collection's own only while no earlier stage has made or
+/// remade that name: after `$group` (its `_id` is the group key), `$project` of expressions,
+/// `$replaceRoot` and the like, a `$lookup`'s `localField` names the stage's output, and no
+/// link between the two collections' fields follows from it (manual: each stage passes its
+/// output documents to the next).
 fn joins_of(db: &str, pipeline: &[Bson]) -> Vec<Join> {
     let field = |d: &Document, k: &str| d.get_str(k).ok().map(str::to_string);
     let ns_of = |v: Option<&Bson>| match v {
@@ -78,19 +83,21 @@ fn joins_of(db: &str, pipeline: &[Bson]) -> Vec<Join> {
         _ => None,
     };
     let mut out = Vec::new();
+    let mut names = StageNames::default();
     for stage in pipeline.iter().filter_map(Bson::as_document) {
         let Some((name, spec)) = stage.iter().next() else { continue };
+        let own = |f: Option<String>| f.filter(|f| names.own(f));
         let join = match (name.as_str(), spec) {
             ("$lookup", Bson::Document(s)) => ns_of(s.get("from")).map(|from| Join {
                 stage: JoinStage::Lookup,
                 from,
-                local_field: field(s, "localField"),
+                local_field: own(field(s, "localField")),
                 foreign_field: field(s, "foreignField"),
             }),
             ("$graphLookup", Bson::Document(s)) => ns_of(s.get("from")).map(|from| Join {
                 stage: JoinStage::GraphLookup,
                 from,
-                local_field: field(s, "connectFromField"),
+                local_field: own(field(s, "connectFromField")),
                 foreign_field: field(s, "connectToField"),
             }),
             ("$unionWith", Bson::String(_)) => {
@@ -102,8 +109,51 @@ fn joins_of(db: &str, pipeline: &[Bson]) -> Vec<Join> {
             _ => None,
         };
         out.extend(join);
+        names.after(name, spec);
     }
     out
+}
+
+/// Which top-level names of a pipeline's documents still hold the collection's fields.
+#[derive(Default)]
+struct StageNames {
+    /// A stage made new documents: no name is the collection's any more.
+    reshaped: bool,
+    /// Names a stage set, removed or added (`$addFields`, a `$lookup`'s `as`, ...).
+    made: Vec<String>,
+}
+
+impl StageNames {
+    fn own(&self, path: &str) -> bool {
+        let top = path.split('.').next().unwrap_or(path);
+        !self.reshaped && !self.made.iter().any(|m| m == top)
+    }
+
+    fn after(&mut self, stage: &str, spec: &Bson) {
+        let top = |k: &str| k.split('.').next().unwrap_or(k).to_string();
+        let keys = |b: &Bson| b.as_document().map(|d| d.keys().map(|k| top(k)).collect::<Vec<_>>()).unwrap_or_default();
+        match stage {
+            "$group" | "$replaceRoot" | "$replaceWith" | "$bucket" | "$bucketAuto" | "$facet" | "$count" | "$sortByCount" => {
+                self.reshaped = true
+            }
+            // Inclusion and exclusion keep the names they keep; an expression makes its name.
+            "$project" => {
+                if let Some(d) = spec.as_document() {
+                    let made = d.iter().filter(|(_, v)| !matches!(v, Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Boolean(_)));
+                    self.made.extend(made.map(|(k, _)| top(k)));
+                }
+            }
+            "$addFields" | "$set" => self.made.extend(keys(spec)),
+            "$unset" => match spec {
+                Bson::String(k) => self.made.push(top(k)),
+                Bson::Array(ks) => self.made.extend(ks.iter().filter_map(Bson::as_str).map(top)),
+                _ => {}
+            },
+            "$lookup" | "$graphLookup" => self.made.extend(spec.as_document().and_then(|d| d.get_str("as").ok()).map(top)),
+            "$unwind" => self.made.extend(spec.as_document().and_then(|d| d.get_str("includeArrayIndex").ok()).map(top)),
+            _ => {}
+        }
+    }
 }
 
 /// A command document (as logged, profiled or stored in `originatingCommand`).
@@ -235,5 +285,38 @@ mod uuid_tests {
         let b: Vec<u8> = (0u8..15).chain([0xff]).collect();
         assert_eq!(super::uuid_text(&b).as_deref(), Some("00010203-0405-0607-0809-0a0b0c0d0eff"));
         assert_eq!(super::uuid_text(&b[..15]), None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lookup_after_a_stage_that_remakes_its_field_names_no_field_of_the_collection() {
+        let p = |stages: Vec<Document>| joins_of("db", &stages.into_iter().map(Bson::Document).collect::<Vec<_>>());
+        let lookup = |local: &str| bson::doc! {"$lookup": {"from": "r", "localField": local, "foreignField": "city", "as": "x"}};
+        let local = |js: Vec<Join>| js.into_iter().map(|j| j.local_field).collect::<Vec<_>>();
+        // The trial's pipeline: grouped by city, then joined on the group key.
+        assert_eq!(local(p(vec![bson::doc! {"$group": {"_id": "$city", "n": {"$sum": 1}}}, lookup("_id")])), vec![None]);
+        // Untouched names stay the collection's; a match, sort or unwind keeps them.
+        let kept = vec![
+            bson::doc! {"$match": {"a": 1}},
+            bson::doc! {"$unwind": "$tags"},
+            bson::doc! {"$project": {"city": 1, "_id": 0}},
+            lookup("city.name"),
+        ];
+        assert_eq!(local(p(kept)), vec![Some("city.name".to_string())]);
+        // Names a stage makes: a computed projection, $set, an earlier join's `as`, $unset.
+        for made in [
+            bson::doc! {"$project": {"city": {"$toUpper": "$town"}}},
+            bson::doc! {"$set": {"city": "$town"}},
+            bson::doc! {"$lookup": {"from": "q", "localField": "a", "foreignField": "b", "as": "city"}},
+            bson::doc! {"$unset": ["city"]},
+            bson::doc! {"$replaceRoot": {"newRoot": "$inner"}},
+        ] {
+            let js = p(vec![made.clone(), lookup("city")]);
+            assert_eq!(js.last().unwrap().local_field, None, "{made}");
+        }
     }
 }
