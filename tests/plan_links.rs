@@ -140,3 +140,55 @@ fn overlapping_id_ranges_link_nothing_and_equal_values_in_a_transaction_do() {
         "html: the link's evidence not said"
     );
 }
+
+/// A `$lookup` whose `localField` names a `$group`'s output (the group key `_id`, here a city)
+/// joins no field of the collection: 20 such aggregations and 20 joining `restaurantId` to
+/// `restaurants._id`, logged by a real mongod (Rust driver): only the second is a link, seen
+/// in 20 `$lookup` stages (the hand count of what ran).
+#[test]
+fn a_lookup_on_a_group_key_links_nothing() {
+    use futures_util::TryStreamExt;
+    let set = ReplSet::start(1, false, false);
+    let client = set.client();
+    let db = client.database("food");
+    let cities = ["Lima", "Quito", "Oslo", "Rome", "Kyiv"];
+    block(
+        db.collection::<bson::Document>("restaurants")
+            .insert_many((0..50i64).map(|i| bson::doc! {"_id": i, "city": cities[i as usize % 5]})),
+    )
+    .unwrap();
+    block(
+        db.collection::<bson::Document>("orders").insert_many(
+            (0..500i64).map(|i| bson::doc! {"_id": i, "city": cities[i as usize % 5], "restaurantId": i % 50, "status": "new"}),
+        ),
+    )
+    .unwrap();
+    block(db.run_command(bson::doc! {"profile": 0, "slowms": -1})).unwrap();
+    let orders = db.collection::<bson::Document>("orders");
+    for i in 0..20i64 {
+        let by_city = vec![
+            bson::doc! {"$match": {"status": "new"}},
+            bson::doc! {"$group": {"_id": "$city", "n": {"$sum": 1}}},
+            bson::doc! {"$lookup": {"from": "restaurants", "localField": "_id", "foreignField": "city", "as": "r"}},
+        ];
+        let by_id = vec![
+            bson::doc! {"$match": {"_id": i}},
+            bson::doc! {"$lookup": {"from": "restaurants", "localField": "restaurantId", "foreignField": "_id", "as": "r"}},
+        ];
+        for p in [by_city, by_id] {
+            let docs: Vec<bson::Document> = block(async { orders.aggregate(p).await?.try_collect().await }).unwrap();
+            assert!(!docs.is_empty());
+        }
+    }
+    block(db.run_command(bson::doc! {"profile": 0, "slowms": 100})).unwrap();
+    let log = set.members[0].dir.path().join("mongod.log");
+    let o = shardkey(&["plan", "--uri", &set.uri(""), "--database", "food", "--queries", log.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let links = p["links"].as_array().unwrap();
+    assert!(!p["links"].to_string().contains("restaurants.city"), "a group key is no field of orders: {:#}", p["links"]);
+    assert_eq!(links.len(), 1, "{:#}", p["links"]);
+    let ends = [links[0]["a"].as_str().unwrap(), links[0]["b"].as_str().unwrap()];
+    assert!(ends.contains(&"food.orders.restaurantId") && ends.contains(&"food.restaurants._id"), "{:#}", links[0]);
+    assert_eq!((links[0]["seenIn"].as_str(), links[0]["count"].as_u64()), (Some("$lookup"), Some(20)), "{:#}", links[0]);
+}
