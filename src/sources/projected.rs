@@ -462,24 +462,17 @@ fn common_dollar(key: &[u8], form: Form, build: bool) -> Option<Dollar> {
 }
 
 /// `ObjectId::parse_str` without its allocation (it was a third of this file's Extended JSON
-/// reads): bson 2.x decodes the text with `hex::decode` (either case, even length) and takes
-/// exactly 12 bytes, so 24 hex digits and nothing else.
+/// reads): bson 2.x decodes the text with `hex::decode` and takes exactly 12 bytes; the same
+/// crate's `decode_to_slice` into 12 bytes accepts the same texts.
 fn object_id(text: &str) -> Option<ObjectId> {
-    let b = text.as_bytes();
-    if b.len() != 24 {
-        return None;
-    }
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     let mut bytes = [0u8; 12];
-    for (i, pair) in b.chunks_exact(2).enumerate() {
-        bytes[i] = digit(pair[0])? << 4 | digit(pair[1])?;
-    }
+    hex::decode_to_slice(text, &mut bytes).ok()?;
     Some(ObjectId::from_bytes(bytes))
 }
 
 /// Whether bson 2.15 surely reads `text` as a Decimal128 (`ParsedDecimal128::from_str`):
 /// `-`, digits, a point and digits, at most 34 digits once leading zeros go (none rounded)
-/// and fewer than 6,176 after the point (the exponent stays above its least). Only checked,
+/// and fewer than 6,000 after the point (the exponent, minus that, stays above its least, −6,176). Only checked,
 /// a field the sample does not read skips the parse (its bit-level packing was a third of
 /// the export's Extended JSON reads); anything else is parsed.
 fn plain_decimal(text: &str) -> bool {

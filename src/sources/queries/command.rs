@@ -123,14 +123,17 @@ struct StageNames {
     made: Vec<String>,
 }
 
+/// A path's top-level name (`a` of `a.b`).
+fn top(path: &str) -> String {
+    path.split('.').next().unwrap_or(path).to_string()
+}
+
 impl StageNames {
     fn own(&self, path: &str) -> bool {
-        let top = path.split('.').next().unwrap_or(path);
-        !self.reshaped && !self.made.iter().any(|m| m == top)
+        !self.reshaped && !self.made.contains(&top(path))
     }
 
     fn after(&mut self, stage: &str, spec: &Bson) {
-        let top = |k: &str| k.split('.').next().unwrap_or(k).to_string();
         let keys = |b: &Bson| b.as_document().map(|d| d.keys().map(|k| top(k)).collect::<Vec<_>>()).unwrap_or_default();
         match stage {
             "$group" | "$replaceRoot" | "$replaceWith" | "$bucket" | "$bucketAuto" | "$facet" | "$count" | "$sortByCount" => {

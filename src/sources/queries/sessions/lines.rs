@@ -19,7 +19,6 @@ pub(super) enum Waiting {
 
 impl Waiting {
     /// The operation, parsed as `Sessions::op` is given it (None: the full read found none there).
-    #[cfg(test)]
     pub(super) fn into_query(self) -> Option<Query> {
         match self {
             Waiting::Parsed(q) => Some(*q),
@@ -42,13 +41,7 @@ impl Sessions {
             .into_par_iter()
             .map(|(t, ops)| {
                 let n = ops.len();
-                let parsed: Vec<Query> = ops
-                    .into_iter()
-                    .filter_map(|w| match w {
-                        Waiting::Parsed(q) => Some(*q),
-                        Waiting::Line(text, index) => parse(&text, index),
-                    })
-                    .collect();
+                let parsed: Vec<Query> = ops.into_iter().filter_map(Waiting::into_query).collect();
                 let missing = n - parsed.len();
                 (t, parsed, missing)
             })
