@@ -308,6 +308,7 @@ fn measure_and_score(
         current_key: facts.sharding.as_ref().map(|s| &s.key),
         application_ids: application_ids(&workload.sample.created),
         residency,
+        geo_filters: Default::default(),
     };
     use rayon::prelude::*;
     let mut measured: Vec<metrics::CandidateMetrics> = (0..proposals.len())

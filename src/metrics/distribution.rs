@@ -1,8 +1,8 @@
 //! readDistribution / writeDistribution with analyzeShardKey's names and rules.
 
-use super::key_updates::{diff_touches_key, update_touches_key};
+use super::key_updates::{diff_touches_key, touches_key, update_touches_key};
 use super::ranges::Ranges;
-use crate::model::{Op, Query, QueryOrigin, ShardKey};
+use crate::model::{Op, Query, QueryOrigin, ShardKey, UpdateSpec};
 use crate::targeting::{target_query_with, Equalities, Label, Targeting};
 use bson::Document;
 use serde::Serialize;
@@ -144,6 +144,15 @@ impl DistributionCounter {
             return None;
         }
         let t = target_query_with(key, q, default_collation, eqs);
+        // Whether the update changes the key: asked at most once, from the equalities
+        // already gathered (the same as the filter's own without `let` variables).
+        let changes_key = std::cell::OnceCell::new();
+        let changes_key = |u: &UpdateSpec| {
+            *changes_key.get_or_init(|| match q.let_vars {
+                None => touches_key(key, u, || eqs.key_values(key)),
+                Some(_) => update_touches_key(key, &q.filter, u),
+            })
+        };
         if q.op.is_read() {
             self.reads.total += 1;
             match q.op {
@@ -175,7 +184,7 @@ impl DistributionCounter {
                     let by_id =
                         !q.upsert && matches!(q.op, Op::Update | Op::Delete) && eqs.exact_id(q.collation.as_ref(), default_collation);
                     self.single_by_id_without_key += by_id as u64;
-                    if by_id && q.update.as_ref().is_some_and(|u| update_touches_key(key, &q.filter, u)) {
+                    if by_id && q.update.as_ref().is_some_and(changes_key) {
                         self.single_by_id_changing_key += 1;
                     }
                 }
@@ -183,7 +192,7 @@ impl DistributionCounter {
             // Sampled queries carry their key updates in separate diff documents.
             if q.origin != QueryOrigin::SampledQueries {
                 if let Some(u) = &q.update {
-                    if update_touches_key(key, &q.filter, u) {
+                    if changes_key(u) {
                         self.shard_key_updates += 1;
                     }
                 }

@@ -46,6 +46,12 @@ fn names_touch_key<'a>(key: &ShardKey, names: impl IntoIterator<Item = &'a str>)
 
 /// Whether a logged update changes the key (see the module comment for the rules).
 pub(crate) fn update_touches_key(key: &ShardKey, filter: &Document, spec: &UpdateSpec) -> bool {
+    touches_key(key, spec, || extract_key_by_equality(key, filter, None))
+}
+
+/// `update_touches_key`, with `old_key` the key's values the filter fixes by equality (asked
+/// only of a replacement): the distribution's count has the filter's equalities gathered already.
+pub(crate) fn touches_key(key: &ShardKey, spec: &UpdateSpec, old_key: impl FnOnce() -> Option<Vec<Bson>>) -> bool {
     match spec {
         UpdateSpec::Remove => false,
         UpdateSpec::Modifiers(m) => m.iter().any(|(op, fields)| {
@@ -57,7 +63,7 @@ pub(crate) fn update_touches_key(key: &ShardKey, filter: &Document, spec: &Updat
             let renamed = fields.values().filter(|_| op == "$rename").filter_map(Bson::as_str);
             names_touch_key(key, fields.keys().map(String::as_str).chain(renamed))
         }),
-        UpdateSpec::Replacement(new_doc) => match extract_key_by_equality(key, filter, None) {
+        UpdateSpec::Replacement(new_doc) => match old_key() {
             Some(old) => key.fields.iter().zip(old.iter()).any(|(f, old_v)| {
                 let new_v = match lookup(new_doc, &f.path) {
                     Lookup::Value(v) => v.clone(),

@@ -7,7 +7,7 @@
 //! shard key update that moves its document to another shard.
 
 use super::rule::{Context, Effect, Finding, Rule, RuleId};
-use crate::model::{geo, ShardKey};
+use crate::model::ShardKey;
 use crate::util::text::fmt_count;
 
 pub(super) const RULE: Rule = Rule {
@@ -21,7 +21,7 @@ pub(super) const RULE: Rule = Rule {
 fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let mut out = Vec::new();
     for f in &key.fields {
-        let n = cx.queries.iter().filter(|q| geo::geo_paths(&q.filter).contains(&f.path.as_str())).count();
+        let n = cx.geo_filters().get(f.path.as_str()).copied().unwrap_or(0);
         if n == 0 {
             continue;
         }

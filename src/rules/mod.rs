@@ -67,6 +67,7 @@ pub(crate) mod test_support {
             current_key: None,
             application_ids: None,
             residency: None,
+            geo_filters: Default::default(),
         }
     }
 }

@@ -81,9 +81,28 @@ pub(crate) struct Context<'a> {
     pub(crate) application_ids: Option<f64>,
     /// A residency rule the DBA stated (`residency`).
     pub(crate) residency: Option<&'a crate::model::residency::Residency>,
+    /// `geo_filters`, counted when first asked (the same for every candidate).
+    pub(crate) geo_filters: std::sync::OnceLock<std::collections::BTreeMap<&'a str, usize>>,
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
+    /// How many sampled filters read each path with a geo predicate (`model::geo::geo_paths`):
+    /// counted once for every candidate's fields.
+    pub(super) fn geo_filters(&self) -> &std::collections::BTreeMap<&'a str, usize> {
+        self.geo_filters.get_or_init(|| {
+            let mut out = std::collections::BTreeMap::new();
+            for q in self.queries {
+                let mut paths = crate::model::geo::geo_paths(&q.filter);
+                paths.sort_unstable();
+                paths.dedup();
+                for p in paths {
+                    *out.entry(p).or_default() += 1;
+                }
+            }
+            out
+        })
+    }
+
     /// `db.getSiblingDB("app").getCollection("accounts")`, for fix commands.
     pub(super) fn collection_handle(&self) -> String {
         let ns = self.namespace.unwrap_or("db.collection");
