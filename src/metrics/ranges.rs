@@ -49,6 +49,17 @@ impl Ranges {
 
     /// Add one to every range a query touches (once per range).
     pub(crate) fn count(&self, touched: &[KeyRange], counts: &mut [u64]) {
+        // One range (a point, for most queries): its ranges counted directly, without the set
+        // of hits (allocated and walked for each query under each key, 2% of `plan`'s CPU).
+        if let [r] = touched {
+            let a = self.index_of(&r.min);
+            // Equal in key order (not by `==`: a document's fields compare in order there).
+            let b = if cmp_tuple(&r.min, &r.max).is_eq() { a } else { self.index_of(&r.max) };
+            for c in counts.iter_mut().take(self.len()).take(b.max(a) + 1).skip(a.min(b)) {
+                *c += 1;
+            }
+            return;
+        }
         let mut hit = vec![false; self.len()];
         for r in touched {
             let (a, b) = (self.index_of(&r.min), self.index_of(&r.max));
@@ -65,6 +76,21 @@ impl Ranges {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A single range is counted as the general path counts it (the same range twice takes it).
+    #[test]
+    fn one_range_counts_as_the_set_of_hits_does() {
+        let r = Ranges::cut(&KeySpace::from_values((0..1000).map(|i| (vec![Bson::Int32(i)], 1)).collect()), 10);
+        let cases = [(5, 5), (100, 100), (150, 420), (420, 150), (-3, 2000), (999, 999), (0, 99)];
+        for (lo, hi) in cases {
+            let one = KeyRange { min: vec![Bson::Int32(lo)], max: vec![Bson::Int32(hi)] };
+            let (mut a, mut b) = (vec![0; 10], vec![0; 10]);
+            r.count(std::slice::from_ref(&one), &mut a);
+            r.count(&[one.clone(), one], &mut b);
+            assert_eq!(a, b, "{lo}..{hi}");
+            assert!(a.iter().sum::<u64>() >= 1);
+        }
+    }
 
     #[test]
     fn equal_count_ranges_and_lookup() {

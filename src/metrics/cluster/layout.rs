@@ -233,7 +233,10 @@ pub(crate) fn chunk_of(chunks: &[Chunk], v: &[Bson]) -> usize {
 pub(crate) fn shards_touched(chunks: &[Chunk], ranges: &[KeyRange], shards: usize) -> Vec<bool> {
     let mut hit = vec![false; shards];
     for r in ranges {
-        let (a, b) = (chunk_of(chunks, &r.min), chunk_of(chunks, &r.max));
+        // A point (most queries' range): one search. (Equal in key order, not by `==`: a
+        // document's fields compare in order there.)
+        let a = chunk_of(chunks, &r.min);
+        let b = if cmp_tuple(&r.min, &r.max).is_eq() { a } else { chunk_of(chunks, &r.max) };
         for c in &chunks[a.min(b)..=b.max(a)] {
             hit[c.shard] = true;
         }
