@@ -253,10 +253,10 @@ pub fn target_filter(key: &ShardKey, filter: &Document, simple: bool, let_vars: 
 
 /// `target_filter`, with the filter's equalities gathered already.
 fn target_filter_with(key: &ShardKey, filter: &Document, simple: bool, let_vars: Option<&Document>, eqs: &Equalities) -> Targeting {
-    let fixed = eqs.key_values(key);
-    if let Some(values) = &fixed {
+    if let Some(values) = eqs.key_values(key) {
         if simple || !values.iter().any(is_collatable) {
-            let p = key.to_key_space(values);
+            // The copies taken into key space (hashed in place): one copy of each value.
+            let p = key.moved_to_key_space(values);
             return Targeting { label: Label::SingleShard, touched: vec![KeyRange::point(p)] };
         }
         // Under a non-simple collation an equality on a string, object or array bounds
