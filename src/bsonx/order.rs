@@ -81,6 +81,20 @@ fn cmp_docs(a: &Document, b: &Document) -> Ordering {
 
 /// Compare two values in MongoDB's order, with the simple (binary) collation.
 pub(crate) fn cmp_bson(a: &Bson, b: &Bson) -> Ordering {
+    // The common same-type pairs (hashed values, counters, identifiers) first: what the path
+    // below answers for them, without the type ranks (`cmp_bson` was 12% of the candidates'
+    // analyses in `plan`'s profile, mostly sorting and searching hashed and integer keys).
+    match (a, b) {
+        (Bson::Int64(x), Bson::Int64(y)) => return x.cmp(y),
+        (Bson::Int32(x), Bson::Int32(y)) => return x.cmp(y),
+        (Bson::String(x), Bson::String(y)) => return x.as_bytes().cmp(y.as_bytes()),
+        _ => {}
+    }
+    cmp_ranked(a, b)
+}
+
+/// `cmp_bson` by the canonical type ranks, then within a type.
+fn cmp_ranked(a: &Bson, b: &Bson) -> Ordering {
     let ta = canonical_type(a);
     let tb = canonical_type(b);
     if ta != tb {
@@ -192,6 +206,24 @@ pub(crate) fn group_bytes(v: &Bson, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use bson::{bson, oid::ObjectId};
+
+    /// The same-type shortcuts answer as the ranked comparison does.
+    #[test]
+    fn same_type_shortcuts_agree_with_the_ranks() {
+        let mut rng = crate::util::splitmix::SplitMix64(3);
+        let mut values = vec![Bson::Int64(i64::MIN), Bson::Int64(i64::MAX), Bson::Int32(i32::MIN), Bson::String(String::new())];
+        for _ in 0..200 {
+            let n = rng.below(2000) as i64 - 1000;
+            values.push(Bson::Int64(n.wrapping_mul(rng.below(u64::MAX) as i64 | 1)));
+            values.push(Bson::Int32(n as i32));
+            values.push(Bson::String(["a", "b", "ab", "\u{e9}", "Z"][rng.below(5) as usize].repeat(rng.below(3) as usize)));
+        }
+        for a in &values {
+            for b in &values {
+                assert_eq!(cmp_bson(a, b), cmp_ranked(a, b), "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn type_order_follows_mongodb() {
