@@ -418,7 +418,22 @@ impl KeySample {
         let raw_distinct = all.len() as u64;
         let fractional_doubles =
             all.iter().filter(|(_, v, _)| matches!(v.get(h), Some(Bson::Double(f)) if f.fract() != 0.0)).count() as u64;
-        all.sort_by(|a, b| cmp_tuple(&a.0, &b.0).then_with(|| cmp_tuple(&a.1, &b.1)));
+        // In key-space order, then the values' (stable). A single hashed field's key space is
+        // one integer: its values are ordered through (hash, index) pairs, the same stable
+        // order, instead of moving the triples and comparing them as BSON (most of this pass,
+        // and a third of `analyze`'s CPU, on a million distinct values).
+        let hashes: Option<Vec<i64>> = all.iter().map(|x| if let [Bson::Int64(h)] = x.0[..] { Some(h) } else { None }).collect();
+        let all = match hashes {
+            Some(hashes) => {
+                let mut order: Vec<(i64, usize)> = hashes.into_iter().zip(0..).collect();
+                order.sort_by(|x, y| x.0.cmp(&y.0).then_with(|| cmp_tuple(&all[x.1].1, &all[y.1].1)));
+                order.iter().map(|&(_, i)| std::mem::take(&mut all[i])).collect()
+            }
+            None => {
+                all.sort_by(|a, b| cmp_tuple(&a.0, &b.0).then_with(|| cmp_tuple(&a.1, &b.1)));
+                all
+            }
+        };
         let mut groups: Vec<(Vec<Bson>, ValueCount)> = Vec::new();
         for (ks, value, count) in all {
             match groups.last_mut() {

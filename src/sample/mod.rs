@@ -219,6 +219,10 @@ mod tests {
         let mut counts: Vec<u64> = groups.iter().map(|g| g.count).collect();
         counts.sort();
         assert_eq!(counts, vec![1, 1, 4]);
+        // Each group stands under its smallest value in key order (0.25, 0.75, -0.5: -0.5).
+        let mut firsts: Vec<f64> = groups.iter().map(|g| g.value[0].as_f64().unwrap()).collect();
+        firsts.sort_by(f64::total_cmp);
+        assert_eq!(firsts, vec![-0.5, 1.5, 7.0]);
         assert_eq!(s.key_space_values().counts(), &groups.iter().map(|g| g.count).collect::<Vec<_>>()[..]);
         assert!(KeySample::new(ShardKey::parse("{a: 1}").unwrap()).hashed_groups().is_none());
         // Strings never hash alike: the sample's counts stand, nothing is decoded.
