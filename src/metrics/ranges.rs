@@ -54,8 +54,7 @@ impl Ranges {
         // analyses in `plan`'s profile).
         if let [r] = touched {
             let a = self.index_of(&r.min);
-            // Equal in key order (not by `==`: a document's fields compare in order there).
-            let b = if cmp_tuple(&r.min, &r.max).is_eq() { a } else { self.index_of(&r.max) };
+            let b = if r.is_point() { a } else { self.index_of(&r.max) };
             for c in counts.iter_mut().take(self.len()).take(b.max(a) + 1).skip(a.min(b)) {
                 *c += 1;
             }

@@ -16,6 +16,12 @@ impl KeyRange {
         KeyRange { min: v.clone(), max: v }
     }
 
+    /// Whether both ends are one value in key order (`cmp_tuple`, not `==`: a document's
+    /// fields compare in order there): a lookup of `min` answers for `max` too.
+    pub(crate) fn is_point(&self) -> bool {
+        crate::bsonx::cmp_tuple(&self.min, &self.max).is_eq()
+    }
+
     /// MinKey..MaxKey on every field: the whole key space.
     pub(crate) fn is_full(&self) -> bool {
         self.min.iter().all(|v| matches!(v, Bson::MinKey)) && self.max.iter().all(|v| matches!(v, Bson::MaxKey))

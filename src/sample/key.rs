@@ -422,10 +422,10 @@ impl KeySample {
         // one integer: its values are ordered through (hash, index) pairs, the same stable
         // order, instead of moving the triples and comparing them as BSON (most of this pass,
         // and a third of `analyze`'s CPU, on a million distinct values).
-        let hashes: Option<Vec<i64>> = all.iter().map(|x| if let [Bson::Int64(h)] = x.0[..] { Some(h) } else { None }).collect();
-        let all = match hashes {
-            Some(hashes) => {
-                let mut order: Vec<(i64, usize)> = hashes.into_iter().zip(0..).collect();
+        let order: Option<Vec<(i64, usize)>> =
+            all.iter().enumerate().map(|(i, x)| if let [Bson::Int64(h)] = x.0[..] { Some((h, i)) } else { None }).collect();
+        let all = match order {
+            Some(mut order) => {
                 order.sort_by(|x, y| x.0.cmp(&y.0).then_with(|| cmp_tuple(&all[x.1].1, &all[y.1].1)));
                 order.iter().map(|&(_, i)| std::mem::take(&mut all[i])).collect()
             }

@@ -233,10 +233,9 @@ pub(crate) fn chunk_of(chunks: &[Chunk], v: &[Bson]) -> usize {
 pub(crate) fn shards_touched(chunks: &[Chunk], ranges: &[KeyRange], shards: usize) -> Vec<bool> {
     let mut hit = vec![false; shards];
     for r in ranges {
-        // A point (most queries' range): one search. (Equal in key order, not by `==`: a
-        // document's fields compare in order there.)
+        // A point (most queries' range): one search.
         let a = chunk_of(chunks, &r.min);
-        let b = if cmp_tuple(&r.min, &r.max).is_eq() { a } else { chunk_of(chunks, &r.max) };
+        let b = if r.is_point() { a } else { chunk_of(chunks, &r.max) };
         for c in &chunks[a.min(b)..=b.max(a)] {
             hit[c.shard] = true;
         }
