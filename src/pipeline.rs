@@ -61,8 +61,11 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         ..opts.settings.clone()
     };
     let mut notes = Vec::new();
-    // Offline, a log's build-info line (else a dump's prelude.json) says the version the rules follow.
-    if facts.server_version.is_none() {
+    // A plan's version is the cluster's it plans (what its writes will meet); else, offline,
+    // a log's build-info line (else a dump's prelude.json) says the version the rules follow.
+    if let Some(v) = &opts.rules_version {
+        facts.server_version = Some(v.major_minor());
+    } else if facts.server_version.is_none() {
         if let Some(v) = crate::model::version::lowest(&log.versions).or(opts.server_version.as_ref()) {
             notes.push(format!("{v}: the rules that depend on the version follow it"));
             facts.server_version = Some(v.major_minor());
@@ -403,6 +406,7 @@ mod tests {
             // The smallest budget: exact counts stop at 20,000 values.
             memory_limit: 0,
             server_version: None,
+            rules_version: None,
             residency: None,
         };
         let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();

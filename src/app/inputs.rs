@@ -31,6 +31,7 @@ fn options(input: &InputRequest, candidates: Candidates, namespace: Option<&Name
         total_docs: input.total_docs,
         memory_limit: input.memory_limit,
         residency: input.residency.clone(),
+        rules_version: input.rules_version.clone(),
         // A mongodump's prelude.json names the server's version (the docs file beside its metadata.json).
         server_version: input
             .docs

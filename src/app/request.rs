@@ -57,6 +57,9 @@ pub(crate) struct InputRequest {
     pub(crate) window: (Option<i64>, Option<i64>),
     /// `--residency` (or a policy's `residency`): where the zone field's values must stay.
     pub(crate) residency: Option<crate::model::residency::Residency>,
+    /// The version the rules follow whatever the sources say: a plan's (`--target-version`,
+    /// else what its inputs say), so that a write its cluster would refuse is said refused.
+    pub(crate) rules_version: Option<crate::model::version::ServerVersion>,
 }
 
 #[derive(Debug, Clone)]

@@ -332,6 +332,7 @@ fn input_request_unchecked(a: &InputArgs) -> InputRequest {
         memory_limit: parse_size(&a.memory_limit).unwrap_or(crate::app::DEFAULT_MEMORY_LIMIT),
         window: (None, None),
         residency: None,
+        rules_version: None,
     }
 }
 

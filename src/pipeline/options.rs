@@ -31,6 +31,8 @@ pub(crate) struct Options {
     /// A version the documents' source states (a mongodump's prelude.json); a log's
     /// build-info line wins over it, the deployment's own over both.
     pub(crate) server_version: Option<crate::model::version::ServerVersion>,
+    /// The version the rules follow over every other (a plan's target version).
+    pub(crate) rules_version: Option<crate::model::version::ServerVersion>,
     /// A residency rule: only keys led by its field are recommended, with its zones.
     pub(crate) residency: Option<crate::model::residency::Residency>,
 }

@@ -147,6 +147,10 @@ fn planned(cx: &Ctx, c: usize, cmds: &mut Commands, zoned: &mut Zoned) -> Planne
             Choice::Unsharded => None,
         },
         constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
+        refused_writes: match &search.choices[c] {
+            Choice::Key(k) => inp.candidates[*k].notes.refused_writes.clone(),
+            Choice::Unsharded => Vec::new(),
+        },
         pinned_values: std::mem::take(&mut pinned_of[c]),
     }
 }

@@ -39,6 +39,22 @@ pub(crate) struct CandidateNotes {
     pub(crate) blocked_by: Vec<UniqueIndex>,
     /// Why the server refuses it whatever is changed (capped, arrays in a key field, ...).
     pub(crate) invalid: Option<String>,
+    /// The application's writes the plan's version refuses under it (`rules::write_targeting`).
+    pub(crate) refused_writes: Vec<RefusedWrites>,
+}
+
+/// Sampled writes the plan's version refuses under a key: its analysis's finding, with the
+/// first version that runs them, for the script to check against the version it meets.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RefusedWrites {
+    /// The finding's sentence: which writes, the error, the fix.
+    pub(crate) message: String,
+    pub(crate) percentage_of_writes: f64,
+    /// "7.1"; None: no version runs them as they are.
+    pub(crate) accepted_from: Option<String>,
+    /// The key's fields their filters must name by equality.
+    pub(crate) filter_fix: Vec<String>,
 }
 
 /// A unique index, as the plan names it.

@@ -111,6 +111,9 @@ pub(crate) struct PlannedCollection {
     pub(crate) warning: Option<String>,
     /// The rules that forced or forbade a key (unique indexes, invalid keys), one sentence each.
     pub(crate) constraints: Vec<String>,
+    /// Writes the plan's version refuses under the key: the application must change them first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) refused_writes: Vec<super::input::RefusedWrites>,
     /// Values its zones pin to one shard above that shard's fair share (`pinned`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) pinned_values: Vec<PinnedReport>,

@@ -90,20 +90,35 @@ fn data(p: &Plan) -> Value {
     })
 }
 
-/// The writes the plan's keys make the target version refuse (its blockers), for the check
-/// that stops the script until they run (a later version) or the application names the key.
+/// The writes the plan's keys make the target version refuse, for the check that stops the
+/// script until they run (a later version) or the application names the key: in
+/// transactions (the transactions' blockers) and on their own (each collection's analysis).
 fn refused(p: &Plan) -> Vec<Value> {
-    applied(p)
-        .2
-        .iter()
-        .filter(|b| b.shape == crate::plan::blockers::Shape::Refused)
-        .map(|b| {
-            json!({
-                "ns": b.namespace, "op": b.op, "example": b.example, "fix": b.fix,
-                "percent": b.transactions_percent, "code": b.error_code, "acceptedFrom": b.accepted_from,
-            })
+    let in_transactions = applied(p).2.iter().filter(|b| b.shape == crate::plan::blockers::Shape::Refused).map(|b| {
+        json!({
+            "ns": b.namespace,
+            "writes": format!("{} writes (e.g. {})", b.op, b.example),
+            "refuses": format!(
+                "the {} of {}% of transactions under the planned key (error {}), e.g. {}; fix: {}",
+                b.op,
+                b.transactions_percent,
+                b.error_code.map(|c| c.to_string()).unwrap_or_default(),
+                b.example,
+                b.fix
+            ),
+            "acceptedFrom": b.accepted_from,
         })
-        .collect()
+    });
+    let collections = p.given.as_ref().map_or(&p.collections, |g| &g.collections);
+    let alone = collections.iter().flat_map(|c| c.refused_writes.iter().map(move |w| (c, w))).map(|(c, w)| {
+        json!({
+            "ns": c.namespace,
+            "writes": format!("writes refused under the planned key ({:.1}% of its sampled writes)", w.percentage_of_writes),
+            "refuses": w.message,
+            "acceptedFrom": w.accepted_from,
+        })
+    });
+    in_transactions.chain(alone).collect()
 }
 
 /// Text for a `//` comment: one line, no control characters (a file name may hold any).

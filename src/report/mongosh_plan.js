@@ -170,14 +170,15 @@ for (const c of PLAN.collections) guarded(c.ns, () => {
 });
 
 // 4b. Writes the server refuses under the planned keys (the plan's blockers "refused by the
-// server"): they run from a later version, or once the application's filters name the key.
+// server", and each collection's refused writes outside transactions): they run from a later
+// version, or once the application's filters name the key.
 for (const r of PLAN.refused) {
   const from = r.acceptedFrom ? r.acceptedFrom.split(".").map(Number) : null;
   const accepted = from !== null && (major > from[0] || (major === from[0] && minor >= from[1]));
   check(
     accepted || REFUSED_WRITES_FIXED,
-    `${r.ns}: its ${r.op} writes (e.g. ${r.example}) ${accepted ? `run on MongoDB ${running}` : "are fixed in the application (REFUSED_WRITES_FIXED)"}`,
-    `${r.ns}: MongoDB ${running} refuses the ${r.op} of ${r.percent}% of transactions under the planned key (error ${r.code}), e.g. ${r.example}; fix: ${r.fix}; once the application is fixed, set REFUSED_WRITES_FIXED = true at the top of this script`
+    `${r.ns}: its ${r.writes} ${accepted ? `run on MongoDB ${running}` : "are fixed in the application (REFUSED_WRITES_FIXED)"}`,
+    `${r.ns}: MongoDB ${running} refuses ${r.refuses}; once the application is fixed, set REFUSED_WRITES_FIXED = true at the top of this script`
   );
 }
 

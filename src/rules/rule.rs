@@ -53,6 +53,10 @@ pub(crate) struct Finding {
     /// what `check`'s `max_refused_writes_percent` sums, scored or only said.
     #[serde(skip)]
     pub(crate) refused_here: bool,
+    /// For a `refused_here` finding: the first version that runs these writes as they are
+    /// (None: no version does), for a plan's script to check against the version it meets.
+    #[serde(skip)]
+    pub(crate) accepted_from: Option<(u32, u32)>,
     /// For `writesFail`: the key's fields the failing writes' filters lack (the fix a DBA's
     /// application can make: name them by equality, and the server accepts the writes).
     #[serde(skip)]
@@ -128,6 +132,7 @@ impl Rule {
             fix: Vec::new(),
             percentage_of_writes: None,
             refused_here: false,
+            accepted_from: None,
             filter_fix: Vec::new(),
             index: None,
             source: self.source,

@@ -58,6 +58,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let mut f = rule.finding(effect, format!("{words}: {tail}; {fix}"));
     f.percentage_of_writes = Some(percent);
     f.refused_here = before_7_1;
+    f.accepted_from = Some((7, 1));
     f.filter_fix = missing;
     vec![f]
 }

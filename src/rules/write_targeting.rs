@@ -248,6 +248,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     let mut f = rule.finding(effect, format!("{words}: {tail}"));
     f.percentage_of_writes = Some(percent);
     f.refused_here = effect == Effect::WritesFail;
+    f.accepted_from = (!everywhere).then_some((7, 1));
     f.filter_fix = missing;
     vec![f]
 }

@@ -105,6 +105,7 @@ fn finding(effect: Effect, message: &str) -> Finding {
         fix: vec![],
         percentage_of_writes: None,
         refused_here: false,
+        accepted_from: None,
         filter_fix: Vec::new(),
         index: None,
         source: "test",

@@ -10,7 +10,7 @@ use crate::error::{input_error, one_line, usage_error};
 use crate::model::{KeyKind, Namespace, Query, ShardKey};
 use crate::pipeline::Candidates;
 use crate::plan::given;
-use crate::plan::input::{Analyses, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, Settings, UniqueIndex};
+use crate::plan::input::{Analyses, CandidateInput, CandidateNotes, CollectionInput, CollectionKind, RefusedWrites, Settings, UniqueIndex};
 use crate::plan::links::Link;
 use crate::propose::{Origin, Proposal};
 use crate::report::{CandidateReport, Report};
@@ -46,7 +46,10 @@ pub(super) fn run(req: &PlanRequest, inp: &PlanInputs) -> Result<Analysed> {
     // collections run side by side too, so that a core is not left idle while a collection
     // with few candidates finishes (issue 52). Read in order afterwards: the same output,
     // the same first error. Live, one at a time: one connection at a time on the cluster.
-    let analyse = |(t, ns): (&Target, &String)| analyse(req, t, &namespaces, ns, &given_at, &extra, shared);
+    // Each collection's rules follow the plan's version: a write its cluster refuses is said
+    // refused (and scored so), as the plan's transactions are.
+    let base = InputRequest { indexes: None, rules_version: inp.version.clone(), ..req.input.clone() };
+    let analyse = |(t, ns): (&Target, &String)| analyse(&base, t, &namespaces, ns, &given_at, &extra, shared);
     let offline = inp.db.targets.iter().all(|t| t.bson.is_some() || req.input.uri.is_none());
     let done: Vec<Result<Analysis>> = if offline {
         use rayon::prelude::*;
@@ -85,7 +88,7 @@ struct Analysis {
 
 /// A collection analysed as `analyze` would (`build_report_with`), with the key given for it.
 fn analyse(
-    req: &PlanRequest,
+    base: &InputRequest,
     t: &Target,
     namespaces: &[String],
     ns_text: &str,
@@ -100,7 +103,7 @@ fn analyse(
         return Ok(Analysis { input: ci, given, shards_from, note });
     }
     let ns = Namespace::parse(ns_text).map_err(|_| input_error(format!("{ns_text}: not a namespace")))?;
-    let one = InputRequest { docs: t.bson.clone(), indexes: None, ..req.input.clone() };
+    let one = InputRequest { docs: t.bson.clone(), ..base.clone() };
     if let Some((at, g @ GivenChoice { key: Some(key), .. })) = given_at.iter().find(|(at, _)| namespaces[*at] == ns_text) {
         given = Some((*at, Some(given_candidate(&one, &ns, key, g.origin, shared)?)));
     }
@@ -237,5 +240,16 @@ fn candidate_notes(r: &Report, c: &CandidateReport) -> CandidateNotes {
         Some(f) => f.message.clone(),
         None => c.reasons.first().map(|x| x.to_string()).unwrap_or_default(),
     });
-    CandidateNotes { warning: crate::report::text::first_warning(r, c), blocked_by, invalid }
+    let refused_writes = c
+        .constraints
+        .iter()
+        .filter(|f| f.refused_here)
+        .map(|f| RefusedWrites {
+            message: f.message.clone(),
+            percentage_of_writes: f.percentage_of_writes.unwrap_or(0.0),
+            accepted_from: f.accepted_from.map(|(a, b)| format!("{a}.{b}")),
+            filter_fix: f.filter_fix.clone(),
+        })
+        .collect();
+    CandidateNotes { warning: crate::report::text::first_warning(r, c), blocked_by, invalid, refused_writes }
 }

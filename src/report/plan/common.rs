@@ -101,6 +101,11 @@ pub(super) fn blockers_of(
     Some((title, lines))
 }
 
+/// The collection's refused writes its warning does not already say (each is said once).
+pub(super) fn refused_unsaid(c: &PlannedCollection) -> impl Iterator<Item = &String> {
+    c.refused_writes.iter().map(|w| &w.message).filter(|m| c.warning.as_ref() != Some(*m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
