@@ -4,8 +4,10 @@
 //! (tests/data/expected: recorded by main's binary at a537613, analyze's again after issue 48's
 //! rule changed the words of refused writes, after issue 49's proposals added candidates, and
 //! after issue 47 withheld the recommendation of a log with fewer than 30 operations on the
-//! collection, and one reason's words after an insert-only collection was said as such; never
-//! by the code under change).
+//! collection, one reason's words after an insert-only collection was said as such, and the
+//! logs-only keys whose values no query names after they were spread over every shard at
+//! scale (`metrics::cluster::layout::even_cuts`: such a key had put every operation on one
+//! shard); never by the code under change).
 
 mod common;
 

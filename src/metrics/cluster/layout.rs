@@ -92,7 +92,10 @@ impl DataLine<'_> {
 pub(crate) fn at_scale(line: &DataLine, shards: usize) -> Vec<Chunk> {
     let n = shards.max(1);
     let total = line.total_bytes();
-    if line.values.is_empty() || total <= 0.0 {
+    if line.values.is_empty() {
+        return even_cuts(line, n);
+    }
+    if total <= 0.0 {
         return vec![Chunk { min: line.min_tuple(), max: line.max_tuple(), shard: 0, bytes: 0.0, docs: 0.0, jumbo: false }];
     }
     let per = total / n as f64;
@@ -108,6 +111,30 @@ pub(crate) fn at_scale(line: &DataLine, shards: usize) -> Vec<Chunk> {
         }
     }
     line.chunks(&segs)
+}
+
+/// Nothing known of the key space (no documents, and no value the queries name): at scale the
+/// data still spreads over every shard, so an operation the key cannot target reaches all of
+/// them (one chunk on shard 0 had every operation reach one shard). The cuts are a hashed
+/// key's even pre-split of its hash space (`shardCollection` on an empty collection); no
+/// operation here names a value that could tell other cuts apart.
+fn even_cuts(line: &DataLine, n: usize) -> Vec<Chunk> {
+    let cut = |k: usize| {
+        let at = i64::MIN as i128 + ((k as i128) << 64) / n as i128;
+        let mut t = vec![Bson::Int64(at as i64)];
+        t.resize(line.key_len.max(1), Bson::MinKey);
+        t
+    };
+    (0..n)
+        .map(|k| Chunk {
+            min: if k == 0 { line.min_tuple() } else { cut(k) },
+            max: if k + 1 == n { line.max_tuple() } else { cut(k + 1) },
+            shard: k,
+            bytes: 0.0,
+            docs: 0.0,
+            jumbo: false,
+        })
+        .collect()
 }
 
 /// The balancer's migration threshold: a round starts only while the most and the
@@ -381,6 +408,23 @@ mod tests {
         let l = loads(&c, 4);
         assert_eq!(l[0], 40.0);
         assert_eq!(l.iter().sum::<f64>(), 100.0);
+    }
+
+    /// No value known (no documents, none named): the hash space cut in N even parts, as
+    /// shardCollection pre-splits a hashed key (by hand for 4: -2^63, -2^62, 0, 2^62), so an
+    /// operation the key cannot target reaches all 4 shards and a hashed point one.
+    #[test]
+    fn with_no_value_known_every_shard_owns_a_part() {
+        let none = KeySpace::from_values(Vec::new());
+        let c = at_scale(&line(&none, 1.0), 4);
+        let mins: Vec<Vec<Bson>> = c.iter().map(|x| x.min.clone()).collect();
+        let b = |x: i64| vec![Bson::Int64(x)];
+        assert_eq!(mins, vec![vec![Bson::MinKey], b(-(1 << 62)), b(0), b(1 << 62)]);
+        assert_eq!(c.iter().map(|x| x.shard).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        let all = KeyRange { min: vec![Bson::MinKey], max: vec![Bson::MaxKey] };
+        assert_eq!(shards_touched(&c, &[all], 4), vec![true; 4]);
+        assert_eq!(shards_touched(&c, &[KeyRange::point(b(-1))], 4), vec![false, true, false, false]);
+        assert_eq!(at_scale(&line(&none, 1.0), 1).len(), 1);
     }
 
     #[test]
