@@ -24,25 +24,35 @@ use bson::Bson;
 pub(crate) const DEFAULT_SHARDS: usize = 4;
 
 /// The first-field values at which the sampled data (`values`, in key order) crosses
-/// 1/n, 2/n, … of its documents: each starts a zone (repeated values once).
+/// 1/n, 2/n, … of its documents: each starts a zone (repeated values once). A zone bounds the
+/// first field only, so the data is counted per first-field value: the crossing value ends its
+/// zone whole (a compound key's values of one first field are many, and a cut at the one whose
+/// run crosses left the zone before it empty).
 pub(crate) fn zone_splits(values: &KeySpace, n: usize) -> Vec<Bson> {
     let total: u64 = values.counts().iter().sum();
     let mut out: Vec<Bson> = Vec::new();
     if n < 2 || total == 0 {
         return out;
     }
+    let first = |i: usize| values.value(i).into_iter().next().unwrap_or(Bson::Null);
     let (mut cum, mut k) = (0u64, 1usize);
+    let mut here = (!values.is_empty()).then(|| first(0));
     for i in 0..values.len() {
         cum += values.count(i);
+        // The next first-field value, when value i ends its run.
+        let next = (i + 1 < values.len()).then(|| first(i + 1));
+        if next.is_some() && next.as_ref().zip(here.as_ref()).is_some_and(|(a, b)| crate::bsonx::cmp_bson(a, b).is_eq()) {
+            continue;
+        }
         while k < n && cum * n as u64 >= total * k as u64 {
             k += 1;
-            if i + 1 < values.len() {
-                let v = values.value(i + 1).into_iter().next().unwrap_or(Bson::Null);
-                if out.last().is_none_or(|l| crate::bsonx::cmp_bson(l, &v) == std::cmp::Ordering::Less) {
-                    out.push(v);
+            if let Some(v) = &next {
+                if out.last().is_none_or(|l| crate::bsonx::cmp_bson(l, v) == std::cmp::Ordering::Less) {
+                    out.push(v.clone());
                 }
             }
         }
+        here = next;
     }
     out
 }
@@ -420,6 +430,12 @@ mod tests {
         let ks = KeySpace::from_values(vec![(vec![Bson::Int32(0)], 1), (vec![Bson::Int32(1)], 8), (vec![Bson::Int32(2)], 1)]);
         assert_eq!(zone_splits(&ks, 4), vec![Bson::Int32(2)]);
         assert!(zone_splits(&ks, 1).is_empty());
+        // A compound key: first field 0 holds 3 of 10 documents in three values, 1..=7 one
+        // each. Per first field the data crosses 1/4 (2.5) after 0 (3), 2/4 after 2 (5), 3/4
+        // after 5 (8): zones start at 1, 3, 6 (a cut at 0 itself left zone 0 empty).
+        let mut v: Vec<(Vec<Bson>, u64)> = (0..3).map(|j| (vec![Bson::Int32(0), Bson::Int32(j)], 1)).collect();
+        v.extend((1..8).map(|i| (vec![Bson::Int32(i), Bson::Int32(0)], 1)));
+        assert_eq!(zone_splits(&KeySpace::from_values(v), 4), vec![Bson::Int32(1), Bson::Int32(3), Bson::Int32(6)]);
     }
     use super::layout::InsertPattern;
     use super::*;
