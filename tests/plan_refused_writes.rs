@@ -1,5 +1,6 @@
 //! Writes the plan's version refuses outside transactions: a plan says them (`refusedWrites`)
-//! and its mongosh script stops on them, as it stops on the transactions' refused writes.
+//! and its mongosh script stops on them, as it stops on the transactions' refused writes; and
+//! on a unique index that blocks a key kept as given, before changing anything.
 //! A real mongod 6.0.5 replica set logs every operation (slowms -1) of an application written
 //! through two drivers: the Rust driver reads orders by customer and takes an order by its
 //! number (`findOneAndUpdate({number})`), mongosh (the Node driver) updates orders by customer
@@ -10,7 +11,10 @@
 //! name the shard key by equality before 7.1 (manual `db.collection.findOneAndUpdate()`
 //! "Sharded Collections"; `rules/single_writes.rs`), so 6.0 refuses 120 of the 160: 75.0%,
 //! their fix `customerId, _id`, accepted from 7.1 (which runs each as a broadcast read then
-//! the write). The updates name the whole key: targeted, accepted.
+//! the write). The updates name the whole key: targeted, accepted. Order numbers are unique
+//! (`number_1`), and a unique index must start with the shard key's fields (mongodb/mongo
+//! 49802bc src/mongo/s/shard_key_pattern.cpp, isIndexUniquenessCompatible): shardCollection
+//! refuses the key while it exists, so the script stops on it too, before its first step.
 
 mod common;
 use common::{rt, shardkey, Lcg, Mode, Mongod};
@@ -37,7 +41,7 @@ fn orders(collections: &Value) -> &Value {
 }
 
 #[test]
-fn a_plan_says_and_its_script_stops_on_single_writes_its_version_refuses() {
+fn a_plan_says_and_its_script_stops_on_refused_single_writes_and_a_blocking_unique_index() {
     let m = Mongod::start(Mode::ReplicaSet);
     let client = m.client();
     let uri = m.uri();
@@ -47,6 +51,9 @@ fn a_plan_says_and_its_script_stops_on_single_writes_its_version_refuses() {
         let orders = db.collection::<Document>("orders");
         let docs = (0..ORDERS).map(|i| doc! {"_id": i, "customerId": i % 100, "number": format!("N{i:05}"), "status": "new"});
         orders.insert_many(docs).await.unwrap();
+        db.run_command(doc! {"createIndexes": "orders", "indexes": [{"key": {"number": 1}, "name": "number_1", "unique": true}]})
+            .await
+            .unwrap();
         let mut rng = Lcg(3);
         for _ in 0..300 {
             orders.find_one(doc! {"customerId": rng.below(100) as i64}).await.unwrap();
@@ -109,15 +116,17 @@ fn a_plan_says_and_its_script_stops_on_single_writes_its_version_refuses() {
     let js = String::from_utf8(plan(&given, "mongosh")).unwrap();
     std::fs::write(&script, &js).unwrap();
     let out = mongosh_file(&uri, &script);
-    let differs = format!("  DIFFERS  shop.orders: MongoDB 6.0.5 refuses {words}");
+    let differs = format!("  DIFFERS  shop.orders (MongoDB 6.0.5): {words}");
     assert!(
         out.contains(&differs)
             && out.contains("fix: add customerId, _id to the filter; once the application is fixed, set REFUSED_WRITES_FIXED = true"),
         "{out}"
     );
-    assert!(out.contains("shardkey: stopped before changing anything: 2 checks differ"), "{out}");
+    let blocked = "  DIFFERS  shop.orders: the unique index number_1 {number: 1} exists: shardCollection refuses {customerId: 1, _id: 1} while it does";
+    assert!(out.contains(blocked), "{out}");
+    assert!(out.contains("shardkey: stopped before changing anything: 3 checks differ"), "{out}");
     std::fs::write(&script, js.replace("const REFUSED_WRITES_FIXED = false;", "const REFUSED_WRITES_FIXED = true;")).unwrap();
     let out = mongosh_file(&uri, &script);
     assert!(out.contains(&format!("  ok       shop.orders: its writes refused under the planned key ({share:.1}% of its sampled writes) are fixed in the application (REFUSED_WRITES_FIXED)")), "{out}");
-    assert!(!out.contains("DIFFERS  shop.orders") && out.contains("1 check differs"), "{out}");
+    assert!(!out.contains("DIFFERS  shop.orders (MongoDB") && out.contains(blocked) && out.contains("2 checks differ"), "{out}");
 }

@@ -151,6 +151,10 @@ fn planned(cx: &Ctx, c: usize, cmds: &mut Commands, zoned: &mut Zoned) -> Planne
             Choice::Key(k) => inp.candidates[*k].notes.refused_writes.clone(),
             Choice::Unsharded => Vec::new(),
         },
+        blocked_by: match &search.choices[c] {
+            Choice::Key(k) => inp.candidates[*k].notes.blocked_by.clone(),
+            Choice::Unsharded => Vec::new(),
+        },
         pinned_values: std::mem::take(&mut pinned_of[c]),
     }
 }

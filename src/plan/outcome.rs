@@ -114,6 +114,10 @@ pub(crate) struct PlannedCollection {
     /// Writes the plan's version refuses under the key: the application must change them first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) refused_writes: Vec<super::input::RefusedWrites>,
+    /// The unique indexes that keep `shardCollection` from taking the key while they exist (a
+    /// key kept as given): `constraints` says them; the mongosh script stops on them.
+    #[serde(skip)]
+    pub(crate) blocked_by: Vec<super::input::UniqueIndex>,
     /// Values its zones pin to one shard above that shard's fair share (`pinned`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) pinned_values: Vec<PinnedReport>,

@@ -87,7 +87,26 @@ fn data(p: &Plan) -> Value {
         "collections": collections,
         "steps": applied(p).0.iter().map(step).collect::<Vec<_>>(),
         "refused": refused(p),
+        "blocked": blocked(p),
     })
+}
+
+/// The unique indexes that keep `shardCollection` from taking a planned key while they exist
+/// (a key kept as given): the script stops before changing anything while one does.
+fn blocked(p: &Plan) -> Vec<Value> {
+    let collections = p.given.as_ref().map_or(&p.collections, |g| &g.collections);
+    collections
+        .iter()
+        .flat_map(|c| c.blocked_by.iter().map(move |ix| (c, ix)))
+        .map(|(c, ix)| {
+            json!({
+                "ns": c.namespace,
+                "key": c.key.as_ref().map(|k| k.to_string()),
+                "index": ix.name,
+                "pattern": ix.pattern,
+            })
+        })
+        .collect()
 }
 
 /// The writes the plan's keys make the target version refuse, for the check that stops the
@@ -98,8 +117,8 @@ fn refused(p: &Plan) -> Vec<Value> {
         json!({
             "ns": b.namespace,
             "writes": format!("{} writes (e.g. {})", b.op, b.example),
-            "refuses": format!(
-                "the {} of {}% of transactions under the planned key (error {}), e.g. {}; fix: {}",
+            "says": format!(
+                "the {} of {}% of transactions is refused under the planned key (error {}), e.g. {}; fix: {}",
                 b.op,
                 b.transactions_percent,
                 b.error_code.map(|c| c.to_string()).unwrap_or_default(),
@@ -114,7 +133,7 @@ fn refused(p: &Plan) -> Vec<Value> {
         json!({
             "ns": c.namespace,
             "writes": format!("writes refused under the planned key ({:.1}% of its sampled writes)", w.percentage_of_writes),
-            "refuses": w.message,
+            "says": w.message,
             "acceptedFrom": w.accepted_from,
         })
     });

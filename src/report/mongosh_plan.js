@@ -178,7 +178,19 @@ for (const r of PLAN.refused) {
   check(
     accepted || REFUSED_WRITES_FIXED,
     `${r.ns}: its ${r.writes} ${accepted ? `run on MongoDB ${running}` : "are fixed in the application (REFUSED_WRITES_FIXED)"}`,
-    `${r.ns}: MongoDB ${running} refuses ${r.refuses}; once the application is fixed, set REFUSED_WRITES_FIXED = true at the top of this script`
+    `${r.ns} (MongoDB ${running}): ${r.says}; once the application is fixed, set REFUSED_WRITES_FIXED = true at the top of this script`
+  );
+}
+
+// 4c. A planned key a unique index blocks (a key kept as given): shardCollection refuses it
+// while the index exists (a unique index must start with the key's fields), so the script
+// stops before its first step rather than at that collection's shardCollection.
+for (const b of PLAN.blocked) {
+  const there = coll(b.ns).getIndexes().some((ix) => ix.name === b.index && ix.unique);
+  check(
+    !there,
+    `${b.ns}: no unique index blocks ${b.key} (${b.index} is gone)`,
+    `${b.ns}: the unique index ${b.index} ${b.pattern} exists: shardCollection refuses ${b.key} while it does (a unique index must start with the shard key's fields); lift it as the plan's constraints say (the index dropped or replaced), then plan again and run the new script`
   );
 }
 
@@ -186,7 +198,7 @@ if (failed.length > 0) {
   const n = failed.length === 1 ? "1 check differs" : `${failed.length} checks differ`;
   print(`shardkey: stopped before changing anything: ${n} from what the plan was made from:`);
   for (const f of failed) print("  - " + f);
-  print("Make the plan again against this cluster (or fix what differs), then run the script again.");
+  print("Fix what differs as each line says, or make the plan again against this cluster; then run the script again.");
   quit(1);
 }
 
