@@ -153,7 +153,7 @@ fn each_collection_carries_its_warning_and_the_rule_that_forced_its_key() {
     let rules = tenants["constraints"].as_array().unwrap();
     assert_eq!(rules.len(), 1, "{tenants:#}");
     let rule = rules[0].as_str().unwrap();
-    assert!(rule.starts_with("the unique index slug_1 {slug: 1} allows only keys that start with slug: {_id: "), "{rule}");
+    assert!(rule.starts_with("the unique index slug_1 {slug: 1} allows only a shard key of its leading fields (slug): {_id: "), "{rule}");
     assert!(rule.ends_with("is blocked (shardCollection refuses it while the index exists)"), "{rule}");
 
     // What if tasks were sharded on the tenant id alone, and tenants on its _id? Both kept;
@@ -213,7 +213,7 @@ fn check_fails_a_declared_key_that_a_unique_index_blocks() {
     assert_eq!((r["passed"].as_bool(), r["actual"].as_u64()), (Some(false), Some(1)), "{r:#}");
     assert!(
         r["message"].as_str().unwrap().starts_with(
-            "saas.tenants: the unique index slug_1 {slug: 1} allows only keys that start with slug: {_id: \"hashed\"} is blocked"
+            "saas.tenants: the unique index slug_1 {slug: 1} allows only a shard key of its leading fields (slug): {_id: \"hashed\"} is blocked"
         ),
         "{r:#}"
     );

@@ -14,9 +14,11 @@ fn indexes(ix: &[UniqueIndex]) -> String {
     }
 }
 
-/// "slug", "a + b": the fields a key must start with to keep the index unique.
-fn prefix(ix: &UniqueIndex) -> String {
-    ix.fields.join(" + ")
+/// "slug", "a, or a + b": the keys the index allows, each made of its leading fields (the
+/// server's isIndexUniquenessCompatible: the key a prefix of the unique index, mongodb/mongo
+/// 49802bc src/mongo/s/shard_key_pattern.cpp), so {a: 1} is allowed beside {a: 1, b: 1}.
+fn prefixes(ix: &UniqueIndex) -> String {
+    (1..=ix.fields.len()).map(|n| ix.fields[..n].join(" + ")).collect::<Vec<_>>().join(", or ")
 }
 
 /// Why the server refuses a candidate as things stand, in one sentence (the key with its score
@@ -29,12 +31,12 @@ pub(crate) fn refusal(c: &CandidateInput, scored: bool) -> Option<String> {
     match c.notes.blocked_by.as_slice() {
         [] => None,
         [ix] => Some(format!(
-            "{} allows only keys that start with {}: {key} is blocked (shardCollection refuses it while the index exists)",
+            "{} allows only a shard key of its leading fields ({}): {key} is blocked (shardCollection refuses it while the index exists)",
             indexes(std::slice::from_ref(ix)),
-            prefix(ix),
+            prefixes(ix),
         )),
         many => Some(format!(
-            "{} allow only keys that start with the fields of each: {key} is blocked (shardCollection refuses it while they exist)",
+            "{} allow only a shard key of the leading fields of each: {key} is blocked (shardCollection refuses it while they exist)",
             indexes(many),
         )),
     }
@@ -128,14 +130,31 @@ mod tests {
         t.candidates[1].score = 70;
         assert_eq!(
             constraints(&t, &Choice::Key(1), false),
-            ["the unique index slug_1 {slug: 1} allows only keys that start with slug: {tenantId: 1} (score 90) is blocked (shardCollection refuses it while the index exists)"]
+            ["the unique index slug_1 {slug: 1} allows only a shard key of its leading fields (slug): {tenantId: 1} (score 90) is blocked (shardCollection refuses it while the index exists)"]
         );
         assert_eq!(
             constraints(&t, &Choice::Key(0), true),
-            ["the unique index slug_1 {slug: 1} allows only keys that start with slug: {tenantId: 1} is blocked (shardCollection refuses it while the index exists); kept as given"]
+            ["the unique index slug_1 {slug: 1} allows only a shard key of its leading fields (slug): {tenantId: 1} is blocked (shardCollection refuses it while the index exists); kept as given"]
         );
         // Scoring below the key chosen, the index cost nothing: not said.
         t.candidates[0].score = 60;
         assert!(constraints(&t, &Choice::Key(1), false).is_empty());
+    }
+
+    /// A compound unique index allows each key of its leading fields, the shorter one too
+    /// ({tenantId: 1} under {tenantId: 1, ticketNo: 1}: the key a prefix of the index).
+    #[test]
+    fn a_compound_unique_index_allows_each_key_of_its_leading_fields() {
+        let ix = UniqueIndex {
+            name: "tenantId_1_ticketNo_1".into(),
+            pattern: "{tenantId: 1, ticketNo: 1}".into(),
+            fields: vec!["tenantId".into(), "ticketNo".into()],
+        };
+        let mut t = coll("s.tickets", 100, &["{_id: \"hashed\"}"]);
+        t.candidates[0].notes.blocked_by = vec![ix];
+        assert_eq!(
+            refusal(&t.candidates[0], false).unwrap(),
+            "the unique index tenantId_1_ticketNo_1 {tenantId: 1, ticketNo: 1} allows only a shard key of its leading fields (tenantId, or tenantId + ticketNo): {_id: \"hashed\"} is blocked (shardCollection refuses it while the index exists)"
+        );
     }
 }
