@@ -94,8 +94,7 @@ fn data(p: &Plan) -> Value {
 /// The unique indexes that keep `shardCollection` from taking a planned key while they exist
 /// (a key kept as given): the script stops before changing anything while one does.
 fn blocked(p: &Plan) -> Vec<Value> {
-    let collections = p.given.as_ref().map_or(&p.collections, |g| &g.collections);
-    collections
+    applied_collections(p)
         .iter()
         .flat_map(|c| c.blocked_by.iter().map(move |ix| (c, ix)))
         .map(|(c, ix)| {
@@ -128,8 +127,7 @@ fn refused(p: &Plan) -> Vec<Value> {
             "acceptedFrom": b.accepted_from,
         })
     });
-    let collections = p.given.as_ref().map_or(&p.collections, |g| &g.collections);
-    let alone = collections.iter().flat_map(|c| c.refused_writes.iter().map(move |w| (c, w))).map(|(c, w)| {
+    let alone = applied_collections(p).iter().flat_map(|c| c.refused_writes.iter().map(move |w| (c, w))).map(|(c, w)| {
         json!({
             "ns": c.namespace,
             "writes": format!("writes refused under the planned key ({:.1}% of its sampled writes)", w.percentage_of_writes),
@@ -140,7 +138,6 @@ fn refused(p: &Plan) -> Vec<Value> {
     in_transactions.chain(alone).collect()
 }
 
-/// Text for a `//` comment: one line, no control characters (a file name may hold any).
 /// The plan the script applies: with choices given (`--key`, `--unsharded`) the plan as
 /// given, the DBA's own question (its steps, commands and blockers); else shardkey's.
 fn applied(p: &Plan) -> (&[crate::plan::steps::Step], &[String], &[crate::plan::blockers::Blocker]) {
@@ -150,6 +147,12 @@ fn applied(p: &Plan) -> (&[crate::plan::steps::Step], &[String], &[crate::plan::
     }
 }
 
+/// The collections of the plan the script applies (`applied`).
+fn applied_collections(p: &Plan) -> &[crate::plan::outcome::PlannedCollection] {
+    p.given.as_ref().map_or(&p.collections, |g| &g.collections)
+}
+
+/// Text for a `//` comment: one line, no control characters (a file name may hold any).
 fn comment(t: &str) -> String {
     t.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
@@ -180,8 +183,7 @@ pub(super) fn write(p: &Plan, out: &mut dyn Write) -> io::Result<()> {
     }
     // A zone that pins a value above its shard's fair share: the DBA decides on the cut
     // before running the zone steps, so it is said beside them.
-    let collections = p.given.as_ref().map_or(&p.collections, |g| &g.collections);
-    for v in collections.iter().flat_map(|c| &c.pinned_values) {
+    for v in applied_collections(p).iter().flat_map(|c| &c.pinned_values) {
         s.push_str(&format!("// Note: {}\n", comment(&v.message)));
     }
     s.push_str("\n// Zone i goes to SHARDS[i]. shardkey names the shards shard0, shard1, ...: write your shards'\n");
