@@ -7,7 +7,7 @@ use crate::metrics::characteristics::CollectionSize;
 use crate::metrics::supporting_index::supporting_index;
 use crate::metrics::{self, cluster, Settings, Workload};
 use crate::model::index::IndexSpec;
-use crate::model::{Query, ShardKey};
+use crate::model::{Op, Query, ShardKey};
 use crate::propose::Proposal;
 use crate::report::{CandidateReport, DocumentInput, Inputs, QueryInput, Report, ReportSettings, ToolInfo, SCHEMA_VERSION};
 use crate::score::{score_candidate, Score};
@@ -47,6 +47,8 @@ pub(crate) fn resolve_namespace(given: Option<&str>, log: &QueryLog) -> Result<O
 /// Said when the source gives no indexes.
 pub(crate) const INDEXES_UNKNOWN: &str = "indexes unknown (documents without a mongodump's metadata.json, or no live server): a unique index that forbids a key (shardCollection refuses it) and the index that would support it are not checked; give --uri, --indexes FILE (db.coll.getIndexes() as JSON, or a metadata.json), or a mongodump .bson with its metadata.json beside it";
 
+pub(crate) const VERSION_UNKNOWN: &str = "the deployment's version is not known (no server, no build-info line in the logs, no mongodump prelude.json): single-document writes without the shard key, refused before 7.1, are said but not scored as failing; give --target-version X.Y";
+
 /// Run the whole analysis: eight steps, each a function below.
 pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources: Vec<String>, opts: &Options) -> Result<Report> {
     // 1. The collection's operations in the logs.
@@ -64,12 +66,20 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     // A plan's version is the cluster's it plans (what its writes will meet); else, offline,
     // a log's build-info line (else a dump's prelude.json) says the version the rules follow.
     if let Some(v) = &opts.rules_version {
+        if v.from == crate::model::version::VersionFrom::Flag {
+            notes.push(format!("{v}: the rules that depend on the version follow it"));
+        }
         facts.server_version = Some(v.major_minor());
     } else if facts.server_version.is_none() {
         if let Some(v) = crate::model::version::lowest(&log.versions).or(opts.server_version.as_ref()) {
             notes.push(format!("{v}: the rules that depend on the version follow it"));
             facts.server_version = Some(v.major_minor());
         }
+    }
+    // Unknown, the rules cannot tell whether the cluster refuses a single write without the
+    // key (before 7.1) or runs it: said with both versions, not scored, and said here.
+    if facts.server_version.is_none() && queries.iter().any(|q| matches!(q.op, Op::Update | Op::Delete | Op::FindAndModify)) {
+        notes.push(VERSION_UNKNOWN.to_string());
     }
     // A file of documents alone (an export, a .bson without its metadata.json) says nothing
     // of the indexes: a unique index that refuses a key, or one that supports it, is unseen.

@@ -199,3 +199,86 @@ fn the_same_refused_writes_in_analyze_check_and_plan() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("! 50% of transactions would fail on MongoDB 6.0"), "{text}");
 }
+
+/// The version unknown (a rotated log: its build-info line, id 23403, is in an older file),
+/// offline: a gate on refused writes neither counts nor passes as fine what 6.0 refuses; the
+/// version given (`--target-version`) decides, as the log's own line does. The application (the
+/// Rust driver, mongod 6.0.5 logging every operation): orders taken by number with
+/// findOneAndUpdate (TAKES) and paid by the whole key (PAYS). By hand under {customerId: 1}:
+/// TAKES / (TAKES + PAYS) = 30 / 40 = 75.0% of the updates are findAndModify without the key,
+/// refused before 7.1 (error 61), run by 7.1+.
+#[test]
+fn an_unknown_version_is_said_and_the_gate_warns_until_it_is_given() {
+    const ORDERS: i64 = 400;
+    const TAKES: i64 = 30;
+    const PAYS: i64 = 10;
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    let docs: Vec<Document> = (0..ORDERS).map(|i| doc! {"_id": i, "customerId": i % 40, "number": format!("N{i:04}")}).collect();
+    rt().block_on(async {
+        let db = c.database("shop");
+        db.collection::<Document>("orders").insert_many(docs.clone()).await.unwrap();
+        db.run_command(doc! {"profile": 0, "slowms": -1}).await.unwrap();
+        let o = db.collection::<Document>("orders");
+        for i in 0..TAKES {
+            o.find_one_and_update(doc! {"number": format!("N{:04}", i * 7)}, doc! {"$set": {"taken": true}}).await.unwrap();
+        }
+        for i in 0..PAYS {
+            o.update_one(doc! {"customerId": i % 40, "_id": i}, doc! {"$set": {"paid": true}}).await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0, "slowms": 100}).await.unwrap();
+    });
+    let d = tempfile::tempdir().unwrap();
+    let export: String = docs.iter().map(|x| format!("{}\n", mongodb::bson::Bson::from(x.clone()).into_relaxed_extjson())).collect();
+    std::fs::write(d.path().join("orders.ndjson"), export).unwrap();
+    let full = std::fs::read_to_string(m.dir.path().join("mongod.log")).unwrap();
+    assert!(full.contains("\"id\":23403"), "the server's log names its version");
+    let rotated: String = full.lines().filter(|l| !l.contains("\"id\":23403")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.path().join("full.log"), full).unwrap();
+    std::fs::write(d.path().join("rotated.log"), rotated).unwrap();
+    let policy = "[defaults]\nmax_refused_writes_percent = 0.0\n\n[[collection]]\nnamespace = \"shop.orders\"\nkey = '{customerId: 1}'\n";
+    std::fs::write(d.path().join("shardkey.toml"), policy).unwrap();
+    let check = |log: &str, extra: &[&str]| {
+        let mut args = vec!["check", "--docs", "orders.ndjson", "--queries", log, "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_shardkey"))
+            .current_dir(d.path())
+            .args(&args)
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("MONGODB_URI")
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&o.stderr)));
+        let rule =
+            v["collections"][0]["rules"].as_array().unwrap().iter().find(|r| r["rule"] == "max_refused_writes_percent").unwrap().clone();
+        (o.status.code(), rule)
+    };
+    let share = (TAKES as f64 * 1000.0 / (TAKES + PAYS) as f64).round() / 10.0;
+    // Unknown: a warning that names the share and the way out; the gate is not failed by a guess.
+    let (code, r) = check("rotated.log", &[]);
+    assert_eq!((code, r["passed"].as_bool(), r["warning"].as_bool()), (Some(0), Some(true), Some(true)), "{r:#}");
+    let msg = r["message"].as_str().unwrap();
+    assert!(msg.starts_with(&format!("the deployment's version is not known: {share:.1}% of writes would be refused before 7.1")), "{msg}");
+    assert!(msg.contains("give --target-version X.Y") && msg.contains(&format!("{TAKES}× findAndModify {{number: eq}}")), "{msg}");
+    // Given 6.0, or read from the full log's own line: refused, the gate fails.
+    for (log, extra) in [("rotated.log", &["--target-version", "6.0"][..]), ("full.log", &[][..])] {
+        let (code, r) = check(log, extra);
+        assert_eq!((code, r["passed"].as_bool(), r["actual"].as_f64()), (Some(1), Some(false), Some(share)), "{log} {extra:?}: {r:#}");
+    }
+    // Given 8.0: they run (each a broadcast read, then the write); nothing refused.
+    let (code, r) = check("rotated.log", &["--target-version", "8.0"]);
+    assert_eq!((code, r["passed"].as_bool(), r.get("warning")), (Some(0), Some(true), None), "{r:#}");
+    // analyze says the version is unknown, and follows the one given.
+    let notes = |extra: &[&str]| {
+        let mut args =
+            vec!["analyze", "--docs", "orders.ndjson", "--queries", "rotated.log", "--collection", "shop.orders", "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_shardkey")).current_dir(d.path()).args(&args).output().unwrap();
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    assert!(notes(&[]).iter().any(|n| n.starts_with("the deployment's version is not known")), "{:?}", notes(&[]));
+    let given = notes(&["--target-version", "6.0"]);
+    assert!(given.iter().any(|n| n == "MongoDB 6.0, from --target-version: the rules that depend on the version follow it"), "{given:?}");
+    assert!(!given.iter().any(|n| n.starts_with("the deployment's version is not known")), "{given:?}");
+}

@@ -22,7 +22,8 @@ pub(super) fn run(a: &CheckRequest, pp: &PlanPolicy) -> Result<(String, Vec<Rule
         input: InputRequest { docs: None, namespace: None, ..a.input.clone() },
         dump: a.dump.clone(),
         database: pp.database.clone().or(uri_db.filter(|_| a.dump.is_none())),
-        target_version: pp.target_version,
+        // The policy's [plan] target_version, else --target-version.
+        target_version: pp.target_version.or(a.input.rules_version.as_ref().map(|v| v.major_minor())),
         shard_size_bytes: None,
         shard_ops_per_second: None,
         given,

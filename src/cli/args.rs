@@ -351,6 +351,11 @@ pub(crate) struct InputArgs {
     #[arg(long, value_name = "MIB", default_value_t = DEFAULT_CHUNK_SIZE_MIB)]
     pub(crate) chunk_size: u64,
 
+    /// The MongoDB version the rules follow, e.g. 6.0 (default: the server's, else a log's build-info line, else a
+    /// dump's prelude.json): before 7.1 a single write without the shard key is refused.
+    #[arg(long, value_name = "X.Y")]
+    pub(crate) target_version: Option<String>,
+
     /// Model the cluster with N shards (default: the cluster's own, else 4): data, reads, writes and inserts per shard, cost, growth, scale.
     #[arg(long, value_name = "N")]
     pub(crate) shards: Option<usize>,

@@ -9,6 +9,7 @@ use crate::app::{
     AnalyzeRequest, CheckRequest, GivenChoice, InputRequest, PlanRequest, QuerySource, Request, SampleRequest, WorkloadRequest,
 };
 use crate::error::{usage_error, Exit, Outcome};
+use crate::model::version::{ServerVersion, VersionFrom};
 use crate::model::{relaxed, Namespace, ShardKey};
 use anyhow::Result;
 pub use args::Cli;
@@ -126,18 +127,7 @@ impl Cli {
                 })
             }
             Command::Plan(p) => {
-                let target_version = p
-                    .target_version
-                    .as_deref()
-                    .map(|v| {
-                        let mut it = v.split('.').map(|x| x.trim().parse::<u32>());
-                        match (it.next(), it.next()) {
-                            (Some(Ok(a)), Some(Ok(b))) => Ok((a, b)),
-                            (Some(Ok(a)), None) => Ok((a, 0)),
-                            _ => Err(usage_error(format!("--target-version {v}: expected a version such as 7.0 or 8.0"))),
-                        }
-                    })
-                    .transpose()?;
+                let target_version = p.target_version.as_deref().map(target_version).transpose()?;
                 let as_input = InputArgs {
                     docs: None,
                     indexes: None,
@@ -146,6 +136,8 @@ impl Cli {
                     collection: None,
                     collation: None,
                     chunk_size: p.chunk_size,
+                    // The plan resolves its version first and gives it to every analysis.
+                    target_version: None,
                     shards: p.shards,
                     total_docs: None,
                     sample_size: p.sample_size,
@@ -336,6 +328,16 @@ fn input_request_unchecked(a: &InputArgs) -> InputRequest {
     }
 }
 
+/// `--target-version 7.0` (or `8`): major and minor.
+fn target_version(v: &str) -> Result<(u32, u32)> {
+    let mut it = v.split('.').map(|x| x.trim().parse::<u32>());
+    match (it.next(), it.next()) {
+        (Some(Ok(a)), Some(Ok(b))) => Ok((a, b)),
+        (Some(Ok(a)), None) => Ok((a, 0)),
+        _ => Err(usage_error(format!("--target-version {v}: expected a version such as 7.0 or 8.0"))),
+    }
+}
+
 /// `512M`, `2G`, `1048576`: bytes (K, M, G, T in powers of 1024).
 fn parse_size(text: &str) -> Option<u64> {
     let t = text.trim();
@@ -385,6 +387,12 @@ fn input_request(a: &InputArgs) -> Result<InputRequest> {
         return Err(usage_error("--shards takes a number of shards from 1 to 10000"));
     }
     let mut r = input_request_unchecked(a);
+    r.rules_version = a.target_version.as_deref().map(target_version).transpose()?.map(|(major, minor)| ServerVersion {
+        major,
+        minor,
+        text: format!("{major}.{minor}"),
+        from: VersionFrom::Flag,
+    });
     // `--docs -` and `--queries -` read standard input: the password cannot come from there too.
     let stdin_busy = a.docs.as_deref().is_some_and(|d| d == std::path::Path::new("-")) || a.queries.iter().any(|q| q == "-");
     r.uri = connection::connection_uri(&a.conn, a.docs.is_none(), stdin_busy)?;

@@ -163,7 +163,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         name: "max_refused_writes_percent",
         metric: "constraints (refused on the deployment's version).percentageOfWrites",
         value: ValueType::Percent,
-        doc: "constraints: updates and deletes the server refuses under the key on the deployment's version (upserts without the key and shard key value changes by _id or in a multi update on every version; before 7.1 single writes without key or _id, and other shard key value changes without the whole key, error 31025), percent of sampled updates and deletes",
+        doc: "constraints: updates and deletes the server refuses under the key on the deployment's version (upserts without the key and shard key value changes by _id or in a multi update on every version; before 7.1 single writes without key or _id, and other shard key value changes without the whole key, error 31025), percent of sampled updates and deletes; the version unknown, a warning of what versions before 7.1 refuse",
         default: "0.0",
         implied: None,
         culprit: Some(key_fields),
@@ -172,6 +172,20 @@ pub(crate) const RULES: &[RuleDef] = &[
             let failing: Vec<&crate::rules::Finding> = c.constraints.iter().filter(|f| f.refused_here).collect();
             let p = failing.iter().filter_map(|f| f.percentage_of_writes).sum::<f64>().min(100.0);
             let words: Vec<&str> = failing.iter().map(|f| f.message.as_str()).collect();
+            // The version unknown: what versions before 7.1 refuse is neither counted nor
+            // called fine (a gate would pass writes a 6.0 or 7.0 cluster refuses).
+            let older: Vec<&crate::rules::Finding> = c.constraints.iter().filter(|f| f.refused_if_older).collect();
+            let q = older.iter().filter_map(|f| f.percentage_of_writes).sum::<f64>().min(100.0);
+            if p <= max && q > 0.0 {
+                let said: Vec<&str> = older.iter().map(|f| f.message.as_str()).collect();
+                return Finding::Warning {
+                    actual: json!((p * 1e4).round() / 1e4),
+                    message: format!(
+                        "the deployment's version is not known: {q:.1}% of writes would be refused before 7.1, not counted (give --target-version X.Y): {}",
+                        said.join("; ")
+                    ),
+                };
+            }
             at_most(Some(p), max, "no sampled writes", |p| {
                 if words.is_empty() {
                     format!("no sampled write is refused under the key (maximum {max}%)")

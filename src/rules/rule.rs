@@ -57,6 +57,10 @@ pub(crate) struct Finding {
     /// (None: no version does), for a plan's script to check against the version it meets.
     #[serde(skip)]
     pub(crate) accepted_from: Option<(u32, u32)>,
+    /// The deployment's version is not known, and versions before `accepted_from` refuse
+    /// these writes: `check` warns of them rather than count them or call them fine.
+    #[serde(skip)]
+    pub(crate) refused_if_older: bool,
     /// For `writesFail`: the key's fields the failing writes' filters lack (the fix a DBA's
     /// application can make: name them by equality, and the server accepts the writes).
     #[serde(skip)]
@@ -133,6 +137,7 @@ impl Rule {
             percentage_of_writes: None,
             refused_here: false,
             accepted_from: None,
+            refused_if_older: false,
             filter_fix: Vec::new(),
             index: None,
             source: self.source,

@@ -59,6 +59,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     f.percentage_of_writes = Some(percent);
     f.refused_here = before_7_1;
     f.accepted_from = Some((7, 1));
+    f.refused_if_older = cx.server_version.is_none();
     f.filter_fix = missing;
     vec![f]
 }

@@ -249,6 +249,7 @@ fn check(rule: &Rule, cx: &Context, key: &ShardKey) -> Vec<Finding> {
     f.percentage_of_writes = Some(percent);
     f.refused_here = effect == Effect::WritesFail;
     f.accepted_from = (!everywhere).then_some((7, 1));
+    f.refused_if_older = !everywhere && cx.server_version.is_none();
     f.filter_fix = missing;
     vec![f]
 }

@@ -106,6 +106,7 @@ fn finding(effect: Effect, message: &str) -> Finding {
         percentage_of_writes: None,
         refused_here: false,
         accepted_from: None,
+        refused_if_older: false,
         filter_fix: Vec::new(),
         index: None,
         source: "test",
