@@ -218,6 +218,14 @@ fn offline_inputs_and_faults() {
     let a = Expect::Code;
 
     let mut rows = vec![
+        // a namespace the logs never name, one letter from one they name often: refused, as live
+        // (1,469: the fixture's operations on app.events, its queriesUsed below)
+        row(
+            "queries: a misspelt --collection",
+            &["analyze", "--docs", &events, "--queries", &log, "--collection", "app.event"],
+            a(2),
+            "app.event: the query logs hold no operation on it, and 1,469 on app.events: did you mean app.events?",
+        ),
         // documents
         row("docs: missing file", &["analyze", "--docs", &format!("{d}/nope.json")], a(2), "cannot open"),
         row("docs: a directory", &["analyze", "--docs", &d, "--key", "{a: 1}"], a(2), "is a directory"),

@@ -41,6 +41,28 @@ fn options(input: &InputRequest, candidates: Candidates, namespace: Option<&Name
     }
 }
 
+/// A namespace the logs hold no operation on while they hold many on one spelt nearly alike
+/// (`iot.reading` for `iot.readings`): refused with the name, as live, rather than analysed
+/// on no queries (a confident answer, or a gate passed on "0 operations").
+fn refuse_misspelt_namespace(ns: Option<&Namespace>, log: &QueryLog) -> Result<()> {
+    let Some(ns) = ns.map(Namespace::to_string) else { return Ok(()) };
+    if log.by_namespace.get(&ns).copied().unwrap_or(0) > 0 {
+        return Ok(());
+    }
+    // The collection names of the same database compared (the shared "db." would make any
+    // two names look alike).
+    let (db, coll) = ns.split_once('.').unwrap_or(("", &ns));
+    let colls: Vec<String> = log.by_namespace.keys().filter_map(|n| n.strip_prefix(db)?.strip_prefix('.').map(str::to_string)).collect();
+    match crate::util::text::closest(coll, &colls) {
+        Some(near) => {
+            let near = format!("{db}.{near}");
+            let n = crate::util::text::fmt_count(log.by_namespace[&near]);
+            Err(usage_error(format!("{ns}: the query logs hold no operation on it, and {n} on {near}: did you mean {near}?")))
+        }
+        None => Ok(()),
+    }
+}
+
 /// One report for a namespace: named keys, or proposals when there are none.
 pub(super) fn build_report(
     input: &InputRequest,
@@ -101,6 +123,9 @@ pub(super) fn build_report_with(
                     t.elapsed().as_secs_f64()
                 ));
                 names.push(path.display().to_string());
+            }
+            if shared.is_none() {
+                refuse_misspelt_namespace(namespace.as_ref(), &log)?;
             }
             let opts = options(input, candidates, namespace.as_ref());
             let t = std::time::Instant::now();
