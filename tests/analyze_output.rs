@@ -154,3 +154,30 @@ fn plain_words_in_the_table() {
     let w = String::from_utf8_lossy(&o.stdout);
     assert!(!w.contains(" 1 shapes") && !w.contains(" 1 operations"), "{w}");
 }
+
+/// `--top N` says how many most common values (and jumbo values) to list, nothing more: the
+/// scores, reasons and ranking are the same for 0, 1 and 5 (with 0 the hot value and the
+/// jumbo risk were once lost, and {projectId: 1} rose from 45 to 69).
+#[test]
+fn top_lists_values_and_changes_no_score() {
+    let judged = |top: &str| {
+        let v: serde_json::Value = serde_json::from_str(&analyze(&["--format", "json", "--top", top])).unwrap();
+        let c: Vec<(String, u64, String)> = v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["key"].to_string(), c["score"].as_u64().unwrap(), c["reasons"].to_string()))
+            .collect();
+        let listed = v["candidates"][0]["keyCharacteristics"]["mostCommonValues"].as_array().map(Vec::len);
+        (c, listed)
+    };
+    let (five, n5) = judged("5");
+    assert_eq!(n5, Some(5));
+    for top in ["0", "1"] {
+        let (c, n) = judged(top);
+        assert_eq!(n, Some(top.parse().unwrap()));
+        assert_eq!(c, five, "--top {top}");
+    }
+    let project = five.iter().find(|c| c.0 == r#"{"projectId":1}"#).expect("{projectId: 1} is a candidate");
+    assert!(project.2.contains("hot value"), "{}", project.2);
+}

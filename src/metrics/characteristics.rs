@@ -20,6 +20,9 @@ pub(crate) struct KeyCharacteristics {
     pub(crate) avg_doc_size_bytes: u64,
     pub(crate) num_distinct_values: u64,
     pub(crate) most_common_values: Vec<MostCommonValue>,
+    /// The most common value whatever `--top` shows (0 shows none): what the score reads.
+    #[serde(skip)]
+    pub(crate) top_value: Option<MostCommonValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) is_unique: Option<bool>,
     pub(crate) monotonicity: Monotonicity,
@@ -98,7 +101,13 @@ pub(crate) struct Estimate {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct JumboRisk {
     pub(crate) chunk_size_bytes: u64,
+    /// The first `--top` of them, largest first.
     pub(crate) values: Vec<JumboValueReport>,
+    /// All of them, and the largest, whatever `--top` shows: what the score reads.
+    #[serde(skip)]
+    pub(crate) num_values: usize,
+    #[serde(skip)]
+    pub(crate) largest: Option<JumboValueReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -162,10 +171,12 @@ pub(crate) fn measure<'p>(
     // makeAggregateRequestForCardinalityAndFrequency: $group on {$meta: "indexKey"}).
     let groups = hashed.and_then(|h| h.groups.as_deref());
     let freqs: &[ValueCount] = groups.unwrap_or(ks.frequencies());
-    let mcv = frequency::most_common(freqs, settings.num_most_common)
+    let mcv: Vec<MostCommonValue> = frequency::most_common(freqs, settings.num_most_common.max(1))
         .into_iter()
         .map(|v| MostCommonValue { value: ks.key.value_json(&v.value, settings.redact), frequency: v.count })
         .collect();
+    let top_value = mcv.first().cloned();
+    let mcv: Vec<MostCommonValue> = mcv.into_iter().take(settings.num_most_common).collect();
     let mono = match monotonicity::by_key_shape(&ks.key) {
         Some(m) => m,
         None => match order {
@@ -173,15 +184,19 @@ pub(crate) fn measure<'p>(
             None => monotonicity::measure(&ks.key, ks_positions(), ks.order_sample_has_one_value()),
         },
     };
-    let jumbo = frequency::jumbo_values(freqs, counted.max(1), total, avg, settings.chunk_size_bytes)
+    let all_jumbo = frequency::jumbo_values(freqs, counted.max(1), total, avg, settings.chunk_size_bytes);
+    let num_jumbo = all_jumbo.len();
+    let jumbo: Vec<JumboValueReport> = all_jumbo
         .into_iter()
-        .take(settings.num_most_common)
+        .take(settings.num_most_common.max(1))
         .map(|j| JumboValueReport {
             value: ks.key.value_json(&j.value, settings.redact),
             estimated_docs: j.estimated_docs,
             estimated_bytes: j.estimated_bytes,
         })
         .collect();
+    let largest_jumbo = jumbo.first().cloned();
+    let jumbo: Vec<JumboValueReport> = jumbo.into_iter().take(settings.num_most_common).collect();
     // A sketch never counts more values than documents; a unique supporting index
     // makes every value distinct (the server then skips grouping).
     let num_distinct = groups.map_or(ks.num_distinct(), |g| g.len() as u64);
@@ -206,6 +221,7 @@ pub(crate) fn measure<'p>(
         avg_doc_size_bytes: avg,
         num_distinct_values: distinct,
         most_common_values: mcv,
+        top_value,
         is_unique,
         monotonicity: mono,
         estimated_num_distinct_values: estimated,
@@ -242,6 +258,11 @@ pub(crate) fn measure<'p>(
                 .collect(),
         },
         num_docs_with_array_key_values: ks.docs_with_arrays,
-        jumbo_chunk_risk: JumboRisk { chunk_size_bytes: settings.chunk_size_bytes, values: jumbo },
+        jumbo_chunk_risk: JumboRisk {
+            chunk_size_bytes: settings.chunk_size_bytes,
+            values: jumbo,
+            num_values: num_jumbo,
+            largest: largest_jumbo,
+        },
     }
 }

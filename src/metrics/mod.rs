@@ -338,7 +338,7 @@ fn predict_cluster(
         // No value seen twice: the interval's upper end reflects the sample's size alone, not a
         // hot value ("beyond 88 shards the top value's shard stays the busiest" of a unique key
         // sampled at 500 documents, a DBA's trial): no top-value limit is drawn from it.
-        top_share: if documents && kc.most_common_values.first().is_some_and(|v| v.frequency > 1) {
+        top_share: if documents && kc.top_value.as_ref().is_some_and(|v| v.frequency > 1) {
             kc.top_value_percentage_range.upper / 100.0
         } else {
             0.0

@@ -115,7 +115,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         culprit: Some(key_fields),
         judge: Judge::Candidate(|_, c| {
             let Some(kc) = &c.metrics.key_characteristics else { return Finding::Skipped(NO_DOCUMENTS) };
-            let n = kc.jumbo_chunk_risk.values.len();
+            let n = kc.jumbo_chunk_risk.num_values;
             Finding::Measured { actual: json!(n), passed: n == 0, message: format!("{n} values larger than a chunk") }
         }),
     },

@@ -67,13 +67,13 @@ impl Facts {
             docs_missing_fields: kc.map_or(0, |k| k.num_docs_missing_key_fields),
             estimated_distinct: kc.map_or(0, |k| k.estimated_num_distinct_values.range.lower),
             distinct_range: kc.map(|k| k.estimated_num_distinct_values.range).filter(|r| !r.is_exact()),
-            top_value: kc.and_then(|k| k.most_common_values.first()).map(|v| v.value.clone()),
+            top_value: kc.and_then(|k| k.top_value.as_ref()).map(|v| v.value.clone()),
             top_share: kc.map_or(0.0, |k| k.top_value_percentage_range.upper / 100.0),
             top_share_in_sample: kc
                 .filter(|k| k.top_value_percentage_range.upper != k.top_value_percentage)
                 .map(|k| k.top_value_percentage / 100.0),
-            jumbo: kc.and_then(|k| k.jumbo_chunk_risk.values.first()).map(|j| (j.value.clone(), j.estimated_docs, j.estimated_bytes)),
-            jumbo_count: kc.map_or(0, |k| k.jumbo_chunk_risk.values.len()),
+            jumbo: kc.and_then(|k| k.jumbo_chunk_risk.largest.as_ref()).map(|j| (j.value.clone(), j.estimated_docs, j.estimated_bytes)),
+            jumbo_count: kc.map_or(0, |k| k.jumbo_chunk_risk.num_values),
             chunk_size: cl.chunk_size_bytes,
             cost: cl.cost.clone(),
             server_multi_reads: m.read_distribution.percentage_of_multi_shard_reads,
