@@ -227,6 +227,7 @@ fn offline_inputs_and_faults() {
             "app.event: the query logs hold no operation on it, and 1,469 on app.events: did you mean app.events?",
         ),
         // documents
+        row("docs: a mongod log", &["analyze", "--docs", &log, "--key", "{a: 1}"], a(2), "is a mongod log line (t, s, c, id, ctx, msg), not a document: give the log to --queries"),
         row("docs: missing file", &["analyze", "--docs", &format!("{d}/nope.json")], a(2), "cannot open"),
         row("docs: a directory", &["analyze", "--docs", &d, "--key", "{a: 1}"], a(2), "is a directory"),
         row("docs: empty file", &["analyze", "--docs", &p("empty.json", b""), "--key", "{a: 1}"], a(2), "is empty"),

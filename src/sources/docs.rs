@@ -91,6 +91,11 @@ pub(crate) fn for_each_batch(input: Input, projection: Option<&Projection>, f: &
             .par_iter()
             .map(|(lineno, raw)| {
                 let text = simdutf8::basic::from_utf8(raw).map_err(|_| input_error(format!("{shown}: line {lineno}: not UTF-8 text")))?;
+                if is_log_line(text) {
+                    return Err(input_error(format!(
+                        "{shown}: line {lineno} is a mongod log line (t, s, c, id, ctx, msg), not a document: give the log to --queries; --docs takes the collection's documents (mongoexport or mongodump)"
+                    )));
+                }
                 if let Some((doc, bson_size)) = projection.and_then(|p| projected::read_raw(text, p)) {
                     return Ok(SampledDoc { body: crate::model::DocBody::Raw(doc), bson_size });
                 }
@@ -113,6 +118,13 @@ pub(crate) fn for_each_batch(input: Input, projection: Option<&Projection>, f: &
         return Err(input_error(format!("{shown} is empty")));
     }
     Ok(count)
+}
+
+/// A mongod 4.4+ JSON log line (`{"t":{"$date":...},"s":"I","c":"COMMAND","id":...,"ctx":...`):
+/// given as documents it would be analysed as a collection of log lines (its fields proposed as
+/// keys), or stop at a line bson refuses with no word of why. An export starts with `_id`.
+fn is_log_line(text: &str) -> bool {
+    text.starts_with(r#"{"t":{"$date":"#) && [r#","s":""#, r#","c":""#, r#","id":"#, r#","ctx":"#].iter().all(|k| text.contains(k))
 }
 
 /// mongodump documents projected as raw BSON on every core (no field outside the projection
