@@ -127,6 +127,13 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         refuse_absent_fields(sample, source)?;
     }
     let total = opts.total_docs.or(facts.num_docs_total).unwrap_or(0).max(sample.num_docs);
+    // Fewer than were read cannot be the collection's count: said, not silently replaced.
+    if let Some(t) = opts.total_docs.filter(|t| *t < sample.num_docs) {
+        notes.push(format!(
+            "--total-docs {t} is below the {} documents read: the collection is taken to hold at least those",
+            crate::util::text::fmt_count(sample.num_docs)
+        ));
+    }
     if total > sample.num_docs {
         notes.push(format!(
             "{} of {} documents sampled; counts of values are for the sample, estimates and jumbo risk are scaled to the collection",

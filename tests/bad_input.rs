@@ -228,6 +228,13 @@ fn offline_inputs_and_faults() {
         ),
         // documents
         row("docs: a mongod log", &["analyze", "--docs", &log, "--key", "{a: 1}"], a(2), "is a mongod log line (t, s, c, id, ctx, msg), not a document: give the log to --queries"),
+        row("docs: cut short", &["analyze", "--docs", &p("cut.ndjson", &events_bytes[..3000]), "--key", "{_id: 1}"], a(2), "was the file cut short?"),
+        row(
+            "docs: --total-docs below the documents read",
+            &["analyze", "--docs", &events, "--key", "{_id: 1}", "--total-docs", "10"],
+            a(0),
+            "--total-docs 10 is below the 10,000 documents read",
+        ),
         row("docs: missing file", &["analyze", "--docs", &format!("{d}/nope.json")], a(2), "cannot open"),
         row("docs: a directory", &["analyze", "--docs", &d, "--key", "{a: 1}"], a(2), "is a directory"),
         row("docs: empty file", &["analyze", "--docs", &p("empty.json", b""), "--key", "{a: 1}"], a(2), "is empty"),

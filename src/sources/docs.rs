@@ -99,8 +99,12 @@ pub(crate) fn for_each_batch(input: Input, projection: Option<&Projection>, f: &
                 if let Some((doc, bson_size)) = projection.and_then(|p| projected::read_raw(text, p)) {
                     return Ok(SampledDoc { body: crate::model::DocBody::Raw(doc), bson_size });
                 }
-                let (doc, bson_size) = projected::full(text, projection)
-                    .map_err(|e| input_error(format!("{shown}: line {lineno}: malformed JSON document: {e}")))?;
+                let (doc, bson_size) = projected::full(text, projection).map_err(|e| {
+                    // A line that ends inside its document: most often a file cut short (a copy
+                    // or an export interrupted).
+                    let cut = if e.to_string().contains("EOF while parsing") { " (the line ends inside the document: was the file cut short?)" } else { "" };
+                    input_error(format!("{shown}: line {lineno}: malformed JSON document: {e}{cut}"))
+                })?;
                 Ok(SampledDoc::doc(doc, bson_size))
             })
             .collect();
