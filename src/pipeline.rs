@@ -63,18 +63,21 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         ..opts.settings.clone()
     };
     let mut notes = Vec::new();
-    // A plan's version is the cluster's it plans (what its writes will meet); else, offline,
-    // a log's build-info line (else a dump's prelude.json) says the version the rules follow.
-    if let Some(v) = &opts.rules_version {
-        if v.from == crate::model::version::VersionFrom::Flag {
+    // The version the rules follow: one given (`--target-version`, a plan's: the cluster it
+    // plans) over the deployment's; else, offline, a log's build-info line, else a dump's
+    // prelude.json. Said when given or read here; not a plan's from its inputs (the plan says it).
+    let stated = match &opts.rules_version {
+        Some(v) => Some((v, v.from == crate::model::version::VersionFrom::Flag)),
+        None if facts.server_version.is_none() => {
+            crate::model::version::lowest(&log.versions).or(opts.server_version.as_ref()).map(|v| (v, true))
+        }
+        None => None,
+    };
+    if let Some((v, said)) = stated {
+        if said {
             notes.push(format!("{v}: the rules that depend on the version follow it"));
         }
         facts.server_version = Some(v.major_minor());
-    } else if facts.server_version.is_none() {
-        if let Some(v) = crate::model::version::lowest(&log.versions).or(opts.server_version.as_ref()) {
-            notes.push(format!("{v}: the rules that depend on the version follow it"));
-            facts.server_version = Some(v.major_minor());
-        }
     }
     // Unknown, the rules cannot tell whether the cluster refuses a single write without the
     // key (before 7.1) or runs it: said with both versions, not scored, and said here.

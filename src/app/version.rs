@@ -2,7 +2,7 @@
 //! `buildInfo`, a log's build-info line, a mongodump's prelude.json), in that order; the
 //! report says which, and what `--target-version` overrode.
 
-use crate::model::version::{lowest, ServerVersion, VersionFrom, VersionReport};
+use crate::model::version::{lowest, ServerVersion, VersionReport};
 
 /// What the inputs said about the version, each when it said something.
 #[derive(Debug, Default)]
@@ -38,7 +38,7 @@ pub(super) fn resolve(flag: Option<(u32, u32)>, detected: &Detected) -> (Option<
     let found = detected.best();
     match (flag, found) {
         (Some((major, minor)), found) => {
-            let v = ServerVersion { major, minor, text: format!("{major}.{minor}"), from: VersionFrom::Flag };
+            let v = ServerVersion::given(major, minor);
             let mut words = v.to_string();
             if let Some((d, _)) = found {
                 words.push_str(&format!(" (overriding MongoDB {} from {})", d.text, d.source_words()));
@@ -57,6 +57,7 @@ pub(super) fn resolve(flag: Option<(u32, u32)>, detected: &Detected) -> (Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::version::VersionFrom;
 
     #[test]
     fn the_flag_overrides_and_says_so_the_server_wins_over_the_log() {

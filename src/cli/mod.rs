@@ -9,7 +9,7 @@ use crate::app::{
     AnalyzeRequest, CheckRequest, GivenChoice, InputRequest, PlanRequest, QuerySource, Request, SampleRequest, WorkloadRequest,
 };
 use crate::error::{usage_error, Exit, Outcome};
-use crate::model::version::{ServerVersion, VersionFrom};
+use crate::model::version::ServerVersion;
 use crate::model::{relaxed, Namespace, ShardKey};
 use anyhow::Result;
 pub use args::Cli;
@@ -387,12 +387,7 @@ fn input_request(a: &InputArgs) -> Result<InputRequest> {
         return Err(usage_error("--shards takes a number of shards from 1 to 10000"));
     }
     let mut r = input_request_unchecked(a);
-    r.rules_version = a.target_version.as_deref().map(target_version).transpose()?.map(|(major, minor)| ServerVersion {
-        major,
-        minor,
-        text: format!("{major}.{minor}"),
-        from: VersionFrom::Flag,
-    });
+    r.rules_version = a.target_version.as_deref().map(target_version).transpose()?.map(|(major, minor)| ServerVersion::given(major, minor));
     // `--docs -` and `--queries -` read standard input: the password cannot come from there too.
     let stdin_busy = a.docs.as_deref().is_some_and(|d| d == std::path::Path::new("-")) || a.queries.iter().any(|q| q == "-");
     r.uri = connection::connection_uri(&a.conn, a.docs.is_none(), stdin_busy)?;

@@ -171,12 +171,13 @@ pub(crate) fn measure<'p>(
     // makeAggregateRequestForCardinalityAndFrequency: $group on {$meta: "indexKey"}).
     let groups = hashed.and_then(|h| h.groups.as_deref());
     let freqs: &[ValueCount] = groups.unwrap_or(ks.frequencies());
-    let mcv: Vec<MostCommonValue> = frequency::most_common(freqs, settings.num_most_common.max(1))
+    // At least the top value, which the score reads whatever `--top` lists.
+    let mut mcv: Vec<MostCommonValue> = frequency::most_common(freqs, settings.num_most_common.max(1))
         .into_iter()
         .map(|v| MostCommonValue { value: ks.key.value_json(&v.value, settings.redact), frequency: v.count })
         .collect();
     let top_value = mcv.first().cloned();
-    let mcv: Vec<MostCommonValue> = mcv.into_iter().take(settings.num_most_common).collect();
+    mcv.truncate(settings.num_most_common);
     let mono = match monotonicity::by_key_shape(&ks.key) {
         Some(m) => m,
         None => match order {
@@ -186,7 +187,7 @@ pub(crate) fn measure<'p>(
     };
     let all_jumbo = frequency::jumbo_values(freqs, counted.max(1), total, avg, settings.chunk_size_bytes);
     let num_jumbo = all_jumbo.len();
-    let jumbo: Vec<JumboValueReport> = all_jumbo
+    let mut jumbo: Vec<JumboValueReport> = all_jumbo
         .into_iter()
         .take(settings.num_most_common.max(1))
         .map(|j| JumboValueReport {
@@ -196,7 +197,7 @@ pub(crate) fn measure<'p>(
         })
         .collect();
     let largest_jumbo = jumbo.first().cloned();
-    let jumbo: Vec<JumboValueReport> = jumbo.into_iter().take(settings.num_most_common).collect();
+    jumbo.truncate(settings.num_most_common);
     // A sketch never counts more values than documents; a unique supporting index
     // makes every value distinct (the server then skips grouping).
     let num_distinct = groups.map_or(ks.num_distinct(), |g| g.len() as u64);

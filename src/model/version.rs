@@ -43,6 +43,11 @@ impl ServerVersion {
         Some(ServerVersion { major, minor, text: text.to_string(), from })
     }
 
+    /// A version the user gave (`--target-version 7.0`).
+    pub(crate) fn given(major: u32, minor: u32) -> ServerVersion {
+        ServerVersion { major, minor, text: format!("{major}.{minor}"), from: VersionFrom::Flag }
+    }
+
     pub(crate) fn major_minor(&self) -> (u32, u32) {
         (self.major, self.minor)
     }

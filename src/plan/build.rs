@@ -128,6 +128,11 @@ fn planned(cx: &Ctx, c: usize, cmds: &mut Commands, zoned: &mut Zoned) -> Planne
             )
         })
         .flatten();
+    // What the key chosen's own analysis says (nothing for an unsharded collection).
+    let notes = match &search.choices[c] {
+        Choice::Key(k) => Some(&inp.candidates[*k].notes),
+        Choice::Unsharded => None,
+    };
     PlannedCollection {
         namespace: inp.namespace.clone(),
         action,
@@ -142,19 +147,10 @@ fn planned(cx: &Ctx, c: usize, cmds: &mut Commands, zoned: &mut Zoned) -> Planne
         alone_score,
         why,
         trade_off,
-        warning: match &search.choices[c] {
-            Choice::Key(k) => inp.candidates[*k].notes.warning.clone(),
-            Choice::Unsharded => None,
-        },
+        warning: notes.and_then(|n| n.warning.clone()),
         constraints: super::words::constraints(inp, &search.choices[c], search.given[c]),
-        refused_writes: match &search.choices[c] {
-            Choice::Key(k) => inp.candidates[*k].notes.refused_writes.clone(),
-            Choice::Unsharded => Vec::new(),
-        },
-        blocked_by: match &search.choices[c] {
-            Choice::Key(k) => inp.candidates[*k].notes.blocked_by.clone(),
-            Choice::Unsharded => Vec::new(),
-        },
+        refused_writes: notes.map(|n| n.refused_writes.clone()).unwrap_or_default(),
+        blocked_by: notes.map(|n| n.blocked_by.clone()).unwrap_or_default(),
         pinned_values: std::mem::take(&mut pinned_of[c]),
     }
 }

@@ -19,10 +19,14 @@ const NO_DOCUMENTS: &str = "not measured: no documents (query logs only)";
 
 fn at_most(p: Option<f64>, max: f64, why_missing: &'static str, message: impl Fn(f64) -> String) -> Finding {
     match p {
-        // `actual` as a reader compares it: 100.0, not 100.0000000001 (the test is on `p` itself).
-        Some(p) => Finding::Measured { actual: json!((p * 1e4).round() / 1e4), passed: p <= max, message: message(p) },
+        Some(p) => Finding::Measured { actual: actual_percent(p), passed: p <= max, message: message(p) },
         None => Finding::Skipped(why_missing),
     }
+}
+
+/// `actual` as a reader compares it: 100.0, not 100.0000000001 (the test is on the value itself).
+fn actual_percent(p: f64) -> serde_json::Value {
+    json!((p * 1e4).round() / 1e4)
 }
 
 pub(crate) const RULES: &[RuleDef] = &[
@@ -179,7 +183,7 @@ pub(crate) const RULES: &[RuleDef] = &[
             if p <= max && q > 0.0 {
                 let said: Vec<&str> = older.iter().map(|f| f.message.as_str()).collect();
                 return Finding::Warning {
-                    actual: json!((p * 1e4).round() / 1e4),
+                    actual: actual_percent(p),
                     message: format!(
                         "the deployment's version is not known: {q:.1}% of writes would be refused before 7.1, not counted (give --target-version X.Y): {}",
                         said.join("; ")

@@ -6,7 +6,7 @@ mod given;
 
 use crate::plan::outcome::{Plan, PlannedCollection};
 use crate::util::text::bytes;
-use common::{blockers, failing, refused_unsaid, share, share_or_range, what};
+use common::{blockers, failing, share, share_or_range, warnings, what};
 use std::fmt::Write;
 
 fn names(sh: &crate::plan::outcome::ShardReport) -> String {
@@ -25,7 +25,7 @@ fn why_cell(c: &PlannedCollection) -> String {
     if let Some(t) = &c.trade_off {
         why.push_str(&format!("; trade-off: {t}"));
     }
-    for x in c.warning.iter().chain(refused_unsaid(c)) {
+    for x in warnings(c) {
         why.push_str(&format!("; warning: {x}"));
     }
     for x in &c.constraints {
@@ -99,7 +99,7 @@ pub(super) fn table(p: &Plan) -> String {
         if let Some(t) = &c.trade_off {
             let _ = writeln!(s, "{:<w$}    trade-off: {t}", "");
         }
-        for x in c.warning.iter().chain(refused_unsaid(c)) {
+        for x in warnings(c) {
             let _ = writeln!(s, "{:<w$}    ! {x}", "");
         }
         for x in &c.constraints {

@@ -41,7 +41,7 @@ pub(crate) fn zone_splits(values: &KeySpace, n: usize) -> Vec<Bson> {
         cum += values.count(i);
         // The next first-field value, when value i ends its run.
         let next = (i + 1 < values.len()).then(|| first(i + 1));
-        if next.is_some() && next.as_ref().zip(here.as_ref()).is_some_and(|(a, b)| crate::bsonx::cmp_bson(a, b).is_eq()) {
+        if next.as_ref().zip(here.as_ref()).is_some_and(|(a, b)| crate::bsonx::cmp_bson(a, b).is_eq()) {
             continue;
         }
         while k < n && cum * n as u64 >= total * k as u64 {

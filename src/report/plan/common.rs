@@ -101,9 +101,11 @@ pub(super) fn blockers_of(
     Some((title, lines))
 }
 
-/// The collection's refused writes its warning does not already say (each is said once).
-pub(super) fn refused_unsaid(c: &PlannedCollection) -> impl Iterator<Item = &String> {
-    c.refused_writes.iter().map(|w| &w.message).filter(|m| c.warning.as_ref() != Some(*m))
+/// What a planned collection warns of: its warning, then each refused write it does not
+/// already say (each said once).
+pub(super) fn warnings(c: &PlannedCollection) -> impl Iterator<Item = &String> {
+    let refused = c.refused_writes.iter().map(|w| &w.message).filter(|m| c.warning.as_ref() != Some(*m));
+    c.warning.iter().chain(refused)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! shardkey's, what the rules and the analyses say of your choices, your plan's blockers and
 //! its commands. Only formatting: every figure is `Plan::given`'s.
 
-use super::common::{blockers, failing, refused_unsaid, what};
+use super::common::{blockers, failing, warnings, what};
 use crate::plan::outcome::{GivenPlan, Plan, PlannedCollection};
 use std::fmt::Write;
 
@@ -44,8 +44,7 @@ impl Row<'_> {
         if !(self.given || differs) {
             return Vec::new();
         }
-        let said = self.yours.warning.iter().chain(refused_unsaid(self.yours));
-        let mut v: Vec<String> = said.map(|w| format!("{warn} {w}")).collect();
+        let mut v: Vec<String> = warnings(self.yours).map(|w| format!("{warn} {w}")).collect();
         v.extend(self.yours.constraints.iter().map(|c| format!("rule: {c}")));
         v
     }
