@@ -615,6 +615,10 @@ fn workload_summary_counts_match_an_independent_count() {
     let r = json_of(&run(&["workload", "--queries", &log, "--namespace", "app.inv*", "--format", "json"]));
     assert_eq!(r["namespaces"].as_array().unwrap().len(), 1);
     assert_eq!(r["namespaces"][0]["namespace"], "app.inventory");
+    // Its headline counts one namespace in the singular.
+    let text = run(&["workload", "--queries", &log, "--namespace", "app.inv*"]);
+    let head = String::from_utf8_lossy(&text.stdout).lines().next().unwrap_or_default().to_string();
+    assert!(head.contains(" in 1 namespace from "), "{head}");
     let all = json_of(&run(&["workload", "--queries", &log, "--format", "json"]))["operationsRead"].as_u64().unwrap();
     let r = json_of(&run(&["workload", "--queries", &log, "--until", "2000-01-01", "--format", "json"]));
     assert_eq!(r["operationsRead"], 0);

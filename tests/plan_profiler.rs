@@ -239,4 +239,14 @@ fn the_profilers_plan_gives_a_range_that_holds_the_truth_and_the_log_counts_its_
     let text = String::from_utf8(shardkey(&["plan", "--uri", &uri, "--database", "market", "--shards", "4"]).stdout).unwrap();
     let want = format!("between {:.0}% and {:.0}% on one shard", low * 100.0, high * 100.0);
     assert!(text.contains(&want), "{want}: {text}");
+
+    // A database never profiled: the plan says the profiler is off, not that slowms is too high.
+    rt().block_on(async {
+        client.database("quiet").collection::<Document>("notes").insert_many((0..50i64).map(|i| doc! {"_id": i})).await
+    })
+    .unwrap();
+    let q = json(&["plan", "--uri", &uri, "--database", "quiet", "--shards", "4", "--format", "json"]);
+    let notes = q["transactions"]["notes"].to_string();
+    assert!(notes.contains("the profiler is off (level 0) on every member read"), "{notes}");
+    assert!(!notes.contains("slowms may be too high"), "{notes}");
 }

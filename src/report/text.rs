@@ -158,9 +158,9 @@ pub(crate) fn workload_summary(r: &super::workload::WorkloadReport) -> String {
     let skipped: u64 = r.skipped.values().sum();
     let filters: Vec<String> = r.filters.iter().map(|(k, v)| format!("{k} {v}")).collect();
     format!(
-        "{} operations in {} namespaces from {} records of {} ({} records skipped){}",
+        "{} operations in {} from {} records of {} ({} records skipped){}",
         r.operations_read,
-        r.namespaces.len(),
+        crate::util::text::count_of(r.namespaces.len() as u64, "namespace", "namespaces"),
         r.records_read,
         r.sources.join(", "),
         skipped,

@@ -77,14 +77,15 @@ pub(super) fn read(input: &InputRequest, db: &Database, rt: &tokio::runtime::Run
     if by_default {
         notes.push(format!("no --queries: read {name}.system.profile, as analyze does (give --queries LOG to read a mongod log)"));
     }
-    let names = read_sources(&queries, by_default, db, rt, &mut log, &mut notes)?;
+    let mut none_why = NoneFound::Logs;
+    let names = read_sources(&queries, by_default, db, rt, &mut log, &mut notes, &mut none_why)?;
     let mut sessions: Sessions = match log.sink.take().map(|s| s.as_any().downcast::<Sessions>()) {
         Some(Ok(s)) => *s,
         _ => Sessions::default(),
     };
     sessions.place();
     let summary_lines = log.skipped.get(TXN_LINES).copied().unwrap_or(0);
-    notes.extend(found_notes(&sessions, queries.is_empty(), summary_lines));
+    notes.extend(found_notes(&sessions, queries.is_empty(), summary_lines, none_why));
     // Links first (placed writes, and the likely ones beside a single transaction), then
     // the writes time left open are placed by the values the open transactions fix.
     let inserts = sessions.transactions.values().any(|ops| ops.iter().any(|q| q.op == Op::Insert));
@@ -115,6 +116,7 @@ fn read_sources(
     rt: &tokio::runtime::Runtime,
     log: &mut QueryLog,
     notes: &mut Vec<String>,
+    none_why: &mut NoneFound,
 ) -> Result<Vec<String>> {
     let name = &db.name;
     let mut names = Vec::new();
@@ -137,6 +139,12 @@ fn read_sources(
                     None => names.push(format!("{name}.system.profile")),
                 }
                 notes.extend(member_notes(&read, name));
+                // Only the profiler read: what it records says why it may hold no transaction.
+                if queries.len() == 1 {
+                    let levels: Vec<i32> =
+                        read.members.iter().filter(|m| m.error.is_none()).filter_map(|m| m.profiler.as_ref().map(|p| p.level)).collect();
+                    *none_why = NoneFound::Profiler { off: !levels.is_empty() && levels.iter().all(|l| *l == 0) };
+                }
             }
             (QuerySource::Profile, None) => return Err(usage_error("--queries profile reads from a live deployment: give --uri")),
             (QuerySource::Sampled, _) => {
@@ -152,9 +160,19 @@ fn read_sources(
     Ok(names)
 }
 
+/// What the one source read says when it holds no transaction.
+#[derive(Clone, Copy)]
+enum NoneFound {
+    Logs,
+    /// The profiler alone; `off`: at level 0 on every member read (it records nothing).
+    Profiler {
+        off: bool,
+    },
+}
+
 /// What the logs say of the transactions found: aborted ones left out, none found (and why
 /// that may be), a sample kept.
-fn found_notes(sessions: &Sessions, no_source: bool, summary_lines: u64) -> Vec<String> {
+fn found_notes(sessions: &Sessions, no_source: bool, summary_lines: u64, none_why: NoneFound) -> Vec<String> {
     let mut notes = Vec::new();
     if sessions.aborted_left_out > 0 {
         notes.push(format!(
@@ -168,7 +186,13 @@ fn found_notes(sessions: &Sessions, no_source: bool, summary_lines: u64) -> Vec<
         notes.push(if summary_lines > 0 {
             format!("{summary_lines} transaction summary lines but no operation of a transaction: operations are logged only when slower than slowms (set it to -1, or profile at level 2, while recording)")
         } else {
-            "no transaction found: the logs show none (slowms may be too high; legacy 2.2–4.2 text logs carry no session ids)".to_string()
+            match none_why {
+                NoneFound::Logs => {
+                    "no transaction found: the logs show none (slowms may be too high; legacy 2.2–4.2 text logs carry no session ids)".to_string()
+                }
+                NoneFound::Profiler { off: true } => "no transaction found: the profiler is off (level 0) on every member read, so it recorded nothing; profile at level 2 while the application runs (db.setProfilingLevel(2) on each member), or give --queries LOG".to_string(),
+                NoneFound::Profiler { off: false } => "no transaction found: the profiler holds none (level 1 records only operations slower than slowms: profile at level 2 while the application runs, or give --queries LOG)".to_string(),
+            }
         });
     }
     if sessions.is_sampled() {
