@@ -17,6 +17,17 @@ pub(crate) fn bson_size(d: &bson::Document) -> bson::ser::Result<usize> {
     Ok(buf.len())
 }
 
+/// The time a date, timestamp or ObjectId carries, in seconds (what "increasing by nature"
+/// is measured by).
+pub(crate) fn time_seconds(v: &bson::Bson) -> Option<f64> {
+    match v {
+        bson::Bson::DateTime(t) => Some(t.timestamp_millis() as f64 / 1000.0),
+        bson::Bson::Timestamp(t) => Some(t.time as f64),
+        bson::Bson::ObjectId(x) => Some(x.timestamp().timestamp_millis() as f64 / 1000.0),
+        _ => None,
+    }
+}
+
 pub use hash::hash64;
 pub(crate) use order::{cmp_bson, cmp_tuple, group_bytes, is_collatable};
 pub(crate) use path::{lookup, DocRef, Found, Lookup, ValueRef};

@@ -189,6 +189,24 @@ pub(crate) fn natural_fields(key: &ShardKey, key_space: &KeySpace) -> Vec<(usize
     out
 }
 
+/// Documents carrying both times at least, for a reference to be judged by them.
+const MIN_TIMED: usize = 30;
+/// Documents a reference is judged on at most (its r within about ±0.05 at 2,000).
+const TIMED_VALUES: usize = 2_000;
+
+/// Pearson correlation of the time key field `field`'s values carry with the documents'
+/// creation times, over `values` (insertion position, key value), and the documents carrying both.
+fn reference_time_correlation(values: &[(u64, Vec<Bson>)], field: usize, created: &[u32]) -> Option<(f64, usize)> {
+    let pairs: Vec<(f64, f64)> = values
+        .iter()
+        .filter_map(|(p, v)| {
+            let c = created.get(*p as usize).copied().filter(|&c| c != NO_CREATION_TIME)?;
+            Some((crate::bsonx::time_seconds(v.get(field)?)?, c as f64))
+        })
+        .collect();
+    crate::util::stats::follows(&pairs).map(|r| (r, pairs.len()))
+}
+
 /// Pearson correlation between key order and creation time, over the documents with one.
 /// `positions_in_key_order` are sample positions (indices into `created`).
 pub(crate) fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]) -> (Option<f64>, u64) {
@@ -225,7 +243,20 @@ pub(crate) fn measure<'p>(
     key_space: &KeySpace,
 ) -> InsertOrder {
     let key = &ks.key;
-    let natural = natural_fields(key, key_space);
+    let mut natural = natural_fields(key, key_space);
+    // An ObjectId other than `_id` is most often a reference (`customerId`): it carries when
+    // the referenced document was created, not the insert. Measured not to follow the
+    // documents' creation times, it does not grow with inserts (as `propose::profile` judges).
+    let references = || ks.values_by_position(TIMED_VALUES);
+    let mut held = None;
+    natural.retain(|&(i, t)| {
+        if t != "objectId" || key.fields[i].path == "_id" || ks.docs_with_arrays > 0 {
+            // (with arrays, positions differ from the sample's)
+            return true;
+        }
+        let values = held.get_or_insert_with(references);
+        !reference_time_correlation(values, i, created).is_some_and(|(r, n)| n >= MIN_TIMED && r < monotonicity::THRESHOLD)
+    });
     let increasing_by_nature: Vec<NaturalField> =
         natural.iter().map(|&(i, t)| NaturalField { field: key.fields[i].path.clone(), bson_type: t }).collect();
     let hashed_first = key.fields.first().is_some_and(|f| f.kind == KeyKind::Hashed);
@@ -338,6 +369,42 @@ mod tests {
         assert_eq!(o.creation_time_correlation_coefficient, Some(1.0));
         assert!(o.load_order_hides_it);
         assert_eq!(o.increasing_by_nature.len(), 1);
+    }
+
+    /// `{tenantId: 1, customerId: 1}` where customerId references 50 customers created
+    /// before any order: its ObjectIds carry the customers' times, not the orders', so it is
+    /// no longer "increasing by nature" and inserts spread like the pairs. An `orderId`
+    /// created with each document (a second after it) still sends inserts to the top of
+    /// each tenant's group.
+    #[test]
+    fn a_reference_that_does_not_follow_creation_time_is_not_increasing() {
+        // Both ways a sample holds values: every one (dense, the default budget) and the reservoir.
+        let run = |reference: &dyn Fn(u32) -> bson::oid::ObjectId, dense: bool| {
+            let key = ShardKey::parse("{tenantId: 1, ref: 1}").unwrap();
+            let mut ks = KeySample::with_budget(key.clone(), if dense { 1 << 20 } else { 0 }, 100_000, 500);
+            let mut created = Vec::new();
+            for i in 0..1000u32 {
+                let t = 1_700_000_000 + i * 60;
+                ks.add(&doc! {"_id": oid_at(t), "tenantId": format!("t{}", i % 7), "ref": reference(i)});
+                created.push(t);
+            }
+            ks.finish();
+            let server = monotonicity::measure(&key, &ks.insertion_positions_in_key_order(), false);
+            let p = ks.insertion_positions_in_key_order();
+            measure(&ks, &|| p.as_slice(), &created, &server, &ks.key_space_values())
+        };
+        for dense in [true, false] {
+            // Customers 0..50 created a day apart, long before the orders; each order names one.
+            let customers = run(&|i| oid_at(1_600_000_000 + ((i * 37) % 50) * 86_400), dense);
+            assert!(customers.increasing_by_nature.is_empty(), "{:?}", customers.increasing_by_nature);
+            assert_eq!((customers.kind, customers.group_fields), (InsertKind::Spread, None));
+            // Customers all created in one second: no growth either.
+            let one_second = run(&|_| oid_at(1_600_000_000), dense);
+            assert!(one_second.increasing_by_nature.is_empty(), "{:?}", one_second.increasing_by_nature);
+            let fresh = run(&|i| oid_at(1_700_000_001 + i * 60), dense);
+            assert_eq!(fresh.increasing_by_nature.len(), 1);
+            assert_eq!((fresh.kind, fresh.group_fields), (InsertKind::TopOfEachGroup, Some(1)));
+        }
     }
 
     #[test]

@@ -5,9 +5,8 @@
 use super::left_out::LeftOut;
 use super::profile::{changed_fields, filter_paths, profile_fields, FieldProfile, ValueType, MIN_PRESENCE};
 use super::proposal::{Origin, Proposal, Proposals, MAX_PROPOSALS};
-use crate::bsonx::{lookup, Lookup};
 use crate::model::{KeyField, KeyKind, Query, ShardKey};
-use bson::{Bson, Document};
+use bson::Document;
 use std::collections::BTreeMap;
 
 /// The most filtered fields each proposed in every shape (ranged, hashed, then `_id`, then
@@ -358,21 +357,5 @@ pub(crate) fn for_left_out(left: &[LeftOut], fields: &[FieldProfile]) -> Vec<Pro
 /// Does the field's value order the pre-scanned documents as their ObjectId `_id`s'
 /// creation times do (Pearson correlation of the two at least 0.9)?
 fn follows_creation_time(prescan: &[Document], path: &str) -> bool {
-    let pairs: Vec<(f64, f64)> = prescan
-        .iter()
-        .filter_map(|d| {
-            let Some(Bson::ObjectId(o)) = d.get("_id") else { return None };
-            let t = match lookup(d, path) {
-                Lookup::Value(Bson::DateTime(t)) => t.timestamp_millis() as f64 / 1000.0,
-                Lookup::Value(Bson::Timestamp(t)) => t.time as f64,
-                Lookup::Value(Bson::ObjectId(x)) => x.timestamp().timestamp_millis() as f64 / 1000.0,
-                _ => return None,
-            };
-            Some((t, o.timestamp().timestamp_millis() as f64 / 1000.0))
-        })
-        .collect();
-    if pairs.len() < 10 {
-        return false;
-    }
-    crate::util::stats::pearson(pairs.len(), |i| pairs[i].0, |i| pairs[i].1).is_some_and(|r| r >= 0.9)
+    super::profile::creation_time_correlation(prescan, path).is_some_and(|(r, _)| r >= 0.9)
 }

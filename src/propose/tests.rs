@@ -133,6 +133,33 @@ fn without_queries_every_field_is_profiled_and_groups_pair_with_the_time_field()
     assert!(t.increasing_by_nature && t.distinct == 1000);
 }
 
+/// An ObjectId other than `_id` that references 500 customers created long before the
+/// orders does not grow with inserts: not "increasing", and no `{tenant, customerId}` is
+/// proposed as "customerId grows with time". An ObjectId created with each order still is.
+#[test]
+fn a_reference_is_increasing_only_when_it_follows_creation_time() {
+    let oid_at = |secs: u32| {
+        let mut b = [0u8; 12];
+        b[..4].copy_from_slice(&secs.to_be_bytes());
+        bson::oid::ObjectId::from_bytes(b)
+    };
+    let docs: Vec<Document> = (0..1000u32)
+        .map(|i| {
+            let t = 1_700_000_000 + i * 60;
+            doc! {"_id": oid_at(t), "tenant": format!("t{}", i % 20), "customerId": oid_at(1_600_000_000 + ((i * 37) % 500) * 3_600),
+            "shipmentId": oid_at(t + 1)}
+        })
+        .collect();
+    let f = profile_fields(&docs, &[]);
+    let field = |p: &str| f.iter().find(|x| x.path == p).unwrap().clone();
+    assert!(!field("customerId").increasing_by_nature);
+    assert!(field("shipmentId").increasing_by_nature);
+    assert!(field("_id").increasing_by_nature);
+    let said: Vec<String> = propose(&docs, &[]).iter().filter_map(|p| p.origin.proposed_because()).collect();
+    assert!(!said.iter().any(|w| w.contains("customerId grows with time")), "{said:?}");
+    assert!(said.iter().any(|w| w.contains("orders each group by creation time as shipmentId does")), "{said:?}");
+}
+
 #[test]
 fn a_time_series_collection_gets_only_the_keys_its_rules_allow() {
     use crate::model::collection::TimeSeries;

@@ -312,6 +312,18 @@ impl KeySample {
         self.counted
     }
 
+    /// Up to `n` (insertion position, key value) pairs spread over the counted documents:
+    /// evenly spaced while every value is held, else the reservoir's first (a uniform sample).
+    pub(crate) fn values_by_position(&self, n: usize) -> Vec<(u64, Vec<Bson>)> {
+        match &self.counts {
+            Counts::Dense(d) if d.len() > 0 => {
+                let step = d.len().div_ceil(n.max(1));
+                (0..d.len()).step_by(step).map(|i| (i as u64, d.decode(i, self.key.fields.len()))).collect()
+            }
+            _ => self.reservoir.iter().take(n).cloned().collect(),
+        }
+    }
+
     /// Distinct values: exact, or the HyperLogLog estimate.
     pub fn num_distinct(&self) -> u64 {
         match &self.counts {

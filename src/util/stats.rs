@@ -23,6 +23,17 @@ pub(crate) fn pearson(n: usize, x: impl Fn(usize) -> f64, y: impl Fn(usize) -> f
     Some(sxy / (sxx * syy).sqrt())
 }
 
+/// `pearson` of (x, y) pairs, except that an x that never changes while y does is no
+/// correlation (0), not undefined: a reference whose documents were all created in one
+/// second does not grow with the documents that name it.
+pub(crate) fn follows(pairs: &[(f64, f64)]) -> Option<f64> {
+    let varies = |f: fn(&(f64, f64)) -> f64| pairs.iter().map(f).any(|v| pairs.first().is_some_and(|p| f(p) != v));
+    if pairs.len() >= 2 && !varies(|p| p.0) && varies(|p| p.1) {
+        return Some(0.0);
+    }
+    pearson(pairs.len(), |i| pairs[i].0, |i| pairs[i].1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::pearson;
@@ -35,5 +46,13 @@ mod tests {
         assert_eq!(pearson(3, |i| i as f64, |i| -2.0 * i as f64), Some(-1.0));
         assert_eq!(pearson(3, |i| i as f64, |_| 7.0), None, "constant y");
         assert_eq!(pearson(1, |i| i as f64, |i| i as f64), None);
+    }
+
+    #[test]
+    fn a_constant_x_follows_nothing() {
+        assert_eq!(super::follows(&[(5.0, 1.0), (5.0, 2.0), (5.0, 3.0)]), Some(0.0));
+        assert_eq!(super::follows(&[(5.0, 1.0), (5.0, 1.0)]), None, "neither varies");
+        assert_eq!(super::follows(&[(1.0, 7.0), (2.0, 7.0)]), None, "constant y");
+        assert_eq!(super::follows(&[(0.0, 1.0), (1.0, 0.0), (2.0, 3.0), (3.0, 2.0)]), Some(0.6));
     }
 }
