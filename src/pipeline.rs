@@ -185,8 +185,15 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let evidence =
         metrics::evidence::Evidence::of(source.has_documents(), opts.total_docs.is_some(), sample.num_docs, total, queries.len() as u64);
     let mut recommendation = if evidence.sufficient {
-        recommend(ns.as_deref(), candidates.get(choice.chosen), &facts, settings.default_collation.as_ref(), choice.over_accepted)
-            .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r })
+        recommend(
+            ns.as_deref(),
+            candidates.get(choice.chosen),
+            &facts,
+            settings.default_collation.as_ref(),
+            choice.over_accepted,
+            opts.queries_unread.as_deref(),
+        )
+        .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r })
     } else {
         None
     };
@@ -428,6 +435,7 @@ mod tests {
             server_version: None,
             rules_version: None,
             residency: None,
+            queries_unread: None,
         };
         let r = run(&mut src, &QueryLog::default(), vec![], &opts).unwrap();
         let kc = &r.candidates[0].metrics.key_characteristics.as_ref().unwrap();

@@ -821,3 +821,21 @@ fn min_distinct_values_uses_what_the_sample_proves() {
     assert!(whole.starts_with("exit: 0"), "{whole}");
     assert!(whole.contains("1000 distinct values (minimum 500)"), "{whole}");
 }
+
+/// No update or delete sampled (documents only here; live, a profiler the user may not read):
+/// the refused-writes rule is not evaluated, as the other write rules, never "none refused".
+/// Before, it printed `ok ... no sampled write is refused under the key` for such a run.
+#[test]
+fn refused_writes_unsampled_are_not_evaluated() {
+    let d = policy_dir("[defaults]\nmax_refused_writes_percent = 0.0\nmax_shard_key_updates_percent = 5.0\n\n[[collection]]\nnamespace = \"app.events\"\nkey = '{userId: 1}'\n");
+    let docs = fixture("events.ndjson");
+    let out = run_in(d.path(), &["check", "--docs", &docs, "--format", "json"], &[]);
+    let json = out.split("--- stdout\n").nth(1).and_then(|s| s.split("--- stderr").next()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let rules = v["collections"][0]["rules"].as_array().unwrap();
+    for name in ["max_refused_writes_percent", "max_shard_key_updates_percent"] {
+        let r = rules.iter().find(|r| r["rule"] == name).unwrap();
+        assert_eq!(r["skipped"], "no sampled writes", "{name}: {r:#}");
+        assert!(r["actual"].is_null(), "{name}: {r:#}");
+    }
+}

@@ -126,6 +126,14 @@ fn the_readme_roles_read_the_profiler_state() {
     assert!(notes.contains(r#"actions: [\"find\", \"collStats\"]"#), "{notes}");
     assert!(!notes.contains("dbAdmin"), "{notes}");
     assert!(!notes.contains("readerpw-9"));
+    // The caveat names the cause (privileges), not "no sampled operation".
+    let caveats = r["recommendation"]["caveats"].to_string();
+    assert!(caveats.contains("targeting was not measured (system.profile could not be read: the notes say which privilege"), "{caveats}");
+    // Asked for by name (README "Privileges"): what was asked cannot be read, one line, exit 2.
+    let o = shardkey(&["analyze", "--uri", &uri("reader", "readerpw-9"), "--collection", "shop.orders", "--queries", "profile", "-q"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("system.profile not read") && err.lines().count() == 1 && !err.contains("readerpw-9"), "{err}");
 }
 
 /// `shardkey sample` warns when the capped profiler wraps during its window, and prints the

@@ -7,7 +7,9 @@
 //! collection, one reason's words after an insert-only collection was said as such, and the
 //! logs-only keys whose values no query names after they were spread over every shard at
 //! scale (`metrics::cluster::layout::even_cuts`: such a key had put every operation on one
-//! shard), and the note that says a log's version is not known; never by the code under change).
+//! shard), the note that says a log's version is not known, and the words of a tie in
+//! `comparedWithNext` ("ties ... and ranks first because", no component whose words read the
+//! same for both keys; no rank moved); never by the code under change).
 
 mod common;
 

@@ -76,6 +76,12 @@ fn a_wrong_replica_set_name_says_which_set_the_member_is_in() {
     let uri = format!("mongodb://{host}/?replicaSet=rsX");
     let o = shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--server-selection-timeout", "3"]);
     assert_eq!(refused(&o), want);
+    // With credentials the server refuses too (no such user here): the set's name is still
+    // what is said (asking it needs no login), and the password never.
+    let uri = format!("mongodb://dba:Wr0ng-pw@{host}/?replicaSet=rsX&authSource=admin");
+    let o = shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--server-selection-timeout", "3"]);
+    let e = refused(&o);
+    assert!(e.contains(&format!("{host} is a member of replica set 'rs0', not 'rsX'")) && !e.contains("Wr0ng-pw"), "{e}");
     // The right name connects (and, the database being empty, says so).
     let o = shardkey(&["plan", "--host", &format!("rs0/{host}"), "--database", "shop", "--server-selection-timeout", "3"]);
     assert!(refused(&o).contains("database shop does not exist"), "{}", stderr(&o));

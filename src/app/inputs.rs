@@ -32,6 +32,7 @@ fn options(input: &InputRequest, candidates: Candidates, namespace: Option<&Name
         memory_limit: input.memory_limit,
         residency: input.residency.clone(),
         rules_version: input.rules_version.clone(),
+        queries_unread: None,
         // A mongodump's prelude.json names the server's version (the docs file beside its metadata.json).
         server_version: input
             .docs
@@ -241,6 +242,7 @@ fn run_live(
         Some((l, n)) => (l, n.to_vec(), Vec::new()),
         None => {
             read = read_live_queries(input, &session, &rt, ns, &shard_hosts, info.server_version, &mut notes)?;
+            opts.queries_unread = read.unread.clone();
             (&read.log, read.sources.clone(), read.members.clone())
         }
     };
@@ -399,6 +401,7 @@ fn read_live_queries(
     }
     notes.extend(log_file_note(&files));
     members.extend(files);
+    let mut unread = None;
     if auto && sources.is_empty() {
         let looked = wanted.len();
         let why = match (unreadable.len(), looked) {
@@ -413,8 +416,9 @@ fn read_live_queries(
         notes.push(format!(
             "no query sample found for {ns} ({why}): targeting is not measured; give a slow-query log (--queries mongod.log)"
         ));
+        unread = (!unreadable.is_empty()).then_some(why);
     }
-    Ok(LiveQueries { log, sources, members })
+    Ok(LiveQueries { log, sources, members, unread })
 }
 
 /// The files among the query sources.
@@ -490,6 +494,8 @@ struct LiveQueries {
     log: QueryLog,
     sources: Vec<String>,
     members: Vec<MemberRead>,
+    /// Nothing read because what was looked for could not be read (privileges): why.
+    unread: Option<String>,
 }
 
 /// One line per member read (operations, span, profiler state) and per member not read.

@@ -75,6 +75,17 @@ fn internal(ns: &str) -> bool {
         || ns.split_once('.').is_some_and(|(_, coll)| coll == "system.profile")
 }
 
+/// Does the pattern name the internal `ns` by its own words: the database for the server's
+/// (`'local.*'`), `system.profile` for a profiler (`'shop.system.profile'`)? `'shop.*'` means
+/// the application's collections, not the reads of whoever exported the profiler.
+fn names_internal(pattern: &str, ns: &str) -> bool {
+    if ns.split_once('.').is_some_and(|(_, coll)| coll == "system.profile") {
+        pattern.contains("system.profile")
+    } else {
+        !pattern.starts_with('*')
+    }
+}
+
 pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     // Every operation goes to the counter; none needs to be kept.
     let mut log = QueryLog::default();
@@ -108,7 +119,7 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     // The server's own databases and collections are not the application's workload: shown
     // only when --namespace names them.
     let keep = move |ns: &str| match pattern.as_deref() {
-        Some(p) => matches(p, ns) && (!internal(ns) || !p.starts_with('*')),
+        Some(p) => matches(p, ns) && (!internal(ns) || names_internal(p, ns)),
         None => !internal(ns),
     };
     let left_internal: u64 = log.by_namespace.iter().filter(|(ns, _)| internal(ns) && !keep(ns)).map(|(_, n)| *n).sum();
@@ -146,7 +157,7 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{internal, matches};
+    use super::{internal, matches, names_internal};
 
     /// The server's databases and every database's profiler; not a time-series collection's
     /// buckets (the application's writes), nor a collection that merely holds "system" in its name.
@@ -158,6 +169,14 @@ mod tests {
         for ns in ["market.orders", "testdb.system.buckets.ts_minutes", "market.systems", "localstore.items", "market.ops.system.profile"] {
             assert!(!internal(ns), "{ns}");
         }
+    }
+
+    /// Shown only when the pattern names them: a database's `*` is its application's collections.
+    #[test]
+    fn internal_namespaces_named() {
+        assert!(names_internal("local.*", "local.oplog.rs") && !names_internal("*.rs", "local.oplog.rs"));
+        assert!(!names_internal("resv.*", "resv.system.profile") && !names_internal("*", "resv.system.profile"));
+        assert!(names_internal("resv.system.profile", "resv.system.profile") && names_internal("*.system.profile", "resv.system.profile"));
     }
 
     #[test]

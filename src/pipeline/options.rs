@@ -35,6 +35,9 @@ pub(crate) struct Options {
     pub(crate) rules_version: Option<crate::model::version::ServerVersion>,
     /// A residency rule: only keys led by its field are recommended, with its zones.
     pub(crate) residency: Option<crate::model::residency::Residency>,
+    /// Why no operation was read when the query sources were looked for on our own and could
+    /// not be read ("system.profile could not be read"): the caveat says it, not "none found".
+    pub(crate) queries_unread: Option<String>,
 }
 
 /// Documents read to propose candidates.

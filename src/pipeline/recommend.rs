@@ -8,8 +8,9 @@ use crate::sources::CollectionFacts;
 use bson::Document;
 
 /// Step 6: keys the server accepts first, then blocked ones (they need a change first), then
-/// invalid ones; within each, highest score first, ties with compound hashed keys last, then by
-/// the raw weighted sum, then the order proposed. Each gets its rank and the words that compare it with the next.
+/// invalid ones; within each, highest score first; on a tie, fewer sampled writes refused
+/// first (keys capped alike tie), then compound hashed keys last, then by the raw weighted
+/// sum, then the order proposed. Each gets its rank and the words that compare it with the next.
 pub(super) fn rank(scored: &mut [(CandidateReport, Score)]) {
     let class = |v: Verdict| match v {
         Verdict::Invalid => 2,
@@ -25,6 +26,7 @@ pub(super) fn rank(scored: &mut [(CandidateReport, Score)]) {
         class(a.1.verdict)
             .cmp(&class(b.1.verdict))
             .then(b.1.score.cmp(&a.1.score))
+            .then(a.1.breakdown.refused_writes_percent.total_cmp(&b.1.breakdown.refused_writes_percent))
             .then(compound_hashed(&a.0).cmp(&compound_hashed(&b.0)))
             .then(b.1.breakdown.weighted.total_cmp(&a.1.breakdown.weighted))
     });
@@ -58,6 +60,7 @@ pub(super) fn recommend(
     facts: &CollectionFacts,
     collation: Option<&Document>,
     over_accepted: bool,
+    unread: Option<&str>,
 ) -> Option<crate::score::apply::Recommendation> {
     let mut r = recommend_commands(ns, best, facts, collation, over_accepted)?;
     // Said before the commands: what the choice does not rest on.
@@ -70,7 +73,11 @@ pub(super) fn recommend(
         Some((true, false)) if best.is_some_and(|b| b.reasons.contains(&crate::score::reasons::Reason::OnlyInsertsSampled)) => caveats.push(
             "this choice rests on the data and the inserts: the sampled operations on the collection are all inserts, so no read, update or delete was measured (a slow-query log holds only those slower than slowms; the profiler at level 2 or sampled queries hold every one)".to_string(),
         ),
-        Some((true, false)) => caveats.push("this choice rests on the data alone: targeting was not measured (no sampled operation on the collection); a slow-query log, the profiler or sampled queries may change it".to_string()),
+        // Looked for and not readable (privileges): the cause, not "none found".
+        Some((true, false)) => caveats.push(match unread {
+            Some(why) => format!("this choice rests on the data alone: targeting was not measured ({why}: the notes say which privilege reads it); a slow-query log, the profiler or sampled queries may change it"),
+            None => "this choice rests on the data alone: targeting was not measured (no sampled operation on the collection); a slow-query log, the profiler or sampled queries may change it".to_string(),
+        }),
         Some((false, true)) => caveats.push("this choice rests on the queries alone: the documents were not read, so cardinality, frequency and the data's spread were not measured".to_string()),
         _ => {}
     }

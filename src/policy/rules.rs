@@ -190,7 +190,10 @@ pub(crate) const RULES: &[RuleDef] = &[
                     ),
                 };
             }
-            at_most(Some(p), max, "no sampled writes", |p| {
+            // No update or delete sampled (the profiler not readable, a log of reads): not
+            // evaluated, as the other write rules, rather than "none refused".
+            let sampled = c.metrics.write_distribution.percentage_of_shard_key_updates.is_some() || !failing.is_empty();
+            at_most(sampled.then_some(p), max, "no sampled writes", |p| {
                 if words.is_empty() {
                     format!("no sampled write is refused under the key (maximum {max}%)")
                 } else {

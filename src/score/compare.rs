@@ -27,8 +27,10 @@ pub(crate) fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> Str
         .iter()
         .map(|w| (w.component, w.weight * (a.breakdown.component(w.component) - b.breakdown.component(w.component)) * 100.0))
         .collect();
-    let best = gains.iter().cloned().filter(|g| g.1 > 0.5).max_by(|x, y| x.1.total_cmp(&y.1));
-    let worst = gains.iter().cloned().filter(|g| g.1 < -0.5).min_by(|x, y| x.1.total_cmp(&y.1));
+    // A gain whose words read the same for both (a difference lost to rounding) explains nothing.
+    let differs = |g: &(Component, f64)| a.breakdown.words(g.0) != b.breakdown.words(g.0);
+    let best = gains.iter().cloned().filter(|g| g.1 > 0.5 && differs(g)).max_by(|x, y| x.1.total_cmp(&y.1));
+    let worst = gains.iter().cloned().filter(|g| g.1 < -0.5 && differs(g)).min_by(|x, y| x.1.total_cmp(&y.1));
     // Ranked by class first (accepted, blocked, invalid): a higher score below is refused.
     let refused = |v: Verdict| matches!(v, Verdict::Blocked | Verdict::Invalid);
     if refused(b.verdict) && !refused(a.verdict) || b.verdict == Verdict::Invalid && a.verdict == Verdict::Blocked {
@@ -55,11 +57,16 @@ pub(crate) fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> Str
         }
         _ => {}
     }
-    if let Some((c, _)) = best {
+    // On a tie the refused writes rank first (`pipeline::recommend::rank`): say so.
+    let (ra, rb) = (a.breakdown.refused_writes_percent, b.breakdown.refused_writes_percent);
+    if a.score == b.score && ra < rb {
+        because.push(format!("the server would refuse {ra:.1}% of the sampled writes under #{a_rank} against {rb:.1}% under #{b_rank}"));
+    } else if let Some((c, _)) = best {
         because.push(against(a.breakdown.words(c), b.breakdown.words(c)));
     }
     if !because.is_empty() {
-        s.push_str(" because ");
+        // A tie is not explained by a difference: what ranks it first is.
+        s.push_str(if a.score == b.score { " and ranks first because " } else { " because " });
         s.push_str(&because.join(", and "));
     }
     if let Some((c, _)) = worst {

@@ -159,6 +159,7 @@ pub(crate) fn score(f: &Facts) -> Score {
         capped_by: ceiling.map(|c| c.0),
         if_writes_fixed: None,
         cap: ceiling.map(|c| c.1),
+        refused_writes_percent: refused_writes_percent(f),
         words: words.clone(),
     };
 
@@ -222,6 +223,13 @@ pub(crate) fn score(f: &Facts) -> Score {
         b.if_writes_fixed = Some(ceiling.1.map_or(weighted, |c| weighted.min(c)).round().clamp(0.0, 100.0) as u32);
     }
     Score { score, verdict, reasons, breakdown: b }
+}
+
+/// The share of sampled writes (%) the server would refuse under the key (its `writesFail`
+/// findings together, as `check`'s `max_refused_writes_percent` sums them): it breaks a tie
+/// of scores (`pipeline::recommend::rank`), most often between keys capped alike.
+fn refused_writes_percent(f: &Facts) -> f64 {
+    f.constraints.iter().filter(|c| c.effect == Effect::WritesFail).filter_map(|c| c.percentage_of_writes).sum()
 }
 
 /// Reads and writes under the model.

@@ -558,3 +558,27 @@ fn against_says_the_shared_words_once() {
     );
     assert_eq!(super::compare::against("same words", "same words"), "same words against same words");
 }
+
+/// Keys capped alike tie on their score: the one under which the server would refuse fewer
+/// of the sampled writes ranks first, and the words say so (8.8% + 35.3% = 44.1% by hand).
+#[test]
+fn a_tie_goes_to_the_key_with_fewer_refused_writes() {
+    let with = |shares: &[f64]| {
+        let mut f = facts();
+        f.constraints =
+            shares.iter().map(|p| Finding { percentage_of_writes: Some(*p), ..finding(Effect::WritesFail, "writes refused") }).collect();
+        score(&f)
+    };
+    let (many, few) = (with(&[8.8, 35.3]), with(&[17.6]));
+    assert_eq!((many.score, few.score), (20, 20));
+    assert!((many.breakdown.refused_writes_percent - 44.1).abs() < 1e-9, "{}", many.breakdown.refused_writes_percent);
+    let w = compare(1, &few, 2, &many);
+    assert_eq!(
+        w,
+        "#1 ties with #2 at 20 and ranks first because the server would refuse 17.6% of the sampled writes under #1 against 44.1% under #2"
+    );
+    // A warning is not a refusal: it counts nothing.
+    let mut f = facts();
+    f.constraints = vec![Finding { percentage_of_writes: Some(50.0), ..finding(Effect::Warning, "they fail before 7.1") }];
+    assert_eq!(score(&f).breakdown.refused_writes_percent, 0.0);
+}

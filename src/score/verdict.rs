@@ -73,6 +73,9 @@ pub(crate) struct Breakdown {
     pub(crate) if_writes_fixed: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cap: Option<f64>,
+    /// The share of sampled writes (%) the server would refuse under the key (`writesFail`).
+    #[serde(skip)]
+    pub(crate) refused_writes_percent: f64,
     /// Each component's quantity in words, for the ranking's comparisons.
     #[serde(skip)]
     pub(crate) words: [String; 5],

@@ -220,6 +220,8 @@ impl LiveSession {
         o.hosts = vec![host.clone()];
         o.direct_connection = Some(true);
         o.repl_set_name = None;
+        // `isMaster` needs no login: a wrong password must not hide a wrong set name.
+        o.credential = None;
         // A seed that answers does so at once; one that does not was named by the driver.
         o.server_selection_timeout = Some(o.server_selection_timeout.unwrap_or_default().min(std::time::Duration::from_secs(3)));
         o.connect_timeout = Some(o.connect_timeout.unwrap_or_default().min(std::time::Duration::from_secs(3)));
