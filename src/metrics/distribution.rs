@@ -140,7 +140,8 @@ impl DistributionCounter {
         ranges: &Ranges,
     ) -> Option<Targeting> {
         if q.op == Op::Insert {
-            self.writes.insert += q.count;
+            // One per command, however many documents it carries (as `workload` counts).
+            self.writes.insert += 1;
             return None;
         }
         let t = target_query_with(key, q, default_collation, eqs);

@@ -296,6 +296,10 @@ fn predict_cluster(
         InsertKind::Increasing => cluster::layout::InsertPattern::Increasing,
         InsertKind::Decreasing => cluster::layout::InsertPattern::Decreasing,
         InsertKind::TopOfEachGroup => cluster::layout::InsertPattern::TopOfGroup(io.group_fields.unwrap_or(1)),
+        // No documents to look like: a hashed first field still spreads them evenly.
+        InsertKind::Spread if w.sample.num_docs == 0 && io.basis == insert_order::InsertBasis::HashedFirstField => {
+            cluster::layout::InsertPattern::Even
+        }
         InsertKind::Spread | InsertKind::Unknown => cluster::layout::InsertPattern::LikeRecent,
     };
     // The newest documents by creation time when `_id`s carry it, else by load order.
@@ -350,7 +354,7 @@ fn predict_cluster(
         ),
         writes_without_key: without_key,
         shard_key_updates_percent: writes.percentage_of_shard_key_updates,
-        num_inserts: writes.sample_size.insert,
+        inserts_sampled: &cluster::InsertBatches::of(w.queries.iter().copied()),
         insert_evidence: io.inserts_in_workload,
         redact: w.settings.redact,
     };

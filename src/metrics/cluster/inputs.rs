@@ -9,6 +9,34 @@ use crate::model::sharding::ShardingMetadata;
 use crate::model::{KeySpace, ShardKey};
 use bson::Bson;
 
+/// The sampled insert commands by the documents each carries, as (documents, commands): an
+/// insert is one operation, like a find, however many documents it carries (`workload` counts
+/// them so), and it reaches each shard one of its documents lands on (mongos sends one batch
+/// per shard), as a read counts on each shard it reaches.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InsertBatches(pub(crate) Vec<(u64, u64)>);
+
+impl InsertBatches {
+    pub(crate) fn of<'q>(queries: impl IntoIterator<Item = &'q crate::model::Query>) -> Self {
+        let mut by_docs = std::collections::BTreeMap::<u64, u64>::new();
+        for q in queries.into_iter().filter(|q| q.op == crate::model::Op::Insert) {
+            *by_docs.entry(q.count.max(1)).or_default() += 1;
+        }
+        InsertBatches(by_docs.into_iter().collect())
+    }
+
+    pub(crate) fn commands(&self) -> u64 {
+        self.0.iter().map(|(_, c)| c).sum()
+    }
+
+    /// The commands expected to reach a shard that takes share `p` of the inserted documents:
+    /// one of `d` documents misses it with probability 1 - p, all of them with (1 - p)^d
+    /// (taken as independent: a batch of one group's documents reaches fewer shards).
+    pub(crate) fn reaching(&self, p: f64) -> f64 {
+        self.0.iter().map(|&(d, c)| c as f64 * (1.0 - (1.0 - p.clamp(0.0, 1.0)).powi(d.min(i32::MAX as u64) as i32))).sum()
+    }
+}
+
 /// What one sampled query touches, in key space.
 pub(crate) struct QueryTouch {
     pub(crate) is_read: bool,
@@ -89,8 +117,8 @@ pub(crate) struct Inputs<'a> {
     pub(crate) writes_without_shard_key_percent: Option<f64>,
     pub(crate) writes_without_key: Option<WritesWithoutKey>,
     pub(crate) shard_key_updates_percent: Option<f64>,
-    /// Documents inserted in the sampled workload; 0 when the queries show no insert.
-    pub(crate) num_inserts: u64,
+    /// The sampled insert commands; none when the queries show no insert.
+    pub(crate) inserts_sampled: &'a InsertBatches,
     /// Whether inserts were sampled, none were, or they are assumed (the verdict's words).
     pub(crate) insert_evidence: crate::metrics::insert_order::InsertEvidence,
     pub(crate) redact: bool,

@@ -281,6 +281,8 @@ pub(crate) enum InsertPattern {
     TopOfGroup(usize),
     /// Inserts look like the newest documents sampled.
     LikeRecent,
+    /// A hashed first field without documents: hashing spreads inserts evenly.
+    Even,
 }
 
 /// Share (0..1) of inserts per shard.
@@ -312,6 +314,7 @@ pub(crate) fn insert_shares(chunks: &[Chunk], shards: usize, pattern: InsertPatt
             spread(&|v: &[Bson]| v.iter().enumerate().map(|(i, x)| if i < g { x.clone() } else { Bson::MaxKey }).collect())
         }
         InsertPattern::LikeRecent => spread(&|v: &[Bson]| std::borrow::Cow::Borrowed(v)),
+        InsertPattern::Even => return vec![1.0 / shards.max(1) as f64; shards],
     }
     share
 }

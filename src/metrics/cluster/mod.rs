@@ -9,7 +9,7 @@ pub(crate) mod layout;
 pub(crate) mod pinned;
 mod report;
 
-pub(crate) use inputs::{actual_chunks, query_key_space, ActualChunks, Inputs, QueryTouch};
+pub(crate) use inputs::{actual_chunks, query_key_space, ActualChunks, Inputs, InsertBatches, QueryTouch};
 pub(crate) use report::{
     Benefit, ClusterBasis, ClusterReport, Cost, Growth, GrowthLimit, Imbalance, JumboChunkReport, Load, Placement, Scale, ShardLoad,
     ShardsFrom,
@@ -76,8 +76,10 @@ struct Spread {
     reads: Vec<f64>,
     writes: Vec<f64>,
     inserts: Vec<f64>,
-    /// Operations reaching each shard: reads, writes, and inserts by their share.
+    /// Operations reaching each shard: reads, writes, and the insert commands expected to.
     ops: Vec<f64>,
+    /// The insert commands the operations count (0 when inserts are not placed).
+    insert_ops: u64,
     /// Shards reached by each query, in `queries` order.
     hits: Vec<usize>,
     owners: usize,
@@ -102,14 +104,16 @@ fn spread(chunks: &[Chunk], n: usize, inp: &Inputs) -> Spread {
     }
     let inserts = layout::insert_shares(chunks, n, inp.inserts, inp.recent);
     let owners = nchunks.iter().filter(|c| **c > 0).count();
-    let ni = inp.num_inserts as f64;
-    let ops = (0..n).map(|i| reads[i] + writes[i] + ni * inserts[i]).collect();
-    Spread { data, chunks: nchunks, reads, writes, inserts, ops, hits, owners }
+    // Inserts count where their documents land; not placed (no documents), not counted.
+    let placed = inserts.iter().sum::<f64>() > 0.0;
+    let ops = (0..n).map(|i| reads[i] + writes[i] + if placed { inp.inserts_sampled.reaching(inserts[i]) } else { 0.0 }).collect();
+    let insert_ops = if placed { inp.inserts_sampled.commands() } else { 0 };
+    Spread { data, chunks: nchunks, reads, writes, inserts, ops, insert_ops, hits, owners }
 }
 
-fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, ni: f64, migrations: Option<u64>) -> Placement {
+fn placement(s: &Spread, names: &[String], nr: f64, nw: f64, migrations: Option<u64>) -> Placement {
     let total: f64 = s.data.iter().sum();
-    let nops = nr + nw + ni;
+    let nops = nr + nw + s.insert_ops as f64;
     Placement {
         num_chunks: s.chunks.iter().sum(),
         shards_with_data: s.data.iter().filter(|d| **d > 0.0).count(),
@@ -280,10 +284,9 @@ pub(crate) fn predict(inp: &Inputs, actual: Option<&ActualChunks>) -> ClusterRep
     let (nr, nw) = inp.queries.iter().fold((0.0, 0.0), |(r, w), q| if q.is_read { (r + 1.0, w) } else { (r, w + 1.0) });
     let today_s = spread(&today_chunks, n, inp);
     let scale_s = spread(&scale_chunks, n, inp);
-    let ni = inp.num_inserts as f64;
-    let today = placement(&today_s, &names, nr, nw, ni, migrations);
-    let at_scale = placement(&scale_s, &names, nr, nw, ni, None);
-    let load = load(&at_scale, nr + nw, inp.num_inserts);
+    let today = placement(&today_s, &names, nr, nw, migrations);
+    let at_scale = placement(&scale_s, &names, nr, nw, None);
+    let load = load(&at_scale, nr + nw, scale_s.insert_ops);
     let cost = cost(&scale_s, inp, n);
     let growth = growth(inp, &scale_s);
     let scale = if inp.documents {
@@ -384,6 +387,8 @@ fn verdict(
     // Where inserts go, when the workload shows them or is not known (then said assumed).
     let taking = count_of(g.shards_taking_inserts as u64, "shard", "shards");
     match inserts {
+        // Seen, but no document says where they land (no documents read): not "0 shards".
+        InsertEvidence::Sampled if g.shards_taking_inserts == 0 => parts.push("where the inserts land is not known".to_string()),
         InsertEvidence::Sampled => parts.push(format!("inserts go to {taking}")),
         InsertEvidence::NoneSampled => {}
         _ => parts.push(format!("inserts (assumed) go to {taking}")),
@@ -447,9 +452,14 @@ mod tests {
 
     /// Values 0..100, one document each, 4 shards: at scale shard k owns 25k..25k+25.
     fn predict_with(queries: &[QueryTouch], num_inserts: u64) -> ClusterReport {
+        predict_batches(queries, &InsertBatches(vec![(1, num_inserts)]), true)
+    }
+
+    /// `placed`: the recent values 0..99 say where inserts land; else none do.
+    fn predict_batches(queries: &[QueryTouch], inserts_sampled: &InsertBatches, placed: bool) -> ClusterReport {
         let key = ShardKey::single("k", KeyKind::Range);
         let values = KeySpace::from_values((0..100).map(|i| (vec![Bson::Int32(i)], 1)).collect());
-        let recent: Vec<Vec<Bson>> = (0..100).map(|i| vec![Bson::Int32(i)]).collect();
+        let recent: Vec<Vec<Bson>> = if placed { (0..100).map(|i| vec![Bson::Int32(i)]).collect() } else { vec![] };
         let inp = Inputs {
             key: &key,
             values: &values,
@@ -468,7 +478,7 @@ mod tests {
             writes_without_shard_key_percent: None,
             writes_without_key: None,
             shard_key_updates_percent: None,
-            num_inserts,
+            inserts_sampled,
             insert_evidence: crate::metrics::insert_order::InsertEvidence::Sampled,
             redact: false,
         };
@@ -495,6 +505,28 @@ mod tests {
         );
         assert_eq!((l.busiest_over_mean, l.num_inserts, l.insert_percent), (1.9, Some(100), Some(50.0)));
         assert!(r.verdict.contains("the busiest shard takes 47.5% of operations"), "{}", r.verdict);
+    }
+
+    /// A seed load is one command, not its documents: 10 reads of value 3 (shard0) and one
+    /// insertMany of 400 documents like the recent values (a quarter per shard) are 11
+    /// operations; the insert reaches every shard (1 - 0.75^400 = 1 to 50 decimals), so
+    /// shard0 takes 11 of 11 (100%) and the others 1 (9.1%); inserts are 1 of 11 (9.1%). By
+    /// documents it read 400 of 410 operations, and shard0's 110 of 410 (26.8%) hid its reads.
+    #[test]
+    fn an_insert_is_one_operation_on_each_shard_its_documents_reach() {
+        let q: Vec<QueryTouch> = (0..10).map(|_| at(3)).collect();
+        let r = predict_batches(&q, &InsertBatches(vec![(400, 1)]), true);
+        let ops: Vec<f64> = r.at_scale.shards.iter().map(|s| s.operations_percent).collect();
+        assert_eq!(ops, vec![100.0, 9.1, 9.1, 9.1]);
+        let l = r.load.unwrap();
+        assert_eq!((l.num_operations, l.num_inserts, l.insert_percent), (11, Some(1), Some(9.1)));
+        // Where inserts are not placed (no recent documents), they are not counted at all, not
+        // counted on no shard (a logs-only trial read 8.9% at most on 4 shards): 10 reads, on shard0.
+        let r = predict_batches(&q, &InsertBatches(vec![(1, 50)]), false);
+        let ops: Vec<f64> = r.at_scale.shards.iter().map(|s| s.operations_percent).collect();
+        assert_eq!(ops, vec![100.0, 0.0, 0.0, 0.0]);
+        assert_eq!(r.load.map(|l| (l.num_operations, l.num_inserts)), Some((10, None)));
+        assert_eq!(InsertBatches(vec![(1, 8), (3, 2)]).reaching(0.5), 8.0 * 0.5 + 2.0 * 0.875);
     }
 
     /// A broadcast reaches every shard: each takes 100% of operations, the mean too (1.0×);
