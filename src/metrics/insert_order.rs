@@ -47,6 +47,7 @@ crate::labels! {
         CreationTime => "ObjectId creation time",
         RecordIdOrder => "recordId order",
         ValueType => "value type",
+        CreationTimeInGroups => "ObjectId creation time within each group",
         NotMeasured => "not measured",
     }
 }
@@ -64,6 +65,11 @@ pub(crate) struct InsertOrder {
     /// Pearson correlation of key order with the creation time of ObjectId `_id`s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) creation_time_correlation_coefficient: Option<f64>,
+    /// For `topOfEachGroup` by creation time: within each group of the leading
+    /// `group_fields` fields, the correlation of key order with creation order (their mean,
+    /// weighted by the groups' documents).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) group_creation_time_correlation_coefficient: Option<f64>,
     /// Sampled documents whose `_id` is an ObjectId (the coefficient's basis).
     pub(crate) num_docs_with_creation_time: u64,
     /// Key fields whose values are dates, timestamps or ObjectIds, with that type.
@@ -238,6 +244,57 @@ pub(crate) fn creation_time_correlation(positions_in_key_order: &[u64], created:
     (monotonicity::pearson_with_index(&ranks).map(|r| (r * 1e10).round() / 1e10), n)
 }
 
+/// Groups of at least this many documents with creation times speak for `within_groups`.
+const GROUP_MIN_DOCS: usize = 3;
+
+/// Within each group of the leading `j` key fields, the correlation of key order with
+/// creation order (as `creation_time_correlation`: ranks, ties by insertion position); their
+/// mean weighted by the groups' documents. None unless the groups that speak hold half the
+/// documents with creation times, or when the positions are not the key space's documents.
+fn within_groups(key_space: &KeySpace, positions_in_key_order: &[u64], created: &[u32], j: usize) -> Option<f64> {
+    if key_space.counts().iter().sum::<u64>() != positions_in_key_order.len() as u64 {
+        return None;
+    }
+    let first = created.iter().copied().filter(|&t| t != NO_CREATION_TIME).min().unwrap_or(0);
+    let span = created.len() as u64 + 1;
+    let (mut weighted, mut weight, mut timed) = (0.0, 0usize, 0usize);
+    let mut group: Vec<u64> = Vec::new();
+    let mut close = |group: &mut Vec<u64>| {
+        timed += group.len();
+        if group.len() >= GROUP_MIN_DOCS {
+            let mut order: Vec<u32> = (0..group.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| group[i as usize]);
+            let mut ranks = vec![0u32; group.len()];
+            for (rank, &i) in order.iter().enumerate() {
+                ranks[i as usize] = rank as u32;
+            }
+            if let Some(r) = monotonicity::pearson_with_index(&ranks) {
+                weighted += r * group.len() as f64;
+                weight += group.len();
+            }
+        }
+        group.clear();
+    };
+    let (mut at, mut prefix): (usize, Option<Vec<Bson>>) = (0, None);
+    for i in 0..key_space.len() {
+        let mut v = key_space.value(i);
+        v.truncate(j);
+        if prefix.as_ref().is_some_and(|p| crate::bsonx::cmp_tuple(p, &v) != std::cmp::Ordering::Equal) {
+            close(&mut group);
+        }
+        prefix = Some(v);
+        let n = key_space.count(i) as usize;
+        for &p in &positions_in_key_order[at..at + n] {
+            if let Some(&t) = created.get(p as usize).filter(|&&t| t != NO_CREATION_TIME) {
+                group.push((t - first) as u64 * span + p);
+            }
+        }
+        at += n;
+    }
+    close(&mut group);
+    (weight > 0 && weight * 2 >= timed).then(|| (weighted / weight as f64 * 1e10).round() / 1e10)
+}
+
 /// Insertion positions of the newest `fraction` of documents by creation time (sorted),
 /// or None when fewer than half the documents carry a creation time.
 pub(crate) fn newest_by_creation(created: &[u32], fraction: f64) -> Option<Vec<u64>> {
@@ -303,10 +360,23 @@ pub(crate) fn measure<'p>(
             if server.kind == MonotonicityType::NotMonotonic { InsertBasis::RecordIdOrder } else { InsertBasis::ValueType },
         )
     };
-    let (kind, group_fields, basis) = match (kind, later_natural) {
+    let (mut kind, mut group_fields, mut basis) = match (kind, later_natural) {
         (InsertKind::Spread, Some(j)) if !hashed_first || j > 0 => (InsertKind::TopOfEachGroup, Some(j), InsertBasis::ValueType),
         (k, _) => (k, None, basis),
     };
+    // Spread over the whole key, but a later field may follow creation within each group of
+    // the leading ones (a ticket number counted per tenant): inserts then go to the top of
+    // each group, whatever the field's type. Measured where creation times speak.
+    let mut group_coef = None;
+    let any_hashed = key.fields.iter().any(|f| f.kind == KeyKind::Hashed);
+    if kind == InsertKind::Spread && coef.is_some() && !any_hashed && ks.docs_with_arrays == 0 {
+        for j in 1..key.fields.len() {
+            if let Some(r) = within_groups(key_space, positions(), created, j).filter(|r| *r >= monotonicity::THRESHOLD) {
+                (kind, group_fields, basis, group_coef) = (InsertKind::TopOfEachGroup, Some(j), InsertBasis::CreationTimeInGroups, Some(r));
+                break;
+            }
+        }
+    }
     let server_increasing = server.kind == MonotonicityType::Monotonic;
     let ours_one_end = matches!(kind, InsertKind::Increasing | InsertKind::Decreasing);
     InsertOrder {
@@ -314,6 +384,7 @@ pub(crate) fn measure<'p>(
         group_fields,
         basis,
         creation_time_correlation_coefficient: coef,
+        group_creation_time_correlation_coefficient: group_coef,
         num_docs_with_creation_time: with_time,
         increasing_by_nature,
         load_order_hides_it: ours_one_end && !server_increasing && server.kind != MonotonicityType::Unknown,
@@ -337,6 +408,7 @@ pub(crate) fn from_query_values(key: &ShardKey, named: &KeySpace) -> InsertOrder
         group_fields,
         basis,
         creation_time_correlation_coefficient: None,
+        group_creation_time_correlation_coefficient: None,
         num_docs_with_creation_time: 0,
         increasing_by_nature: natural.iter().map(|&(i, t)| NaturalField { field: key.fields[i].path.clone(), bson_type: t }).collect(),
         load_order_hides_it: false,
@@ -428,6 +500,39 @@ mod tests {
         }
     }
 
+    /// `{tenantId: 1, ticketNo: 1}` with ticketNo counted per tenant (a number, not a type
+    /// increasing by nature): over the whole key creation order reads near 0, within each
+    /// tenant exactly 1.0 (each tenant's tickets in key order are in creation order), so
+    /// inserts go to the top of each tenant's group. A ticket number drawn at random within
+    /// the tenant stays spread.
+    #[test]
+    fn a_counter_per_group_sends_inserts_to_each_groups_top() {
+        let run = |number: &dyn Fn(u32) -> i64| {
+            let key = ShardKey::parse("{tenantId: 1, ticketNo: 1}").unwrap();
+            let mut ks = KeySample::with_budget(key.clone(), 1 << 20, 100_000, 500);
+            let mut created = Vec::new();
+            for i in 0..2_100u32 {
+                let t = 1_700_000_000 + i;
+                ks.add(&doc! {"_id": oid_at(t), "tenantId": format!("t{}", i % 7), "ticketNo": number(i)});
+                created.push(t);
+            }
+            ks.finish();
+            let server = monotonicity::measure(&key, &ks.insertion_positions_in_key_order(), false);
+            let p = ks.insertion_positions_in_key_order();
+            measure(&ks, &|| p.as_slice(), &created, &server, &ks.key_space_values())
+        };
+        let counted = run(&|i| (i / 7) as i64);
+        assert_eq!(
+            (counted.kind, counted.group_fields, counted.basis),
+            (InsertKind::TopOfEachGroup, Some(1), InsertBasis::CreationTimeInGroups)
+        );
+        assert_eq!(counted.group_creation_time_correlation_coefficient, Some(1.0));
+        assert!(counted.creation_time_correlation_coefficient.unwrap().abs() < 0.7);
+        let random = run(&|i| ((i as u64 * 2_654_435_761) % 1_000_003) as i64);
+        assert_eq!((random.kind, random.group_fields), (InsertKind::Spread, None));
+        assert_eq!(random.group_creation_time_correlation_coefficient, None);
+    }
+
     /// 27,000 documents loaded in one second in key order, then 3,000 inserted over five
     /// minutes, each past the key's top: in seconds Pearson reads 0.52 (Python's
     /// statistics.correlation of the two), in creation order the key follows exactly (1.0, as
@@ -492,6 +597,7 @@ mod tests {
             group_fields: None,
             basis,
             creation_time_correlation_coefficient: None,
+            group_creation_time_correlation_coefficient: None,
             num_docs_with_creation_time: 0,
             increasing_by_nature: vec![],
             load_order_hides_it: false,

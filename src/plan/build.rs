@@ -334,11 +334,12 @@ pub(crate) fn build(
     }
 }
 
-/// "177 operations/s at the logs' busiest 10 s (35 on average over their span)".
+/// "177 operations/s at the busiest 10 s of the operations read (35 on average over their span)":
+/// a log or the profiler.
 fn rate_words(l: &super::rate::LoadRate) -> String {
     // A quiet log's rate under 10/s keeps a decimal: "0 operations/s" would say none.
     let r = |x: f64| if x < 10.0 { format!("{x:.1}") } else { format!("{x:.0}") };
-    let busiest = format!("{} operations/s at the logs' busiest {:.0} s", r(l.per_second), l.window_seconds);
+    let busiest = format!("{} operations/s at the busiest {:.0} s of the operations read", r(l.per_second), l.window_seconds);
     if l.per_second > l.average_per_second * 1.2 {
         format!("{busiest} ({} on average over their span)", r(l.average_per_second))
     } else {
@@ -377,10 +378,9 @@ fn sizing(inputs: &[CollectionInput], search: &Search, s: &Settings, f: &Figures
     }
     match (s.load, shards_for_load) {
         (Some(l), Some(n)) => words.push(format!("the load ({}) needs {}", rate_words(&l), count_of(n, "shard", "shards"))),
-        (Some(l), None) => {
-            words.push(format!("the logs show {}: give --shard-ops (what one shard sustains) to size for the load", rate_words(&l)))
-        }
-        (None, _) => words.push("the logs give no time span: the load is not sized".into()),
+        (Some(l), None) => words
+            .push(format!("the workload read shows {}: give --shard-ops (what one shard sustains) to size for the load", rate_words(&l))),
+        (None, _) => words.push("the operations read give no time span (or none was read): the load is not sized".into()),
     }
     if let Some((n, ns)) = &limit {
         if (*n as usize) < s.shards {

@@ -356,6 +356,9 @@ fn witness(f: &Facts) -> Witness {
     match (io.basis, io.creation_time_correlation_coefficient, f.server_record_id_coefficient) {
         (InsertBasis::CreationTime, Some(r), rid) => Witness::CreationTime { r, hidden_by_load: rid.filter(|_| io.load_order_hides_it) },
         (InsertBasis::RecordIdOrder, _, Some(r)) => Witness::RecordId { r },
+        (InsertBasis::CreationTimeInGroups, _, _) if io.group_creation_time_correlation_coefficient.is_some() => {
+            Witness::CreationTimeInGroups { r: io.group_creation_time_correlation_coefficient.unwrap_or_default() }
+        }
         (InsertBasis::ValueType, _, _) => {
             Witness::ValueType(io.increasing_by_nature.iter().map(|x| (x.field.clone(), x.bson_type)).collect())
         }

@@ -192,6 +192,10 @@ pub(crate) enum Witness {
     RecordId {
         r: f64,
     },
+    /// Key order follows creation order within each group of the leading fields.
+    CreationTimeInGroups {
+        r: f64,
+    },
     /// (field, type) of fields increasing by nature.
     ValueType(Vec<(String, &'static str)>),
     None,
@@ -215,6 +219,9 @@ impl fmt::Display for Witness {
                 Ok(())
             }
             Witness::RecordId { r } => write!(f, "correlation {r:.2} with insertion order"),
+            Witness::CreationTimeInGroups { r } => {
+                write!(f, "within each group, correlation {r:.2} with the creation order of the ObjectId _ids")
+            }
             Witness::ValueType(fields) => {
                 let t: Vec<String> = fields.iter().map(|(field, ty)| format!("{field} holds {ty}s")).collect();
                 write!(f, "{}: increasing by nature", t.join(", "))

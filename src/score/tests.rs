@@ -37,6 +37,7 @@ fn spread_inserts() -> InsertOrder {
         group_fields: None,
         basis: InsertBasis::CreationTime,
         creation_time_correlation_coefficient: Some(0.01),
+        group_creation_time_correlation_coefficient: None,
         num_docs_with_creation_time: 1000,
         increasing_by_nature: vec![],
         load_order_hides_it: false,

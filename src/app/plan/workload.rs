@@ -134,13 +134,16 @@ fn read_sources(
                 let read = rt.block_on(s.read_profiles(ProfileScope::Database, &[], log));
                 match read.none_readable() {
                     // Read by default: a user who may not read it still gets a plan, told why.
-                    Some(why) if by_default => notes.push(format!("{name}.system.profile not read: {why}")),
+                    Some(why) if by_default => {
+                        notes.push(format!("{name}.system.profile not read: {why}"));
+                        *none_why = NoneFound::Unreadable;
+                    }
                     Some(why) => return Err(input_error(format!("system.profile not read: {why}"))),
                     None => names.push(format!("{name}.system.profile")),
                 }
                 notes.extend(member_notes(&read, name));
                 // Only the profiler read: what it records says why it may hold no transaction.
-                if queries.len() == 1 {
+                if queries.len() == 1 && read.none_readable().is_none() {
                     let levels: Vec<i32> =
                         read.members.iter().filter(|m| m.error.is_none()).filter_map(|m| m.profiler.as_ref().map(|p| p.level)).collect();
                     *none_why = NoneFound::Profiler { off: !levels.is_empty() && levels.iter().all(|l| *l == 0) };
@@ -168,6 +171,8 @@ enum NoneFound {
     Profiler {
         off: bool,
     },
+    /// The profiler, read by default, could not be read on any member (privileges).
+    Unreadable,
 }
 
 /// What the logs say of the transactions found: aborted ones left out, none found (and why
@@ -176,7 +181,7 @@ fn found_notes(sessions: &Sessions, no_source: bool, summary_lines: u64, none_wh
     let mut notes = Vec::new();
     if sessions.aborted_left_out > 0 {
         notes.push(format!(
-            "{} left out: the log's summary lines (id 51802) say they aborted (a write conflict, a timeout); a driver's retry runs as a new transaction and is counted",
+            "{} left out: the log's summary lines (id 51802) say they aborted (the application's abortTransaction, a write conflict, a timeout): their writes were rolled back; a driver's retry runs as a new transaction and is counted",
             count_of(sessions.aborted_left_out, "aborted transaction", "aborted transactions")
         ));
     }
@@ -191,6 +196,7 @@ fn found_notes(sessions: &Sessions, no_source: bool, summary_lines: u64, none_wh
                     "no transaction found: the logs show none (slowms may be too high; legacy 2.2–4.2 text logs carry no session ids)".to_string()
                 }
                 NoneFound::Profiler { off: true } => "no transaction found: the profiler is off (level 0) on every member read, so it recorded nothing; profile at level 2 while the application runs (db.setProfilingLevel(2) on each member), or give --queries LOG".to_string(),
+                NoneFound::Unreadable => "no transaction found because none could be read: system.profile is not readable with these privileges (the note above says which role reads it), so the transactions and joins, and every collection's operations, are not known; give --queries LOG, or connect as a user who may read it".to_string(),
                 NoneFound::Profiler { off: false } => "no transaction found: the profiler holds none (level 1 records only operations slower than slowms: profile at level 2 while the application runs, or give --queries LOG)".to_string(),
             }
         });
