@@ -131,7 +131,7 @@ fn the_readme_roles_read_the_profiler_state() {
     assert!(caveats.contains("targeting was not measured (system.profile could not be read: the notes say which privilege"), "{caveats}");
     // plan reads the profiler by default: unreadable, it says so, not that it holds none.
     let plan = json_ok(&shardkey(&["plan", "--uri", &uri("reader", "readerpw-9"), "--database", "shop", "--format", "json", "-q"]));
-    let notes = plan["notes"].to_string();
+    let notes = plan["transactions"]["notes"].to_string();
     assert!(notes.contains("no transaction found because none could be read"), "{notes}");
     assert!(!notes.contains("the profiler holds none"), "{notes}");
     // Asked for by name (README "Privileges"): what was asked cannot be read, one line, exit 2.

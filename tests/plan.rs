@@ -249,6 +249,8 @@ fn the_generated_shop_gets_the_expert_plan() {
     // regions stays unsharded; events is sharded on its own, without zones.
     assert_eq!(collection(&p, "shop.regions")["action"], "unsharded");
     assert_eq!(collection(&p, "shop.events")["action"], "shard");
+    // Zones beside an unsharded collection on the primary shard: shard0 is said to be it.
+    assert!(p["notes"].to_string().contains("shard0 is the database's primary shard"), "{}", p["notes"]);
     // Every collection lists its zones and partners, empty when it has none (always present).
     assert_eq!(collection(&p, "shop.events")["zones"], serde_json::json!([]));
     assert_eq!(collection(&p, "shop.regions")["colocatedWith"], serde_json::json!([]));

@@ -230,7 +230,11 @@ fn steps(cx: &Ctx, cmds: Commands, notes: &mut Vec<String>) -> Vec<Step> {
         notes.push("hashed zones: on an empty collection add {presplitHashedZones: true} to shardCollection (4.4+) so every zone starts with its chunks".into());
     }
     // Shard names appear in zones and moveCollection commands only: said where they do.
+    // Unsharded collections stay on the database's primary shard, which the plan calls shard0:
+    // with zones, what the plan keeps on one shard beside them rests on zone 0 being there.
+    let stay_on_primary = !move_cmds_given && search.choices.iter().any(|c| matches!(c, Choice::Unsharded));
     match (layout.groups.is_empty(), move_cmds_given) {
+        (false, _) if stay_on_primary => notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i, and shard0 is the database's primary shard (sh.status() names it under the database), where its unsharded collections stay: name that shard first, or the transactions the plan keeps on one shard beside them (zone 0's) reach two".into()),
         (false, _) => notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i".into()),
         (true, true) => notes.push("shard names shard0…: replace them with your shards' names (sh.status())".into()),
         (true, false) => {}
