@@ -172,6 +172,19 @@ fn unsharded_fix(layout: &Layout, ns: &str) -> String {
             format!("shard {ns} on {} with the zoned collections ({} holds {}'s values)", k.key, k.key.fields[0].path, anchor_field(g))
         }
         None => {
+            // A key it can take led by a field named as a zone field: the logs tie no values
+            // between them (no transaction or join fixes both), but it may hold the same ones.
+            let named = layout.inputs[c].candidates.iter().filter(|k| k.valid).find_map(|k| {
+                let f = &k.key.fields[0].path;
+                layout.groups.iter().map(anchor_field).find(|a| a.ends_with(&format!(".{f}"))).map(|a| (k, a))
+            });
+            if let Some((k, a)) = named {
+                let coll = ns.split_once('.').map_or(ns, |(_, c)| c);
+                return format!(
+                    "none the logs show: {ns} holds {}, as {a} is named, but no transaction or join ties their values; if they are the same values, shard {ns} on {} with the zoned collections (plan --key '{coll}={}' gives the figure)",
+                    k.key.fields[0].path, k.key, k.key
+                );
+            }
             let fields: Vec<String> = layout.groups.iter().map(anchor_field).collect();
             format!(
                 "none as {ns} is: it holds no field linked to the zoned collections' {} (no key it can take starts with one); its documents would need that field, named in its filters, before it can be sharded with them",
@@ -519,6 +532,14 @@ mod tests {
         );
         let on_customer = inputs[0].candidates[0].clone();
         inputs[2].candidates.push(on_customer);
+        // A key on a field named as the zone field, its values tied by nothing the logs show:
+        // pointed at, not called impossible.
+        let layout = Layout::new(&inputs, &choices, &linked, &settings());
+        let u = find(&layout, &txns).list.into_iter().find(|x| x.shape == Shape::Unsharded).unwrap();
+        assert_eq!(
+            u.fix,
+            "none the logs show: s.items holds customerId, as s.orders.customerId is named, but no transaction or join ties their values; if they are the same values, shard s.items on {customerId: 1} with the zoned collections (plan --key 'items={customerId: 1}' gives the figure)"
+        );
         linked[0].insert(("s.items".to_string(), "customerId".to_string()));
         let layout = Layout::new(&inputs, &choices, &linked, &settings());
         let b = find(&layout, &txns);
