@@ -158,6 +158,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
         clustered: facts.options.as_ref().is_some_and(|o| o.clustered),
         hot_documents: metrics::hot_documents::measure(&queries, opts.settings.redact),
         inserts: metrics::insert_order::InsertEvidence::of(&queries),
+        insert_batches: metrics::cluster::InsertBatches::of(queries.iter().copied()),
     };
     let mut scored = measure_and_score(&workload, &passes, &proposals, &facts, ns.as_deref(), opts.residency.as_ref());
     stage("measured, checked against the rules and scored every candidate".to_string());

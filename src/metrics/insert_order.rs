@@ -195,22 +195,19 @@ pub(crate) fn natural_fields(key: &ShardKey, key_space: &KeySpace) -> Vec<(usize
     out
 }
 
-/// Documents carrying both times at least, for a reference to be judged by them.
-const MIN_TIMED: usize = 30;
 /// Documents a reference is judged on at most (its r within about ±0.05 at 2,000).
 const TIMED_VALUES: usize = 2_000;
 
-/// Pearson correlation of the time key field `field`'s values carry with the documents'
-/// creation times, over `values` (insertion position, key value), and the documents carrying both.
-fn reference_time_correlation(values: &[(u64, Vec<Bson>)], field: usize, created: &[u32]) -> Option<(f64, usize)> {
-    let pairs: Vec<(f64, f64)> = values
+/// (the time key field `field`'s value carries, the document's creation time), in seconds,
+/// over `values` (insertion position, key value), for the documents carrying both.
+fn reference_time_pairs(values: &[(u64, Vec<Bson>)], field: usize, created: &[u32]) -> Vec<(f64, f64)> {
+    values
         .iter()
         .filter_map(|(p, v)| {
             let c = created.get(*p as usize).copied().filter(|&c| c != NO_CREATION_TIME)?;
             Some((crate::bsonx::time_seconds(v.get(field)?)?, c as f64))
         })
-        .collect();
-    crate::util::stats::follows(&pairs).map(|r| (r, pairs.len()))
+        .collect()
 }
 
 /// Pearson correlation between key order and creation order, over the documents with a
@@ -223,25 +220,45 @@ fn reference_time_correlation(values: &[(u64, Vec<Bson>)], field: usize, created
 /// new-user trial, `{bookingRef: 1}` 0.51 against 0.99985). Documents created in one second
 /// rank by their insertion position (the server's recordId order).
 pub(crate) fn creation_time_correlation(positions_in_key_order: &[u64], created: &[u32]) -> (Option<f64>, u64) {
-    let first = created.iter().copied().filter(|&t| t != NO_CREATION_TIME).min().unwrap_or(0);
-    // (seconds since the first) × positions + position: the creation order, one number each.
-    let span = created.len() as u64 + 1;
+    let order = CreationOrder::of(created);
     // Sized once: grown by doubling, each copy landed on fresh pages.
     let mut times: Vec<u64> = Vec::with_capacity(positions_in_key_order.len());
-    times.extend(
-        positions_in_key_order
-            .iter()
-            .filter_map(|&p| created.get(p as usize).filter(|&&t| t != NO_CREATION_TIME).map(|&t| (t - first) as u64 * span + p)),
-    );
+    times.extend(positions_in_key_order.iter().filter_map(|&p| order.key(p)));
     let n = times.len() as u64;
-    // Each document's rank by creation (distinct numbers: no ties), in key order.
-    let mut by_creation: Vec<u32> = (0..times.len() as u32).collect();
-    by_creation.sort_unstable_by_key(|&i| times[i as usize]);
-    let mut ranks = vec![0u32; times.len()];
-    for (rank, &i) in by_creation.iter().enumerate() {
+    (correlation_of_ranks(&times).map(monotonicity::round10), n)
+}
+
+/// A document's place in creation order as one number: (seconds since the first creation
+/// time) × positions + its sample position, so documents created in one second follow their
+/// insertion position.
+struct CreationOrder<'a> {
+    created: &'a [u32],
+    first: u32,
+    span: u64,
+}
+
+impl<'a> CreationOrder<'a> {
+    fn of(created: &'a [u32]) -> Self {
+        let first = created.iter().copied().filter(|&t| t != NO_CREATION_TIME).min().unwrap_or(0);
+        CreationOrder { created, first, span: created.len() as u64 + 1 }
+    }
+
+    /// None for a document without a creation time.
+    fn key(&self, position: u64) -> Option<u64> {
+        let t = self.created.get(position as usize).copied().filter(|&t| t != NO_CREATION_TIME)?;
+        Some((t - self.first) as u64 * self.span + position)
+    }
+}
+
+/// Pearson correlation of each value's rank (distinct values: no ties) with its index.
+fn correlation_of_ranks(values: &[u64]) -> Option<f64> {
+    let mut by_value: Vec<u32> = (0..values.len() as u32).collect();
+    by_value.sort_unstable_by_key(|&i| values[i as usize]);
+    let mut ranks = vec![0u32; values.len()];
+    for (rank, &i) in by_value.iter().enumerate() {
         ranks[i as usize] = rank as u32;
     }
-    (monotonicity::pearson_with_index(&ranks).map(|r| (r * 1e10).round() / 1e10), n)
+    monotonicity::pearson_with_index(&ranks)
 }
 
 /// Groups of at least this many documents with creation times speak for `within_groups`.
@@ -255,20 +272,13 @@ fn within_groups(key_space: &KeySpace, positions_in_key_order: &[u64], created: 
     if key_space.counts().iter().sum::<u64>() != positions_in_key_order.len() as u64 {
         return None;
     }
-    let first = created.iter().copied().filter(|&t| t != NO_CREATION_TIME).min().unwrap_or(0);
-    let span = created.len() as u64 + 1;
+    let order = CreationOrder::of(created);
     let (mut weighted, mut weight, mut timed) = (0.0, 0usize, 0usize);
     let mut group: Vec<u64> = Vec::new();
     let mut close = |group: &mut Vec<u64>| {
         timed += group.len();
         if group.len() >= GROUP_MIN_DOCS {
-            let mut order: Vec<u32> = (0..group.len() as u32).collect();
-            order.sort_unstable_by_key(|&i| group[i as usize]);
-            let mut ranks = vec![0u32; group.len()];
-            for (rank, &i) in order.iter().enumerate() {
-                ranks[i as usize] = rank as u32;
-            }
-            if let Some(r) = monotonicity::pearson_with_index(&ranks) {
+            if let Some(r) = correlation_of_ranks(group) {
                 weighted += r * group.len() as f64;
                 weight += group.len();
             }
@@ -284,15 +294,11 @@ fn within_groups(key_space: &KeySpace, positions_in_key_order: &[u64], created: 
         }
         prefix = Some(v);
         let n = key_space.count(i) as usize;
-        for &p in &positions_in_key_order[at..at + n] {
-            if let Some(&t) = created.get(p as usize).filter(|&&t| t != NO_CREATION_TIME) {
-                group.push((t - first) as u64 * span + p);
-            }
-        }
+        group.extend(positions_in_key_order[at..at + n].iter().filter_map(|&p| order.key(p)));
         at += n;
     }
     close(&mut group);
-    (weight > 0 && weight * 2 >= timed).then(|| (weighted / weight as f64 * 1e10).round() / 1e10)
+    (weight > 0 && weight * 2 >= timed).then(|| monotonicity::round10(weighted / weight as f64))
 }
 
 /// Insertion positions of the newest `fraction` of documents by creation time (sorted),
@@ -333,7 +339,7 @@ pub(crate) fn measure<'p>(
             return true;
         }
         let values = held.get_or_insert_with(references);
-        !reference_time_correlation(values, i, created).is_some_and(|(r, n)| n >= MIN_TIMED && r < monotonicity::THRESHOLD)
+        !crate::util::stats::measured_not_to_follow(&reference_time_pairs(values, i, created))
     });
     let increasing_by_nature: Vec<NaturalField> =
         natural.iter().map(|&(i, t)| NaturalField { field: key.fields[i].path.clone(), bson_type: t }).collect();

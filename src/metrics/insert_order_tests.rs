@@ -9,6 +9,22 @@ fn oid_at(secs: u32) -> bson::oid::ObjectId {
     bson::oid::ObjectId::from_bytes(b)
 }
 
+/// `measure` of `key` over documents given with their creation times, in insertion order:
+/// every value held (`dense`, the default budget) or only the reservoir.
+fn measured(key: &str, dense: bool, docs: impl Iterator<Item = (u32, bson::Document)>) -> InsertOrder {
+    let key = ShardKey::parse(key).unwrap();
+    let mut ks = KeySample::with_budget(key.clone(), if dense { 1 << 20 } else { 0 }, 100_000, 500);
+    let mut created = Vec::new();
+    for (t, d) in docs {
+        ks.add(&d);
+        created.push(t);
+    }
+    ks.finish();
+    let server = monotonicity::measure(&key, &ks.insertion_positions_in_key_order(), false);
+    let p = ks.insertion_positions_in_key_order();
+    measure(&ks, &|| p.as_slice(), &created, &server, &ks.key_space_values())
+}
+
 /// Documents whose `d` follows creation time, loaded in a shuffled order: the
 /// recordId order says "not monotonic", creation time says increasing.
 #[test]
@@ -45,18 +61,10 @@ fn creation_time_sees_through_an_out_of_order_load() {
 fn a_reference_that_does_not_follow_creation_time_is_not_increasing() {
     // Both ways a sample holds values: every one (dense, the default budget) and the reservoir.
     let run = |reference: &dyn Fn(u32) -> bson::oid::ObjectId, dense: bool| {
-        let key = ShardKey::parse("{tenantId: 1, ref: 1}").unwrap();
-        let mut ks = KeySample::with_budget(key.clone(), if dense { 1 << 20 } else { 0 }, 100_000, 500);
-        let mut created = Vec::new();
-        for i in 0..1000u32 {
-            let t = 1_700_000_000 + i * 60;
-            ks.add(&doc! {"_id": oid_at(t), "tenantId": format!("t{}", i % 7), "ref": reference(i)});
-            created.push(t);
-        }
-        ks.finish();
-        let server = monotonicity::measure(&key, &ks.insertion_positions_in_key_order(), false);
-        let p = ks.insertion_positions_in_key_order();
-        measure(&ks, &|| p.as_slice(), &created, &server, &ks.key_space_values())
+        let docs = (0..1000u32)
+            .map(|i| (1_700_000_000 + i * 60, i))
+            .map(|(t, i)| (t, doc! {"_id": oid_at(t), "tenantId": format!("t{}", i % 7), "ref": reference(i)}));
+        measured("{tenantId: 1, ref: 1}", dense, docs)
     };
     for dense in [true, false] {
         // Customers 0..50 created a day apart, long before the orders; each order names one.
@@ -80,18 +88,11 @@ fn a_reference_that_does_not_follow_creation_time_is_not_increasing() {
 #[test]
 fn a_counter_per_group_sends_inserts_to_each_groups_top() {
     let run = |number: &dyn Fn(u32) -> i64| {
-        let key = ShardKey::parse("{tenantId: 1, ticketNo: 1}").unwrap();
-        let mut ks = KeySample::with_budget(key.clone(), 1 << 20, 100_000, 500);
-        let mut created = Vec::new();
-        for i in 0..2_100u32 {
+        let docs = (0..2_100u32).map(|i| {
             let t = 1_700_000_000 + i;
-            ks.add(&doc! {"_id": oid_at(t), "tenantId": format!("t{}", i % 7), "ticketNo": number(i)});
-            created.push(t);
-        }
-        ks.finish();
-        let server = monotonicity::measure(&key, &ks.insertion_positions_in_key_order(), false);
-        let p = ks.insertion_positions_in_key_order();
-        measure(&ks, &|| p.as_slice(), &created, &server, &ks.key_space_values())
+            (t, doc! {"_id": oid_at(t), "tenantId": format!("t{}", i % 7), "ticketNo": number(i)})
+        });
+        measured("{tenantId: 1, ticketNo: 1}", true, docs)
     };
     let counted = run(&|i| (i / 7) as i64);
     assert_eq!(
@@ -118,7 +119,7 @@ fn creation_order_not_seconds_decides() {
     assert_eq!(creation_time_correlation(&reversed, &created).0, Some(-1.0));
     // The seconds alone, as before: 0.5204878477.
     let seconds: Vec<u32> = in_key_order.iter().map(|&p| created[p as usize]).collect();
-    assert_eq!(monotonicity::pearson_with_index(&seconds).map(|r| (r * 1e10).round() / 1e10), Some(0.5204878477));
+    assert_eq!(monotonicity::pearson_with_index(&seconds).map(monotonicity::round10), Some(0.5204878477));
     // Documents without a creation time are left out, not ranked.
     let mut some = created.clone();
     some[0] = NO_CREATION_TIME;

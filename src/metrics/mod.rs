@@ -111,6 +111,9 @@ pub(crate) struct Workload<'a> {
     /// Whether the queries show inserts (`InsertEvidence::of` the queries, computed once;
     /// refined once every candidate is measured: `InsertEvidence::with_keys`).
     pub(crate) inserts: insert_order::InsertEvidence,
+    /// The sampled insert commands by their documents (`cluster::InsertBatches::of` the
+    /// queries, computed once).
+    pub(crate) insert_batches: cluster::InsertBatches,
 }
 
 /// Every metric for one key. `order` is a separate insertion-ordered sample when
@@ -354,7 +357,7 @@ fn predict_cluster(
         ),
         writes_without_key: without_key,
         shard_key_updates_percent: writes.percentage_of_shard_key_updates,
-        inserts_sampled: &cluster::InsertBatches::of(w.queries.iter().copied()),
+        inserts_sampled: &w.insert_batches,
         insert_evidence: io.inserts_in_workload,
         redact: w.settings.redact,
     };

@@ -54,7 +54,7 @@ pub(crate) fn pearson_with_index<T: Copy + Into<u64>>(insertion_positions_in_key
 }
 
 /// The server rounds the coefficient to 10 decimals.
-fn round10(r: f64) -> f64 {
+pub(crate) fn round10(r: f64) -> f64 {
     (r * 1e10).round() / 1e10
 }
 

@@ -357,5 +357,6 @@ pub(crate) fn for_left_out(left: &[LeftOut], fields: &[FieldProfile]) -> Vec<Pro
 /// Does the field's value order the pre-scanned documents as their ObjectId `_id`s'
 /// creation times do (Pearson correlation of the two at least 0.9)?
 fn follows_creation_time(prescan: &[Document], path: &str) -> bool {
-    super::profile::creation_time_correlation(prescan, path).is_some_and(|(r, _)| r >= 0.9)
+    let pairs = super::profile::creation_time_pairs(prescan, path);
+    pairs.len() >= 10 && crate::util::stats::follows(&pairs).is_some_and(|r| r >= 0.9)
 }

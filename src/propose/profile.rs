@@ -305,8 +305,7 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
                 // when the referenced document was created, not the insert. Measured not to follow
                 // the `_id`s' creation times, it does not grow with inserts.
                 if f.increasing_by_nature && f.main_type == ValueType::ObjectId && path != "_id" {
-                    let r = creation_time_correlation(prescan, &path);
-                    f.increasing_by_nature = !r.is_some_and(|(r, pairs)| pairs >= MIN_TIMED && r < GROWS_WITH_INSERTS);
+                    f.increasing_by_nature = !crate::util::stats::measured_not_to_follow(&creation_time_pairs(prescan, &path));
                 }
             }
             let (e, r) = uses.get(path.as_str()).copied().unwrap_or((0, 0));
@@ -318,28 +317,17 @@ pub(crate) fn profile_fields(prescan: &[Document], queries: &[&Query]) -> Vec<Fi
         .collect()
 }
 
-/// Documents carrying both times at least, for a reference to be judged by them.
-pub(crate) const MIN_TIMED: usize = 30;
-/// The server's monotonicity threshold (`analyzeShardKey`'s 0.7): a reference whose time
-/// follows creation less than this does not grow with inserts.
-pub(crate) const GROWS_WITH_INSERTS: f64 = 0.7;
-
-/// Pearson correlation of the time a field's values carry with the pre-scanned documents'
-/// ObjectId `_id` creation times, and the documents carrying both; None with fewer than 10
-/// of them or either time constant (a bulk load within one second).
-pub(super) fn creation_time_correlation(prescan: &[Document], path: &str) -> Option<(f64, usize)> {
-    let pairs: Vec<(f64, f64)> = prescan
+/// (the time a field's value carries, its document's ObjectId `_id` creation time), in
+/// seconds, over the pre-scanned documents holding both.
+pub(super) fn creation_time_pairs(prescan: &[Document], path: &str) -> Vec<(f64, f64)> {
+    prescan
         .iter()
         .filter_map(|d| {
             let Some(Bson::ObjectId(o)) = d.get("_id") else { return None };
             let Lookup::Value(v) = lookup(d, path) else { return None };
             Some((crate::bsonx::time_seconds(v)?, o.timestamp().timestamp_millis() as f64 / 1000.0))
         })
-        .collect();
-    if pairs.len() < 10 {
-        return None;
-    }
-    crate::util::stats::follows(&pairs).map(|r| (r, pairs.len()))
+        .collect()
 }
 
 /// The fields sampled updates change with operators (`$inc`, `$set`, …; `$setOnInsert` aside).

@@ -34,6 +34,18 @@ pub(crate) fn follows(pairs: &[(f64, f64)]) -> Option<f64> {
     pearson(pairs.len(), |i| pairs[i].0, |i| pairs[i].1)
 }
 
+/// Pairs at least for a time to be judged not to follow another (fewer say nothing).
+const MIN_JUDGED_PAIRS: usize = 30;
+/// The server's monotonicity threshold (`analyzeShardKey`'s 0.7).
+const FOLLOWS_AT: f64 = 0.7;
+
+/// Is x measured not to follow y: at least 30 pairs, and `follows` defined and below 0.7?
+/// (A reference's time against the documents' creation times, in the proposals and the
+/// insert order alike: one that does not follow them does not grow with inserts.)
+pub(crate) fn measured_not_to_follow(pairs: &[(f64, f64)]) -> bool {
+    pairs.len() >= MIN_JUDGED_PAIRS && follows(pairs).is_some_and(|r| r < FOLLOWS_AT)
+}
+
 #[cfg(test)]
 mod tests {
     use super::pearson;
@@ -46,6 +58,15 @@ mod tests {
         assert_eq!(pearson(3, |i| i as f64, |i| -2.0 * i as f64), Some(-1.0));
         assert_eq!(pearson(3, |i| i as f64, |_| 7.0), None, "constant y");
         assert_eq!(pearson(1, |i| i as f64, |i| i as f64), None);
+    }
+
+    /// 30 pairs at least: the same constant x (r = 0 against a varying y) is judged from 30.
+    #[test]
+    fn judged_not_to_follow_from_thirty_pairs() {
+        let pairs = |n: usize| (0..n).map(|i| (1.0, i as f64)).collect::<Vec<_>>();
+        assert!(!super::measured_not_to_follow(&pairs(29)) && super::measured_not_to_follow(&pairs(30)));
+        let following: Vec<(f64, f64)> = (0..40).map(|i| (i as f64, i as f64)).collect();
+        assert!(!super::measured_not_to_follow(&following));
     }
 
     #[test]

@@ -132,7 +132,8 @@ fn read_sources(
                 // Every member's profiler: a transaction's operations are on the primary, the
                 // secondaries' reads on each secondary.
                 let read = rt.block_on(s.read_profiles(ProfileScope::Database, &[], log));
-                match read.none_readable() {
+                let unreadable = read.none_readable();
+                match &unreadable {
                     // Read by default: a user who may not read it still gets a plan, told why.
                     Some(why) if by_default => {
                         notes.push(format!("{name}.system.profile not read: {why}"));
@@ -143,7 +144,7 @@ fn read_sources(
                 }
                 notes.extend(member_notes(&read, name));
                 // Only the profiler read: what it records says why it may hold no transaction.
-                if queries.len() == 1 && read.none_readable().is_none() {
+                if queries.len() == 1 && unreadable.is_none() {
                     let levels: Vec<i32> =
                         read.members.iter().filter(|m| m.error.is_none()).filter_map(|m| m.profiler.as_ref().map(|p| p.level)).collect();
                     *none_why = NoneFound::Profiler { off: !levels.is_empty() && levels.iter().all(|l| *l == 0) };
