@@ -60,6 +60,10 @@ enum Cmd {
         dir: std::path::PathBuf,
         #[arg(long)]
         bytes: u64,
+        /// Each command carries a `$clusterTime`, as a replica set's drivers send (and mongod
+        /// logs) with every command: the log of a replica set's member.
+        #[arg(long)]
+        cluster_time: bool,
     },
     GenLog {
         #[arg(long)]
@@ -299,7 +303,7 @@ fn main() -> Result<()> {
             }
             println!("{}", json!({"bytes": written, "docs": docs}));
         }
-        Cmd::GenPlan { dir, bytes } => gen_plan(&dir, bytes)?,
+        Cmd::GenPlan { dir, bytes, cluster_time } => gen_plan(&dir, bytes, cluster_time)?,
         Cmd::GenLog { out, bytes } => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&out)?);
             let mut r = Rng(7);
@@ -338,7 +342,7 @@ fn main() -> Result<()> {
 /// catalogue in a dump; in the log, transactions as mongod 6.0 writes them (an update's
 /// statement on its WRITE line, then its command line with the session; inserts without
 /// documents), on 8 connections, until the log holds `bytes`.
-fn gen_plan(dir: &std::path::Path, bytes: u64) -> Result<()> {
+fn gen_plan(dir: &std::path::Path, bytes: u64, cluster_time: bool) -> Result<()> {
     let db = dir.join("app");
     std::fs::create_dir_all(&db)?;
     let write = |name: &str, docs: &mut dyn Iterator<Item = Document>| -> Result<()> {
@@ -380,6 +384,11 @@ fn gen_plan(dir: &std::path::Path, bytes: u64) -> Result<()> {
             cmd["lsid"] = json!({"id": {"$uuid": format!("{:08x}-0000-4000-8000-{:012x}", t >> 32, t & 0xffff_ffff_ffff)}});
             cmd["txnNumber"] = json!(1);
             cmd["autocommit"] = json!(false);
+            if cluster_time {
+                // As mongod 6.0 logs a driver's: the signature's `$binary` with `"subType":"0"`.
+                cmd["$clusterTime"] = json!({"clusterTime": {"$timestamp": {"t": 1_764_000_000 + t / 1000, "i": 1 + t % 1000}},
+                    "signature": {"hash": {"$binary": {"base64": "Oyz8KJHNLAIf5MPJ6Za5JeRHvbY=", "subType": "0"}}, "keyId": 7_311_111_111_111_111_111i64}});
+            }
             cmd["$db"] = json!("app");
             cmd
         };

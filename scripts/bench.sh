@@ -23,14 +23,19 @@ cargo build --release --locked --quiet --bins --examples
 
 # Issue 52's log ratios on a generated log of transactions (LOG_RATIO_BYTES, 500 MB by
 # default): workload and analyze --queries against grep -c, plan against workload, each
-# alternated with its baseline (scripts/bench.py log_ratios). `scripts/bench.sh logs` runs
-# only this part (no server); LOG_RATIO_DIR keeps the generated log between runs.
+# alternated with its baseline (scripts/bench.py log_ratios); and workload on a replica set
+# member's log of the same transactions (every command with the `$clusterTime` a replica
+# set's drivers send) against grep -c. `scripts/bench.sh logs` runs only this part (no
+# server); LOG_RATIO_DIR keeps the generated logs between runs.
 log_ratios() {
   local dir="${LOG_RATIO_DIR:-$(mktemp -d)}"
   if [ ! -f "$dir/mongod.log" ]; then
     target/release/examples/shardkey-bench gen-plan --dir "$dir" --bytes "${LOG_RATIO_BYTES:-500000000}" >/dev/null
   fi
-  python3 scripts/bench.py logs "$dir/mongod.log" "$dir/app" "${BENCH_LOGS_OUT:-target/bench-logs.json}"
+  if [ ! -f "$dir/rs/mongod.log" ]; then
+    target/release/examples/shardkey-bench gen-plan --dir "$dir/rs" --bytes "${LOG_RATIO_BYTES:-500000000}" --cluster-time >/dev/null
+  fi
+  python3 scripts/bench.py logs "$dir/mongod.log" "$dir/app" "${BENCH_LOGS_OUT:-target/bench-logs.json}" "$dir/rs/mongod.log"
   [ -n "${LOG_RATIO_DIR:-}" ] || rm -rf "$dir"
 }
 if [ "${1:-}" = logs ]; then

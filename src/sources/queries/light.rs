@@ -91,7 +91,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for TieCmd<'a> {
                 let mut c = LightCmd::default();
                 while let Some(k) = m.next_key::<&'de str>()? {
                     let v: &'de RawValue = m.next_value()?;
-                    if c.names < c.seen.len() {
+                    if c.names < c.seen.len() && k != cmd::GOSSIP {
                         c.take(k, v.get(), name_hash(k));
                     }
                 }
@@ -187,9 +187,10 @@ pub(in crate::sources::queries) fn add_figures_line(part: &mut QueryLog, text: &
     let mut shape = std::mem::take(&mut part.shape);
     let shaped = found.ops == 1 && part.takes_shapes() && found.figures.plain_shape(&mut shape);
     if found.ops > 0 {
-        let ns = match &found.ns {
-            Ns::Given(n) => n.to_string(),
-            Ns::Joined(db, coll) => [&**db, ".", &**coll].concat(),
+        // Borrowed when the line names it (`Query::new` copies it once).
+        let ns: Cow<str> = match &found.ns {
+            Ns::Given(n) => Cow::Borrowed(n),
+            Ns::Joined(db, coll) => Cow::Owned([&**db, ".", &**coll].concat()),
         };
         found.figures.queries(&ns, part.window != (None, None), shaped, scratch);
         // The light count and these operations disagree only if a reader is wrong: the full

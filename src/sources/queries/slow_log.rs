@@ -9,13 +9,92 @@ use super::reasons::{NOT_CRUD, NOT_SLOW_QUERY, UNKNOWN};
 use crate::model::{Op, OpStats, Query, QueryOrigin};
 use bson::Document;
 
+/// The keys bson reads as Extended JSON inside a document.
+pub(super) const EXT_KEYS: &[&str] = &[
+    "$oid",
+    "$symbol",
+    "$numberInt",
+    "$numberLong",
+    "$numberDouble",
+    "$binary",
+    "$uuid",
+    "$code",
+    "$scope",
+    "$timestamp",
+    "$regularExpression",
+    "$dbPointer",
+    "$date",
+    "$maxKey",
+    "$minKey",
+    "$undefined",
+    "$numberDecimal",
+    "$numberDecimalBytes",
+];
+
+/// `$clusterTime`: the cluster time a replica set's driver gossips with every command, and
+/// its signature. No operation is read from it, and bson refuses the signature's `$binary`
+/// (`"subType":"0"`): every reader leaves it out of a command (`Command`, the light reads),
+/// so such a line is read as any other, not by the slow reads (issue 52).
+pub(super) const GOSSIP: &str = "$clusterTime";
+
+/// A command document as the full read keeps it: bson's reading of it (`Document`'s) without
+/// its `$clusterTime` (`GOSSIP`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(super) struct Command(pub(super) Document);
+
+impl std::ops::Deref for Command {
+    type Target = Document;
+    fn deref(&self) -> &Document {
+        &self.0
+    }
+}
+
+impl Command {
+    /// A command already read as a document (the slow reads), without its `$clusterTime`.
+    fn of(d: &Document) -> Command {
+        Command(d.iter().filter(|(k, _)| *k != GOSSIP).map(|(k, v)| (k.clone(), v.clone())).collect())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Command {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, IgnoredAny, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Command;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a command document")
+            }
+            // bson's own reading of a map (bson 2.15, de/serde.rs, `BsonVisitor::visit_map`):
+            // each field's value as `Bson`, inserted in order (a repeated name keeps its first
+            // place, its last value); a map with an Extended JSON name is that value, no document.
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Command, A::Error> {
+                let mut doc = Document::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    if k == GOSSIP {
+                        m.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    if EXT_KEYS.contains(&k.as_str()) {
+                        return Err(A::Error::custom("expected a document, found Extended JSON"));
+                    }
+                    let v = m.next_value::<bson::Bson>()?;
+                    doc.insert(k, v);
+                }
+                Ok(Command(doc))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// The fields of a slow-query line we use. Parsed in one pass straight into
 /// these types (bson reads Extended JSON itself); everything else is skipped.
 /// `C` is how the commands are read: whole (`Document`), or counted (`light::LightCmd`),
 /// with every other field the same, so the same lines fail both.
 #[derive(serde::Deserialize)]
 #[serde(bound(deserialize = "C: serde::Deserialize<'de>"))]
-pub(super) struct FastLogLine<'a, C = Document> {
+pub(super) struct FastLogLine<'a, C = Command> {
     pub(super) id: Option<i64>,
     #[serde(borrow)]
     pub(super) attr: Option<SlowQuery<'a, C>>,
@@ -35,7 +114,7 @@ pub(super) struct LogTime<'a> {
 
 #[derive(serde::Deserialize)]
 #[serde(bound(deserialize = "C: serde::Deserialize<'de>"))]
-pub(super) struct SlowQuery<'a, C = Document> {
+pub(super) struct SlowQuery<'a, C = Command> {
     #[serde(rename = "type", borrow)]
     pub(super) typ: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow)]
@@ -123,8 +202,8 @@ pub(super) fn add_log_line_tied(log: &mut QueryLog, d: &Document, tie: Tie) {
         ns: attr.get_str("ns").ok().map(Into::into),
         ninserted: get_i64(attr, "ninserted"),
         cursorid: get_i64(attr, "cursorid"),
-        command: attr.get_document("command").ok().cloned(),
-        originating_command: attr.get_document("originatingCommand").ok().cloned(),
+        command: attr.get_document("command").ok().map(Command::of),
+        originating_command: attr.get_document("originatingCommand").ok().map(Command::of),
         duration_millis: get_i64(attr, "durationMillis"),
         docs_examined: get_i64(attr, "docsExamined"),
         keys_examined: get_i64(attr, "keysExamined"),

@@ -196,6 +196,42 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
     assert!(read(r#"{"t":{"nodate":1},"id":51803,"attr":{"command":{"find":"b"}}}"#, true).is_none());
 }
 
+/// `$clusterTime`, which a replica set's drivers send with every command (bson refuses its
+/// signature's `"subType":"0"`: each such line took the slow reads), is left out of the command
+/// by every reader: the line is read light, by hand, and the full read gives it the operations
+/// and tie of the same line without it (the expectation: the line without it, by construction).
+#[test]
+fn a_replica_sets_cluster_time_changes_no_operation_and_leaves_the_line_light() {
+    let gossip = r#""$clusterTime":{"clusterTime":{"$timestamp":{"t":1755544053,"i":1}},"signature":{"hash":{"$binary":{"base64":"narLg5p2f7lVi+DU9/bPQEecBVc=","subType":"0"}},"keyId":7540002408831647749}}"#;
+    assert!(serde_json::from_str::<bson::Document>(&format!("{{{gossip}}}")).is_err(), "bson reads it now: the reason is gone");
+    let line = |attr: &str| {
+        format!(
+            r#"{{"t":{{"$date":"2025-08-18T19:07:34.809+00:00"}},"s":"I",  "c":"COMMAND",  "id":51803,   "ctx":"conn5","msg":"Slow query","attr":{attr}}}"#
+        )
+    };
+    let full = |text: &str| {
+        let mut log = QueryLog { limit: usize::MAX, raw: true, keep_times: true, ..Default::default() };
+        let Line::Slow(sq) = classify_line(text) else { panic!("not read as a slow query: {text}") };
+        slow_log::add_slow_query(&mut log, *sq, crate::sources::queries::once::Tie::Alone);
+        log.queries
+    };
+    let lsid = r#""lsid":{"id":{"$uuid":"71240b17-f22a-4523-8eb7-57e2ad2e8a0b"}},"txnNumber":3,"autocommit":false"#;
+    for attr in [
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":-5,"y":"z"},"GOSSIP,"$db":"a"},"durationMillis":3}"#.to_string(),
+        format!(r#"{{"type":"command","ns":"a.b","command":{{"update":"b","updates":[{{"q":{{"_id":1}},"u":{{"$set":{{"a":2}}}}}}],{lsid},"GOSSIP,"$db":"a"}}}}"#),
+        r#"{"type":"command","ns":"a.b","command":{"getMore":7,"collection":"b","GOSSIP,"$db":"a"},"originatingCommand":{"find":"b","filter":{"k":1},"GOSSIP,"$db":"a"}}"#.to_string(),
+        r#"{"type":"command","ns":"a.b","command":{"GOSSIP,"find":"b","filter":{"k":1},"$db":"a"}}"#.to_string(),
+    ] {
+        let (with, without) = (line(&attr.replace("\"GOSSIP,", &format!("{gossip},"))), line(&attr.replace("\"GOSSIP,", "")));
+        assert!(scan::line(&with, true).is_some(), "not read by hand: {with}");
+        assert!(same_as_full(&with), "not read light: {with}");
+        assert_eq!(full(&with), full(&without), "{with}");
+        assert!(!full(&with).is_empty() || attr.contains("getMore"), "{with}");
+        assert_eq!(tie_of(&with), tie_of(&without), "{with}");
+        assert_eq!(read(&with, true), read(&without, true), "{with}");
+    }
+}
+
 /// A filter shaped from its text (`workload`) has the shape of the document bson reads from
 /// it, or is left to the document: operators, Extended JSON, repeated or `$` names, escapes,
 /// more than 16 fields.
