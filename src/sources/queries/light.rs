@@ -17,7 +17,7 @@ use super::slow_log::FastLogLine;
 use crate::model::Op;
 use crate::model::Query;
 use cmd::{name_hash, LightCmd};
-use ops::{kind_of, ops, tie, Figures, Kind, LightOps, LightTxn, LineAttr, Ns};
+use ops::{kind_of, ops, tie, Figures, Kind, LightOps, LightTxn, LineAttr};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -188,10 +188,7 @@ pub(in crate::sources::queries) fn add_figures_line(part: &mut QueryLog, text: &
     let shaped = found.ops == 1 && part.takes_shapes() && found.figures.plain_shape(&mut shape);
     if found.ops > 0 {
         // Borrowed when the line names it (`Query::new` copies it once).
-        let ns: Cow<str> = match &found.ns {
-            Ns::Given(n) => Cow::Borrowed(n),
-            Ns::Joined(db, coll) => Cow::Owned([&**db, ".", &**coll].concat()),
-        };
+        let ns = found.ns.text();
         found.figures.queries(&ns, part.window != (None, None), shaped, scratch);
         // The light count and these operations disagree only if a reader is wrong: the full
         // read decides.

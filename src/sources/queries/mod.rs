@@ -124,7 +124,7 @@ fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<Qu
                         if found.ops > 0 {
                             let ns = match &last_ns {
                                 Some(n) if found.ns.is(n) => n.clone(),
-                                _ => last_ns.insert(found.ns.to_string().into()).clone(),
+                                _ => last_ns.insert(found.ns.text().into()).clone(),
                             };
                             let start = raw.as_ptr() as usize - block.as_ptr() as usize;
                             for index in 0..found.ops {
