@@ -319,10 +319,19 @@ impl<'a> Scan<'a> {
     }
 
     /// At `key`'s value, the first of an object: whether it is `{"$oid": <hex>}`,
-    /// `{"$date": <RFC 3339 text>}` or `{"$uuid": <UUID text>}` alone, which bson reads as an
-    /// ObjectId, a date or a UUID.
+    /// `{"$date": <RFC 3339 text>}`, `{"$uuid": <UUID text>}` or `{"$timestamp": {"t": <u32>,
+    /// "i": <u32>}}` alone, which bson reads as an ObjectId, a date, a UUID or a timestamp.
     fn plain_extended(&self, key: &str) -> bool {
         let mut p = Scan { b: self.b, s: self.s, i: self.i, depth: self.depth, unsure: false };
+        if key == "$timestamp" {
+            // The cluster time of a causally consistent read (`readConcern.afterClusterTime`)
+            // and of an oplog read; bson 2.15 (de/serde.rs, `"$timestamp"`) reads it as
+            // extjson/models.rs's `TimestampBody`: `t` and `i`, each a u32, no other field.
+            return p.plain_timestamp() && {
+                p.ws();
+                p.peek() == Some(b'}')
+            };
+        }
         let Some(v) = p.string() else { return false };
         p.ws();
         if p.peek() != Some(b'}') {
@@ -339,6 +348,21 @@ impl<'a> Scan<'a> {
             "$uuid" => hyphenated_uuid(v) || bson::Uuid::parse_str(v).is_ok(),
             _ => false,
         }
+    }
+
+    /// `{"t":<u32>,"i":<u32>}` as mongod writes it (another spelling: bson decides).
+    fn plain_timestamp(&mut self) -> bool {
+        let u32_at = |p: &mut Scan| {
+            let Some(n) = crate::sources::json_scan::number_at(p.b, p.i) else { return false };
+            let t = &p.s[p.i..n.end];
+            p.i = n.end;
+            !n.fraction && !n.exponent && !t.starts_with('-') && t.parse::<u32>().is_ok()
+        };
+        self.literal(b"{\"t\":").is_some()
+            && u32_at(self)
+            && self.literal(b",\"i\":").is_some()
+            && u32_at(self)
+            && self.literal(b"}").is_some()
     }
 
     /// JSON's number grammar. A number bson could refuse (beyond int64, or a float
