@@ -8,11 +8,12 @@
 //! logs-only keys whose values no query names after they were spread over every shard at
 //! scale (`metrics::cluster::layout::even_cuts`: such a key had put every operation on one
 //! shard), the note that says a log's version is not known, and the words of a tie in
-//! `comparedWithNext` ("ties ... and ranks first because", no component whose words read the
-//! same for both keys; no rank moved), and the load counting an insert command once, on the
-//! shards its documents reach, and inserts no document places not at all (logs only: they had
-//! diluted every shard's share of operations, scores 0 to 15 points lower, every
-//! recommendation the same); never by the code under change).
+//! `comparedWithNext` ("ties ... and ranks above it because", no component whose words read the
+//! same for both keys; no rank moved; "ranks first" until a trial read it of #3 against #4),
+//! and the load counting an insert command once, on the shards its documents reach, and
+//! inserts no document places not at all (logs only: they had diluted every shard's share of
+//! operations, scores 0 to 15 points lower, every recommendation the same); never by the code
+//! under change).
 
 mod common;
 

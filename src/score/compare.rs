@@ -65,8 +65,8 @@ pub(crate) fn compare(a_rank: usize, a: &Score, b_rank: usize, b: &Score) -> Str
         because.push(against(a.breakdown.words(c), b.breakdown.words(c)));
     }
     if !because.is_empty() {
-        // A tie is not explained by a difference: what ranks it first is.
-        s.push_str(if a.score == b.score { " and ranks first because " } else { " because " });
+        // A tie is not explained by a difference: what ranks it above the next is.
+        s.push_str(if a.score == b.score { " and ranks above it because " } else { " because " });
         s.push_str(&because.join(", and "));
     }
     if let Some((c, _)) = worst {

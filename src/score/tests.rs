@@ -576,7 +576,7 @@ fn a_tie_goes_to_the_key_with_fewer_refused_writes() {
     let w = compare(1, &few, 2, &many);
     assert_eq!(
         w,
-        "#1 ties with #2 at 20 and ranks first because the server would refuse 17.6% of the sampled writes under #1 against 44.1% under #2"
+        "#1 ties with #2 at 20 and ranks above it because the server would refuse 17.6% of the sampled writes under #1 against 44.1% under #2"
     );
     // A warning is not a refusal: it counts nothing.
     let mut f = facts();
