@@ -7,7 +7,6 @@ use super::super::reasons::NOT_CRUD;
 use super::cmd::LightCmd;
 use crate::model::Op;
 use std::borrow::Cow;
-use std::fmt;
 
 /// What a slow-query line yields: its operations (all on one namespace; how many the
 /// full read pushes) or why it has none. Nothing is allocated for a line on the common path.
@@ -106,15 +105,6 @@ impl Ns<'_> {
             Ns::Joined(db, coll) => {
                 ns.len() == db.len() + 1 + coll.len() && ns.starts_with(&**db) && ns.ends_with(&**coll) && ns.as_bytes()[db.len()] == b'.'
             }
-        }
-    }
-}
-
-impl fmt::Display for Ns<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            Ns::Given(n) => f.write_str(n),
-            Ns::Joined(db, coll) => write!(f, "{db}.{coll}"),
         }
     }
 }

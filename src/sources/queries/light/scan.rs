@@ -29,7 +29,7 @@ pub(super) fn line<'a>(text: &'a str, sessions: bool) -> Option<LightOps<'a>> {
     let (mut id, mut t, mut ctx) = (None, None, None);
     // mongod's own head of the line read by its keys' bytes (a fifth of a line's strings);
     // a line that does not begin so is read member by member from its start.
-    let mut head = Scan { ..p };
+    let mut head = p;
     let fast = head.head();
     if let Some((i, d, c)) = fast {
         (id, t, ctx) = (Some(i), Some(d), Some(c));
@@ -214,9 +214,9 @@ impl<'a> Scan<'a> {
             }
             b'{' if self.plain_lsid() => {}
             b'{' | b'[' => self.nested()?,
-            b't' => self.word(b"true")?,
-            b'f' => self.word(b"false")?,
-            b'n' => self.word(b"null")?,
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
             _ => self.number()?,
         }
         Some(&self.s[start..self.i])
@@ -254,9 +254,9 @@ impl<'a> Scan<'a> {
                 b'"' => {
                     self.string()?;
                 }
-                b't' => self.word(b"true")?,
-                b'f' => self.word(b"false")?,
-                b'n' => self.word(b"null")?,
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
                 _ => self.number()?,
             }
             // After a value: the next one, or the close of its level.
@@ -294,8 +294,7 @@ impl<'a> Scan<'a> {
         const OPEN: &[u8] = b"{\"id\":{\"$uuid\":\"";
         let at = self.i + OPEN.len();
         let fits = self.depth + 2 <= MAX_DEPTH && self.b[self.i..].starts_with(OPEN);
-        let plain =
-            fits && self.b.get(at + 36..at + 39) == Some(b"\"}}") && self.s.get(at..at + 36).is_some_and(super::cmd::hyphenated_uuid);
+        let plain = fits && self.b.get(at + 36..at + 39) == Some(b"\"}}") && self.s.get(at..at + 36).is_some_and(hyphenated_uuid);
         if plain {
             self.i = at + 39;
         }
@@ -303,7 +302,7 @@ impl<'a> Scan<'a> {
     }
 
     /// An object's key and colon, to its value (white space skipped). An Extended JSON key
-    /// makes the value unsure, unless it opens a plain `$oid`, `$date` or `$uuid`.
+    /// makes the value unsure, unless it opens a plain one (`plain_extended`).
     fn key(&mut self, first: bool) -> Option<()> {
         let key = self.string()?;
         self.eat(b':')?;
@@ -312,10 +311,6 @@ impl<'a> Scan<'a> {
             self.unsure = true;
         }
         Some(())
-    }
-
-    fn word(&mut self, w: &[u8]) -> Option<()> {
-        self.b[self.i..].starts_with(w).then(|| self.i += w.len())
     }
 
     /// At `key`'s value, the first of an object: whether it is `{"$oid": <hex>}`,
@@ -352,11 +347,12 @@ impl<'a> Scan<'a> {
 
     /// `{"t":<u32>,"i":<u32>}` as mongod writes it (another spelling: bson decides).
     fn plain_timestamp(&mut self) -> bool {
+        // u32's parser refuses a sign, a fraction and an exponent, as serde's u32 does.
         let u32_at = |p: &mut Scan| {
             let Some(n) = crate::sources::json_scan::number_at(p.b, p.i) else { return false };
             let t = &p.s[p.i..n.end];
             p.i = n.end;
-            !n.fraction && !n.exponent && !t.starts_with('-') && t.parse::<u32>().is_ok()
+            t.parse::<u32>().is_ok()
         };
         self.literal(b"{\"t\":").is_some()
             && u32_at(self)
@@ -388,7 +384,7 @@ impl<'a> Scan<'a> {
     fn opt_int(&mut self) -> Option<Option<i64>> {
         self.ws();
         if self.peek()? == b'n' {
-            return self.word(b"null").map(|_| None);
+            return self.literal(b"null").map(|_| None);
         }
         self.int().map(Some)
     }
@@ -397,7 +393,7 @@ impl<'a> Scan<'a> {
     fn opt_str(&mut self) -> Option<Option<&'a str>> {
         self.ws();
         if self.peek()? == b'n' {
-            return self.word(b"null").map(|_| None);
+            return self.literal(b"null").map(|_| None);
         }
         self.string().map(Some)
     }
@@ -468,7 +464,7 @@ impl<'a> Scan<'a> {
         self.ws();
         if self.peek()? == b'n' {
             *out = None;
-            return self.word(b"null");
+            return self.literal(b"null");
         }
         self.command(out.insert(LightCmd::default()))
     }

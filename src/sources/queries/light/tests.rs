@@ -24,7 +24,7 @@ fn same_as_full(text: &str) -> bool {
         _ => panic!("read light, but not a slow query to the full read: {text}"),
     }
     let ns: Vec<String> = log.queries.iter().map(|q| q.ns.clone()).collect();
-    assert_eq!(vec![light.ns.to_string(); light.ops], ns, "{text}");
+    assert_eq!(vec![light.ns.text().into_owned(); light.ops], ns, "{text}");
     // `workload`'s light operations are the full read's in what its counter reads.
     if light.ops > 0 {
         let mut light_qs = Vec::new();
