@@ -29,8 +29,8 @@ impl OpSink for Sink {
     fn takes_shapes(&self) -> bool {
         true
     }
-    fn op_shaped(&mut self, q: &crate::model::Query, shape: &str) {
-        self.0.add_shaped(q, Some(shape));
+    fn op_shaped(&mut self, op: &crate::model::OpFigures, shape: &str) {
+        self.0.add_shaped(op, shape);
     }
     fn merge(&mut self, other: Box<dyn OpSink>) {
         if let Ok(s) = other.as_any().downcast::<Sink>() {

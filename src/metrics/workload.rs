@@ -3,7 +3,7 @@
 //! operation counts, commands, duration p50/p95/max/total, documents examined
 //! against returned, and COLLSCAN plans. Every operation counts (not the sample).
 
-use crate::model::Query;
+use crate::model::{OpFigures, Query};
 use crate::targeting::shapes::shape_into;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -54,49 +54,44 @@ pub(crate) enum ShapeOrder {
 
 impl WorkloadCounter {
     pub(crate) fn add(&mut self, q: &Query) {
-        self.add_shaped(q, None);
+        self.shape.clear();
+        if q.op != crate::model::Op::Insert {
+            shape_into(&q.filter, &mut self.shape);
+        }
+        let shape = std::mem::take(&mut self.shape);
+        self.add_shaped(&q.figures(), &shape);
+        self.shape = shape;
     }
 
-    /// `add`, the filter's shape given (`shapes::plain_shape_into` from the filter's text:
-    /// `q.filter` then was not parsed, issue 52) or taken from `q.filter` (None).
-    pub(crate) fn add_shaped(&mut self, q: &Query, given: Option<&str>) {
-        let WorkloadCounter { by_ns, shape } = self;
-        let ns = match by_ns.get_mut(&q.ns) {
+    /// `add`, the filter's shape given (`shapes::plain_shape_into` from the filter's text,
+    /// or `shape_into` from the parsed filter; an insert's is ignored).
+    pub(crate) fn add_shaped(&mut self, q: &OpFigures, shape: &str) {
+        let ns = match self.by_ns.get_mut(q.ns) {
             Some(n) => n,
-            None => by_ns.entry(q.ns.clone()).or_default(),
+            None => self.by_ns.entry(q.ns.to_string()).or_default(),
         };
         let op = q.op.name();
         *ns.ops.entry(op).or_default() += 1;
-        if q.op == crate::model::Op::Insert {
-            shape.clear();
-            shape.push_str("(insert)");
-        } else if let Some(given) = given {
-            shape.clear();
-            shape.push_str(given);
-        } else {
-            shape_into(&q.filter, shape);
-        }
-        let s = match ns.shapes.get_mut(shape.as_str()) {
+        let shape = if q.op == crate::model::Op::Insert { "(insert)" } else { shape };
+        let s = match ns.shapes.get_mut(shape) {
             Some(s) => s,
-            None => ns.shapes.entry(shape.clone()).or_default(),
+            None => ns.shapes.entry(shape.to_string()).or_default(),
         };
         s.count += 1;
         *s.commands.entry(op).or_default() += 1;
-        if let Some(st) = &q.stats {
-            if let Some(ms) = st.millis {
-                s.millis.push(ms.clamp(0, u32::MAX as i64) as u32);
-            }
-            if st.docs_examined.is_some() || st.nreturned.is_some() {
-                s.with_counts += 1;
-                s.docs_examined += st.docs_examined.unwrap_or(0).max(0) as u64;
-                s.keys_examined += st.keys_examined.unwrap_or(0).max(0) as u64;
-                s.nreturned += st.nreturned.unwrap_or(0).max(0) as u64;
-            }
-            if let Some(plan) = st.plan_summary.as_deref() {
-                s.plans_known += 1;
-                if plan.contains("COLLSCAN") {
-                    s.collscans += 1;
-                }
+        if let Some(ms) = q.millis {
+            s.millis.push(ms.clamp(0, u32::MAX as i64) as u32);
+        }
+        if q.docs_examined.is_some() || q.nreturned.is_some() {
+            s.with_counts += 1;
+            s.docs_examined += q.docs_examined.unwrap_or(0).max(0) as u64;
+            s.keys_examined += q.keys_examined.unwrap_or(0).max(0) as u64;
+            s.nreturned += q.nreturned.unwrap_or(0).max(0) as u64;
+        }
+        if let Some(plan) = q.plan_summary {
+            s.plans_known += 1;
+            if plan.contains("COLLSCAN") {
+                s.collscans += 1;
             }
         }
     }

@@ -24,6 +24,7 @@ pub(crate) mod version;
 pub(crate) use key_range::KeyRange;
 pub use key_space::KeySpace;
 pub use namespace::Namespace;
+pub(crate) use query::OpFigures;
 pub use query::{Op, OpStats, Query, QueryOrigin, UpdateSpec};
 pub(crate) use sampled_doc::{DocBody, SampledDoc};
 pub use shard_key::ShardKey;

@@ -186,9 +186,12 @@ pub(in crate::sources::queries) fn add_figures_line(part: &mut QueryLog, text: &
     // parsed into a document (its parse and shaping were a sixth of `workload`'s profile).
     let mut shape = std::mem::take(&mut part.shape);
     let shaped = found.ops == 1 && part.takes_shapes() && found.figures.plain_shape(&mut shape);
-    if found.ops > 0 {
-        // Borrowed when the line names it (`Query::new` copies it once).
-        let ns = found.ns.text();
+    let ns = found.ns.text();
+    // One operation counted by its shape and figures (the common line): no `Query` is built
+    // unless the sample or the merge takes it.
+    let alone = found.ops == 1 && part.window == (None, None) && part.takes_shapes();
+    let one = if alone { found.figures.one_op(&ns).filter(|o| shaped || o.op == Op::Insert) } else { None };
+    if one.is_none() && found.ops > 0 {
         found.figures.queries(&ns, part.window != (None, None), shaped, scratch);
         // The light count and these operations disagree only if a reader is wrong: the full
         // read decides.
@@ -202,6 +205,14 @@ pub(in crate::sources::queries) fn add_figures_line(part: &mut QueryLog, text: &
     }
     let fates = part.line_fates(found.conn.as_deref(), &found.tie);
     let mut held = Vec::new();
+    if let Some(op) = one {
+        match fates.fate(0) {
+            Fate::Count => part.accept_figures(&op, &shape, || found.figures.one_query(&op)),
+            Fate::Twice(why) => part.skip(why),
+            // Held for the merge, which gives it to the sink whole.
+            Fate::Wait => held.push(Held::Parsed(Box::new(found.figures.one_query(&op)))),
+        }
+    }
     for (index, mut q) in scratch.drain(..).enumerate() {
         match fates.fate(index) {
             Fate::Count => part.accept_shaped(q, shaped.then_some(shape.as_str())),

@@ -117,10 +117,10 @@ pub(crate) trait OpSink: Send + Sync + std::fmt::Debug {
     fn takes_shapes(&self) -> bool {
         false
     }
-    /// `op` for an operation whose filter was not parsed (`q.filter` is empty), with the
-    /// filter's shape; only a sink that `takes_shapes` is given one.
-    fn op_shaped(&mut self, q: &Query, _shape: &str) {
-        self.op(q)
+    /// `op` for an operation whose filter was not parsed, its figures and its filter's shape
+    /// given; only a sink that `takes_shapes` is given one.
+    fn op_shaped(&mut self, _op: &crate::model::OpFigures, _shape: &str) {
+        debug_assert!(false, "op_shaped reaches only a sink that takes_shapes");
     }
     /// Whether it reads a slow-query line's operations parsed only when `needs_parsed` says so
     /// (`plan`'s transactions): the others are read light, and the sink told of them
@@ -305,12 +305,26 @@ impl QueryLog {
         }
         if let Some(sink) = &mut self.sink {
             match shape {
-                Some(shape) => sink.op_shaped(&q, shape),
+                Some(shape) => sink.op_shaped(&q.figures(), shape),
                 None => sink.op(&q),
             }
         }
         self.count(&q.ns);
         self.offer_parsed(q);
+    }
+
+    /// `accept_shaped` of one operation read light, outside any window, not built (`build`)
+    /// unless the sample takes it: a sink that `takes_shapes` reads only `op` and `shape`.
+    pub(super) fn accept_figures(&mut self, op: &crate::model::OpFigures, shape: &str, build: impl FnOnce() -> Query) {
+        debug_assert!(self.window == (None, None) && self.takes_shapes());
+        if let Some(sink) = &mut self.sink {
+            sink.op_shaped(op, shape);
+        }
+        self.count(op.ns);
+        let taken = if self.staging { self.offer(build()) } else { self.slot_for(op.ns).inspect(|&j| self.place(j, build())) };
+        if let Some(j) = taken {
+            self.set_deferred(j, None);
+        }
     }
 
     /// A write command without its statements: tell the sink which transaction the

@@ -7,7 +7,7 @@
 //! left out: only a sink that says it reads figures alone (`OpSink::figures_only`) is fed so.
 
 use super::ops::{Figures, Kind};
-use crate::model::{Op, OpStats, Query, QueryOrigin};
+use crate::model::{Op, OpFigures, OpStats, Query, QueryOrigin};
 use bson::{Bson, Document};
 
 static EMPTY: std::sync::LazyLock<Document> = std::sync::LazyLock::new(Document::new);
@@ -31,6 +31,52 @@ impl Figures<'_> {
         true
     }
 
+    /// The line's one operation on `ns` (`Kind::One` or `Kind::Insert`) as a counter of
+    /// figures reads it; None for any other kind.
+    pub(super) fn one_op<'a>(&'a self, ns: &'a str) -> Option<OpFigures<'a>> {
+        let op = match self.kind {
+            Kind::One(op, _) => op,
+            Kind::Insert => Op::Insert,
+            _ => return None,
+        };
+        Some(OpFigures {
+            op,
+            ns,
+            millis: self.millis,
+            docs_examined: self.docs_examined,
+            keys_examined: self.keys_examined,
+            nreturned: self.nreturned,
+            plan_summary: self.plan_summary.as_deref(),
+        })
+    }
+
+    /// `one_op`'s operation as the full read gives it (its filter parsed), for the sample or
+    /// the merge to keep.
+    pub(super) fn one_query(&self, op: &OpFigures) -> Query {
+        let filter = match self.kind {
+            Kind::One(_, filter) => document(filter).unwrap_or_default(),
+            _ => EMPTY.clone(),
+        };
+        Self::query(op.op, op.ns, filter, &self.stats(None))
+    }
+
+    fn stats(&self, ts_millis: Option<i64>) -> OpStats {
+        OpStats {
+            millis: self.millis,
+            docs_examined: self.docs_examined,
+            keys_examined: self.keys_examined,
+            nreturned: self.nreturned,
+            plan_summary: self.plan_summary.as_deref().map(str::to_string),
+            ts_millis,
+        }
+    }
+
+    fn query(op: Op, ns: &str, filter: Document, stats: &OpStats) -> Query {
+        let mut q = Query::new(op, ns, filter, QueryOrigin::SlowQueryLog);
+        q.stats = Some(Box::new(stats.clone()));
+        q
+    }
+
     /// The filter of the line's one operation (`Kind::One`), parsed.
     pub(super) fn one_filter(&self) -> Document {
         match self.kind {
@@ -48,19 +94,8 @@ impl Figures<'_> {
         } else {
             None
         };
-        let stats = OpStats {
-            millis: self.millis,
-            docs_examined: self.docs_examined,
-            keys_examined: self.keys_examined,
-            nreturned: self.nreturned,
-            plan_summary: self.plan_summary.as_deref().map(str::to_string),
-            ts_millis,
-        };
-        let mut push = |op: Op, filter: Document| {
-            let mut q = Query::new(op, ns, filter, QueryOrigin::SlowQueryLog);
-            q.stats = Some(Box::new(stats.clone()));
-            out.push(q);
-        };
+        let stats = self.stats(ts_millis);
+        let mut push = |op: Op, filter: Document| out.push(Self::query(op, ns, filter, &stats));
         match self.kind {
             Kind::Nothing => {}
             // A clone of an empty document draws no hasher seed (`Document::new` does, from
