@@ -3,7 +3,7 @@
 //! operation counts, commands, duration p50/p95/max/total, documents examined
 //! against returned, and COLLSCAN plans. Every operation counts (not the sample).
 
-use crate::model::{OpFigures, Query};
+use crate::model::{Op, OpFigures, Query};
 use crate::targeting::shapes::shape_into;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -19,7 +19,7 @@ pub(crate) struct WorkloadCounter {
 
 #[derive(Debug, Default, Clone)]
 struct NsCounter {
-    ops: BTreeMap<&'static str, u64>,
+    ops: OpCounts,
     /// aHash, not SipHash: the shapes are the tool's own text, and the report orders them.
     shapes: HashMap<String, ShapeStats, ahash::RandomState>,
 }
@@ -27,7 +27,7 @@ struct NsCounter {
 #[derive(Debug, Default, Clone)]
 struct ShapeStats {
     count: u64,
-    commands: BTreeMap<&'static str, u64>,
+    commands: OpCounts,
     millis: Vec<u32>,
     docs_examined: u64,
     keys_examined: u64,
@@ -36,6 +36,28 @@ struct ShapeStats {
     collscans: u64,
     /// Operations that logged a plan at all (2.4 and older logs do not).
     plans_known: u64,
+}
+
+/// Operations per command, indexed by `Op` (a map keyed by name compared names on every
+/// operation counted).
+#[derive(Debug, Default, Clone)]
+struct OpCounts([u64; Op::ALL.len()]);
+
+impl OpCounts {
+    fn add(&mut self, op: Op, n: u64) {
+        self.0[op as usize] += n;
+    }
+
+    fn merge(&mut self, other: &OpCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+
+    /// The report's map: by command name, those counted.
+    fn by_name(&self) -> BTreeMap<String, u64> {
+        Op::ALL.iter().filter(|op| self.0[**op as usize] > 0).map(|op| (op.name().to_string(), self.0[*op as usize])).collect()
+    }
 }
 
 /// How a namespace's shapes are ordered (`workload --sort`).
@@ -55,7 +77,7 @@ pub(crate) enum ShapeOrder {
 impl WorkloadCounter {
     pub(crate) fn add(&mut self, q: &Query) {
         self.shape.clear();
-        if q.op != crate::model::Op::Insert {
+        if q.op != Op::Insert {
             shape_into(&q.filter, &mut self.shape);
         }
         let shape = std::mem::take(&mut self.shape);
@@ -70,15 +92,14 @@ impl WorkloadCounter {
             Some(n) => n,
             None => self.by_ns.entry(q.ns.to_string()).or_default(),
         };
-        let op = q.op.name();
-        *ns.ops.entry(op).or_default() += 1;
-        let shape = if q.op == crate::model::Op::Insert { "(insert)" } else { shape };
+        ns.ops.add(q.op, 1);
+        let shape = if q.op == Op::Insert { "(insert)" } else { shape };
         let s = match ns.shapes.get_mut(shape) {
             Some(s) => s,
             None => ns.shapes.entry(shape.to_string()).or_default(),
         };
         s.count += 1;
-        *s.commands.entry(op).or_default() += 1;
+        s.commands.add(q.op, 1);
         if let Some(ms) = q.millis {
             s.millis.push(ms.clamp(0, u32::MAX as i64) as u32);
         }
@@ -99,15 +120,11 @@ impl WorkloadCounter {
     pub(crate) fn merge(&mut self, other: WorkloadCounter) {
         for (ns, o) in other.by_ns {
             let mine = self.by_ns.entry(ns).or_default();
-            for (k, v) in o.ops {
-                *mine.ops.entry(k).or_default() += v;
-            }
+            mine.ops.merge(&o.ops);
             for (shape, st) in o.shapes {
                 let m = mine.shapes.entry(shape).or_default();
                 m.count += st.count;
-                for (k, v) in st.commands {
-                    *m.commands.entry(k).or_default() += v;
-                }
+                m.commands.merge(&st.commands);
                 m.millis.extend(st.millis);
                 m.docs_examined += st.docs_examined;
                 m.keys_examined += st.keys_examined;
@@ -127,7 +144,7 @@ impl WorkloadCounter {
             .into_iter()
             .filter(|(ns, _)| keep(ns))
             .map(|(ns, c)| {
-                let total: u64 = c.ops.values().sum();
+                let total: u64 = c.ops.0.iter().sum();
                 let mut shapes: Vec<ShapeWorkload> = c.shapes.into_iter().map(|(shape, s)| s.report(shape)).collect();
                 shapes.sort_by(|a, b| {
                     let first = match order {
@@ -145,13 +162,7 @@ impl WorkloadCounter {
                 if top > 0 {
                     shapes.truncate(top);
                 }
-                NamespaceWorkload {
-                    namespace: ns,
-                    num_operations: total,
-                    operations: c.ops.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-                    num_shapes,
-                    shapes,
-                }
+                NamespaceWorkload { namespace: ns, num_operations: total, operations: c.ops.by_name(), num_shapes, shapes }
             })
             .collect();
         out.sort_by(|a, b| b.num_operations.cmp(&a.num_operations).then(a.namespace.cmp(&b.namespace)));
@@ -166,7 +177,7 @@ impl ShapeStats {
         ShapeWorkload {
             shape,
             count: self.count,
-            commands: self.commands.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            commands: self.commands.by_name(),
             duration_millis: d,
             docs_examined: self.docs_examined,
             keys_examined: self.keys_examined,

@@ -15,6 +15,10 @@ pub enum Op {
 }
 
 impl Op {
+    /// Every operation, in declaration order (`op as usize` indexes it).
+    pub(crate) const ALL: [Op; 8] =
+        [Op::Find, Op::Aggregate, Op::Count, Op::Distinct, Op::Update, Op::Delete, Op::FindAndModify, Op::Insert];
+
     pub(crate) fn is_read(self) -> bool {
         matches!(self, Op::Find | Op::Aggregate | Op::Count | Op::Distinct)
     }
@@ -223,6 +227,13 @@ impl Query {
 mod tests {
     use super::*;
     use bson::doc;
+
+    #[test]
+    fn every_op_is_listed_at_its_own_index() {
+        assert!(Op::ALL.iter().enumerate().all(|(i, op)| *op as usize == i));
+        let names: std::collections::BTreeSet<&str> = Op::ALL.iter().map(|op| op.name()).collect();
+        assert_eq!(names.len(), Op::ALL.len());
+    }
 
     #[test]
     fn a_retention_delete_is_a_delete_many_below_one_bound() {

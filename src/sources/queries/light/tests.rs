@@ -256,6 +256,8 @@ fn a_plain_filter_is_shaped_from_its_text_as_from_its_document() {
         (r#"{}"#, true),
         (r#"{"storeId":28,"_id":12228}"#, true),
         (r#" { "b" : "x" , "a-b":1, "a":{"x":1,"$gt":2}, "c":[1,{"$gt":1}], "d":null, "e":{}, "f":true } "#, true),
+        // Values skipped unchecked: quotes escaped, brackets and commas inside strings.
+        (r#"{"a":"x,}]\"y\\","b":[{"c":"]"},[]],"d":-1.5e3,"e":{"f":{"g":"}"}}}"#, true),
         (r#"{"a":{"$gt":1}}"#, false),
         (r#"{"a":{"$oid":"5f0000000000000000000000"}}"#, false),
         (r#"{"a":{"$regularExpression":{"pattern":"^x","options":""}}}"#, false),
