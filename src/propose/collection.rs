@@ -2,7 +2,7 @@
 //! indexes, a validator's required fields when it is empty, the keys a time-series collection
 //! allows; lists merged, first one wins.
 
-use super::from_fields::{for_left_out, key, propose, propose_in};
+use super::from_fields::{for_left_out, key, propose, propose_profiled};
 use super::left_out;
 use super::profile::{profile_fields, MIN_PRESENCE};
 use super::proposal::{Origin, Proposal, Proposals, MAX_PROPOSALS};
@@ -63,7 +63,7 @@ pub(crate) fn for_collection(
                 .filter(|ix| ix.unique && ix.partial_filter.is_none())
                 .filter_map(|ix| ix.key.keys().next().filter(|k| k.as_str() != "_id").cloned())
                 .collect();
-            let from_fields = propose_in(prescan, queries, total_docs, &unique);
+            let from_fields = propose_profiled(prescan, &fields, queries, total_docs, &unique);
             let list = merge([from_fields.list, left, from_indexes(indexes)]);
             // A key the cap held back that another list put forward is not left out.
             let over_cap = from_fields.over_cap.into_iter().filter(|k| !list.iter().any(|p| &p.key == k)).collect();

@@ -41,8 +41,19 @@ const GROUP_DOCS_PER_VALUE: f64 = 5.0;
 /// ranged, hashed, then `_id`, the field named beside it, the most selective field). So the
 /// least filtered fields' compounds go first; the indexes' keys are added after (`merge`).
 pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: Option<u64>, unique: &[String]) -> Proposals {
+    propose_profiled(prescan, &profile_fields(prescan, queries), queries, total_docs, unique)
+}
+
+/// `propose_in` with the fields already profiled (`profile_fields` of the same pre-scan and
+/// queries: it walks every filter, and `collection::for_collection` needs it too).
+pub(crate) fn propose_profiled(
+    prescan: &[Document],
+    fields: &[FieldProfile],
+    queries: &[&Query],
+    total_docs: Option<u64>,
+    unique: &[String],
+) -> Proposals {
     let n = prescan.len();
-    let fields = profile_fields(prescan, queries);
     // Without documents presence is unknown: every filtered field is usable.
     let usable = |f: &&FieldProfile| !f.geo && f.arrays == 0 && (n == 0 || f.present as f64 >= MIN_PRESENCE * n as f64);
     // Dates, timestamps and ObjectIds repeat within a second, never as groups.
@@ -278,7 +289,7 @@ pub(crate) fn propose_in(prescan: &[Document], queries: &[&Query], total_docs: O
         // The expert's compound (issue 49): a field read by equality whose values repeat,
         // then the most selective other field, whether or not one filter names both.
         if p != "_id" && f.eq_uses > 0 && !high(f) {
-            if let Some((g, why)) = most_selective(&fields, f, unique, &usable) {
+            if let Some((g, why)) = most_selective(fields, f, unique, &usable) {
                 push(
                     key(&[(p, KeyKind::Range), (&g.path, KeyKind::Range)]),
                     format!("{p} then {}, {why}: each {p} value's documents split into chunks by it ({})", g.path, uses_words(f)),
