@@ -178,6 +178,7 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
     // Lines the full parse reads differently or not at all: left to it.
     let declined = [
         r#"{"type":"command","ns":"a.b","command":{"find":"b","find":"c"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","allowPartialResults":true,"singleBatch":1,"allowPartialResults":false}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","\u0024db":"c"}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"nothex"}}}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11","y":1}}}}"#,
