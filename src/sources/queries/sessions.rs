@@ -35,9 +35,7 @@ pub(crate) struct Sessions {
     /// While the logs are read: the kept transactions' operations since, parsed or still
     /// their lines (most of the transactions a long log's sample keeps for a while leave it
     /// again: their lines are never parsed, and cost a pointer each to move and drop).
-    /// Hashed, not ordered: each part's merge looks up and inserts its kept transactions
-    /// here (a tree's comparisons of session ids were most of the merge's time in `plan`), and
-    /// its order reaches nothing (`resolve_lines` files them into `transactions`).
+    /// Hashed: a tree's session-id comparisons were most of the merge's time; no order is read.
     reading: std::collections::HashMap<TxnId, Vec<Waiting>, ahash::RandomState>,
     /// The kept transactions by hash: the largest is the next evicted.
     kept: std::collections::BTreeSet<(u64, TxnId)>,
