@@ -44,8 +44,12 @@ struct ShapeStats {
 struct OpCounts([u64; Op::ALL.len()]);
 
 impl OpCounts {
-    fn add(&mut self, op: Op, n: u64) {
-        self.0[op as usize] += n;
+    fn add(&mut self, op: Op) {
+        self.0[op as usize] += 1;
+    }
+
+    fn total(&self) -> u64 {
+        self.0.iter().sum()
     }
 
     fn merge(&mut self, other: &OpCounts) {
@@ -56,7 +60,7 @@ impl OpCounts {
 
     /// The report's map: by command name, those counted.
     fn by_name(&self) -> BTreeMap<String, u64> {
-        Op::ALL.iter().filter(|op| self.0[**op as usize] > 0).map(|op| (op.name().to_string(), self.0[*op as usize])).collect()
+        Op::ALL.iter().zip(self.0).filter(|(_, n)| *n > 0).map(|(op, n)| (op.name().to_string(), n)).collect()
     }
 }
 
@@ -92,14 +96,14 @@ impl WorkloadCounter {
             Some(n) => n,
             None => self.by_ns.entry(q.ns.to_string()).or_default(),
         };
-        ns.ops.add(q.op, 1);
+        ns.ops.add(q.op);
         let shape = if q.op == Op::Insert { "(insert)" } else { shape };
         let s = match ns.shapes.get_mut(shape) {
             Some(s) => s,
             None => ns.shapes.entry(shape.to_string()).or_default(),
         };
         s.count += 1;
-        s.commands.add(q.op, 1);
+        s.commands.add(q.op);
         if let Some(ms) = q.millis {
             s.millis.push(ms.clamp(0, u32::MAX as i64) as u32);
         }
@@ -144,7 +148,7 @@ impl WorkloadCounter {
             .into_iter()
             .filter(|(ns, _)| keep(ns))
             .map(|(ns, c)| {
-                let total: u64 = c.ops.0.iter().sum();
+                let total = c.ops.total();
                 let mut shapes: Vec<ShapeWorkload> = c.shapes.into_iter().map(|(shape, s)| s.report(shape)).collect();
                 shapes.sort_by(|a, b| {
                     let first = match order {

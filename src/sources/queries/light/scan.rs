@@ -422,18 +422,16 @@ impl<'a> Scan<'a> {
         let digits = &b[neg as usize..];
         let n = digits.iter().take(19).take_while(|c| c.is_ascii_digit()).count();
         let plain = (1..=18).contains(&n) && (n == 1 || digits[0] != b'0') && !matches!(digits.get(n), Some(b'.' | b'e' | b'E'));
-        if plain {
+        let (neg, v) = if plain {
             let v = digits[..n].iter().fold(0i64, |v, c| v * 10 + i64::from(c - b'0'));
             self.i += neg as usize + n;
-            // serde_json reads `-0` as a float (its sign kept), which no i64 field takes.
-            return match (neg, v) {
-                (true, 0) => None,
-                (true, v) => Some(-v),
-                (false, v) => Some(v),
-            };
-        }
-        let v = self.value()?;
-        v.parse::<i64>().ok().filter(|_| v != "-0")
+            (neg, if neg { -v } else { v })
+        } else {
+            let v = self.value()?;
+            (v.starts_with('-'), v.parse::<i64>().ok()?)
+        };
+        // serde_json reads `-0` as a float (its sign kept), which no i64 field takes.
+        (!(neg && v == 0)).then_some(v)
     }
 
     /// `Option<i64>`: null or an integer.
