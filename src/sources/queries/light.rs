@@ -16,7 +16,7 @@ use super::once::{Cmd, Fate, Held, Tie};
 use super::slow_log::FastLogLine;
 use crate::model::Op;
 use crate::model::Query;
-use cmd::{name_hash, LightCmd};
+use cmd::LightCmd;
 use ops::{kind_of, ops, tie, Figures, Kind, LightOps, LightTxn, LineAttr};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -91,8 +91,9 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for TieCmd<'a> {
                 let mut c = LightCmd::default();
                 while let Some(k) = m.next_key::<&'de str>()? {
                     let v: &'de RawValue = m.next_value()?;
-                    if c.names < c.seen.len() && k != cmd::GOSSIP {
-                        c.take(k, v.get(), name_hash(k));
+                    if k != cmd::GOSSIP {
+                        // A repeat is not refused here: a tie is read from any line serde reads.
+                        let _ = c.take(k, v.get());
                     }
                 }
                 Ok(TieCmd(c))
@@ -176,23 +177,32 @@ mod scan;
 /// `workload`'s operations from a light read: filters parsed alone, no command document.
 mod figures;
 
+/// What `add_figures_line` reuses from line to line: the operations of a line, and the
+/// namespace of the last one joined.
+#[derive(Default)]
+pub(in crate::sources::queries) struct Scratch {
+    queries: Vec<Query>,
+    ns: String,
+}
+
 /// A slow-query line read light for a sink of figures (`workload`): its operations counted,
 /// skipped or held as the full read does (`once`). False when the light read leaves the
-/// line to the full one. `scratch` is reused from line to line.
-pub(in crate::sources::queries) fn add_figures_line(part: &mut QueryLog, text: &str, scratch: &mut Vec<Query>) -> bool {
+/// line to the full one.
+pub(in crate::sources::queries) fn add_figures_line(part: &mut QueryLog, text: &str, reused: &mut Scratch) -> bool {
     let Some(found): Option<LightOps> = read(text, false) else { return false };
+    let Scratch { queries: scratch, ns } = reused;
     scratch.clear();
     // `workload` counts a filter by its shape: a plain one is shaped from its text, not
     // parsed into a document (its parse and shaping were a sixth of `workload`'s profile).
     let mut shape = std::mem::take(&mut part.shape);
     let shaped = found.ops == 1 && part.takes_shapes() && found.figures.plain_shape(&mut shape);
-    let ns = found.ns.text();
+    let ns = found.ns.text_in(ns);
     // One operation counted by its shape and figures (the common line): no `Query` is built
     // unless the sample or the merge takes it.
     let alone = found.ops == 1 && part.window == (None, None) && part.takes_shapes();
-    let one = if alone { found.figures.one_op(&ns).filter(|o| shaped || o.op == Op::Insert) } else { None };
+    let one = if alone { found.figures.one_op(ns).filter(|o| shaped || o.op == Op::Insert) } else { None };
     if one.is_none() && found.ops > 0 {
-        found.figures.queries(&ns, part.window != (None, None), shaped, scratch);
+        found.figures.queries(ns, part.window != (None, None), shaped, scratch);
         // The light count and these operations disagree only if a reader is wrong: the full
         // read decides.
         if scratch.len() != found.ops {

@@ -95,10 +95,10 @@ fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<Qu
         .par_chunks(2048)
         .map(|chunk| {
             let mut part = if lazy { proto.staging_part() } else { proto.part() };
-            // The namespace of the last light line, shared by the next ones on it.
-            let mut last_ns: Option<std::sync::Arc<str>> = None;
+            // The namespaces of the last light lines, shared by the next ones on them.
+            let mut recent_ns = Vec::new();
             // The operations of a line read for figures, reused (`light::figures`).
-            let mut scratch = Vec::new();
+            let mut scratch = light::Scratch::default();
             // A sink of sessions (`plan`) is told of the lines read light; none otherwise.
             let sessions = part.sink.is_some();
             for (lineno, raw) in chunk {
@@ -122,10 +122,7 @@ fn read_block(block: &[u8], first_line: u64, proto: &QueryLog) -> (Vec<Result<Qu
                         }
                         let mut held = Vec::new();
                         if found.ops > 0 {
-                            let ns = match &last_ns {
-                                Some(n) if found.ns.is(n) => n.clone(),
-                                _ => last_ns.insert(found.ns.text().into()).clone(),
-                            };
+                            let ns = found.ns.shared(&mut recent_ns);
                             let start = raw.as_ptr() as usize - block.as_ptr() as usize;
                             for index in 0..found.ops {
                                 let at = InBlock { start, len: raw.len(), lineno: *lineno, index: index as u32 };

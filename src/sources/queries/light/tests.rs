@@ -157,6 +157,8 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"a":1,"$oid":"000000003fdabe86cbbeaa11"}}}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":1e300,"y":-9223372036854775808,"z":99999999999999999999}}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$date":"2024-06-01T00:00:00Z"}},"$db":"a"}}"#,
+        // A repeated name the light read does not take changes nothing it reads.
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","allowPartialResults":true,"singleBatch":1,"allowPartialResults":false}}"#,
         // bson reads this one as a date, in both reads.
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"y":1,"$date":"2024-06-01T00:00:00Z"}}}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","lsid":{"id":{"$uuid":"829b14b2-0a55-4ec5-9130-4ef7f1837581"}},"$db":"a"}}"#,
@@ -178,7 +180,12 @@ fn the_light_read_counts_what_the_full_read_counts_on_every_shape() {
     // Lines the full parse reads differently or not at all: left to it.
     let declined = [
         r#"{"type":"command","ns":"a.b","command":{"find":"b","find":"c"}}"#,
-        r#"{"type":"command","ns":"a.b","command":{"find":"b","allowPartialResults":true,"singleBatch":1,"allowPartialResults":false}}"#,
+        // A repeated name the light read takes: the full parse reads its last value.
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"a":1},"filter":{"b":1}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"find":"b","$db":"a","singleBatch":1,"$db":"c"}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"q":{"a":1},"u":{},"q":{"b":1}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"q":{"a":1},"u":{},"u":{"$set":{"a":1}}}}"#,
+        r#"{"type":"command","ns":"a.b","command":{"update":"b","updates":[{"q":{}}],"updates":[{"q":{}},{"q":{}}]}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","\u0024db":"c"}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"nothex"}}}}"#,
         r#"{"type":"command","ns":"a.b","command":{"find":"b","filter":{"x":{"$oid":"000000003fdabe86cbbeaa11","y":1}}}}"#,
