@@ -13,8 +13,8 @@ pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The first `"`, `\\` or control character of `b` (where a plain string ends, or is not
-/// plain), eight bytes at a time: strings in these lines are short, too short for memchr to
-/// pay for its set-up, and the control characters need a check of their own.
+/// plain), sixteen or eight bytes at a time: strings in these lines are short, too short for
+/// memchr to pay for its set-up, and the control characters need a check of their own.
 #[inline]
 pub(crate) fn special_at(b: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
@@ -22,6 +22,20 @@ pub(crate) fn special_at(b: &[u8]) -> Option<usize> {
     // A byte's high bit is set where it is zero; only the lowest flag is exact.
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let mut i = 0;
+    // Sixteen bytes a step where SSE2 compares them (a line's strings, keys mostly, end in the
+    // first step; eight bytes a step were 2.5 instructions a byte, 30% of `workload`'s).
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    while let Some(chunk) = b.get(i..i + 16) {
+        use safe_arch::{cmp_eq_mask_i8_m128i as eq, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i as splat};
+        let v = load_unaligned_m128i(chunk.try_into().ok()?);
+        // Below a space: at most 0x1f, the unsigned minimum of it and 0x1f is itself.
+        let control = eq(safe_arch::min_u8_m128i(v, splat(0x1f)), v);
+        let hit = move_mask_i8_m128i(eq(v, splat(b'"' as i8)) | eq(v, splat(b'\\' as i8)) | control);
+        if hit != 0 {
+            return Some(i + hit.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
     while let Some(chunk) = b.get(i..i + 8) {
         let x = u64::from_le_bytes(chunk.try_into().ok()?);
         let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
