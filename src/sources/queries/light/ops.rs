@@ -98,8 +98,8 @@ impl Ns<'_> {
         }
     }
 
-    /// The namespace's text, joined in `buf` (kept from line to line: most lines of a log
-    /// name the namespace of the line before, and a join per line was 2.6% of `workload`).
+    /// The namespace's text, joined in `buf` (kept from line to line: a log's command lines
+    /// mostly join the same one again, and a join a line was 2.6% of `workload`'s CPU).
     pub(crate) fn text_in<'s>(&'s self, buf: &'s mut String) -> &'s str {
         match self {
             Ns::Given(n) => n,
