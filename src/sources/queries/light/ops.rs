@@ -124,8 +124,9 @@ impl Ns<'_> {
         if recent.len() == KEPT {
             recent.remove(0);
         }
-        recent.push(self.text().into());
-        recent[recent.len() - 1].clone()
+        let n: std::sync::Arc<str> = self.text().into();
+        recent.push(n.clone());
+        n
     }
 
     /// Whether this is `ns`, without joining.
