@@ -141,6 +141,28 @@ fn the_script_checks_what_the_plan_read_and_stops_on_a_replica_set() {
     }
     let o = mongosh_file(&uri, &script);
     assert!(text(&o).contains("shardkey: stopped before changing anything: 1 check differs"), "{}", text(&o));
+    // This plan shards every collection: where the database's primary shard is does not matter.
+    assert!(!text(&o).contains("primary shard"), "{}", text(&o));
+
+    // A plan that keeps a collection unsharded (on the database's primary shard, which the plan
+    // calls shard0) beside zones rests on SHARDS[0] being that shard: the script reads
+    // config.databases. A replica set does not list the database: skipped. A config server that
+    // lists it with another primary: differs, naming the shard to put first; with SHARDS[0]: ok.
+    let kept = dir.path().join("plan-unsharded.js");
+    std::fs::write(&kept, plan(&["--unsharded", "customers"], "mongosh").stdout).unwrap();
+    let out = text(&mongosh_file(&uri, &kept));
+    assert!(out.contains("  skipped  the database's primary shard (config.databases does not list shop here)"), "{out}");
+    let cfg = Mongod::start(Mode::ConfigServer);
+    let databases = cfg.client().database("config").collection::<Document>("databases");
+    common::block(databases.insert_one(doc! {"_id": "shop", "primary": "shardB"})).unwrap();
+    let out = text(&mongosh_file(&cfg.uri(), &kept));
+    assert!(
+        out.contains("  DIFFERS  the database's primary shard is \"shardB\" (config.databases), SHARDS[0] is \"shard0\": the plan keeps shop's unsharded collections on its primary shard as shard0, so name \"shardB\" first in SHARDS at the top of this script"),
+        "{out}"
+    );
+    common::block(databases.update_one(doc! {"_id": "shop"}, doc! {"$set": {"primary": "shard0"}})).unwrap();
+    let out = text(&mongosh_file(&cfg.uri(), &kept));
+    assert!(out.contains("  ok       SHARDS[0] is shard0, the database's primary shard, where its unsharded collections stay"), "{out}");
 
     // An index added since the plan was made: said, and the script stops.
     let unique = mongodb::options::IndexOptions::builder().unique(true).sparse(true).build();

@@ -155,15 +155,21 @@ fn planned(cx: &Ctx, c: usize, cmds: &mut Commands, zoned: &mut Zoned) -> Planne
     }
 }
 
+/// Whether unsharded collection `c` leaves the database's primary shard (shard0): from 8.0
+/// `moveCollection` takes it to its home in the layout when that is another shard.
+fn moved_off_primary(cx: &Ctx, c: usize) -> bool {
+    cx.s.target_version.is_some_and(|v| v >= (8, 0)) && cx.layout.home[c] != 0
+}
+
 /// What to do with one collection, with its commands (index, shard, move).
 fn decide(cx: &Ctx, c: usize, colocated_with: &[String], cmds: &mut Commands) -> Decided {
-    let Ctx { inputs, search, s, layout, .. } = cx;
+    let Ctx { inputs, search, layout, .. } = cx;
     let inp = &inputs[c];
     let (index_cmds, shard_cmds, move_cmds) = (&mut cmds.index, &mut cmds.shard, &mut cmds.moves);
     match &search.choices[c] {
         Choice::Unsharded => {
             let home = layout.home[c];
-            let moved = s.target_version.is_some_and(|v| v >= (8, 0)) && home != 0;
+            let moved = moved_off_primary(cx, c);
             let why = match &search.forced[c] {
                 Some(w) => format!("stays unsharded: {w}"),
                 None => format!(
@@ -232,10 +238,11 @@ fn steps(cx: &Ctx, cmds: Commands, notes: &mut Vec<String>) -> Vec<Step> {
     // Shard names appear in zones and moveCollection commands only: said where they do.
     // Unsharded collections stay on the database's primary shard, which the plan calls shard0:
     // with zones, what the plan keeps on one shard beside them rests on zone 0 being there.
-    let stay_on_primary = !move_cmds_given && search.choices.iter().any(|c| matches!(c, Choice::Unsharded));
+    let stay_on_primary = search.choices.iter().enumerate().any(|(c, ch)| matches!(ch, Choice::Unsharded) && !moved_off_primary(cx, c));
     match (layout.groups.is_empty(), move_cmds_given) {
         (false, _) if stay_on_primary => notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i, and shard0 is the database's primary shard (sh.status() names it under the database), where its unsharded collections stay: name that shard first, or the transactions the plan keeps on one shard beside them (zone 0's) reach two".into()),
         (false, _) => notes.push("shard names shard0…: replace them with your shards' names (sh.status()); zone i goes to shard i".into()),
+        (true, true) if stay_on_primary => notes.push("shard names shard0…: replace them with your shards' names (sh.status()); shard0 is the database's primary shard (sh.status() names it under the database), where its unsharded collections stay: name that shard first, or a collection moved to another shard may land beside them".into()),
         (true, true) => notes.push("shard names shard0…: replace them with your shards' names (sh.status())".into()),
         (true, false) => {}
     }

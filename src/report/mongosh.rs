@@ -88,7 +88,18 @@ fn data(p: &Plan) -> Value {
         "steps": applied(p).0.iter().map(step).collect::<Vec<_>>(),
         "refused": refused(p),
         "blocked": blocked(p),
+        "primaryFirst": primary_first(p),
     })
+}
+
+/// Whether the plan rests on SHARDS[0] being the database's primary shard: a collection it
+/// keeps unsharded stays there (the plan calls it shard0) while its steps name shards (zone 0
+/// beside it, moveCollection away from it). The script checks config.databases for it.
+fn primary_first(p: &Plan) -> bool {
+    use crate::plan::outcome::Action;
+    use crate::plan::steps::Step;
+    let names_shards = applied(p).0.iter().any(|s| matches!(s, Step::AddShardToZone { .. } | Step::MoveCollection { .. }));
+    names_shards && applied_collections(p).iter().any(|c| c.action == Action::Unsharded)
 }
 
 /// The unique indexes that keep `shardCollection` from taking a planned key while they exist

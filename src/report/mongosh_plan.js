@@ -99,6 +99,21 @@ if (mongos) guarded("the shards", () => {
 });
 else print("  skipped  the shards (listShards runs on mongos)");
 
+// 2b. The database's primary shard first in SHARDS: the plan keeps its unsharded collections
+// there and calls it shard0 (zone 0 beside them, moveCollection away from them).
+if (PLAN.primaryFirst) guarded("the database's primary shard", () => {
+  const d = config.getCollection("databases").findOne({ _id: PLAN.database });
+  if (!d || !d.primary) {
+    print(`  skipped  the database's primary shard (config.databases does not list ${PLAN.database} here)`);
+    return;
+  }
+  check(
+    SHARDS[0] === d.primary,
+    `SHARDS[0] is ${d.primary}, the database's primary shard, where its unsharded collections stay`,
+    `the database's primary shard is ${JSON.stringify(d.primary)} (config.databases), SHARDS[0] is ${JSON.stringify(SHARDS[0])}: the plan keeps ${PLAN.database}'s unsharded collections on its primary shard as shard0, so name ${JSON.stringify(d.primary)} first in SHARDS at the top of this script`
+  );
+});
+
 // 3. The version the plan followed ($lookup targets from 5.1, moveCollection from 8.0).
 const running = db.version();
 const [major, minor] = running.split(".").map(Number);
