@@ -240,3 +240,64 @@ fn every_shards_members_from_the_config_servers() {
     assert_eq!(v["inputs"]["queries"]["members"].as_array().unwrap().len(), 2, "{}", v["inputs"]["queries"]);
     assert_eq!(v["inputs"]["queries"]["queriesUsed"].as_u64(), Some(on_a + on_b));
 }
+
+/// A member's initial sync reads its sync source's own databases (`local.oplog.rs`,
+/// `admin.system.version`, `config.transactions`) with `secondaryPreferred`, `readConcern:
+/// local` and no session, as the server sends a mirrored read, but without the `maxTimeMS`
+/// every mirrored read carries. On the primary's log (6.0.5, every operation logged) they are
+/// the server's own operations, which `workload` says as such, and so are its clone's reads
+/// of the application's collections; mirrored reads are a secondary's. Expected: the log's
+/// lines of that shape, counted here from the log itself.
+#[test]
+fn a_joining_members_reads_on_the_primary_are_the_servers_own_not_mirrored_reads() {
+    let set = ReplSet::start(1, false, false);
+    seed(&set, "shop");
+    let primary = set.member_client(0);
+    block(primary.database("admin").run_command(doc! {"profile": 0, "slowms": -1})).unwrap();
+    let joining = Mongod::start(Mode::SetMember);
+    let add = common::mongosh(&set.members[0].uri(), &format!("rs.add({{host: '127.0.0.1:{}', priority: 0, votes: 0}})", joining.port));
+    assert!(add.status.success(), "{}", String::from_utf8_lossy(&add.stderr));
+    let host = format!("127.0.0.1:{}", joining.port);
+    let start = std::time::Instant::now();
+    loop {
+        let status = block(primary.database("admin").run_command(doc! {"replSetGetStatus": 1})).unwrap();
+        let synced = status
+            .get_array("members")
+            .unwrap()
+            .iter()
+            .filter_map(Bson::as_document)
+            .any(|m| m.get_str("name").ok() == Some(host.as_str()) && m.get_str("stateStr").ok() == Some("SECONDARY"));
+        if synced {
+            break;
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(90), "the new member did not finish its initial sync: {status}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    let log = set.members[0].dir.path().join("mongod.log");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let server_db = |ns: &str| ["local.", "config.", "admin."].iter().any(|p| ns.starts_with(p));
+    let shaped = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["id"] == 51803 && v["attr"]["appName"].is_null() && v["attr"]["ns"].as_str().is_some_and(server_db))
+        .filter(|v| {
+            let c = &v["attr"]["command"];
+            // Reads of a collection by its name (a clone reads by UUID: no CRUD the reader counts).
+            c["$readPreference"]["mode"] == "secondaryPreferred"
+                && c["readConcern"]["level"] == "local"
+                && c["lsid"].is_null()
+                && c["find"].is_string()
+        })
+        .count();
+    assert!(shaped > 0, "no initial-sync find on the primary's log");
+    let w = json_ok(&shardkey(&["workload", "--queries", log.to_str().unwrap(), "--format", "json"]));
+    let skipped = w["skipped"].as_object().unwrap();
+    assert!(skipped.keys().all(|k| !k.starts_with("mirrored reads")), "{skipped:#?}");
+    let own = skipped.iter().find(|(k, _)| k.starts_with("operations on the server's own databases")).map(|(_, n)| n.as_u64().unwrap());
+    assert!(own.is_some_and(|n| n >= shaped as u64), "{shaped} initial-sync finds; skipped {skipped:#?}");
+    // The clone's reads of the application's collections (each named by its UUID) are not the
+    // application's operations either: the test ran none after the profiler's level was set.
+    let shop: Vec<&Value> =
+        w["namespaces"].as_array().unwrap().iter().filter(|n| n["namespace"].as_str().unwrap().starts_with("shop.")).collect();
+    assert!(shop.is_empty(), "{shop:#?}");
+}

@@ -143,10 +143,14 @@ pub(crate) fn is_mirrored_read(d: &Document) -> bool {
 /// `{find: <coll>, batchSize: 1, singleBatch: true, maxTimeMS: 1000, $readPreference: {mode:
 /// "secondaryPreferred"}, readConcern: {level: "local"}, $db}` with no `appName` and no
 /// `lsid`: captured from a two-member replica set with `mirrorReads: {samplingRate: 1.0}`).
+/// `maxTimeMS` is part of it: `_mirror` always appends it (mirror_maestro.cpp above). A
+/// member's initial sync reads its sync source with the same read preference and read
+/// concern but without it (`local.oplog.rs`, `config.transactions`, each collection's clone):
+/// those are the server's own, not mirrored (captured: `tests/replica_set.rs`).
 pub(crate) fn is_mirrored_command(c: &Document) -> bool {
     let mode = c.get_document("$readPreference").ok().and_then(|r| r.get_str("mode").ok());
     let level = c.get_document("readConcern").ok().and_then(|r| r.get_str("level").ok());
-    mode == Some("secondaryPreferred") && level == Some("local") && !c.contains_key("lsid")
+    mode == Some("secondaryPreferred") && level == Some("local") && c.contains_key("maxTimeMS") && !c.contains_key("lsid")
 }
 
 /// Why profiler entries are not counted, beside the reasons every query source has.

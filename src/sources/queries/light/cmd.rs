@@ -31,6 +31,7 @@ pub(super) struct LightCmd<'a> {
     /// What marks a mirrored read (`profile::is_mirrored_command`).
     pub(super) secondary_preferred: bool,
     pub(super) local: bool,
+    pub(super) max_time: bool,
     /// The texts of `lsid` (also what marks a mirrored read: none), `txnNumber` and
     /// `autocommit`: the transaction (`ops::txn`).
     pub(super) lsid: Option<&'a str>,
@@ -118,6 +119,10 @@ impl<'a> LightCmd<'a> {
             "autocommit" => {
                 self.autocommit = Some(value);
                 1 << 12
+            }
+            "maxTimeMS" => {
+                self.max_time = true;
+                1 << 13
             }
             _ => 0,
         };

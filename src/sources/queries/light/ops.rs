@@ -208,7 +208,7 @@ fn counted<'a>(
     let Some(cmd) = command else {
         return LightOps::skipped(NOT_CRUD);
     };
-    if !line.app && cmd.secondary_preferred && cmd.local && cmd.lsid.is_none() {
+    if !line.app && cmd.secondary_preferred && cmd.local && cmd.max_time && cmd.lsid.is_none() {
         return LightOps::skipped(super::super::profile::MIRRORED_READS);
     }
     let out = match line.typ.unwrap_or("command") {
