@@ -67,19 +67,39 @@ fn and(items: &[String]) -> String {
 pub(crate) fn choose(ranked: &[Ranked]) -> Choice {
     let mut choice = choose_index(ranked);
     if let Some(c) = ranked.get(choice.chosen) {
-        if let Some((alt, words)) = writes_fixed(ranked, c) {
-            choice.trade_off.get_or_insert(words);
-            choice.alternatives.push(alt);
+        if let Some(fixed) = writes_fixed(ranked, c) {
+            match &mut choice.trade_off {
+                // The proxy collection chosen, yet a key the unique index allows would score
+                // higher with the refused writes fixed: both are the application's changes, and
+                // naming the key in some filters is the smaller one: said beside it.
+                Some(t) if choice.over_accepted => t.push_str(&format!(
+                    "; or keep the unique index and change those writes instead (no proxy collection): {}",
+                    fixed.clause
+                )),
+                t => {
+                    t.get_or_insert(fixed.words);
+                }
+            }
+            choice.alternatives.push(fixed.alternative);
         }
     }
     choice
+}
+
+/// A key capped by the writes the server refuses under it, as `writes_fixed` names it.
+struct WritesFixed {
+    alternative: Alternative,
+    /// The sentence when it is the only trade-off.
+    words: String,
+    /// "{key} would score N if the writes it refuses (..) named F in their filters".
+    clause: String,
 }
 
 /// The best key capped only because the server would refuse some of the application's writes
 /// under it, when with those writes fixed it would score above `chosen`: the tool cannot
 /// make that change (it is the application's), so the key stays an alternative, said with
 /// the fields the writes must name (the rules' `filter_fix`, from `write_targeting`).
-fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<(Alternative, String)> {
+fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<WritesFixed> {
     let capped = |c: &Ranked| c.constraints.iter().any(|f| f.effect == Effect::WritesFail);
     // When the choice itself is capped, every key the server accepts fails some writes: the
     // best of them with its writes fixed is named, the choice included.
@@ -120,7 +140,8 @@ fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<(Alternative, Stri
             chosen.key, chosen.score, c.key
         )
     };
-    Some((Alternative { key: c.key.clone(), score, requires }, words))
+    let clause = format!("{} would score {score} if {refused} named {fields} in their filters (its details list them)", c.key);
+    Some(WritesFixed { alternative: Alternative { key: c.key.clone(), score, requires }, words, clause })
 }
 
 fn choose_index(ranked: &[Ranked]) -> Choice {
@@ -217,6 +238,46 @@ mod tests {
         assert!(choose(&[Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None }])
             .trade_off
             .is_none());
+    }
+
+    /// A trial's helpdesk tickets on 6.0: {tenantId: 1, number: 1} keeps the unique index but is
+    /// capped (20) by findAndModify by _id alone, 98 were they to name the key; {_id: "hashed"}
+    /// (83) needs the index's uniqueness in a proxy collection. The proxy stays the choice (the
+    /// capped key is "bad" as the server runs today), and the smaller change above it is said
+    /// in the same sentence, not dropped.
+    #[test]
+    fn a_proxy_choice_names_the_writes_fix_that_would_beat_it() {
+        use crate::model::{Op, Query, QueryOrigin};
+        let (tn, id) = (k("{tenantId: 1, number: 1}"), k("{_id: \"hashed\"}"));
+        let fam = Query::new(Op::FindAndModify, "helpdesk.tickets", doc! {"_id": 7}, QueryOrigin::Profiler);
+        let refs = [&fam];
+        let mut cx = crate::rules::test_support::cx(None, None, &refs);
+        cx.server_version = Some((6, 0));
+        let failing: Vec<Finding> = crate::rules::check(&cx, &tn).into_iter().filter(|f| f.effect == Effect::WritesFail).collect();
+        assert_eq!(failing.len(), 1, "{failing:#?}");
+        let blocks = [unique_block("number")];
+        let ranked = [
+            Ranked { key: &tn, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(98) },
+            Ranked { key: &id, score: 83, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
+        ];
+        let c = choose(&ranked);
+        assert_eq!((c.chosen, c.over_accepted), (1, true));
+        let t = c.trade_off.unwrap();
+        assert!(t.contains("move number's uniqueness to a proxy collection"), "{t}");
+        assert!(
+            t.ends_with("; or keep the unique index and change those writes instead (no proxy collection): {tenantId: 1, number: 1} would score 98 if the writes it refuses (100.0% of sampled updates and deletes) named tenantId and number in their filters (its details list them)"),
+            "{t}"
+        );
+        assert_eq!(
+            c.alternatives.iter().map(|a| (a.key.to_string(), a.score)).collect::<Vec<_>>(),
+            [(tn.to_string(), 20), (tn.to_string(), 98)]
+        );
+        // Not above the proxy's key: the sentence stays the proxy's alone.
+        let ranked = [
+            Ranked { key: &tn, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(80) },
+            Ranked { key: &id, score: 83, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
+        ];
+        assert!(!choose(&ranked).trade_off.unwrap().contains("change those writes"));
     }
 
     /// The fixture's case: 34 of 284 writes are findAndModify by userId; on 6.0 mongos refuses
