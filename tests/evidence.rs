@@ -326,3 +326,28 @@ fn an_insert_only_workload_is_said_as_such() {
     let caveats = r["recommendation"]["caveats"].as_array().unwrap();
     assert!(caveats[0].as_str().unwrap().starts_with("this choice rests on the data and the inserts"), "{caveats:?}");
 }
+
+/// Two secondaries: the driver picks one per operation under secondaryPreferred, so a run's
+/// reads (the pre-scan, the sample, its counts) could come from both, and identical runs
+/// differ (a trial: 25 then 22 candidates). Every run reads on one secondary alone.
+#[test]
+fn a_run_reads_on_one_member_of_several_secondaries() {
+    let set = common::ReplSet::start(3, false, false);
+    let client = set.client();
+    rt().block_on(async {
+        let docs: Vec<Document> = (0..3_000).map(|i| doc! {"orderNumber": i, "customerId": i % 40}).collect();
+        let orders = client.database("shop").collection::<Document>("orders");
+        orders.insert_many(docs).await.unwrap();
+        // Every member holds the documents before a run reads there.
+        client.database("shop").run_command(doc! {"insert": "marker", "documents": [{"_id": 1}], "writeConcern": {"w": 3}}).await.unwrap();
+    });
+    let secondaries: Vec<String> = set.members[1..].iter().map(|m| format!("127.0.0.1:{}", m.port)).collect();
+    let uri = set.uri("");
+    for run in 0..4 {
+        let r = json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--format", "json", "-q"]));
+        let on = r["inputs"]["documents"]["readOn"].as_array().unwrap().clone();
+        assert_eq!(on.len(), 1, "run {run}: {on:?}");
+        assert!(secondaries.iter().any(|s| on[0]["host"] == s.as_str()), "run {run}: {on:?}");
+        assert_eq!((on[0]["role"].as_str(), on[0]["readPreference"].as_str()), (Some("secondary"), Some("secondaryPreferred")));
+    }
+}

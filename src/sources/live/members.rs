@@ -146,6 +146,7 @@ impl LiveSession {
             redacted: hosts.join(","),
             secrets: self.secrets.clone(),
             max_time: self.max_time,
+            requested: read.clone(),
             read,
             options: o,
             reads_seen: self.reads_seen.clone(),

@@ -38,7 +38,7 @@ pub(crate) fn fell_back(host: &str, role: &MemberRole, mode: &str) -> Option<Str
 impl LiveSession {
     /// The members the document reads of this collection ran on, each with what it is.
     pub(crate) async fn read_on(&self) -> Vec<ReadOn> {
-        let mode = mode(&self.read);
+        let mode = mode(&self.requested);
         let mut out = Vec::new();
         for host in self.reads_seen.hosts_for(self.namespace.db(), &self.coll_name) {
             let role = match self.reach(std::slice::from_ref(&host), None) {

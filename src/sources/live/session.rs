@@ -92,6 +92,8 @@ pub struct LiveSession {
     pub(super) secrets: Vec<String>,
     pub(super) max_time: Duration,
     pub(super) read: SelectionCriteria,
+    /// The read preference the URI asked for (`read` may be narrowed to one member: `pin`).
+    pub(super) requested: SelectionCriteria,
     /// What the client was made from: a member's direct connection copies it.
     pub(super) options: ClientOptions,
     /// Where the document reads went (the driver's command monitoring).
@@ -112,6 +114,7 @@ impl LiveSession {
             redacted,
             secrets,
             max_time: o.max_time,
+            requested: read.clone(),
             read,
             options,
             reads_seen,
@@ -145,7 +148,30 @@ impl LiveSession {
             Some((e, None)) => return Err(e),
             None => {}
         }
+        let mut s = s;
+        s.pin().await;
         Ok(s)
+    }
+
+    /// Every read of the run on one member. Under a read preference that several members
+    /// satisfy (secondaryPreferred, the default; secondary; nearest) the driver picks one per
+    /// operation, so a sample and its second pass could come from two secondaries (a trial's
+    /// identical runs proposed 25 and 22 candidates). The member the first selection reaches
+    /// (its `isMaster`'s `me`, the name the driver knows it by in a replica set) is kept; a
+    /// direct connection, a load balancer, mongos and a standalone (no `me`) are left as they are.
+    async fn pin(&mut self) {
+        let several = matches!(
+            &self.read,
+            SelectionCriteria::ReadPreference(
+                ReadPreference::SecondaryPreferred { .. } | ReadPreference::Secondary { .. } | ReadPreference::Nearest { .. }
+            )
+        );
+        if !several || self.options.direct_connection == Some(true) || self.options.load_balanced == Some(true) {
+            return;
+        }
+        let Ok(hello) = self.command(&self.client.database("admin"), doc! {"isMaster": 1}, "isMaster on").await else { return };
+        let Some(me) = hello.get_str("me").ok().and_then(|m| mongodb::options::ServerAddress::parse(m).ok()) else { return };
+        self.read = SelectionCriteria::Predicate(std::sync::Arc::new(move |s: &mongodb::ServerInfo| s.address() == &me));
     }
 
     pub(super) fn err(&self, what: &str, e: mongodb::error::Error) -> anyhow::Error {
