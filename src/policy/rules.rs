@@ -14,6 +14,11 @@ use crate::targeting::Label;
 use crate::util::text::fmt_count;
 use serde_json::json;
 
+/// A write rule not evaluated: writeDistribution counts updates, deletes and findAndModify
+/// (analyzeShardKey's "sampled writes"), never inserts, so an insert-only workload has none.
+const NO_SAMPLED_WRITES: &str =
+    "no sampled updates, deletes or findAndModify (inserts are not writes here, as in analyzeShardKey's writeDistribution)";
+
 /// Why a rule on key characteristics is skipped in a queries-only run.
 const NO_DOCUMENTS: &str = "not measured: no documents (query logs only)";
 
@@ -73,7 +78,7 @@ pub(crate) const RULES: &[RuleDef] = &[
                 (Some(s), Some(m)) => Some(s + m),
                 _ => None,
             };
-            at_most(p, max, "no sampled writes", |p| format!("{p:.1}% of writes without the shard key (maximum {max}%)"))
+            at_most(p, max, NO_SAMPLED_WRITES, |p| format!("{p:.1}% of writes without the shard key (maximum {max}%)"))
         }),
     },
     RuleDef {
@@ -156,7 +161,7 @@ pub(crate) const RULES: &[RuleDef] = &[
         culprit: Some(key_fields),
         judge: Judge::Candidate(|t, c| {
             let max = t.number();
-            at_most(c.metrics.write_distribution.percentage_of_shard_key_updates, max, "no sampled writes", |p| {
+            at_most(c.metrics.write_distribution.percentage_of_shard_key_updates, max, NO_SAMPLED_WRITES, |p| {
                 format!("{p:.1}% of writes change the shard key (maximum {max}%)")
             })
         }),
@@ -193,7 +198,7 @@ pub(crate) const RULES: &[RuleDef] = &[
             // No update or delete sampled (the profiler not readable, a log of reads): not
             // evaluated, as the other write rules, rather than "none refused".
             let sampled = c.metrics.write_distribution.percentage_of_shard_key_updates.is_some() || !failing.is_empty();
-            at_most(sampled.then_some(p), max, "no sampled writes", |p| {
+            at_most(sampled.then_some(p), max, NO_SAMPLED_WRITES, |p| {
                 if words.is_empty() {
                     format!("no sampled write is refused under the key (maximum {max}%)")
                 } else {
