@@ -205,6 +205,11 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let read_on = source.read_on();
     notes.extend(read_on.iter().filter_map(|r| r.fell_back.clone()));
     let mut skipped = log.skipped.clone();
+    // The server's own operations are not the application's: left out of the counts, as
+    // `workload` leaves them, unless they are the collection analysed.
+    let server_own = |k: &str| crate::model::namespace::is_server_own(k) && ns.as_deref() != Some(k);
+    let own: u64 = log.by_namespace.iter().filter(|(k, _)| server_own(k)).map(|(_, v)| *v).sum();
+    *skipped.entry(crate::model::namespace::SERVER_OWN_OPERATIONS.to_string()).or_default() += own;
     skipped.retain(|_, v| *v > 0);
     let by_ns = |n: &str| log.by_namespace.get(n).copied();
     Ok(Report {
@@ -216,13 +221,13 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
             queries: QueryInput {
                 sources: query_sources,
                 records_read: log.records,
-                queries_read: log.by_namespace.values().sum(),
+                queries_read: log.by_namespace.values().sum::<u64>() - own,
                 queries_used: ns.as_deref().and_then(by_ns).unwrap_or(queries.len() as u64),
                 queries_classified: queries.len() as u64,
                 queries_other_namespaces: log
                     .by_namespace
                     .iter()
-                    .filter(|(k, _)| ns.as_deref().is_some_and(|n| n != k.as_str()))
+                    .filter(|(k, _)| ns.as_deref().is_some_and(|n| n != k.as_str()) && !server_own(k))
                     .map(|(_, v)| *v)
                     .sum(),
                 skipped,

@@ -4,6 +4,7 @@
 use super::request::WorkloadRequest;
 use crate::error::input_error;
 use crate::metrics::workload::WorkloadCounter;
+use crate::model::namespace::is_server_own as internal;
 use crate::report::{write_workload, ToolInfo, WorkloadReport, SCHEMA_VERSION};
 use crate::sources::queries::{read_query_file_into, OpSink, QueryLog};
 use anyhow::Result;
@@ -60,19 +61,6 @@ pub(crate) fn matches(pattern: &str, ns: &str) -> bool {
         }
     }
     true
-}
-
-/// Databases the server keeps for itself.
-const INTERNAL_DATABASES: [&str; 3] = ["local", "config", "admin"];
-const INTERNAL_SKIPPED: &str =
-    "operations on the server's own databases and collections (local, config, admin: the oplog, config.transactions; <db>.system.profile: read by whoever exports the profiler); --namespace 'local.*' shows them";
-
-/// The server's own: its databases (the oplog a secondary tails, config.transactions) and
-/// each database's profiler (`system.profile`, read by whoever exports it). Not every
-/// `system.*`: a time-series collection's writes are logged on its `system.buckets.*`.
-fn internal(ns: &str) -> bool {
-    INTERNAL_DATABASES.iter().any(|db| ns.strip_prefix(db).is_some_and(|r| r.starts_with('.')))
-        || ns.split_once('.').is_some_and(|(_, coll)| coll == "system.profile")
 }
 
 /// Does the pattern name the internal `ns` by its own words: the database for the server's
@@ -138,7 +126,7 @@ pub(super) fn run(r: &WorkloadRequest, out: &mut dyn Write) -> Result<()> {
     }
     let mut skipped = log.skipped.clone();
     if left_internal > 0 {
-        skipped.insert(INTERNAL_SKIPPED.to_string(), left_internal);
+        skipped.insert(format!("{}; --namespace 'local.*' shows them", crate::model::namespace::SERVER_OWN_OPERATIONS), left_internal);
     }
     skipped.retain(|_, v| *v > 0);
     let report = WorkloadReport {

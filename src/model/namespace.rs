@@ -29,6 +29,21 @@ impl Namespace {
     }
 }
 
+/// Databases the server keeps for itself.
+const SERVER_DATABASES: [&str; 3] = ["local", "config", "admin"];
+
+/// Why the operations `is_server_own` finds are not counted as the application's.
+pub(crate) const SERVER_OWN_OPERATIONS: &str = "operations on the server's own databases and collections (local, config, admin: the oplog, config.transactions; <db>.system.profile: read by whoever exports the profiler)";
+
+/// The server's own: its databases (the oplog a secondary tails, config.transactions) and
+/// each database's profiler (`system.profile`, read by whoever exports it). Not every
+/// `system.*`: a time-series collection's writes are logged on its `system.buckets.*`.
+/// `workload` and `analyze` leave their operations out alike, unless asked for them.
+pub(crate) fn is_server_own(ns: &str) -> bool {
+    SERVER_DATABASES.iter().any(|db| ns.strip_prefix(db).is_some_and(|r| r.starts_with('.')))
+        || ns.split_once('.').is_some_and(|(_, coll)| coll == "system.profile")
+}
+
 impl fmt::Display for Namespace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.db, self.coll)
