@@ -55,6 +55,18 @@ function check(okay, good, bad) {
   }
 }
 
+/** A change the plan needs before its steps (refused writes fixed, a unique index lifted):
+ * not a difference from what the plan read, but it stops the script all the same. */
+const blocking = [];
+function gate(okay, good, bad) {
+  if (okay) {
+    print("  ok       " + good);
+  } else {
+    blocking.push(bad);
+    print("  BLOCKED  " + bad);
+  }
+}
+
 print(`shardkey plan for database ${PLAN.database}: checking the cluster is what the plan was made from`);
 
 // 1. mongos: zones and sharded collections live in the config servers, reached through it.
@@ -190,7 +202,7 @@ for (const c of PLAN.collections) guarded(c.ns, () => {
 for (const r of PLAN.refused) {
   const from = r.acceptedFrom ? r.acceptedFrom.split(".").map(Number) : null;
   const accepted = from !== null && (major > from[0] || (major === from[0] && minor >= from[1]));
-  check(
+  gate(
     accepted || REFUSED_WRITES_FIXED,
     `${r.ns}: its ${r.writes} ${accepted ? `run on MongoDB ${running}` : "are fixed in the application (REFUSED_WRITES_FIXED)"}`,
     `${r.ns} (MongoDB ${running}): ${r.says}; once the application is fixed, set REFUSED_WRITES_FIXED = true at the top of this script`
@@ -202,18 +214,20 @@ for (const r of PLAN.refused) {
 // stops before its first step rather than at that collection's shardCollection.
 for (const b of PLAN.blocked) {
   const there = coll(b.ns).getIndexes().some((ix) => ix.name === b.index && ix.unique);
-  check(
+  gate(
     !there,
     `${b.ns}: no unique index blocks ${b.key} (${b.index} is gone)`,
     `${b.ns}: the unique index ${b.index} ${b.pattern} exists: shardCollection refuses ${b.key} while it does (a unique index must start with the shard key's fields); lift it as the plan's constraints say (the index dropped or replaced), then plan again and run the new script`
   );
 }
 
-if (failed.length > 0) {
-  const n = failed.length === 1 ? "1 check differs" : `${failed.length} checks differ`;
-  print(`shardkey: stopped before changing anything: ${n} from what the plan was made from:`);
-  for (const f of failed) print("  - " + f);
-  print("Fix what differs as each line says, or make the plan again against this cluster; then run the script again.");
+if (failed.length > 0 || blocking.length > 0) {
+  const parts = [];
+  if (failed.length > 0) parts.push(`${failed.length === 1 ? "1 check differs" : `${failed.length} checks differ`} from what the plan was made from`);
+  if (blocking.length > 0) parts.push(blocking.length === 1 ? "1 change must come first" : `${blocking.length} changes must come first`);
+  print(`shardkey: stopped before changing anything: ${parts.join("; ")}:`);
+  for (const f of failed.concat(blocking)) print("  - " + f);
+  print("Fix each as its line says (or make the plan again against this cluster); then run the script again.");
   quit(1);
 }
 
