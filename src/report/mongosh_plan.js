@@ -45,27 +45,25 @@ const SHARDING_OPS = ["shardCollection", "refineCollectionShardKey", "reshardCol
  * reshardCollection 5.0, moveCollection 8.0). */
 const NEEDS = { refineCollectionShardKey: [4, 4], reshardCollection: [5, 0], moveCollection: [8, 0] };
 
-const failed = [];
-function check(okay, good, bad) {
-  if (okay) {
-    print("  ok       " + good);
-  } else {
-    failed.push(bad);
-    print("  DIFFERS  " + bad);
-  }
+/** One kind of check: each printed ok, or `label` with its words kept in `list` (the script
+ * stops on any). */
+function checker(list, label) {
+  return (okay, good, bad) => {
+    if (okay) {
+      print("  ok       " + good);
+    } else {
+      list.push(bad);
+      print(`  ${label}  ` + bad);
+    }
+  };
 }
-
+/** What differs from what the plan read. */
+const failed = [];
+const check = checker(failed, "DIFFERS");
 /** A change the plan needs before its steps (refused writes fixed, a unique index lifted):
  * not a difference from what the plan read, but it stops the script all the same. */
 const blocking = [];
-function gate(okay, good, bad) {
-  if (okay) {
-    print("  ok       " + good);
-  } else {
-    blocking.push(bad);
-    print("  BLOCKED  " + bad);
-  }
-}
+const gate = checker(blocking, "BLOCKED");
 
 print(`shardkey plan for database ${PLAN.database}: checking the cluster is what the plan was made from`);
 
