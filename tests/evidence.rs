@@ -190,26 +190,21 @@ fn the_selection_timeout_is_the_wait() {
     assert!((2.0..3.5).contains(&took), "took {took:.1} s for a 2 s timeout");
 }
 
+/// 3,000 orders in shop.orders, acknowledged by every member: each holds them before a run
+/// reads there.
+fn orders_on_every_member(set: &common::ReplSet) {
+    let docs: Vec<Document> = (0..3_000).map(|i| doc! {"orderNumber": i, "customerId": i % 40}).collect();
+    let every = mongodb::options::WriteConcern::builder().w(mongodb::options::Acknowledgment::Nodes(set.members.len() as u32)).build();
+    common::block(set.client().database("shop").collection::<Document>("orders").insert_many(docs).write_concern(every)).unwrap();
+}
+
 /// The report names the member the sample was read on (host:port and state, text and JSON),
 /// and says when the read preference fell back from a secondary to the primary.
 #[test]
 fn the_member_each_read_ran_on_is_named() {
     let set = common::ReplSet::start(2, false, false);
-    let client = set.client();
-    rt().block_on(async {
-        let docs: Vec<Document> = (0..3_000).map(|i| doc! {"orderNumber": i, "customerId": i % 40}).collect();
-        client.database("shop").collection::<Document>("orders").insert_many(docs).await.unwrap();
-    });
+    orders_on_every_member(&set);
     let ports: Vec<u16> = set.members.iter().map(|m| m.port).collect();
-    // The secondary must hold the documents before it serves the read.
-    let secondary = set.member_client(1);
-    let t0 = std::time::Instant::now();
-    while rt().block_on(async { secondary.database("shop").collection::<Document>("orders").estimated_document_count().await.unwrap() })
-        < 3_000
-    {
-        assert!(t0.elapsed() < std::time::Duration::from_secs(30), "the secondary did not catch up");
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
     let uri = set.uri("");
     let analyze = || {
         json_ok(&shardkey(&["analyze", "--uri", &uri, "--collection", "shop.orders", "--key", "{customerId: 1}", "--format", "json", "-q"]))
@@ -333,14 +328,7 @@ fn an_insert_only_workload_is_said_as_such() {
 #[test]
 fn a_run_reads_on_one_member_of_several_secondaries() {
     let set = common::ReplSet::start(3, false, false);
-    let client = set.client();
-    rt().block_on(async {
-        let docs: Vec<Document> = (0..3_000).map(|i| doc! {"orderNumber": i, "customerId": i % 40}).collect();
-        let orders = client.database("shop").collection::<Document>("orders");
-        orders.insert_many(docs).await.unwrap();
-        // Every member holds the documents before a run reads there.
-        client.database("shop").run_command(doc! {"insert": "marker", "documents": [{"_id": 1}], "writeConcern": {"w": 3}}).await.unwrap();
-    });
+    orders_on_every_member(&set);
     let secondaries: Vec<String> = set.members[1..].iter().map(|m| format!("127.0.0.1:{}", m.port)).collect();
     let uri = set.uri("");
     for run in 0..4 {

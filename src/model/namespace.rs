@@ -30,7 +30,7 @@ impl Namespace {
 }
 
 /// Databases the server keeps for itself.
-const SERVER_DATABASES: [&str; 3] = ["local", "config", "admin"];
+pub(crate) const SERVER_DATABASES: [&str; 3] = ["local", "config", "admin"];
 
 /// Why the operations `is_server_own` finds are not counted as the application's.
 pub(crate) const SERVER_OWN_OPERATIONS: &str = "operations on the server's own databases and collections (local, config, admin: the oplog, config.transactions; <db>.system.profile: read by whoever exports the profiler)";

@@ -124,6 +124,7 @@ fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<WritesFixed> {
     let refused = format!("the writes it refuses ({share:.1}% of sampled updates and deletes)");
     let requires = format!("{refused} to name {fields} in their filters");
     let accepted = ranked.iter().filter(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid)).count();
+    let clause = format!("{} would score {score} if {refused} named {fields} in their filters (its details list them)", c.key);
     let words = if capped(chosen) && accepted == 1 {
         format!(
             "{} is capped as writes that fail; with them fixed it would score {score}: {refused} must name {fields} in their filters",
@@ -135,12 +136,8 @@ fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<WritesFixed> {
             c.key
         )
     } else {
-        format!(
-            "every sampled write runs under {} ({}); {} would score {score} if {refused} named {fields} in their filters (its details list them)",
-            chosen.key, chosen.score, c.key
-        )
+        format!("every sampled write runs under {} ({}); {clause}", chosen.key, chosen.score)
     };
-    let clause = format!("{} would score {score} if {refused} named {fields} in their filters (its details list them)", c.key);
     Some(WritesFixed { alternative: Alternative { key: c.key.clone(), score, requires }, words, clause })
 }
 

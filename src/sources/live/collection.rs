@@ -67,7 +67,8 @@ impl LiveSession {
         });
         match names {
             Some(names) if !names.iter().any(|n| n == db) => {
-                let user: Vec<String> = names.into_iter().filter(|n| !matches!(n.as_str(), "admin" | "config" | "local")).collect();
+                let user: Vec<String> =
+                    names.into_iter().filter(|n| !crate::model::namespace::SERVER_DATABASES.contains(&n.as_str())).collect();
                 let hint = match crate::util::text::closest(db, &user) {
                     Some(near) => format!(": did you mean {near}?"),
                     None if user.is_empty() => " (it holds no database but admin, config and local)".to_string(),

@@ -28,7 +28,8 @@ pub(super) struct LightCmd<'a> {
     pub(super) pipeline: Option<&'a str>,
     pub(super) statements: Option<&'a str>,
     pub(super) u: bool,
-    /// What marks a mirrored read (`profile::is_mirrored_command`).
+    /// What marks a mirrored read (`profile::is_mirrored_command`): `secondaryPreferred`,
+    /// `readConcern: local`, a `maxTimeMS`.
     pub(super) secondary_preferred: bool,
     pub(super) local: bool,
     pub(super) max_time: bool,
