@@ -194,7 +194,10 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
             choice.over_accepted,
             opts.queries_unread.as_deref(),
         )
-        .map(|r| crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r })
+        .map(|mut r| {
+            r.notes.splice(0..0, choice.first);
+            crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r }
+        })
     } else {
         None
     };

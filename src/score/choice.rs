@@ -43,6 +43,9 @@ pub(crate) struct Choice {
     pub(crate) over_accepted: bool,
     pub(crate) trade_off: Option<String>,
     pub(crate) alternatives: Vec<Alternative>,
+    /// What the application must change before the chosen key is sharded on: the writes the
+    /// server would refuse under it (the commands' first note).
+    pub(crate) first: Option<String>,
 }
 
 /// The unique indexes blocking a key, when nothing else blocks it (a proxy keeps each).
@@ -65,34 +68,53 @@ fn and(items: &[String]) -> String {
 /// Choose between the best accepted key and the best key only unique indexes block; then
 /// name the key the application's refused writes cost, when it would beat the choice.
 pub(crate) fn choose(ranked: &[Ranked]) -> Choice {
-    let mut choice = choose_index(ranked);
-    if let Some(c) = ranked.get(choice.chosen) {
-        if let Some(fixed) = writes_fixed(ranked, c) {
-            match &mut choice.trade_off {
-                // The proxy collection chosen, yet a key the unique index allows would score
-                // higher with the refused writes fixed: both are the application's changes, and
-                // naming the key in some filters is the smaller one: said beside it.
-                Some(t) if choice.over_accepted => t.push_str(&format!(
-                    "; or keep the unique index and change those writes instead (no proxy collection): {}",
-                    fixed.clause
-                )),
-                t => {
-                    t.get_or_insert(fixed.words);
-                }
-            }
-            choice.alternatives.push(fixed.alternative);
-        }
+    let mut choice = with_writes_fixed(ranked, choose_index(ranked));
+    // A chosen key under which the server refuses some writes: they change before the key.
+    choice.first = ranked.get(choice.chosen).and_then(refused_writes).map(|(refused, fields)| {
+        format!("this key needs a change first: {refused} must name {fields} in their filters (its details list them), or the server refuses them once the collection is sharded")
+    });
+    choice
+}
+
+/// The choice, or the key capped by refused writes that would beat it with them fixed.
+fn with_writes_fixed(ranked: &[Ranked], mut choice: Choice) -> Choice {
+    let Some(c) = ranked.get(choice.chosen) else { return choice };
+    let Some(fixed) = writes_fixed(ranked, c) else { return choice };
+    if choice.over_accepted {
+        // The proxy collection chosen, yet a key the unique index allows would score higher
+        // with the refused writes fixed. Both are the application's changes, and naming the key
+        // in the filters of those writes is the smaller one (a proxy collection takes every
+        // insert, in a transaction, and every change of the unique fields): that key is
+        // recommended, the proxy's named beside it, as `plan` keeps it (a trial's tickets).
+        let uniq = unique_blocks(c).map(|u| and(&u)).unwrap_or_default();
+        let capped_at = ranked[fixed.at].score;
+        return Choice {
+            chosen: fixed.at,
+            over_accepted: false,
+            trade_off: Some(format!(
+                "{} keeps the unique index on {uniq}; recommended once {} name {} in their filters (its details list them): it then scores {}, {capped_at} until they do; moving {uniq}'s uniqueness to a proxy collection ({PROXY_PAGE}) would allow {} ({}) instead, a larger change (every insert through the proxy collection)",
+                fixed.alternative.key, fixed.refused, fixed.fields, fixed.alternative.score, c.key, c.score
+            )),
+            alternatives: vec![Alternative { key: c.key.clone(), score: c.score, requires: format!("{uniq}'s uniqueness moved to a proxy collection") }],
+            first: None,
+        };
     }
+    choice.trade_off.get_or_insert(fixed.words);
+    choice.alternatives.push(fixed.alternative);
     choice
 }
 
 /// A key capped by the writes the server refuses under it, as `writes_fixed` names it.
 struct WritesFixed {
+    /// The key's place in the ranking.
+    at: usize,
     alternative: Alternative,
     /// The sentence when it is the only trade-off.
     words: String,
-    /// "{key} would score N if the writes it refuses (..) named F in their filters".
-    clause: String,
+    /// "the writes it refuses (N% of sampled updates and deletes)".
+    refused: String,
+    /// The fields those writes must name: "tenantId and number".
+    fields: String,
 }
 
 /// The best key capped only because the server would refuse some of the application's writes
@@ -104,24 +126,14 @@ fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<WritesFixed> {
     // When the choice itself is capped, every key the server accepts fails some writes: the
     // best of them with its writes fixed is named, the choice included.
     let above = if capped(chosen) { 0 } else { chosen.score };
-    let (c, score) = ranked
+    let (at, c, score) = ranked
         .iter()
-        .filter(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid))
-        .filter_map(|c| c.if_writes_fixed.map(|s| (c, s)))
-        .filter(|(_, s)| *s > above)
-        .max_by_key(|(_, s)| *s)?;
-    let failing: Vec<&Finding> = c.constraints.iter().filter(|f| f.effect == Effect::WritesFail).collect();
-    let mut fields: Vec<&str> = Vec::new();
-    for f in &failing {
-        for x in &f.filter_fix {
-            if !fields.contains(&x.as_str()) {
-                fields.push(x);
-            }
-        }
-    }
-    let share: f64 = failing.iter().filter_map(|f| f.percentage_of_writes).sum::<f64>().min(100.0);
-    let fields = and(&fields.iter().map(|x| x.to_string()).collect::<Vec<_>>());
-    let refused = format!("the writes it refuses ({share:.1}% of sampled updates and deletes)");
+        .enumerate()
+        .filter(|(_, c)| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid))
+        .filter_map(|(i, c)| c.if_writes_fixed.map(|s| (i, c, s)))
+        .filter(|(_, _, s)| *s > above)
+        .max_by_key(|(_, _, s)| *s)?;
+    let (refused, fields) = refused_writes(c)?;
     let requires = format!("{refused} to name {fields} in their filters");
     let accepted = ranked.iter().filter(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid)).count();
     let clause = format!("{} would score {score} if {refused} named {fields} in their filters (its details list them)", c.key);
@@ -138,11 +150,29 @@ fn writes_fixed(ranked: &[Ranked], chosen: &Ranked) -> Option<WritesFixed> {
     } else {
         format!("every sampled write runs under {} ({}); {clause}", chosen.key, chosen.score)
     };
-    Some(WritesFixed { alternative: Alternative { key: c.key.clone(), score, requires }, words, clause })
+    Some(WritesFixed { at, alternative: Alternative { key: c.key.clone(), score, requires }, words, refused, fields })
+}
+
+/// The writes the server refuses under a key ("the writes it refuses (N% of sampled updates
+/// and deletes)") and the fields they must name ("tenantId and number"); None when it refuses
+/// none.
+fn refused_writes(c: &Ranked) -> Option<(String, String)> {
+    let failing: Vec<&Finding> = c.constraints.iter().filter(|f| f.effect == Effect::WritesFail).collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let mut fields: Vec<String> = Vec::new();
+    for x in failing.iter().flat_map(|f| &f.filter_fix) {
+        if !fields.contains(x) {
+            fields.push(x.clone());
+        }
+    }
+    let share: f64 = failing.iter().filter_map(|f| f.percentage_of_writes).sum::<f64>().min(100.0);
+    Some((format!("the writes it refuses ({share:.1}% of sampled updates and deletes)"), and(&fields)))
 }
 
 fn choose_index(ranked: &[Ranked]) -> Choice {
-    let none = Choice { chosen: 0, over_accepted: false, trade_off: None, alternatives: Vec::new() };
+    let none = Choice { chosen: 0, over_accepted: false, trade_off: None, alternatives: Vec::new(), first: None };
     let accepted = ranked.iter().position(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid));
     let blocked =
         ranked.iter().enumerate().find_map(|(i, c)| (c.verdict == Verdict::Blocked).then(|| unique_blocks(c).map(|u| (i, u))).flatten());
@@ -167,6 +197,7 @@ fn choose_index(ranked: &[Ranked]) -> Choice {
                 kb.score - ka.score
             )),
             alternatives: vec![Alternative { key: ka.key.clone(), score: ka.score, requires: "nothing: every unique index stays".into() }],
+            first: None,
         }
     } else {
         Choice {
@@ -177,6 +208,7 @@ fn choose_index(ranked: &[Ranked]) -> Choice {
                 kb.key, kb.score
             )),
             alternatives: vec![Alternative { key: kb.key.clone(), score: kb.score, requires: moved }],
+            first: None,
         }
     }
 }
@@ -239,11 +271,11 @@ mod tests {
 
     /// A trial's helpdesk tickets on 6.0: {tenantId: 1, number: 1} keeps the unique index but is
     /// capped (20) by findAndModify by _id alone, 98 were they to name the key; {_id: "hashed"}
-    /// (83) needs the index's uniqueness in a proxy collection. The proxy stays the choice (the
-    /// capped key is "bad" as the server runs today), and the smaller change above it is said
-    /// in the same sentence, not dropped.
+    /// (83) needs the index's uniqueness in a proxy collection. Both are the application's
+    /// changes; the writes' filters are the smaller one and score higher: that key is
+    /// recommended, its writes' fix the commands' first note, the proxy's key the alternative.
     #[test]
-    fn a_proxy_choice_names_the_writes_fix_that_would_beat_it() {
+    fn a_writes_fix_that_beats_the_proxy_key_is_recommended_over_it() {
         use crate::model::{Op, Query, QueryOrigin};
         let (tn, id) = (k("{tenantId: 1, number: 1}"), k("{_id: \"hashed\"}"));
         let fam = Query::new(Op::FindAndModify, "helpdesk.tickets", doc! {"_id": 7}, QueryOrigin::Profiler);
@@ -258,23 +290,24 @@ mod tests {
             Ranked { key: &id, score: 83, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
         let c = choose(&ranked);
-        assert_eq!((c.chosen, c.over_accepted), (1, true));
-        let t = c.trade_off.unwrap();
-        assert!(t.contains("move number's uniqueness to a proxy collection"), "{t}");
-        assert!(
-            t.ends_with("; or keep the unique index and change those writes instead (no proxy collection): {tenantId: 1, number: 1} would score 98 if the writes it refuses (100.0% of sampled updates and deletes) named tenantId and number in their filters (its details list them)"),
-            "{t}"
-        );
+        assert_eq!((c.chosen, c.over_accepted), (0, false));
         assert_eq!(
-            c.alternatives.iter().map(|a| (a.key.to_string(), a.score)).collect::<Vec<_>>(),
-            [(tn.to_string(), 20), (tn.to_string(), 98)]
+            c.trade_off.as_deref(),
+            Some(format!("{tn} keeps the unique index on number; recommended once the writes it refuses (100.0% of sampled updates and deletes) name tenantId and number in their filters (its details list them): it then scores 98, 20 until they do; moving number's uniqueness to a proxy collection ({PROXY_PAGE}) would allow {id} (83) instead, a larger change (every insert through the proxy collection)").as_str())
+        );
+        assert_eq!(c.alternatives.iter().map(|a| (a.key.to_string(), a.score)).collect::<Vec<_>>(), [(id.to_string(), 83)]);
+        assert_eq!(
+            c.first.as_deref(),
+            Some("this key needs a change first: the writes it refuses (100.0% of sampled updates and deletes) must name tenantId and number in their filters (its details list them), or the server refuses them once the collection is sharded")
         );
         // Not above the proxy's key: the sentence stays the proxy's alone.
         let ranked = [
             Ranked { key: &tn, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(80) },
             Ranked { key: &id, score: 83, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
-        assert!(!choose(&ranked).trade_off.unwrap().contains("change those writes"));
+        let c = choose(&ranked);
+        assert_eq!((c.chosen, c.over_accepted, c.first), (1, true, None));
+        assert!(!c.trade_off.unwrap().contains("filters"));
     }
 
     /// The fixture's case: 34 of 284 writes are findAndModify by userId; on 6.0 mongos refuses
@@ -295,7 +328,7 @@ mod tests {
             Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
         ];
         let c = choose(&ranked);
-        assert_eq!((c.chosen, c.over_accepted), (0, false));
+        assert_eq!((c.chosen, c.over_accepted, c.first.as_deref()), (0, false, None));
         assert_eq!(
             c.trade_off.as_deref(),
             Some("every sampled write runs under {userId: \"hashed\"} (57); {projectId: 1, _id: 1} would score 70 if the writes it refuses (100.0% of sampled updates and deletes) named projectId and _id in their filters (its details list them)")
@@ -315,6 +348,7 @@ mod tests {
         ];
         let c = choose(&ranked);
         assert_eq!(c.chosen, 0);
+        assert!(c.first.as_deref().is_some_and(|f| f.contains("must name projectId and _id in their filters")), "{:?}", c.first);
         assert!(
             c.trade_off
                 .as_deref()
