@@ -267,12 +267,16 @@ pub(crate) fn inferred(transactions: &[Txn], docs: &DocValues, known: &[Link]) -
         let n = t.agreements();
         let e = best.entry((a.0, b)).or_insert((0, a, String::new()));
         if n > e.0 {
-            let seen = shown.get(&(a, b)).map_or(0, |s| s.agreements());
-            let words = format!(
-                "{}; the inserted documents seen agree in {} (an insert logged without its documents votes by the values the collection holds: inferred, not seen)",
-                t.words(&format!("a value of {}.{}'s documents", a.0, a.1)),
-                crate::util::text::fmt_count(seen)
-            );
+            let votes = t.words(&format!("a value of {}.{}'s documents", a.0, a.1));
+            // "agree in 0" read as evidence against when no inserted document was shown at all.
+            let words = match shown.get(&(a, b)).filter(|s| s.votes > 0) {
+                Some(s) => format!(
+                    "{votes}; the inserted documents seen agree in {} of {} (an insert logged without its documents votes by the values the collection holds: inferred, not seen)",
+                    crate::util::text::fmt_count(s.agreements()),
+                    crate::util::text::fmt_count(s.votes)
+                ),
+                None => format!("{votes}; inferred, not seen: the inserts were logged without their documents, so each voted by the values the collection holds"),
+            };
             *e = (n, a, words);
         }
     }
@@ -551,6 +555,11 @@ mod tests {
         );
         assert_eq!(links[0].count, 6);
         assert!(links[0].seen_in.contains("inferred from the documents"));
+        // No inserted document shown: said so, not "agree in 0" (a trial read it as against).
+        assert_eq!(
+            links[0].evidence,
+            "in 6 of 6 transactions showing both, a value of s.orders.customerId's documents (6 different values); inferred, not seen: the inserts were logged without their documents, so each voted by the values the collection holds"
+        );
     }
 
     /// Issue 49 item 5: devices `_id` 1..20 and events `sensorId` 1..20, different entities.

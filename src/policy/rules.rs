@@ -262,7 +262,7 @@ pub(crate) const RULES: &[RuleDef] = &[
             Finding::Measured {
                 actual: json!(c.verdict.as_str()),
                 passed: !invalid,
-                message: if invalid { format!("invalid: {}", why.join("; ")) } else { format!("verdict {}", c.verdict.as_str()) },
+                message: if invalid { format!("invalid: {}", why.join("; ")) } else { format!("valid on this collection (its verdict: {})", c.verdict.as_str()) },
             }
         }),
     },
