@@ -332,6 +332,7 @@ pub(crate) fn build(
             found: ev.joins_found,
             single_shard_share: f.joins.map(round3),
             single_shard_share_individual_best: search.alone_figures.joins.map(round3),
+            why: None,
         },
         links: links(search),
         edges: search.edges.clone(),

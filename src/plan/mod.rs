@@ -24,6 +24,7 @@ pub(crate) mod evaluate;
 pub(crate) mod given;
 pub(crate) mod graph;
 pub(crate) mod input;
+pub(crate) mod joins;
 pub(crate) mod joint;
 pub(crate) mod layout;
 pub(crate) mod links;

@@ -222,6 +222,9 @@ pub(crate) struct Joins {
     pub(crate) single_shard_share: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) single_shard_share_individual_best: Option<f64>,
+    /// Why joins leave one shard: the most common cause, in words (`super::joins`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) why: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

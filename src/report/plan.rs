@@ -58,6 +58,7 @@ fn headline(p: &Plan) -> Vec<String> {
         share(p.joins.single_shard_share),
         share(p.joins.single_shard_share_individual_best)
     ));
+    v.extend(p.joins.why.iter().map(|w| format!("joins: {w}")));
     v.extend(failing(p.transactions.failing_share, p.target_version.as_deref()));
     v
 }
