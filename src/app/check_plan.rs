@@ -41,6 +41,7 @@ pub(super) fn run(a: &CheckRequest, pp: &PlanPolicy) -> Result<(String, Vec<Rule
             declared_share: g.transactions.single_shard_share,
             own_share: own.transactions.single_shard_share,
             seen_in_part: own.transactions.single_shard_share_range.is_some(),
+            not_placed_percent: own.transactions.not_placed.as_ref().map(|n| n.transactions_percent),
             differing: g
                 .collections
                 .iter()
@@ -64,6 +65,7 @@ pub(super) fn run(a: &CheckRequest, pp: &PlanPolicy) -> Result<(String, Vec<Rule
             declared_share: own.transactions.single_shard_share,
             own_share: own.transactions.single_shard_share,
             seen_in_part: own.transactions.single_shard_share_range.is_some(),
+            not_placed_percent: own.transactions.not_placed.as_ref().map(|n| n.transactions_percent),
             differing: Vec::new(),
             blockers: Vec::new(),
         },

@@ -110,6 +110,9 @@ pub(crate) struct PlanInput {
     pub(crate) own_share: Option<f64>,
     /// Some transactions seen in part: the shares are ranges, not one figure.
     pub(crate) seen_in_part: bool,
+    /// The share (percent) of transactions holding an insert the plan cannot place (its
+    /// documents not shown): the shares rest on a guess for those.
+    pub(crate) not_placed_percent: Option<f64>,
     /// The collections whose choice differs: (namespace, declared, shardkey's), in words.
     pub(crate) differing: Vec<(String, String, String)>,
     /// What keeps the declared plan's transactions off one shard, most costly first.

@@ -23,6 +23,14 @@ pub(super) fn share_loss(t: Threshold, p: &PlanInput) -> Finding {
         Threshold::Percent(x) => x,
         _ => 0.0,
     };
+    // Most transactions unplaced: both shares are mostly the guess for those, and a "0.0 points
+    // fewer" passed a trial's gate on nothing measured (pymongo's inserts, logged without
+    // their documents).
+    if p.not_placed_percent.is_some_and(|x| x >= 50.0) {
+        return Finding::Skipped(
+            "most transactions hold inserts the plan cannot place (logged without their documents): the single-shard shares rest on a guess for them, not on what was seen; the plan's transactions.notPlaced says what would show them",
+        );
+    }
     let (Some(declared), Some(own)) = (p.declared_share, p.own_share) else {
         return Finding::Skipped(if p.seen_in_part {
             "transactions seen in part (the profiler): the single-shard shares are ranges; give the log of the same window, recorded with slowms -1, for one figure"
@@ -61,4 +69,36 @@ pub(crate) fn culprit(rule: &str, p: &PlanInput) -> Culprit {
         c.causes.extend(p.blockers.iter().take(3).cloned());
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(declared: f64, own: f64, not_placed: Option<f64>) -> PlanInput {
+        PlanInput {
+            refused: Vec::new(),
+            declared_share: Some(declared),
+            own_share: Some(own),
+            seen_in_part: false,
+            not_placed_percent: not_placed,
+            differing: Vec::new(),
+            blockers: Vec::new(),
+        }
+    }
+
+    /// 0.0 against 0.0 with every transaction unplaced passed as "0.0 points fewer": skipped now,
+    /// saying why; below half unplaced, measured as before.
+    #[test]
+    fn shares_that_rest_mostly_on_unplaced_inserts_are_not_compared() {
+        let skipped =
+            |f: Finding| matches!(f, Finding::Skipped(w) if w.starts_with("most transactions hold inserts the plan cannot place"));
+        assert!(skipped(share_loss(Threshold::Percent(10.0), &input(0.0, 0.0, Some(100.0)))));
+        assert!(skipped(share_loss(Threshold::Percent(10.0), &input(0.2, 0.9, Some(50.0)))));
+        match share_loss(Threshold::Percent(10.0), &input(0.2, 0.9, Some(49.9))) {
+            Finding::Measured { passed, .. } => assert!(!passed, "70 points fewer"),
+            _ => panic!("measured below half unplaced"),
+        }
+        assert!(matches!(share_loss(Threshold::Percent(10.0), &input(0.85, 0.9, None)), Finding::Measured { passed: true, .. }));
+    }
 }
