@@ -181,7 +181,9 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
             if_writes_fixed: c.score_breakdown.if_writes_fixed,
         })
         .collect();
-    let choice = crate::score::choice::choose(&ranked);
+    // Below the balancer's threshold no unique index is moved for a key (`choice`).
+    let helps_yet = candidates.first().is_none_or(|c| c.metrics.cluster.scale.benefit != cluster::Benefit::NoneYet);
+    let choice = crate::score::choice::choose(&ranked, helps_yet);
     // Below the evidence a verdict needs, no commands: the ranking so far and what to run.
     let evidence =
         metrics::evidence::Evidence::of(source.has_documents(), opts.total_docs.is_some(), sample.num_docs, total, queries.len() as u64);

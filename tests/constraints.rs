@@ -307,13 +307,21 @@ fn assert_choice(uri: &str, c: &mongodb::Client, coll: &str, keys: [&str; 2], un
     let (accepted, blocked) = (keys[0], keys[1]);
     let (index, field) = unique;
     let ns = format!("app.{coll}");
-    let mut args = vec!["analyze", "--uri", uri, "--collection", &ns, "--queries", "profile"];
+    // 1 MiB ranges: migrations from 3 MiB, which the collections pass (below, sharding brings
+    // nothing yet and no unique index is moved for a key).
+    let mut args = vec!["analyze", "--uri", uri, "--collection", &ns, "--queries", "profile", "--chunk-size", "1"];
     for k in keys {
         args.extend(["--key", k]);
     }
     let mut jargs = args.clone();
     jargs.extend(["--format", "json"]);
     let r = json(&jargs);
+    // At the default 128 MiB ranges the collection is below the balancer's threshold: sharding
+    // brings nothing yet, and the unique index stays.
+    let small = json(&[&jargs[..7], &jargs[9..]].concat());
+    assert_eq!(small["recommendation"]["key"], key_json(accepted), "{}", small["recommendation"]);
+    let t = small["recommendation"]["tradeOff"].as_str().unwrap();
+    assert!(t.contains(": recommended while sharding brings no benefit yet"), "{t}");
     let (a, b) = (candidate(&r, accepted), candidate(&r, blocked));
     assert_ne!(a["verdict"], "blocked");
     assert_eq!(b["verdict"], "blocked");
@@ -372,7 +380,7 @@ fn assert_choice(uri: &str, c: &mongodb::Client, coll: &str, keys: [&str; 2], un
     }
 }
 
-/// `members`: 30,000 members of 300 tenants, a unique index on email; 200 profiled finds, 85% by
+/// `members`: 60,000 members of 300 tenants, a unique index on email; 200 profiled finds, 85% by
 /// {tenantId, userId} and 15% by email. By hand: {tenantId: 1, userId: 1} reaches one shard for
 /// 85% of them, {email: 1} for 15%; the unique email index blocks the first.
 #[test]
@@ -381,7 +389,7 @@ fn a_unique_index_few_reads_use_is_moved_to_a_proxy() {
     let c = m.client();
     rt().block_on(async {
         let db = c.database("app");
-        let docs: Vec<Document> = (0..30_000)
+        let docs: Vec<Document> = (0..60_000)
             .map(|i| doc! {"tenantId": format!("t{}", i % 300), "userId": i / 300, "email": format!("m{i}@example.com"), "name": format!("M {i}")})
             .collect();
         db.collection::<Document>("members").insert_many(docs).await.unwrap();
@@ -417,19 +425,19 @@ fn a_unique_index_few_reads_use_is_moved_to_a_proxy() {
     ]);
     assert_eq!(candidate(&r, "{tenantId: 1, userId: 1}")["readDistribution"]["percentageOfSingleShardReads"], 85.0);
     assert_eq!(candidate(&r, "{email: 1}")["readDistribution"]["percentageOfSingleShardReads"], 15.0);
-    assert_choice(&m.uri(), &c, "members", ["{email: 1}", "{tenantId: 1, userId: 1}"], ("email_1", "email"), 30_000);
+    assert_choice(&m.uri(), &c, "members", ["{email: 1}", "{tenantId: 1, userId: 1}"], ("email_1", "email"), 60_000);
 }
 
-/// `accounts`: 20,000 accounts in 10 regions, a unique partial index on ssn (type string), which
-/// a third of them lack (i % 3 == 0: 6,667); 100 profiled finds by {region, acct}. By hand: the
-/// proxy holds the 13,333 accounts with an ssn.
+/// `accounts`: 60,000 accounts in 10 regions, a unique partial index on ssn (type string), which
+/// a third of them lack (i % 3 == 0: 20,000); 100 profiled finds by {region, acct}. By hand: the
+/// proxy holds the 40,000 accounts with an ssn.
 #[test]
 fn a_unique_partial_index_is_moved_with_its_filter() {
     let m = Mongod::start(Mode::Standalone);
     let c = m.client();
     rt().block_on(async {
         let db = c.database("app");
-        let docs: Vec<Document> = (0..20_000)
+        let docs: Vec<Document> = (0..60_000)
             .map(|i| {
                 let mut d = doc! {"region": format!("r{}", i % 10), "acct": i, "balance": i % 977};
                 if i % 3 != 0 {
@@ -446,7 +454,7 @@ fn a_unique_partial_index_is_moved_with_its_filter() {
         .unwrap();
     });
     profile_finds(&c, "accounts", (0..100).map(|i| doc! {"region": format!("r{}", (i * 37) % 10), "acct": (i * 37) % 20_000}).collect());
-    assert_choice(&m.uri(), &c, "accounts", ["{ssn: 1}", "{region: 1, acct: 1}"], ("ssn_1", "ssn"), 13_333);
+    assert_choice(&m.uri(), &c, "accounts", ["{ssn: 1}", "{region: 1, acct: 1}"], ("ssn_1", "ssn"), 40_000);
     // The proxy's index keeps the partial filter: a document without ssn is not in it.
     let pix = indexes(&c, "accounts_ssn");
     let ix = pix.iter().find(|d| d.get_str("name") == Ok("ssn_1")).unwrap();

@@ -67,8 +67,11 @@ fn and(items: &[String]) -> String {
 
 /// Choose between the best accepted key and the best key only unique indexes block; then
 /// name the key the application's refused writes cost, when it would beat the choice.
-pub(crate) fn choose(ranked: &[Ranked]) -> Choice {
-    let mut choice = with_writes_fixed(ranked, choose_index(ranked));
+/// `helps_yet`: sharding the collection brings some benefit at its size; else no unique index
+/// is moved for a key (a new user's 44 KiB sellers were to lose theirs beside the report's
+/// own "sharding brings no benefit yet").
+pub(crate) fn choose(ranked: &[Ranked], helps_yet: bool) -> Choice {
+    let mut choice = with_writes_fixed(ranked, choose_index(ranked, helps_yet));
     // A chosen key under which the server refuses some writes: they change before the key.
     choice.first = ranked.get(choice.chosen).and_then(refused_writes).map(|(refused, fields)| {
         format!("this key needs a change first: {refused} must name {fields} in their filters (its details list them), or the server refuses them once the collection is sharded")
@@ -171,7 +174,7 @@ fn refused_writes(c: &Ranked) -> Option<(String, String)> {
     Some((format!("the writes it refuses ({share:.1}% of sampled updates and deletes)"), and(&fields)))
 }
 
-fn choose_index(ranked: &[Ranked]) -> Choice {
+fn choose_index(ranked: &[Ranked], helps_yet: bool) -> Choice {
     let none = Choice { chosen: 0, over_accepted: false, trade_off: None, alternatives: Vec::new(), first: None };
     let accepted = ranked.iter().position(|c| !matches!(c.verdict, Verdict::Blocked | Verdict::Invalid));
     let blocked =
@@ -186,6 +189,18 @@ fn choose_index(ranked: &[Ranked]) -> Choice {
     let keep = format!("keep the unique index{plural} on {uniq} and the best key is {} ({})", ka.key, ka.score);
     let far = kb.score >= ka.score + FAR_BELOW;
     let moved = format!("{uniq}'s uniqueness moved to a proxy collection");
+    if far && !helps_yet {
+        return Choice {
+            chosen: a,
+            over_accepted: false,
+            trade_off: Some(format!(
+                "{keep}: recommended while sharding brings no benefit yet (the notes say from which size); moving {uniq}'s uniqueness to a proxy collection ({PROXY_PAGE}) would allow {} ({}) once it grows",
+                kb.key, kb.score
+            )),
+            alternatives: vec![Alternative { key: kb.key.clone(), score: kb.score, requires: moved }],
+            first: None,
+        };
+    }
     if far {
         Choice {
             chosen: b,
@@ -243,19 +258,27 @@ mod tests {
             Ranked { key: &email, score: 48, verdict: Verdict::Poor, constraints: &[], if_writes_fixed: None },
             Ranked { key: &tu, score: 95, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
-        let c = choose(&ranked);
+        let c = choose(&ranked, true);
         assert_eq!((c.chosen, c.over_accepted), (1, true));
         assert_eq!(
             c.trade_off.unwrap(),
             format!("keep the unique index on email and the best key is {{email: 1}} (48); move email's uniqueness to a proxy collection ({PROXY_PAGE}) and shard on {{tenantId: 1, userId: 1}} (95): recommended, 47 points above (the commands below do it)")
         );
         assert_eq!(c.alternatives, [Alternative { key: email.clone(), score: 48, requires: "nothing: every unique index stays".into() }]);
+        // Too small yet for sharding to bring anything: no unique index moves for it.
+        let c = choose(&ranked, false);
+        assert_eq!((c.chosen, c.over_accepted), (0, false));
+        assert_eq!(
+            c.trade_off.unwrap(),
+            format!("keep the unique index on email and the best key is {{email: 1}} (48): recommended while sharding brings no benefit yet (the notes say from which size); moving email's uniqueness to a proxy collection ({PROXY_PAGE}) would allow {{tenantId: 1, userId: 1}} (95) once it grows")
+        );
+        assert_eq!(c.alternatives[0].requires, "email's uniqueness moved to a proxy collection");
         // 19 points: the accepted key stays, the blocked one is the alternative.
         let ranked = [
             Ranked { key: &email, score: 60, verdict: Verdict::Acceptable, constraints: &[], if_writes_fixed: None },
             Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
-        let c = choose(&ranked);
+        let c = choose(&ranked, true);
         assert_eq!((c.chosen, c.over_accepted), (0, false));
         assert_eq!(c.alternatives[0].requires, "email's uniqueness moved to a proxy collection");
         // Nothing blocked above it, or nothing accepted: no choice to say.
@@ -263,8 +286,8 @@ mod tests {
             Ranked { key: &email, score: 80, verdict: Verdict::Good, constraints: &[], if_writes_fixed: None },
             Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
-        assert!(choose(&ranked).trade_off.is_none());
-        assert!(choose(&[Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None }])
+        assert!(choose(&ranked, true).trade_off.is_none());
+        assert!(choose(&[Ranked { key: &tu, score: 79, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None }], true)
             .trade_off
             .is_none());
     }
@@ -289,7 +312,7 @@ mod tests {
             Ranked { key: &tn, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(98) },
             Ranked { key: &id, score: 83, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
-        let c = choose(&ranked);
+        let c = choose(&ranked, true);
         assert_eq!((c.chosen, c.over_accepted), (0, false));
         assert_eq!(
             c.trade_off.as_deref(),
@@ -305,7 +328,7 @@ mod tests {
             Ranked { key: &tn, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(80) },
             Ranked { key: &id, score: 83, verdict: Verdict::Blocked, constraints: &blocks, if_writes_fixed: None },
         ];
-        let c = choose(&ranked);
+        let c = choose(&ranked, true);
         assert_eq!((c.chosen, c.over_accepted, c.first), (1, true, None));
         assert!(!c.trade_off.unwrap().contains("filters"));
     }
@@ -327,7 +350,7 @@ mod tests {
             Ranked { key: &uid, score: 57, verdict: Verdict::Acceptable, constraints: &[], if_writes_fixed: None },
             Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
         ];
-        let c = choose(&ranked);
+        let c = choose(&ranked, true);
         assert_eq!((c.chosen, c.over_accepted, c.first.as_deref()), (0, false, None));
         assert_eq!(
             c.trade_off.as_deref(),
@@ -339,14 +362,14 @@ mod tests {
             Ranked { key: &uid, score: 71, verdict: Verdict::Good, constraints: &[], if_writes_fixed: None },
             Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
         ];
-        assert!(choose(&ranked).trade_off.is_none());
+        assert!(choose(&ranked, true).trade_off.is_none());
         // Every accepted key capped (the helpdesk trial: an escalation by _id refused under each):
         // the best with its writes fixed is named, the choice itself included.
         let ranked = [
             Ranked { key: &pid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(70) },
             Ranked { key: &uid, score: 20, verdict: Verdict::Bad, constraints: &failing, if_writes_fixed: Some(57) },
         ];
-        let c = choose(&ranked);
+        let c = choose(&ranked, true);
         assert_eq!(c.chosen, 0);
         assert!(c.first.as_deref().is_some_and(|f| f.contains("must name projectId and _id in their filters")), "{:?}", c.first);
         assert!(
