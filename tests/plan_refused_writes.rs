@@ -98,6 +98,9 @@ fn a_plan_says_and_its_script_stops_on_refused_single_writes_and_a_blocking_uniq
     let table = String::from_utf8(plan(&given, "table")).unwrap().replace('\n', " ");
     let table = table.split_whitespace().collect::<Vec<_>>().join(" ");
     assert_eq!(table.matches(&format!("! {words}")).count(), 1, "{table}");
+    // And before the commands that would shard it: a list of commands alone did not say it.
+    let first = "// first: 75.0% of shop.orders's sampled updates and deletes must name customerId and _id in their filters, or the server refuses them once it is sharded";
+    assert_eq!(table.matches(first).count(), 1, "{table}");
 
     // Planned for 8.0, the same writes run (each a broadcast read, then the write): a
     // warning, nothing refused, though the server the plan read runs 6.0.5.

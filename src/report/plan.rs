@@ -63,6 +63,29 @@ fn headline(p: &Plan) -> Vec<String> {
     v
 }
 
+/// Before the commands: the writes the plan's version refuses under a planned key, which the
+/// application changes first (the mongosh script stops on them; a list of commands did not say).
+pub(super) fn writes_first(collections: &[PlannedCollection]) -> Vec<String> {
+    collections
+        .iter()
+        .filter(|c| !c.refused_writes.is_empty())
+        .map(|c| {
+            let share: f64 = c.refused_writes.iter().map(|r| r.percentage_of_writes).sum::<f64>().min(100.0);
+            let mut fields: Vec<&str> = Vec::new();
+            for f in c.refused_writes.iter().flat_map(|r| &r.filter_fix) {
+                if !fields.contains(&f.as_str()) {
+                    fields.push(f);
+                }
+            }
+            format!(
+                "first: {share:.1}% of {}'s sampled updates and deletes must name {} in their filters, or the server refuses them once it is sharded",
+                c.namespace,
+                fields.join(" and ")
+            )
+        })
+        .collect()
+}
+
 /// One line per link the plan rests on: the two fields and what shows they hold the same
 /// entity's values (the JSON's `links[].evidence`, issue 49).
 fn link_lines(p: &Plan) -> Vec<String> {
@@ -135,6 +158,9 @@ pub(super) fn table(p: &Plan) -> String {
         let _ = writeln!(s, "  ({n})");
     }
     let _ = writeln!(s, "\ncommands (mongosh, through mongos):");
+    for f in writes_first(&p.collections) {
+        let _ = writeln!(s, "  // {f}");
+    }
     for c in &p.commands {
         let _ = writeln!(s, "  {c}");
     }
@@ -189,6 +215,9 @@ pub(super) fn markdown(p: &Plan) -> String {
         let _ = writeln!(s, "\nO{}.", &n[1..]);
     }
     s.push_str("\n## Commands\n\n```js\n");
+    for f in writes_first(&p.collections) {
+        let _ = writeln!(s, "// {f}");
+    }
     for c in &p.commands {
         let _ = writeln!(s, "{c}");
     }

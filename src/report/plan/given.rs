@@ -83,6 +83,9 @@ pub(super) fn table(p: &Plan) -> String {
         }
     }
     let _ = writeln!(s, "\nyour plan's commands (mongosh, through mongos):");
+    for f in super::writes_first(&g.collections) {
+        let _ = writeln!(s, "  // {f}");
+    }
     for c in &g.commands {
         let _ = writeln!(s, "  {c}");
     }
