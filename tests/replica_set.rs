@@ -146,7 +146,7 @@ fn a_hidden_member_a_full_profiler_and_a_user_without_dbadmin() {
     let c = set.client();
     rt().block_on(async {
         let coll = c.database("big").collection::<Document>("orders");
-        coll.insert_one(doc! {"_id": 0, "customerId": 1}).await.unwrap();
+        coll.insert_many((0..2000).map(|i| doc! {"_id": i, "customerId": i % 50})).await.unwrap();
         for i in 0..4000 {
             coll.find_one(doc! {"customerId": i % 50, "pad": "x".repeat(200)}).await.unwrap();
         }
@@ -168,6 +168,16 @@ fn a_hidden_member_a_full_profiler_and_a_user_without_dbadmin() {
     let read = p["operations"].as_u64().unwrap();
     assert!(read <= held && read + 10 >= held, "read {read}, held {held}: {p}");
     assert!(v["notes"].to_string().contains("full, older operations are gone"), "{}", v["notes"]);
+
+    // Beside it a secondary's profiler, not full, with reads of its own: the members' windows
+    // differ (the primary's holds only its latest operations), said beside the answer.
+    profile_all(&set, 1, "big");
+    finds(&set.member_client(1), "big", "customerId", 40);
+    let v = json_ok(&shardkey(&["analyze", "--uri", &set.uri("&authSource=admin"), "--collection", "big.orders", "--format", "json"]));
+    assert_eq!(member(&v, set.members[1].port)["profiler"]["full"], false, "{v:#}");
+    let caveats = v["recommendation"]["caveats"].to_string();
+    let primary = format!("the profiler of 127.0.0.1:{} (primary) was full: older operations are gone there", set.members[0].port);
+    assert!(caveats.contains(&primary), "{caveats}");
 
     // A user who may read the data but not the profiler: every member named, with the role that would.
     block(c.database("admin").run_command(doc! {"createUser": "reader", "pwd": "readerpw-9", "roles": [{"role": "read", "db": "shop"}]}))

@@ -8,6 +8,7 @@
 use super::Verdict;
 use crate::model::ShardKey;
 use crate::rules::{Effect, Finding, RuleId};
+use crate::util::text::and_list as and;
 use serde::Serialize;
 
 /// The manual's answer to a unique index the shard key cannot keep.
@@ -55,14 +56,6 @@ fn unique_blocks(c: &Ranked) -> Option<Vec<String>> {
         return None;
     }
     Some(blocks.iter().filter_map(|f| f.index.as_ref()).map(|ix| ix.key.keys().cloned().collect::<Vec<_>>().join(" + ")).collect())
-}
-
-/// "email" or "email and ssn".
-fn and(items: &[String]) -> String {
-    match items.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => items.join(""),
-    }
 }
 
 /// Choose between the best accepted key and the best key only unique indexes block; then

@@ -17,6 +17,14 @@ pub(crate) fn printable(s: &str, keep_newlines: bool) -> String {
     out
 }
 
+/// "email", "email and ssn", "a, b and c".
+pub(crate) fn and_list(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => items.join(""),
+    }
+}
+
 /// 1234567 → "1,234,567".
 pub(crate) fn fmt_count(n: u64) -> String {
     let s = n.to_string();
