@@ -6,7 +6,7 @@ mod given;
 
 use crate::plan::outcome::{Plan, PlannedCollection};
 use crate::util::text::bytes;
-use common::{blockers, failing, share, share_or_range, warnings, what};
+use common::{blockers, failing, share, share_or_range, warnings, what, writes_first};
 use std::fmt::Write;
 
 fn names(sh: &crate::plan::outcome::ShardReport) -> String {
@@ -61,29 +61,6 @@ fn headline(p: &Plan) -> Vec<String> {
     v.extend(p.joins.why.iter().map(|w| format!("joins: {w}")));
     v.extend(failing(p.transactions.failing_share, p.target_version.as_deref()));
     v
-}
-
-/// Before the commands: the writes the plan's version refuses under a planned key, which the
-/// application changes first (the mongosh script stops on them; a list of commands did not say).
-pub(super) fn writes_first(collections: &[PlannedCollection]) -> Vec<String> {
-    collections
-        .iter()
-        .filter(|c| !c.refused_writes.is_empty())
-        .map(|c| {
-            let share: f64 = c.refused_writes.iter().map(|r| r.percentage_of_writes).sum::<f64>().min(100.0);
-            let mut fields: Vec<&str> = Vec::new();
-            for f in c.refused_writes.iter().flat_map(|r| &r.filter_fix) {
-                if !fields.contains(&f.as_str()) {
-                    fields.push(f);
-                }
-            }
-            format!(
-                "first: {share:.1}% of {}'s sampled updates and deletes must name {} in their filters, or the server refuses them once it is sharded",
-                c.namespace,
-                fields.join(" and ")
-            )
-        })
-        .collect()
 }
 
 /// One line per link the plan rests on: the two fields and what shows they hold the same

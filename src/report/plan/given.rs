@@ -3,7 +3,7 @@
 //! shardkey's, what the rules and the analyses say of your choices, your plan's blockers and
 //! its commands. Only formatting: every figure is `Plan::given`'s.
 
-use super::common::{blockers, failing, warnings, what};
+use super::common::{blockers, failing, warnings, what, writes_first};
 use crate::plan::outcome::{GivenPlan, Plan, PlannedCollection};
 use std::fmt::Write;
 
@@ -83,7 +83,7 @@ pub(super) fn table(p: &Plan) -> String {
         }
     }
     let _ = writeln!(s, "\nyour plan's commands (mongosh, through mongos):");
-    for f in super::writes_first(&g.collections) {
+    for f in writes_first(&g.collections) {
         let _ = writeln!(s, "  // {f}");
     }
     for c in &g.commands {
