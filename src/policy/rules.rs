@@ -174,7 +174,9 @@ pub(crate) const RULES: &[RuleDef] = &[
         value: ValueType::Percent,
         doc: "constraints: updates and deletes the server refuses under the key on the deployment's version (upserts without the key and shard key value changes by _id or in a multi update on every version; before 7.1 single writes without key or _id, and other shard key value changes without the whole key, error 31025), percent of sampled updates and deletes; the version unknown, a warning of what versions before 7.1 refuse",
         default: "0.0",
-        implied: None,
+        // On unless a policy sets it: a write the server refuses is never called fine (a new
+        // user's policy without it passed a key under which every write to accounts failed).
+        implied: Some(Threshold::Percent(0.0)),
         culprit: Some(key_fields),
         judge: Judge::Candidate(|t, c| {
             let max = t.number();
