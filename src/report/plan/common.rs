@@ -108,6 +108,29 @@ pub(super) fn warnings(c: &PlannedCollection) -> impl Iterator<Item = &String> {
     c.warning.iter().chain(refused)
 }
 
+/// Before the commands: the writes the plan's version refuses under a planned key, which the
+/// application changes first (the mongosh script stops on them; a list of commands did not say).
+pub(super) fn writes_first(collections: &[PlannedCollection]) -> Vec<String> {
+    collections
+        .iter()
+        .filter(|c| !c.refused_writes.is_empty())
+        .map(|c| {
+            let share: f64 = c.refused_writes.iter().map(|r| r.percentage_of_writes).sum::<f64>().min(100.0);
+            let mut fields: Vec<&str> = Vec::new();
+            for f in c.refused_writes.iter().flat_map(|r| &r.filter_fix) {
+                if !fields.contains(&f.as_str()) {
+                    fields.push(f);
+                }
+            }
+            format!(
+                "first: {share:.1}% of {}'s sampled updates and deletes must name {} in their filters, or the server refuses them once it is sharded",
+                c.namespace,
+                fields.join(" and ")
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,27 +163,4 @@ mod tests {
             "14.1% of the transactions seen whole: without the zone field (update on s.payments), e.g. {orderId: 1}; fix: add shopId to the update's filter (85% of those on one shard)"
         );
     }
-}
-
-/// Before the commands: the writes the plan's version refuses under a planned key, which the
-/// application changes first (the mongosh script stops on them; a list of commands did not say).
-pub(super) fn writes_first(collections: &[PlannedCollection]) -> Vec<String> {
-    collections
-        .iter()
-        .filter(|c| !c.refused_writes.is_empty())
-        .map(|c| {
-            let share: f64 = c.refused_writes.iter().map(|r| r.percentage_of_writes).sum::<f64>().min(100.0);
-            let mut fields: Vec<&str> = Vec::new();
-            for f in c.refused_writes.iter().flat_map(|r| &r.filter_fix) {
-                if !fields.contains(&f.as_str()) {
-                    fields.push(f);
-                }
-            }
-            format!(
-                "first: {share:.1}% of {}'s sampled updates and deletes must name {} in their filters, or the server refuses them once it is sharded",
-                c.namespace,
-                fields.join(" and ")
-            )
-        })
-        .collect()
 }
