@@ -67,6 +67,12 @@ fn the_table_leads_with_the_answer_in_100_columns() {
     assert!(text.find("recommended:").unwrap() < ranking && ranking < text.find("#1 {projectId: 1, _id: 1}: 71").unwrap());
     assert_eq!(text.matches("recommended:").count(), 1, "the answer is said once");
 
+    // workload's tables too.
+    let o = common::shardkey(&["workload", "--queries", "fixtures/mongod.log"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100 && text.contains("exam/ret"), "workload: a line of {widest} columns");
+
     let wide = analyze(&["--wide"]);
     assert!(wide.contains("shards per read /") && wide.contains("monotonicity") && wide.contains("top value"), "the full table");
     assert!(wide.lines().any(|l| l.chars().count() > 100));
