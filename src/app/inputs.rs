@@ -300,7 +300,7 @@ fn run_live(
     };
     let mut r = pipeline::run(&mut source, log, query_sources, &opts)?;
     for caveat in [windows_caveat(&members), slow_part_caveat(&members)].into_iter().flatten() {
-        slow_part_said(&mut r, caveat);
+        caveat_said(&mut r, caveat);
     }
     r.inputs.queries.members = members;
     r.notes.extend(notes);
@@ -488,7 +488,7 @@ fn windows_caveat(members: &[MemberRead]) -> Option<String> {
 
 /// The caveat leads; the recommended key's own first warning (what the answer showed without a
 /// caveat) stays beside it.
-fn slow_part_said(r: &mut crate::report::Report, caveat: String) {
+fn caveat_said(r: &mut crate::report::Report, caveat: String) {
     let Some(rec) = r.recommendation.as_mut() else { return };
     if rec.caveats.is_empty() {
         rec.caveats.extend(r.candidates.iter().find(|c| c.key == rec.key).and_then(crate::report::text::own_warning));

@@ -3,7 +3,7 @@
 
 use super::evaluate::{Figures, W_DATA_BALANCE, W_LOAD_BALANCE, W_OWN_SCORE, W_SINGLE_SHARD};
 use super::input::{Choice, CollectionInput, Settings};
-use super::layout::{with_homes, Layout};
+use super::layout::Layout;
 use super::outcome::{
     Action, Joins, LinkReport, Objective, OnShard, PinnedReport, Plan, PlannedCollection, ShardReport, Sizing, Transactions, TxnEvidence,
     Weights, ZoneReport, PLAN_SCHEMA_VERSION,
@@ -285,7 +285,7 @@ pub(crate) fn build(
     without: &[(Option<f64>, Option<f64>)],
     seen: &super::bounds::Seen,
 ) -> Plan {
-    let layout = with_homes(Layout::new(inputs, &search.choices, &search.domains, s), &search.homes);
+    let layout = search.layout(inputs, s);
     // Seen in part: ranges, never one figure on the transactions seen whole.
     let (range, fixed_range) = super::bounds::ranges(&layout, &search.blockers, seen);
     let cx = Ctx { db, inputs, search, s, layout, without, in_part: range.is_some() };

@@ -30,9 +30,10 @@ pub(crate) fn why(layout: &Layout, joins: &[&Query]) -> Option<String> {
         }
         spread += 1;
         // The first join into a sharded collection: an unsharded one lives on one shard.
-        let first = q.joins.iter().find_map(|j| match layout.index_of(&j.from).map(|b| &layout.choices[b]) {
-            Some(Choice::Key(k)) => Some((j, &layout.inputs[layout.index_of(&j.from)?].candidates[*k].key.fields[0].path)),
-            _ => None,
+        let first = q.joins.iter().find_map(|j| {
+            let b = layout.index_of(&j.from)?;
+            let Choice::Key(k) = layout.choices[b] else { return None };
+            Some((j, &layout.inputs[b].candidates[k].key.fields[0].path))
         });
         let Some((j, lead)) = first else { continue };
         let cause = match (&j.foreign_field, j.stage) {

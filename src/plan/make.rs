@@ -19,8 +19,7 @@ pub(crate) fn plan(db: &str, analyses: Analyses, w: Workload, s: &Settings, ev: 
     let found = search(&inputs, w.links, w.seen.whole, w.seen.in_part, w.joins, s);
     let without: Vec<_> = (0..inputs.len()).map(|c| single_shard_without(&inputs, &found, c, w.seen.whole, w.joins, s)).collect();
     let mut p = build(db, &inputs, &found, s, ev.clone(), &without, &w.seen);
-    let layout = super::layout::with_homes(super::layout::Layout::new(&inputs, &found.choices, &found.domains, s), &found.homes);
-    p.joins.why = super::joins::why(&layout, w.joins);
+    p.joins.why = super::joins::why(&found.layout(&inputs, s), w.joins);
     if let Some(links) = what_if_links {
         let (given_inputs, fixed) = given::with_given(&inputs, given);
         let w = Workload { links, seen: w.seen, joins: w.joins };

@@ -154,6 +154,13 @@ pub(crate) struct Search {
     pub(crate) given: Vec<bool>,
 }
 
+impl Search {
+    /// The layout its choices make: their zone groups, the unsharded collections' homes.
+    pub(crate) fn layout<'a>(&'a self, inputs: &'a [CollectionInput], s: &Settings) -> Layout<'a> {
+        with_homes(Layout::new(inputs, &self.choices, &self.domains, s), &self.homes)
+    }
+}
+
 /// Coordinate search from each collection's own choice: moves of a whole domain's
 /// collections onto keys that start with its fields (co-location needs them together),
 /// then of one collection at a time, kept when the objective rises, until none does.

@@ -116,16 +116,16 @@ pub(super) fn writes_first(collections: &[PlannedCollection]) -> Vec<String> {
         .filter(|c| !c.refused_writes.is_empty())
         .map(|c| {
             let share: f64 = c.refused_writes.iter().map(|r| r.percentage_of_writes).sum::<f64>().min(100.0);
-            let mut fields: Vec<&str> = Vec::new();
+            let mut fields: Vec<String> = Vec::new();
             for f in c.refused_writes.iter().flat_map(|r| &r.filter_fix) {
-                if !fields.contains(&f.as_str()) {
-                    fields.push(f);
+                if !fields.contains(f) {
+                    fields.push(f.clone());
                 }
             }
             format!(
                 "first: {share:.1}% of {}'s sampled updates and deletes must name {} in their filters, or the server refuses them once it is sharded",
                 c.namespace,
-                fields.join(" and ")
+                crate::util::text::and_list(&fields)
             )
         })
         .collect()
