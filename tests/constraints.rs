@@ -33,13 +33,23 @@ struct Ran {
     sent: Option<Value>,
 }
 
+/// Where the commands run: the real mongod as it answers, or as mongos would answer
+/// isMaster (msg "isdbgrid"), the one answer the printed guards read; no mongos can be
+/// installed here.
+#[derive(Clone, Copy, PartialEq)]
+enum Through {
+    Mongod,
+    AsMongos,
+}
+
 /// Run each command through the real mongosh, in order, in one session. `sh.shardCollection`
 /// needs mongos, which this mongod build does not ship: its outcome is the server's
 /// CommandNotFound, and the command mongosh built from the printed line is recorded.
-fn run_through_mongosh(uri: &str, commands: &[String]) -> Vec<Ran> {
-    let mut script = String::from(
+fn run_through_mongosh(uri: &str, commands: &[String], through: Through) -> Vec<Ran> {
+    let mut script = format!(
         "const out = []; let sent = null; const d = sh._database; const orig = d._runAdminCommand.bind(d);\n\
-         d._runAdminCommand = async (cmd, ...rest) => { sent = cmd; return orig(cmd, ...rest); };\n",
+         d._runAdminCommand = async (cmd, ...rest) => {{ sent = cmd; const r = await orig(cmd, ...rest); return {} && cmd.isMaster ? {{...r, msg: \"isdbgrid\"}} : r; }};\n",
+        through == Through::AsMongos
     );
     for c in commands {
         script.push_str(&format!(
@@ -61,6 +71,14 @@ fn run_through_mongosh(uri: &str, commands: &[String]) -> Vec<Ran> {
             sent: (!r["sent"].is_null()).then(|| r["sent"].clone()),
         })
         .collect()
+}
+
+/// Every command ran on the server, none of them shardCollection.
+fn assert_all_ran_but_shard(ran: &[Ran]) {
+    for r in ran {
+        assert!(!r.command.starts_with("sh.shardCollection("), "{r:?}");
+        assert_eq!(r.error, None, "the real mongod refused {r:?}");
+    }
 }
 
 /// Every command ran on the server except shardCollection, which only mongos has: that one
@@ -145,7 +163,7 @@ fn no_guarantee_is_dropped_in_silence() {
         assert!(words.contains(keeps), "{coll}: {words}");
 
         let before = names(&indexes(&c, coll));
-        let sent = assert_all_ran(&run_through_mongosh(&uri, &commands));
+        let sent = assert_all_ran(&run_through_mongosh(&uri, &commands, Through::Mongod));
         assert_eq!(sent["shardCollection"], ns.as_str());
         assert!(sent.get("collation").is_none(), "a simple default collation needs none: {sent}");
         let after = indexes(&c, coll);
@@ -266,7 +284,7 @@ fn a_case_insensitive_collection_gets_commands_of_simple_collation() {
     );
     let shard_line = commands.iter().find(|c| c.starts_with("sh.shardCollection(")).unwrap();
     assert!(shard_line.ends_with(", false, {collation: {locale: \"simple\"}})"), "{shard_line}");
-    let sent = assert_all_ran(&run_through_mongosh(&uri, &commands));
+    let sent = assert_all_ran(&run_through_mongosh(&uri, &commands, Through::Mongod));
     assert_eq!(sent["collation"], serde_json::json!({"locale": "simple"}), "{sent}");
     // The index the commands built has the simple collation (listIndexes shows none).
     let built: Vec<Document> =
@@ -344,19 +362,30 @@ fn assert_choice(uri: &str, c: &mongodb::Client, coll: &str, keys: [&str; 2], un
     // The note says what the index keeps and the application's change.
     let notes = strings(&rec["notes"]).join("\n");
     assert!(notes.contains(&format!("{index} keeps {field} unique")), "{notes}");
-    assert!(notes.contains(&format!("the application inserts {{_id, {field}}} into {coll}_{field} first")), "{notes}");
+    assert!(
+        notes.contains(&format!("change the application first: from then on it inserts {{_id, {field}}} into {coll}_{field} first")),
+        "{notes}"
+    );
 
     let commands = strings(&rec["commands"]);
     let proxy_at =
         commands.iter().position(|c| c.contains(&format!("getCollection(\"{coll}_{field}\").createIndex("))).expect("proxy index");
-    let drop_at = commands.iter().position(|c| c.ends_with(&format!(".dropIndex(\"{index}\")"))).expect("drop");
+    let drop_at = commands.iter().position(|c| c.contains(&format!(".dropIndex(\"{index}\"); else print("))).expect("drop");
     assert!(proxy_at < drop_at, "{commands:?}");
-    let sent = assert_all_ran(&run_through_mongosh(uri, &commands));
+    let proxy = format!("{coll}_{field}");
+    // The drop guards itself: through mongos but before the proxy holds the unique index, it
+    // keeps the index; pasted whole on the replica set (not mongos), the index stays while
+    // shardCollection fails; through mongos after the proxy's commands, it is dropped.
+    assert_all_ran_but_shard(&run_through_mongosh(uri, &commands[drop_at..=drop_at], Through::AsMongos));
+    assert!(names(&indexes(c, coll)).contains(&index.to_string()), "no proxy yet: the index stays");
+    assert_all_ran(&run_through_mongosh(uri, &commands, Through::Mongod));
+    assert!(names(&indexes(c, coll)).contains(&index.to_string()), "not mongos: the index stays");
+    assert!(names(&indexes(c, &proxy)).contains(&index.to_string()), "the proxy's index made all the same");
+    let sent = assert_all_ran(&run_through_mongosh(uri, &commands, Through::AsMongos));
     assert_eq!(sent["key"], key_json(blocked));
     // On the server: the index gone from the collection, the proxy holding every value under
     // the same unique index, and a duplicate refused.
     assert!(!names(&indexes(c, coll)).contains(&index.to_string()));
-    let proxy = format!("{coll}_{field}");
     let pix = indexes(c, &proxy);
     let kept = pix.iter().find(|d| d.get_str("name") == Ok(index)).unwrap_or_else(|| panic!("{pix:?}"));
     assert_eq!(kept.get_bool("unique"), Ok(true));
@@ -374,7 +403,7 @@ fn assert_choice(uri: &str, c: &mongodb::Client, coll: &str, keys: [&str; 2], un
     let own = notes.lines().find_map(|n| n.split_once("must be sharded itself, its key is its unique index's: ").map(|x| x.1.to_string()));
     assert_eq!(own.is_some(), kept.get_document("partialFilterExpression").is_err(), "{notes}");
     if let Some(line) = own {
-        let sent = assert_all_ran(&run_through_mongosh(uri, &[line]));
+        let sent = assert_all_ran(&run_through_mongosh(uri, &[line], Through::Mongod));
         assert_eq!(sent["shardCollection"], format!("app.{proxy}"));
         assert_eq!(sent["key"], key_json(&format!("{{{field}: 1}}")));
     }

@@ -132,7 +132,12 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
                         let why = ix.unusable_because().join(", ");
                         if t.server_version.is_some_and(|v| v < SIDE_BY_SIDE) && ix.collation.is_none() {
                             // Before 5.0 the server keeps one index per pattern (a collation aside).
-                            commands.push(format!("{handle}.dropIndex({:?})", ix.name));
+                            let drop = format!("{handle}.dropIndex({:?})", ix.name);
+                            commands.push(through_mongos(
+                                &drop,
+                                None,
+                                &format!("{} kept: drop it through mongos, where the commands after it shard {}", ix.name, t.namespace),
+                            ));
                             notes.push(format!(
                                 "index {} ({why}) cannot support the key, and before 5.0 the server keeps one index per key pattern: dropping it ends what it guarantees{keeps}; upgrade to 5.0 first to keep it beside the supporting index",
                                 ix.name
@@ -188,12 +193,15 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
                 (None, true) => format!("this key needs a change first: {}", f.message),
                 (_, false) => format!("every candidate is blocked; this one needs a change first: {}", f.message),
             });
-            if let Some(ix) = f.index.as_ref().filter(|ix| ix.unique) {
-                let p = proxy(db, coll, ix);
-                fixes.extend(p.commands);
-                first.extend(p.notes);
+            match f.index.as_ref().filter(|ix| ix.unique) {
+                // The proxy's commands end with the index's guarded drop (the finding's fix).
+                Some(ix) => {
+                    let p = proxy(db, coll, ix);
+                    fixes.extend(p.commands);
+                    first.extend(p.notes);
+                }
+                None => fixes.extend(f.fix.iter().cloned()),
             }
-            fixes.extend(f.fix.iter().cloned());
         }
         commands.splice(0..0, fixes);
         notes.splice(0..0, first);
@@ -208,6 +216,15 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
         notes,
         residency: None,
     }
+}
+
+/// `command` on one mongosh line that runs only through mongos (and when `also` holds):
+/// pasted lines each run on after another fails, so a destructive one guards itself, and
+/// elsewhere prints why it did not run. mongos answers isMaster (every version; `hello`
+/// needs 4.4.2+) with msg "isdbgrid" (the manual's `hello` output, "msg").
+fn through_mongos(command: &str, also: Option<&str>, kept: &str) -> String {
+    let also = also.map(|c| format!(" && {c}")).unwrap_or_default();
+    format!("if (db.adminCommand({{isMaster: 1}}).msg === \"isdbgrid\"{also}) {command}; else print({kept:?})")
 }
 
 /// A proxy collection's commands and words.
@@ -248,16 +265,29 @@ fn proxy(db: &str, coll: &str, ix: &IndexSpec) -> Proxy {
     let projected: Vec<String> = fields.iter().map(|f| format!("{f:?}: 1")).collect();
     pipeline.push(format!("{{$project: {{{}}}}}", projected.join(", ")));
     pipeline.push(format!("{{$merge: {{into: {name:?}, on: \"_id\", whenMatched: \"keepExisting\", whenNotMatched: \"insert\"}}}}"));
+    // The drop ends the guarantee on the collection itself: it runs only where the commands
+    // after it can shard the collection (mongos) and once the proxy holds the same unique
+    // index, so that pasted on a replica set, or after a failed line, it keeps the index.
+    let drop = format!("{}.dropIndex({:?})", handle(coll), ix.name);
+    // (listIndexes fails on a collection not made yet: its name is looked for first.)
+    let holds = format!(
+        "db.getSiblingDB({db:?}).getCollectionNames().includes({name:?}) && {}.getIndexes().some(ix => ix.name === {:?} && ix.unique)",
+        handle(&name),
+        ix.name
+    );
+    let kept = format!("{} kept: drop it through mongos, once {db}.{name} holds its unique index (the commands before this one)", ix.name);
     let commands = vec![
         format!("{}.createIndex({}, {{{}}})", handle(&name), shell_doc(&ix.key), opts.join(", ")),
         format!("{}.aggregate([{}])", handle(coll), pipeline.join(", ")),
+        through_mongos(&drop, Some(&holds), &kept),
     ];
     let what = fields.join(" + ");
     let mut notes = vec![format!(
-        "{} keeps {}: before its drop the proxy collection {db}.{name} gets the same unique index and every document's _id and {what}; from then on the application inserts {{_id, {}}} into {name} first and the document with the same _id into {coll}, both in one transaction (a duplicate fails the first insert), and changes or deletes both together ({PROXY_PAGE})",
+        "{} keeps {}: change the application first: from then on it inserts {{_id, {}}} into {name} first and the document with the same _id into {coll}, both in one transaction (a duplicate fails the first insert), and changes or deletes both together ({PROXY_PAGE}); then the commands give the proxy collection {db}.{name} the same unique index and every document's _id and {what}, and drop {} only through mongos, once {name} holds the index",
         ix.name,
         ix.guarantees().unwrap_or_default(),
-        fields.join(", ")
+        fields.join(", "),
+        ix.name
     )];
     // Sharded itself, a proxy keeps its uniqueness only on a key its index starts with.
     if let Some(key) = ix.as_shard_key().filter(|_| ix.partial_filter.is_none() && !ix.sparse && ix.collation.is_none()) {
@@ -363,7 +393,11 @@ mod tests {
         );
         // Before 5.0: one index per pattern, so the drop is printed with what it ends.
         let r = recommend(&Target { server_version: Some((4, 4)), ..t });
-        assert!(r.commands[0].ends_with(".dropIndex(\"ssn_1\")"), "{:?}", r.commands);
+        // Guarded: pasted on a replica set, where shardCollection would fail after it, it keeps the index.
+        assert_eq!(
+            r.commands[0],
+            "if (db.adminCommand({isMaster: 1}).msg === \"isdbgrid\") db.getSiblingDB(\"app\").getCollection(\"accounts\").dropIndex(\"ssn_1\"); else print(\"ssn_1 kept: drop it through mongos, where the commands after it shard app.accounts\")"
+        );
         assert!(r.notes[0].contains("dropping it ends what it guarantees: it keeps ssn unique among"), "{:?}", r.notes);
     }
 
