@@ -184,6 +184,17 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     // Below the balancer's threshold no unique index is moved for a key (`choice`).
     let helps_yet = candidates.first().is_none_or(|c| c.metrics.cluster.scale.benefit != cluster::Benefit::NoneYet);
     let choice = crate::score::choice::choose(&ranked, helps_yet);
+    // Small, and its best key poor or refusing writes: left unsharded, as `plan` leaves it.
+    let small = candidates.get(choice.chosen).filter(|_| ns.is_some()).map(|c| crate::score::unsharded::Small {
+        namespace: ns.clone().unwrap_or_default(),
+        data_bytes: c.metrics.cluster.scale.data_bytes,
+        migrations_start_bytes: c.metrics.cluster.scale.migrations_start_bytes,
+        shards: c.metrics.cluster.num_shards,
+        sharded: facts.sharding.is_some(),
+        score: c.score,
+        verdict: c.verdict,
+        refuses_writes: choice.first.is_some(),
+    });
     // Below the evidence a verdict needs, no commands: the ranking so far and what to run.
     let evidence =
         metrics::evidence::Evidence::of(source.has_documents(), opts.total_docs.is_some(), sample.num_docs, total, queries.len() as u64);
@@ -197,7 +208,13 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
             opts.queries_unread.as_deref(),
         )
         .map(|mut r| {
-            r.notes.splice(0..0, choice.first);
+            let r = match small.as_ref().filter(|s| s.stays_unsharded()) {
+                Some(s) => crate::score::unsharded::leave_unsharded(r, s, choice.first),
+                None => {
+                    r.notes.splice(0..0, choice.first);
+                    r
+                }
+            };
             crate::score::apply::Recommendation { trade_off: choice.trade_off, alternatives: choice.alternatives, ..r }
         })
     } else {

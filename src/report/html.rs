@@ -210,15 +210,8 @@ fn render(r: &Report) -> String {
     let _ = writeln!(b, "<p>{}</p>", esc(&super::text::summary_line(r)));
     match super::text::answer(r) {
         Some(a) => {
-            let scored =
-                a.candidate.map(|c| format!(": score {} ({}), #{} of {}", c.score, c.verdict.as_str(), c.rank, r.candidates.len()));
-            let _ = writeln!(
-                b,
-                "<h2>Recommended: <code>{}</code> ({}){}</h2>",
-                esc(&a.rec.key.to_string()),
-                a.rec.action,
-                esc(&scored.unwrap_or_default())
-            );
+            let (lead, tail) = super::text::headline(&a, r.candidates.len());
+            let _ = writeln!(b, "<h2>Recommended: {}<code>{}</code>{}</h2>", esc(lead), esc(&a.rec.key.to_string()), esc(&tail));
             if let Some(w) = &a.why {
                 let _ = writeln!(b, "<p>Why: {}</p>", esc(w));
             }

@@ -134,8 +134,8 @@ fn render_answer(r: &Report, out: &mut String) {
         }
         return;
     };
-    let scored = a.candidate.map(|c| format!(": score {} ({}), #{} of {}", c.score, c.verdict.as_str(), c.rank, r.candidates.len()));
-    let _ = writeln!(out, "**Recommended: `{}` ({}){}**\n", esc(&a.rec.key.to_string()), a.rec.action, scored.unwrap_or_default());
+    let (lead, tail) = super::text::headline(&a, r.candidates.len());
+    let _ = writeln!(out, "**Recommended: {lead}`{}`{tail}**\n", esc(&a.rec.key.to_string()));
     if let Some(w) = &a.why {
         let _ = writeln!(out, "Why: {}\n", esc(w));
     }

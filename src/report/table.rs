@@ -121,8 +121,8 @@ fn render_answer(r: &Report, out: &mut String) {
         }
         return;
     };
-    let scored = a.candidate.map(|c| format!(": score {} ({}), #{} of {}", c.score, c.verdict.as_str(), c.rank, r.candidates.len()));
-    let _ = writeln!(out, "\nrecommended: {} ({}){}", a.rec.key, a.rec.action, scored.unwrap_or_default());
+    let (lead, tail) = super::text::headline(&a, r.candidates.len());
+    let _ = writeln!(out, "\nrecommended: {lead}{}{tail}", a.rec.key);
     if let Some(w) = &a.why {
         let _ = writeln!(out, "  why: {w}");
     }

@@ -26,6 +26,18 @@ pub(super) struct Answer<'a> {
     pub(super) warnings: Vec<String>,
 }
 
+/// The answer's headline around its key: what comes before the key, and after it the action
+/// and the key's score. A collection left unsharded leads with that, the key for later.
+pub(super) fn headline(a: &Answer, candidates: usize) -> (&'static str, String) {
+    let scored =
+        a.candidate.map(|c| format!(": score {} ({}), #{} of {}", c.score, c.verdict.as_str(), c.rank, candidates)).unwrap_or_default();
+    if a.rec.action == crate::score::unsharded::LEAVE_UNSHARDED {
+        ("leave unsharded for now; best key once it grows: ", scored)
+    } else {
+        ("", format!(" ({}){scored}", a.rec.action))
+    }
+}
+
 /// The answer, or `None` when nothing is recommended (see `no_answer`).
 pub(super) fn answer(r: &Report) -> Option<Answer<'_>> {
     let rec = r.recommendation.as_ref()?;

@@ -9,6 +9,7 @@ pub(crate) mod apply;
 pub(crate) mod choice;
 mod compare;
 pub(crate) mod residency;
+pub(crate) mod unsharded;
 pub(crate) use compare::compare;
 mod facts;
 pub(crate) mod reasons;
