@@ -184,8 +184,10 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     // Below the balancer's threshold no unique index is moved for a key (`choice`).
     let helps_yet = candidates.first().is_none_or(|c| c.metrics.cluster.scale.benefit != cluster::Benefit::NoneYet);
     let choice = crate::score::choice::choose(&ranked, helps_yet);
-    // Small, and its best key poor or refusing writes: left unsharded, as `plan` leaves it.
-    let small = candidates.get(choice.chosen).filter(|_| ns.is_some()).map(|c| crate::score::unsharded::Small {
+    // Small, and its best key poor or refusing writes: left unsharded, as `plan` leaves it;
+    // not for keys the DBA named (--key): their commands answer the question asked.
+    let named = matches!(opts.candidates, Candidates::Named(_));
+    let small = candidates.get(choice.chosen).filter(|_| ns.is_some() && !named).map(|c| crate::score::unsharded::Small {
         namespace: ns.clone().unwrap_or_default(),
         data_bytes: c.metrics.cluster.scale.data_bytes,
         migrations_start_bytes: c.metrics.cluster.scale.migrations_start_bytes,

@@ -545,3 +545,74 @@ fn application_chosen_ids_are_unique_per_shard_only() {
     let r = json(&["analyze", "--uri", &uri, "--collection", "app.events", "--key", "{tenant: 1}", "--format", "json"]);
     assert!(candidate(&r, "{tenant: 1}")["constraints"].as_array().is_none_or(|a| a.iter().all(|f| f["rule"] != "idUniqueness")));
 }
+
+/// `counters`: 300 sequences (one per tenant), a unique index on name, 200 profiled
+/// findAndModify by _id and 100 finds by name. By the server's rules (6.0): the unique name_1
+/// blocks every key not starting with name (so both _id keys), and under a key starting with
+/// name a findAndModify by _id alone is refused (before 7.1, ShardKeyNotFound). The collection
+/// (its size from collStats) is far below the balancer's migration threshold (3 × 128 MiB):
+/// sharding would move none of it, so it stays unsharded, no command; a key the DBA names gets
+/// its commands all the same.
+#[test]
+fn a_small_collection_whose_keys_all_refuse_writes_is_left_unsharded() {
+    let m = Mongod::start(Mode::Standalone);
+    let c = m.client();
+    let size = rt().block_on(async {
+        let db = c.database("app");
+        let docs: Vec<Document> = (0..300).map(|i| doc! {"_id": i, "name": format!("tenant-{i}"), "value": 0_i64}).collect();
+        db.collection::<Document>("counters").insert_many(docs).await.unwrap();
+        db.run_command(doc! {"createIndexes": "counters", "indexes": [{"key": {"name": 1}, "name": "name_1", "unique": true}]})
+            .await
+            .unwrap();
+        db.run_command(doc! {"profile": 2, "slowms": 0}).await.unwrap();
+        for i in 0..300 {
+            let cmd = if i % 3 == 2 {
+                doc! {"find": "counters", "filter": {"name": format!("tenant-{}", i % 300)}}
+            } else {
+                doc! {"findAndModify": "counters", "query": {"_id": i % 300}, "update": {"$inc": {"value": 1_i64}}, "new": true}
+            };
+            db.run_command(cmd).await.unwrap();
+        }
+        db.run_command(doc! {"profile": 0}).await.unwrap();
+        db.run_command(doc! {"collStats": "counters"}).await.unwrap().get_i32("size").map(i64::from).unwrap()
+    });
+    assert!(size < 384 << 20, "{size}");
+    let uri = m.uri();
+    let base = ["analyze", "--uri", &uri, "--collection", "app.counters", "--queries", "profile"];
+    let r = json(&[&base[..], &["--format", "json"]].concat());
+    let rec = &r["recommendation"];
+    assert_eq!(rec["action"], "leaveUnsharded", "{rec}");
+    assert_eq!(rec["commands"], serde_json::json!([]), "{rec}");
+    // Every candidate is blocked by name_1 or refuses the findAndModify (the server's rules).
+    for cand in r["candidates"].as_array().unwrap() {
+        let effects: Vec<&str> = cand["constraints"].as_array().unwrap().iter().filter_map(|f| f["effect"].as_str()).collect();
+        assert!(effects.contains(&"blocked") || effects.contains(&"writesFail"), "{}: {effects:?}", cand["key"]);
+    }
+    let notes = strings(&rec["notes"]);
+    // The size said within 2% of the server's (the data size the model takes: documents × their
+    // average size, which collStats gives rounded down).
+    let said = notes[0]
+        .strip_prefix("leave app.counters unsharded for now: at ")
+        .and_then(|x| x.split_once(" KiB it is below the balancer's migration threshold (384.0 MiB)"));
+    let kib: f64 = said.unwrap_or_else(|| panic!("{notes:?}")).0.parse().unwrap();
+    assert!((kib * 1024.0 / size as f64 - 1.0).abs() < 0.02, "{kib} KiB against {size} bytes");
+    assert!(notes[0].ends_with("No command to run now: analyze it again as it nears 384.0 MiB"), "{notes:?}");
+    // The first screen says it before the key.
+    let table = String::from_utf8_lossy(&shardkey(&base).stdout).to_string();
+    assert!(table.contains(&format!("recommended: leave unsharded for now; best key once it grows: {}", candidate_key(rec))), "{table}");
+    // Named, a key gets its commands (the question asked).
+    let named = json(&[&base[..], &["--key", "{name: 1}", "--format", "json"]].concat());
+    assert_eq!(named["recommendation"]["action"], "shardCollection", "{}", named["recommendation"]);
+    assert!(strings(&named["recommendation"]["commands"]).iter().any(|c| c.starts_with("sh.shardCollection(\"app.counters\", {name: 1})")));
+}
+
+/// A key of the JSON report as the table writes it (`{name: 1}`).
+fn candidate_key(rec: &Value) -> String {
+    let fields: Vec<String> = rec["key"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(f, v)| format!("{f}: {}", if v == "hashed" { "\"hashed\"".to_string() } else { v.to_string() }))
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}

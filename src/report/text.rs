@@ -105,8 +105,10 @@ pub(crate) fn wrap(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches('\n');
-        // A mongosh command stays whole, to be copied as it is (a break inside a string would change it).
-        let command = ["db.", "sh.", "use "].iter().any(|p| body.trim_start().starts_with(p));
+        // A mongosh command stays whole, to be copied as it is (a break inside a string would
+        // change it; a guarded one's `else` on a line of its own, or a comment's second line,
+        // would not parse when pasted).
+        let command = ["db.", "sh.", "use ", "if (db.", "// "].iter().any(|p| body.trim_start().starts_with(p));
         if command || textwrap::core::display_width(body) <= width {
             out.push_str(line);
             continue;
@@ -229,6 +231,11 @@ mod tests {
         // commands are never cut
         let cmd = "  sh.updateZoneKeyRange(\"shop.orders\", {city: \"New York\"}, {city: \"Paris\"}, \"zone0\")\n";
         assert_eq!(wrap(cmd, 20), cmd);
+        // nor a guarded one (its else would start a line of its own), nor a comment among them
+        let guarded = "  if (db.adminCommand({isMaster: 1}).msg === \"isdbgrid\") db.c.dropIndex(\"a_1\"); else print(\"a_1 kept\")\n";
+        assert_eq!(wrap(guarded, 20), guarded);
+        let comment = "// first: 75.0% of shop.orders's sampled updates must name customerId\n";
+        assert_eq!(wrap(comment, 20), comment);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! collection off its primary shard, so a key that scores poorly, or under which the server
 //! refuses some of its writes, is no reason to shard it now. The answer is then the one
 //! `plan` gives such a collection: it stays unsharded, no command runs, and the best key is
-//! named for when it grows (two new users' trials: a 35 KiB accounts collection was given
-//! `{slug: "hashed"}` (20, bad) with its commands, though 6.0 refuses every write to it).
+//! named for when it grows; keys the DBA named with `--key` keep their commands (the
+//! question asked). Two new users' trials: a 35 KiB accounts collection was given
+//! `{slug: "hashed"}` (20, bad) with its commands, though 6.0 refuses every write to it.
 
 use super::apply::Recommendation;
 use super::Verdict;
