@@ -71,7 +71,7 @@ mod tests {
         Small {
             namespace: "pm.accounts".into(),
             data_bytes: bytes,
-            migrations_start_bytes: 3 * 128 << 20,
+            migrations_start_bytes: (3 * 128) << 20,
             shards: 3,
             sharded: false,
             score: 20,
