@@ -189,8 +189,7 @@ pub(crate) fn run(source: &mut dyn DocumentSource, log: &QueryLog, query_sources
     let named = matches!(opts.candidates, Candidates::Named(_));
     let small = candidates.get(choice.chosen).filter(|_| ns.is_some() && !named).map(|c| crate::score::unsharded::Small {
         namespace: ns.clone().unwrap_or_default(),
-        data_bytes: c.metrics.cluster.scale.data_bytes,
-        migrations_start_bytes: c.metrics.cluster.scale.migrations_start_bytes,
+        scale: &c.metrics.cluster.scale,
         shards: c.metrics.cluster.num_shards,
         sharded: facts.sharding.is_some(),
         score: c.score,

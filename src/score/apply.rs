@@ -194,10 +194,11 @@ pub(crate) fn recommend(t: &Target) -> Recommendation {
                 (_, false) => format!("every candidate is blocked; this one needs a change first: {}", f.message),
             });
             match f.index.as_ref().filter(|ix| ix.unique) {
-                // The proxy's commands end with the index's guarded drop (the finding's fix).
+                // The proxy's commands, then the finding's fix (the index's drop) guarded by them.
                 Some(ix) => {
                     let p = proxy(db, coll, ix);
                     fixes.extend(p.commands);
+                    fixes.extend(f.fix.iter().map(|drop| through_mongos(drop, Some(&p.holds), &p.kept)));
                     first.extend(p.notes);
                 }
                 None => fixes.extend(f.fix.iter().cloned()),
@@ -227,10 +228,14 @@ fn through_mongos(command: &str, also: Option<&str>, kept: &str) -> String {
     format!("if (db.adminCommand({{isMaster: 1}}).msg === \"isdbgrid\"{also}) {command}; else print({kept:?})")
 }
 
-/// A proxy collection's commands and words.
+/// A proxy collection's commands and words, and what guards the index's drop after them.
 struct Proxy {
     commands: Vec<String>,
     notes: Vec<String>,
+    /// mongosh's test that the proxy holds the unique index.
+    holds: String,
+    /// What the drop prints when it does not run.
+    kept: String,
 }
 
 /// The proxy collection that keeps a unique index's guarantee once the index is dropped
@@ -265,10 +270,9 @@ fn proxy(db: &str, coll: &str, ix: &IndexSpec) -> Proxy {
     let projected: Vec<String> = fields.iter().map(|f| format!("{f:?}: 1")).collect();
     pipeline.push(format!("{{$project: {{{}}}}}", projected.join(", ")));
     pipeline.push(format!("{{$merge: {{into: {name:?}, on: \"_id\", whenMatched: \"keepExisting\", whenNotMatched: \"insert\"}}}}"));
-    // The drop ends the guarantee on the collection itself: it runs only where the commands
-    // after it can shard the collection (mongos) and once the proxy holds the same unique
-    // index, so that pasted on a replica set, or after a failed line, it keeps the index.
-    let drop = format!("{}.dropIndex({:?})", handle(coll), ix.name);
+    // The drop (the rule's fix) ends the guarantee on the collection itself: it runs only where
+    // the commands after it can shard the collection (mongos) and once the proxy holds the same
+    // unique index, so that pasted on a replica set, or after a failed line, it keeps the index.
     // (listIndexes fails on a collection not made yet: its name is looked for first.)
     let holds = format!(
         "db.getSiblingDB({db:?}).getCollectionNames().includes({name:?}) && {}.getIndexes().some(ix => ix.name === {:?} && ix.unique)",
@@ -279,7 +283,6 @@ fn proxy(db: &str, coll: &str, ix: &IndexSpec) -> Proxy {
     let commands = vec![
         format!("{}.createIndex({}, {{{}}})", handle(&name), shell_doc(&ix.key), opts.join(", ")),
         format!("{}.aggregate([{}])", handle(coll), pipeline.join(", ")),
-        through_mongos(&drop, Some(&holds), &kept),
     ];
     let what = fields.join(" + ");
     let mut notes = vec![format!(
@@ -293,7 +296,7 @@ fn proxy(db: &str, coll: &str, ix: &IndexSpec) -> Proxy {
     if let Some(key) = ix.as_shard_key().filter(|_| ix.partial_filter.is_none() && !ix.sparse && ix.collation.is_none()) {
         notes.push(format!("if {name} must be sharded itself, its key is its unique index's: sh.shardCollection(\"{db}.{name}\", {key})"));
     }
-    Proxy { commands, notes }
+    Proxy { commands, notes, holds, kept }
 }
 
 #[cfg(test)]

@@ -8,17 +8,17 @@
 
 use super::apply::Recommendation;
 use super::Verdict;
+use crate::metrics::cluster::{Benefit, Scale};
 use crate::util::text::bytes;
 
 /// The action said for a collection left unsharded (JSON `recommendation.action`).
 pub(crate) const LEAVE_UNSHARDED: &str = "leaveUnsharded";
 
 /// What the answer weighs: the collection's size against the threshold, and its best key.
-pub(crate) struct Small {
+pub(crate) struct Small<'a> {
     pub(crate) namespace: String,
-    pub(crate) data_bytes: u64,
-    /// Below this the balancer moves nothing (`cluster::Scale`).
-    pub(crate) migrations_start_bytes: u64,
+    /// The key's cluster at the collection's size: its data, the threshold, what sharding brings.
+    pub(crate) scale: &'a Scale,
     pub(crate) shards: usize,
     /// The collection is sharded already (its own answer: keep, refine or reshard).
     pub(crate) sharded: bool,
@@ -28,15 +28,16 @@ pub(crate) struct Small {
     pub(crate) refuses_writes: bool,
 }
 
-impl Small {
+impl Small<'_> {
     /// Whether the collection is better left unsharded: some data and a cluster modelled (an
     /// empty collection is pre-split on a hashed key; one shard is the DBA's own question),
-    /// below the threshold, and the best key poor or worse or refusing writes.
+    /// sharding bringing nothing yet (below the threshold: `cluster::scale`), and the best key
+    /// poor or worse or refusing writes.
     pub(crate) fn stays_unsharded(&self) -> bool {
         !self.sharded
             && self.shards > 1
-            && self.data_bytes > 0
-            && self.data_bytes < self.migrations_start_bytes
+            && self.scale.data_bytes > 0
+            && self.scale.benefit == Benefit::NoneYet
             && (matches!(self.verdict, Verdict::Poor | Verdict::Bad | Verdict::Blocked) || self.refuses_writes)
     }
 }
@@ -49,12 +50,12 @@ pub(crate) fn leave_unsharded(mut r: Recommendation, s: &Small, first: Option<St
     let lead = format!(
         "leave {} unsharded for now: at {} it is below the balancer's migration threshold ({}), so sharding would move none of it off the primary shard, and its best key, {}, scores {} ({}){refused}{blocked}. No command to run now: analyze it again as it nears {}",
         s.namespace,
-        bytes(s.data_bytes),
-        bytes(s.migrations_start_bytes),
+        bytes(s.scale.data_bytes),
+        bytes(s.scale.migrations_start_bytes),
         r.key,
         s.score,
         s.verdict.as_str(),
-        bytes(s.migrations_start_bytes)
+        bytes(s.scale.migrations_start_bytes)
     );
     r.action = LEAVE_UNSHARDED;
     r.commands.clear();
@@ -67,34 +68,39 @@ mod tests {
     use super::*;
     use crate::model::ShardKey;
 
-    fn small(bytes: u64, verdict: Verdict, refuses_writes: bool) -> Small {
-        Small {
-            namespace: "pm.accounts".into(),
+    /// A 3-shard cluster's scale at `bytes`, with the benefit `cluster::scale` gives it
+    /// (none yet below 3 × 128 MiB).
+    fn scale(bytes: u64) -> Scale {
+        let start: u64 = (3 * 128) << 20;
+        Scale {
             data_bytes: bytes,
-            migrations_start_bytes: (3 * 128) << 20,
-            shards: 3,
-            sharded: false,
-            score: 20,
-            verdict,
-            refuses_writes,
+            migrations_start_bytes: start,
+            all_shards_from_bytes: 3 * start,
+            benefit: if bytes < start { Benefit::NoneYet } else { Benefit::Partial },
+            words: String::new(),
         }
+    }
+
+    fn small(scale: &Scale, verdict: Verdict, refuses_writes: bool) -> Small<'_> {
+        Small { namespace: "pm.accounts".into(), scale, shards: 3, sharded: false, score: 20, verdict, refuses_writes }
     }
 
     #[test]
     fn small_and_poor_or_refusing_stays_unsharded() {
-        assert!(small(35 << 10, Verdict::Bad, false).stays_unsharded());
-        assert!(small(35 << 10, Verdict::Poor, false).stays_unsharded());
-        assert!(small(35 << 10, Verdict::Blocked, false).stays_unsharded());
+        let (tiny, at, empty) = (scale(35 << 10), scale(384 << 20), scale(0));
+        assert!(small(&tiny, Verdict::Bad, false).stays_unsharded());
+        assert!(small(&tiny, Verdict::Poor, false).stays_unsharded());
+        assert!(small(&tiny, Verdict::Blocked, false).stays_unsharded());
         // A good key on a small collection stays recommended (it may be planned ahead)...
-        assert!(!small(35 << 10, Verdict::Good, false).stays_unsharded());
+        assert!(!small(&tiny, Verdict::Good, false).stays_unsharded());
         // ...unless the server would refuse writes under it.
-        assert!(small(35 << 10, Verdict::Good, true).stays_unsharded());
+        assert!(small(&tiny, Verdict::Good, true).stays_unsharded());
         // At the threshold the balancer moves data: the key is the answer.
-        assert!(!small(384 << 20, Verdict::Bad, false).stays_unsharded());
+        assert!(!small(&at, Verdict::Bad, false).stays_unsharded());
         // Empty (pre-split), one shard, or sharded already: not this answer.
-        assert!(!small(0, Verdict::Bad, false).stays_unsharded());
-        assert!(!Small { shards: 1, ..small(35 << 10, Verdict::Bad, false) }.stays_unsharded());
-        assert!(!Small { sharded: true, ..small(35 << 10, Verdict::Bad, false) }.stays_unsharded());
+        assert!(!small(&empty, Verdict::Bad, false).stays_unsharded());
+        assert!(!Small { shards: 1, ..small(&tiny, Verdict::Bad, false) }.stays_unsharded());
+        assert!(!Small { sharded: true, ..small(&tiny, Verdict::Bad, false) }.stays_unsharded());
     }
 
     #[test]
@@ -110,7 +116,7 @@ mod tests {
             residency: None,
         };
         let first = Some("this key needs a change first: ...".to_string());
-        let out = leave_unsharded(r, &small(35 << 10, Verdict::Bad, true), first);
+        let out = leave_unsharded(r, &small(&scale(35 << 10), Verdict::Bad, true), first);
         assert_eq!(out.action, "leaveUnsharded");
         assert!(out.commands.is_empty());
         assert_eq!(
